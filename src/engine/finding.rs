@@ -1,0 +1,67 @@
+//! Diagnoses the engine raises instead of guessing: typed, so callers can
+//! count them, show them as alerts, or stop on them.
+
+use serde::Serialize;
+
+/// Something about a captured row that an operator must know.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Finding {
+    /// An UPDATE/DELETE whose WHERE has `ROWID = ...` and none of the key
+    /// columns: the table lacks supplemental logging, so the before image
+    /// holds only what the redo carried.
+    PartialBeforeImage {
+        schema: String,
+        table: String,
+        row_id: Option<String>,
+    },
+    /// LogMiner rendered `"UNKNOWN"."OBJ# n"` or `"COL n"`: its dictionary
+    /// does not know the object (dropped, DDL since the catalog was read).
+    DictionaryMismatch {
+        object_id: Option<u64>,
+        detail: String,
+    },
+    /// `STATUS = 2`: LogMiner could not rebuild the statement; INFO says why.
+    Unreconstructable { info: String },
+    /// A column LogMiner showed as `Unsupported Type`.
+    UnsupportedType {
+        schema: String,
+        table: String,
+        column: String,
+    },
+}
+
+impl Finding {
+    /// Stable identifier for counting and filtering.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Finding::PartialBeforeImage { .. } => "partial_before_image",
+            Finding::DictionaryMismatch { .. } => "dictionary_mismatch",
+            Finding::Unreconstructable { .. } => "unreconstructable",
+            Finding::UnsupportedType { .. } => "unsupported_type",
+        }
+    }
+
+    /// One line an operator can act on.
+    pub fn message(&self) -> String {
+        match self {
+            Finding::PartialBeforeImage { schema, table, .. } => format!(
+                "{schema}.{table}: before image has no key columns (WHERE uses ROWID): the table lacks \
+                 supplemental logging; run ALTER TABLE \"{schema}\".\"{table}\" ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS"
+            ),
+            Finding::DictionaryMismatch { object_id, detail } => match object_id {
+                Some(id) => format!(
+                    "dictionary mismatch: LogMiner does not know object {id} ({detail}); the table was dropped or \
+                     changed after the dictionary was read"
+                ),
+                None => format!("dictionary mismatch: {detail}"),
+            },
+            Finding::Unreconstructable { info } => {
+                format!("LogMiner could not rebuild the statement (STATUS=2): {info}")
+            }
+            Finding::UnsupportedType { schema, table, column } => format!(
+                "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
+            ),
+        }
+    }
+}

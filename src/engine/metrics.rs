@@ -1,0 +1,108 @@
+//! What the capture engine reports about itself while it runs: positions,
+//! lag, open transactions, the logs being mined, counts. `tail` draws it and
+//! `run` exports it; both read the same snapshot type.
+
+use chrono::NaiveDateTime;
+use serde::Serialize;
+
+use super::row::Scn;
+
+/// Where the mining loop is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum MiningState {
+    #[default]
+    Connecting,
+    /// A session over a window is being read.
+    Mining,
+    /// Caught up with the current SCN; waiting for more redo.
+    Idle,
+    /// A transient error; the engine will retry.
+    Retrying {
+        attempt: u32,
+        error: String,
+        advice: Option<String>,
+    },
+    /// Stopped on an error that needs an operator.
+    Stopped {
+        error: String,
+        advice: Option<String>,
+    },
+    /// Reached the requested end (`--until-scn`, `--count`).
+    Finished,
+}
+
+/// A log file in the current session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MinedLog {
+    pub thread: u16,
+    pub sequence: u64,
+    pub online: bool,
+    pub name: String,
+}
+
+/// An open transaction, as the buffer sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpenTxnSummary {
+    pub xid: String,
+    pub start_scn: Scn,
+    pub start_time: Option<NaiveDateTime>,
+    pub events: u64,
+    pub bytes: u64,
+    pub spilled: bool,
+}
+
+/// Totals by operation since the engine started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct OpCounts {
+    pub inserts: u64,
+    pub updates: u64,
+    pub deletes: u64,
+    pub ddl: u64,
+    pub commits: u64,
+    pub rollbacks: u64,
+    pub partial_rollbacks: u64,
+}
+
+impl OpCounts {
+    pub fn changes(&self) -> u64 {
+        self.inserts + self.updates + self.deletes
+    }
+}
+
+/// A snapshot of the engine's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct CaptureStatus {
+    pub state: MiningState,
+    /// Database `CURRENT_SCN` and time at the last poll.
+    pub current_scn: Scn,
+    pub current_time: Option<NaiveDateTime>,
+    /// Highest SCN read from `V$LOGMNR_CONTENTS`.
+    pub mined_scn: Scn,
+    /// Redo timestamp of the last row read.
+    pub mined_time: Option<NaiveDateTime>,
+    /// Where a restart would begin (oldest open transaction − 1).
+    pub restart_scn: Scn,
+    /// Highest commit SCN emitted.
+    pub commit_scn: Scn,
+    pub window: (Scn, Scn),
+    pub logs: Vec<MinedLog>,
+    pub open_transactions: usize,
+    pub oldest_open: Option<OpenTxnSummary>,
+    pub largest_open: Option<OpenTxnSummary>,
+    pub counts: OpCounts,
+    pub rows_read: u64,
+    pub findings: u64,
+}
+
+impl CaptureStatus {
+    /// `CURRENT_SCN − mined SCN`.
+    pub fn scn_lag(&self) -> u64 {
+        self.current_scn.saturating_sub(self.mined_scn)
+    }
+
+    /// `now − redo time of the last mined row`, in seconds.
+    pub fn time_lag_s(&self) -> Option<i64> {
+        Some((self.current_time? - self.mined_time?).num_seconds().max(0))
+    }
+}

@@ -1,0 +1,12 @@
+//! The capture engine that `tail` and `run` both drive: LogMiner session
+//! planning, the SQL_REDO parser, the transaction buffer, checkpoints, change
+//! events and metrics. It reads through the `source` traits only and depends
+//! on no UI crate.
+
+pub mod checkpoint;
+pub mod event;
+pub mod finding;
+pub mod metrics;
+pub mod redo;
+pub mod row;
+pub mod txn;

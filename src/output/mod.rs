@@ -1,0 +1,1 @@
+//! Renderers shared by commands: tables, JSON, JUnit, progress bars.

@@ -1,0 +1,1 @@
+//! Preflight rules: pure functions from catalog facts (and an optional connector config) to findings.

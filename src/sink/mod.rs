@@ -1,0 +1,1 @@
+//! Where `run` writes events: JSON lines to stdout or a file.

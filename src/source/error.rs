@@ -1,0 +1,201 @@
+//! Typed errors of every source, with the ORA- codes cdcctl can meet mapped
+//! to what they mean and what to run.
+
+use std::fmt;
+
+/// An Oracle (or Oracle-compatible) error code, e.g. `OraCode(1291)` for ORA-01291.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OraCode(pub u32);
+
+impl fmt::Display for OraCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ORA-{:05}", self.0)
+    }
+}
+
+/// What an ORA- code means for a CDC pipeline and what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OraAdvice {
+    pub code: u32,
+    pub meaning: &'static str,
+    pub advice: &'static str,
+    /// Retrying the same call may succeed (archiver lag, dropped connection).
+    pub transient: bool,
+}
+
+const ADVICE: &[OraAdvice] = &[
+    OraAdvice { code: 942, meaning: "table or view does not exist (or no privilege to see it)", advice: "grant SELECT on the view (GRANT SELECT ON V_$... TO user) or check the name's case", transient: false },
+    OraAdvice { code: 1031, meaning: "insufficient privileges", advice: "run `cdcctl preflight` to list the missing grants (LOGMINING, SELECT ANY TRANSACTION, FLASHBACK)", transient: false },
+    OraAdvice { code: 1017, meaning: "invalid username/password; logon denied", advice: "check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)", transient: false },
+    OraAdvice { code: 1089, meaning: "immediate shutdown or close in progress", advice: "wait for the instance to come back; cdcctl resumes from its checkpoint", transient: true },
+    OraAdvice { code: 1291, meaning: "missing log file: a log LogMiner needs is not available", advice: "restore the archived log from backup (RMAN RESTORE ARCHIVELOG) or, if it is gone for good, take a new snapshot; keep archives longer than the longest outage", transient: false },
+    OraAdvice { code: 1284, meaning: "file cannot be opened", advice: "run RMAN CROSSCHECK ARCHIVELOG ALL and restore or remove the missing entries", transient: true },
+    OraAdvice { code: 1289, meaning: "cannot add duplicate log file", advice: "pin one archive destination (archive.destination.name / --archive-dest)", transient: false },
+    OraAdvice { code: 310, meaning: "archived log contains the wrong sequence", advice: "a log was overwritten while being read; include %r in log_archive_format and retry", transient: true },
+    OraAdvice { code: 1555, meaning: "snapshot too old: undo for the snapshot SCN was overwritten", advice: "raise UNDO_RETENTION above the snapshot's duration (ALTER SYSTEM SET UNDO_RETENTION = ...), add RETENTION GUARANTEE, or snapshot in smaller chunks", transient: false },
+    OraAdvice { code: 8103, meaning: "object no longer exists: a segment changed data object id under the reader (TRUNCATE, MOVE, EXCHANGE or DROP PARTITION)", advice: "pause partition maintenance during the snapshot, pre-create interval partitions (ALTER TABLE ... SET INTERVAL ()), and retry the chunk", transient: true },
+    OraAdvice { code: 8180, meaning: "no snapshot found based on specified time", advice: "the AS OF SCN is older than undo allows; restart the snapshot at a current SCN", transient: false },
+    OraAdvice { code: 8181, meaning: "specified number is not a valid system change number", advice: "pass an SCN at or below CURRENT_SCN", transient: false },
+    OraAdvice { code: 1466, meaning: "unable to read data: table definition has changed", advice: "DDL ran after the snapshot SCN; wait for it to settle and restart the snapshot", transient: true },
+    OraAdvice { code: 44609, meaning: "CONTINUOUS_MINE is desupported for use with DBMS_LOGMNR.START_LOGMNR", advice: "do not ask for CONTINUOUS_MINE on 19c or later: set 'debezium.log.mining.continuous.mine' = 'false' (cdcctl adds log files itself)", transient: false },
+    OraAdvice { code: 65040, meaning: "operation not allowed from within a pluggable database", advice: "on 12c-19c, mine from CDB$ROOT with a common user (C##...) and filter SRC_CON_NAME; connect to the root service, not the PDB's", transient: false },
+    OraAdvice { code: 12514, meaning: "listener does not currently know of the service requested", advice: "use a SERVICE_NAME listed by `lsnrctl services` or V$SERVICES; for a PDB use its own service", transient: false },
+    OraAdvice { code: 12505, meaning: "listener does not currently know of the SID", advice: "connect by service name rather than SID", transient: false },
+    OraAdvice { code: 12541, meaning: "no listener at the given host and port", advice: "check host, port and that the listener runs", transient: true },
+    OraAdvice { code: 3113, meaning: "end-of-file on communication channel", advice: "the connection dropped; cdcctl reconnects and resumes from the restart SCN", transient: true },
+    OraAdvice { code: 3114, meaning: "not connected to ORACLE", advice: "the connection dropped; cdcctl reconnects and resumes from the restart SCN", transient: true },
+    OraAdvice { code: 3135, meaning: "connection lost contact", advice: "the connection dropped; check firewalls' idle timeouts; cdcctl reconnects", transient: true },
+    OraAdvice { code: 4036, meaning: "PGA memory exceeds PGA_AGGREGATE_LIMIT", advice: "end LogMiner sessions more often (smaller windows) or raise PGA_AGGREGATE_LIMIT", transient: true },
+    OraAdvice { code: 28000, meaning: "the account is locked", advice: "unlock the user and give it a profile without FAILED_LOGIN_ATTEMPTS limits", transient: false },
+    OraAdvice { code: 28001, meaning: "the password has expired", advice: "reset the password and give the user a profile with PASSWORD_LIFE_TIME UNLIMITED", transient: false },
+    OraAdvice { code: 30036, meaning: "unable to extend segment in undo tablespace", advice: "grow the undo tablespace or make its datafiles autoextensible", transient: false },
+    OraAdvice { code: 257, meaning: "archiver error: the archive destination is full", advice: "free the recovery area or raise db_recovery_file_dest_size; the database hangs until then", transient: true },
+    OraAdvice { code: 19809, meaning: "limit exceeded for recovery files", advice: "raise db_recovery_file_dest_size or back up and delete archived logs", transient: false },
+];
+
+/// Looks a code up in cdcctl's advice table.
+pub fn ora_advice(code: u32) -> Option<&'static OraAdvice> {
+    ADVICE.iter().find(|a| a.code == code)
+}
+
+/// Every code the advice table knows, for help text and tests.
+pub fn known_ora_codes() -> impl Iterator<Item = &'static OraAdvice> {
+    ADVICE.iter()
+}
+
+/// An error from a source (database, simulator or evidence file).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SourceError {
+    /// The database raised an error.
+    #[error("{code}: {message}")]
+    Oracle { code: OraCode, message: String },
+
+    /// The connection dropped or could not be made.
+    #[error("source unreachable: {0}")]
+    Unreachable(String),
+
+    /// Authentication failed.
+    #[error("authentication failed: {0}")]
+    Authentication(String),
+
+    /// No Oracle client library could be loaded (DPI-1047).
+    #[error("{0}")]
+    NoClientLibrary(String),
+
+    /// A log LogMiner needs is not available (deleted, never archived).
+    #[error("no log covers SCN {scn} on thread {thread}: {detail}")]
+    MissingLog {
+        thread: u16,
+        scn: u64,
+        detail: String,
+    },
+
+    /// The archived-log sequence has a hole.
+    #[error("archive gap on thread {thread}: sequence {missing_from}..={missing_to} missing")]
+    ArchiveGap {
+        thread: u16,
+        missing_from: u64,
+        missing_to: u64,
+    },
+
+    /// Something the caller asked for does not exist (table, scenario, file).
+    #[error("{0}")]
+    NotFound(String),
+
+    /// The input (scenario, evidence file, config) is invalid.
+    #[error("{0}")]
+    Invalid(String),
+
+    /// The operation is not available on this source or version.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl SourceError {
+    pub fn oracle(code: u32, message: impl Into<String>) -> Self {
+        SourceError::Oracle {
+            code: OraCode(code),
+            message: message.into(),
+        }
+    }
+
+    /// The ORA- code, if the error carries one.
+    pub fn ora_code(&self) -> Option<u32> {
+        match self {
+            SourceError::Oracle { code, .. } => Some(code.0),
+            SourceError::MissingLog { .. } => Some(1291),
+            _ => None,
+        }
+    }
+
+    /// What to do about it, in one or two sentences.
+    pub fn advice(&self) -> Option<&'static str> {
+        match self {
+            SourceError::NoClientLibrary(_) => Some(
+                "install Oracle Instant Client (Basic or Basic Light) and put its directory on LD_LIBRARY_PATH, \
+                 or pass --oracle-client-lib DIR; `--source sim` works without it",
+            ),
+            SourceError::ArchiveGap { .. } => Some(
+                "restore the missing archived logs from backup (RMAN RESTORE ARCHIVELOG SEQUENCE BETWEEN ...), \
+                 or take a new snapshot: changes in the gap cannot be captured",
+            ),
+            SourceError::Unreachable(_) => Some("check host, port and service; cdcctl retries transient drops"),
+            SourceError::Authentication(_) => {
+                Some("check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)")
+            }
+            other => other.ora_code().and_then(ora_advice).map(|a| a.advice),
+        }
+    }
+
+    /// Whether retrying after a reconnect may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            SourceError::Unreachable(_) => true,
+            SourceError::Oracle { code, .. } => ora_advice(code.0).is_some_and(|a| a.transient),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ora_codes_print_with_five_digits() {
+        assert_eq!(
+            SourceError::oracle(1291, "missing logfile").to_string(),
+            "ORA-01291: missing logfile"
+        );
+        assert_eq!(OraCode(44609).to_string(), "ORA-44609");
+    }
+
+    #[test]
+    fn every_fault_the_simulator_raises_has_advice() {
+        for code in [1291, 1555, 8103, 44609, 65040, 3113] {
+            let e = SourceError::oracle(code, "x");
+            assert!(e.advice().is_some(), "no advice for {code}");
+        }
+    }
+
+    #[test]
+    fn dropped_connection_is_transient_and_missing_log_is_not() {
+        assert!(SourceError::oracle(3113, "eof").is_transient());
+        assert!(!SourceError::oracle(1291, "missing").is_transient());
+        assert!(!SourceError::MissingLog {
+            thread: 1,
+            scn: 5,
+            detail: String::new()
+        }
+        .is_transient());
+    }
+
+    #[test]
+    fn advice_table_has_no_duplicate_codes() {
+        let mut codes: Vec<u32> = known_ora_codes().map(|a| a.code).collect();
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n);
+    }
+}

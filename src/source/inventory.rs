@@ -1,0 +1,105 @@
+//! The log inventory: rows of `V$LOG`, `V$LOGFILE`, `V$ARCHIVED_LOG`,
+//! `V$ARCHIVE_DEST_STATUS` and `V$THREAD`, plus the incarnation from
+//! `V$DATABASE`. The session planner chooses logs from it; preflight reads
+//! retention, gaps and destinations from it.
+
+use chrono::NaiveDateTime;
+use serde::{Deserialize, Serialize};
+
+use crate::engine::row::Scn;
+
+/// A row of `V$LOG` joined with its first member from `V$LOGFILE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct OnlineLog {
+    pub group: u32,
+    pub thread: u16,
+    pub sequence: u64,
+    pub bytes: u64,
+    pub members: u32,
+    /// `CURRENT`, `ACTIVE`, `INACTIVE`, `UNUSED`, `CLEARING`.
+    pub status: String,
+    /// `ARCHIVED = 'YES'`.
+    pub archived: bool,
+    pub first_change: Scn,
+    /// `NEXT_CHANGE#`; Oracle shows the maximum SCN for the CURRENT log.
+    pub next_change: Option<Scn>,
+    pub first_time: Option<NaiveDateTime>,
+    /// File names of the members (`V$LOGFILE.MEMBER`).
+    pub member_files: Vec<String>,
+}
+
+/// A row of `V$ARCHIVED_LOG`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ArchivedLog {
+    /// `NAME`; NULL once the file was deleted through RMAN.
+    pub name: Option<String>,
+    pub dest_id: u32,
+    pub thread: u16,
+    pub sequence: u64,
+    pub first_change: Scn,
+    pub next_change: Scn,
+    pub first_time: Option<NaiveDateTime>,
+    pub next_time: Option<NaiveDateTime>,
+    /// `A` available, `D` deleted, `U` unavailable, `X` expired.
+    pub status: String,
+    pub deleted: bool,
+    pub archived: bool,
+    pub resetlogs_change: Scn,
+    pub bytes: u64,
+}
+
+impl ArchivedLog {
+    /// Usable by LogMiner: named, archived, available, not deleted.
+    pub fn is_available(&self) -> bool {
+        self.name.is_some() && self.archived && self.status == "A" && !self.deleted
+    }
+}
+
+/// A row of `V$ARCHIVE_DEST_STATUS` (with `V$ARCHIVE_DEST.DESTINATION`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ArchiveDestStatus {
+    pub dest_id: u32,
+    pub dest_name: String,
+    /// `VALID`, `INACTIVE`, `DEFERRED`, `ERROR`, `FULL`, ...
+    pub status: String,
+    /// `LOCAL` or a standby type.
+    pub dest_type: String,
+    pub destination: Option<String>,
+}
+
+/// A row of `V$THREAD`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RedoThread {
+    pub thread: u16,
+    /// `OPEN` or `CLOSED`.
+    pub status: String,
+    /// `PUBLIC`, `PRIVATE` or `DISABLED`.
+    pub enabled: String,
+    pub current_sequence: u64,
+    pub last_redo_scn: Scn,
+}
+
+/// Everything the planner and preflight know of the redo logs at one moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct LogInventory {
+    /// `V$DATABASE.RESETLOGS_CHANGE#` of the current incarnation.
+    pub resetlogs_change: Scn,
+    pub online: Vec<OnlineLog>,
+    pub archived: Vec<ArchivedLog>,
+    pub destinations: Vec<ArchiveDestStatus>,
+    pub threads: Vec<RedoThread>,
+}
+
+impl LogInventory {
+    /// The CURRENT online log of a thread.
+    pub fn current_log(&self, thread: u16) -> Option<&OnlineLog> {
+        self.online
+            .iter()
+            .find(|l| l.thread == thread && l.status == "CURRENT")
+    }
+
+    /// Threads that are enabled (RAC instances whose redo must be read).
+    pub fn enabled_threads(&self) -> impl Iterator<Item = &RedoThread> {
+        self.threads.iter().filter(|t| t.enabled != "DISABLED")
+    }
+}

@@ -1,0 +1,133 @@
+//! The two traits the engine and preflight read through, in Oracle's own
+//! terms, and their implementations: `sim` (the built-in simulator),
+//! `oracle` (the real database through the `oracle` crate) and `evidence`
+//! (catalog facts collected offline).
+//!
+//! `Catalog` answers what preflight and `partitions` need; `RedoSource` is
+//! what the capture engine mines. Both speak in rows of Oracle's views so the
+//! real backend stays a thin layer of SQL and the simulator has to behave like
+//! Oracle rather than like the engine's wishes.
+
+pub mod catalog;
+pub mod error;
+pub mod inventory;
+
+pub use catalog::*;
+pub use error::{OraCode, SourceError};
+pub use inventory::*;
+
+use chrono::NaiveDateTime;
+
+use crate::engine::row::{LogMinerRow, Scn};
+
+/// Catalog facts for preflight and `partitions`.
+pub trait Catalog {
+    /// `V$DATABASE`, `V$INSTANCE`, `V$PARAMETER`, `V$PDBS`, recovery area,
+    /// undo, services: the instance as a whole.
+    fn instance(&mut self) -> Result<InstanceFacts, SourceError>;
+
+    /// The connected session: user, container, privileges, roles, profile.
+    fn session(&mut self) -> Result<SessionFacts, SourceError>;
+
+    /// Tables matching any of the patterns (`%` wildcards), with columns,
+    /// keys, log groups, partitions and grants. An empty pattern list means
+    /// every non-Oracle-maintained schema.
+    fn tables(&mut self, patterns: &[TablePattern]) -> Result<Vec<TableFacts>, SourceError>;
+
+    /// Open transactions (`V$TRANSACTION`), oldest first.
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
+
+    /// Online and archived logs, destinations and threads.
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+}
+
+/// Options of `DBMS_LOGMNR.START_LOGMNR` the engine may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MiningOptions {
+    pub dict_from_online_catalog: bool,
+    pub no_rowid_in_stmt: bool,
+    pub committed_data_only: bool,
+    /// Desupported from 19c: asking for it there raises ORA-44609.
+    pub continuous_mine: bool,
+}
+
+/// What a LogMiner session is started with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRequest {
+    /// Log file names, in the order they are added (the first with `NEW`).
+    pub log_files: Vec<String>,
+    pub start_scn: Scn,
+    /// Inclusive upper bound passed as `ENDSCN`.
+    pub end_scn: Scn,
+    pub options: MiningOptions,
+}
+
+/// The `WHERE` of a `V$LOGMNR_CONTENTS` query.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ContentsQuery {
+    /// `SCN > from_scn`.
+    pub from_scn: Scn,
+    /// `SCN <= to_scn`.
+    pub to_scn: Scn,
+    /// Owners whose DML and DDL rows are wanted; empty means all but Oracle's own.
+    pub owners: Vec<String>,
+    /// `SRC_CON_NAME = :pdb` when mining a PDB from CDB$ROOT.
+    pub pdb: Option<String>,
+}
+
+/// One chunk of a consistent snapshot read (`AS OF SCN`, ordered by key).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SnapshotChunk {
+    pub columns: Vec<String>,
+    /// Rows in key order, values as the engine's canonical text (None = NULL).
+    pub rows: Vec<Vec<Option<String>>>,
+    /// Key of the last row, to pass as `after_key` for the next chunk;
+    /// `None` when the table is exhausted.
+    pub last_key: Option<Vec<String>>,
+}
+
+/// Current SCN with the database time it was read at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScnTime {
+    pub scn: Scn,
+    pub time: NaiveDateTime,
+}
+
+/// The redo side of a database: SCN clock, logs, LogMiner, snapshot reads.
+pub trait RedoSource: Send {
+    /// A short description for headers and logs ("sim:demo", "oracle://host/svc").
+    fn describe(&self) -> String;
+
+    /// `SELECT CURRENT_SCN FROM V$DATABASE` with `SYSDATE`.
+    fn current_scn(&mut self) -> Result<ScnTime, SourceError>;
+
+    /// `V$LOG`, `V$LOGFILE`, `V$ARCHIVED_LOG`, `V$ARCHIVE_DEST_STATUS`, `V$THREAD`.
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+
+    /// `ADD_LOGFILE` for each file, then `START_LOGMNR`.
+    fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError>;
+
+    /// Opens a query over `V$LOGMNR_CONTENTS` of the running session.
+    fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError>;
+
+    /// Appends up to `max_rows` rows of the open query to `out`, in the
+    /// order the view returns them. Returns how many were appended; 0 means
+    /// the query is exhausted.
+    fn fetch(&mut self, max_rows: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError>;
+
+    /// `END_LOGMNR`.
+    fn end_session(&mut self) -> Result<(), SourceError>;
+
+    /// `SELECT ... FROM owner.table AS OF SCN :scn WHERE key > :after ORDER BY key`,
+    /// at most `limit` rows.
+    fn snapshot_chunk(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<SnapshotChunk, SourceError>;
+
+    /// Re-establishes the connection after `SourceError::is_transient` errors.
+    fn reconnect(&mut self) -> Result<(), SourceError>;
+}
