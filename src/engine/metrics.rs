@@ -106,3 +106,20 @@ impl CaptureStatus {
         Some((self.current_time? - self.mined_time?).num_seconds().max(0))
     }
 }
+
+/// What the engine thread sends to whoever drives it (`tail`'s screen,
+/// `run`'s sink loop). Messages are small; events come in batches.
+#[derive(Debug, Clone)]
+pub enum EngineMessage {
+    /// Committed events, in commit order.
+    Events(Vec<super::event::CapturedEvent>),
+    /// The latest state; sent after every batch and at least once a second.
+    Status(Box<CaptureStatus>),
+    /// A diagnosis about captured data.
+    Finding(super::finding::Finding),
+    /// A source error: shown with its advice; `retrying` tells whether the
+    /// engine will try again by itself.
+    SourceError { error: String, ora_code: Option<u32>, advice: Option<String>, retrying: bool },
+    /// The engine stopped (end reached, or a fatal error already reported).
+    Stopped,
+}
