@@ -9,4 +9,5 @@ pub mod finding;
 pub mod metrics;
 pub mod redo;
 pub mod row;
+pub mod session;
 pub mod txn;
