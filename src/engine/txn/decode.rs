@@ -13,23 +13,24 @@ pub(crate) struct Decoded {
     pub before: Option<Image>,
     pub after: Option<Image>,
     pub findings: Vec<Finding>,
+    /// The `ROWID = '...'` of the WHERE clause, when present.
+    pub row_id: Option<String>,
 }
 
 pub(crate) fn decode(sql: &str) -> Result<Decoded, ParseError> {
     let stmt = redo::parse(sql)?;
     Ok(Decoded {
         kind: stmt.kind,
-        schema: stmt.schema.into_owned(),
-        table: stmt.table.into_owned(),
-        before: stmt.before,
-        after: stmt.after,
-        findings: stmt.findings,
+        schema: stmt.schema().to_string(),
+        table: stmt.table().to_string(),
+        before: stmt.before_image(),
+        after: stmt.after_image(),
+        findings: stmt.findings().to_vec(),
+        row_id: stmt.row_id().map(str::to_string),
     })
 }
 
 /// The finding a row's STATUS/INFO stand for (`STATUS = 2`: not rebuilt).
 pub(crate) fn status_finding(status: i32, info: Option<&str>) -> Option<Finding> {
-    (status == 2).then(|| Finding::Unreconstructable {
-        info: info.unwrap_or("no INFO given").to_string(),
-    })
+    redo::finding_for_status(status, info)
 }

@@ -43,6 +43,7 @@ use super::checkpoint::{Checkpoint, ReplayFilter};
 use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Op, SourcePosition};
 use super::finding::Finding;
 use super::metrics::{OpCounts, OpenTxnSummary};
+use super::redo::csf::{CsfAssembler, CsfError};
 use super::redo::DmlKind;
 use super::row::{LogMinerRow, OperationCode, Scn};
 use spill::{SpillFile, SpillReader};
@@ -126,6 +127,8 @@ pub enum TxnError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Csf(#[from] CsfError),
     #[error("event sink failed: {0}")]
     Sink(#[source] SinkError),
 }
@@ -348,10 +351,11 @@ impl Txn {
             if self.keys[i] != key {
                 continue;
             }
-            if rowkey::is_hashed(key) && i >= spilled {
-                if self.mem[i - spilled].row_id.as_deref().map(str::trim) != row_id.map(str::trim) {
-                    continue;
-                }
+            if rowkey::is_hashed(key)
+                && i >= spilled
+                && self.mem[i - spilled].row_id.as_deref().map(str::trim) != row_id.map(str::trim)
+            {
+                continue;
             }
             self.keys[i] = rowkey::DEAD;
             if i >= spilled {
@@ -392,7 +396,12 @@ impl TxnRows {
         while self.pos < self.keys.len() {
             let dead = self.keys[self.pos] == rowkey::DEAD;
             self.pos += 1;
-            let row = match self.reader.as_mut().map(SpillReader::next_row).transpose()? {
+            let row = match self
+                .reader
+                .as_mut()
+                .map(SpillReader::next_row)
+                .transpose()?
+            {
                 Some(Some(row)) => row,
                 _ => match self.mem.next() {
                     Some(row) => row,
@@ -417,6 +426,7 @@ struct Emitting {
 /// The transaction buffer. See the module docs.
 pub struct TxnBuffer {
     config: BufferConfig,
+    csf: CsfAssembler,
     open: HashMap<String, Txn>,
     abandoned: HashSet<String>,
     /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
@@ -446,6 +456,7 @@ impl TxnBuffer {
     pub fn new(config: BufferConfig) -> Self {
         Self {
             config,
+            csf: CsfAssembler::new(),
             open: HashMap::new(),
             abandoned: HashSet::new(),
             auto_committed: HashSet::new(),
@@ -480,16 +491,32 @@ impl TxnBuffer {
         b
     }
 
-    /// Feeds one row (CSF pieces already assembled), in view order; committed
-    /// events go to `sink` in commit order.
+    /// Feeds one row of `V$LOGMNR_CONTENTS`, in view order; continuation
+    /// pieces (CSF) are joined first. Committed events go to `sink` in commit
+    /// order.
     pub fn push(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         self.stats.rows += 1;
+        match self.csf.push(row)? {
+            Some(row) => self.push_logical(row, sink),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the stream of rows: a continuation chain left open is a
+    /// truncated statement.
+    pub fn finish(&mut self) -> Result<(), TxnError> {
+        self.csf.finish()?;
+        Ok(())
+    }
+
+    fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         if self.ignore_through.is_some_and(|t| row.scn <= t) {
             self.stats.ignored_rows += 1;
             return Ok(());
         }
         if row.scn > self.seen_scn {
-            self.complete_scn = self.complete_scn.max(self.seen_scn);
+            // Rows come in SCN order: every SCN below this one is fully read.
+            self.complete_scn = self.complete_scn.max(row.scn - 1);
             self.seen_scn = row.scn;
         }
         if let Some(ts) = row.timestamp {
@@ -565,10 +592,19 @@ impl TxnBuffer {
         }
         self.stats.spilled_bytes += written;
         self.mem_bytes = self.mem_bytes + txn.mem_bytes - mem_before;
-        if !was_spilled && self.config.spill_txn_bytes.is_some_and(|l| txn.mem_bytes > l) {
+        if !was_spilled
+            && self
+                .config
+                .spill_txn_bytes
+                .is_some_and(|l| txn.mem_bytes > l)
+        {
             self.spill(&xid)?;
         }
-        while self.config.spill_total_bytes.is_some_and(|l| self.mem_bytes > l) {
+        while self
+            .config
+            .spill_total_bytes
+            .is_some_and(|l| self.mem_bytes > l)
+        {
             let largest = self
                 .open
                 .values()
@@ -834,6 +870,9 @@ impl TxnBuffer {
         }
         if !decoded.table.is_empty() {
             source.table = decoded.table;
+        }
+        if source.row_id.is_none() {
+            source.row_id = decoded.row_id;
         }
         let order = table_orders
             .entry((source.schema.clone(), source.table.clone()))

@@ -194,7 +194,11 @@ impl<R: Read> Decoder<'_, R> {
     }
 
     fn opt_u64(&mut self) -> io::Result<Option<u64>> {
-        Ok(if self.flag()? { Some(self.u64()?) } else { None })
+        Ok(if self.flag()? {
+            Some(self.u64()?)
+        } else {
+            None
+        })
     }
 
     fn string(&mut self) -> io::Result<String> {
@@ -268,8 +272,7 @@ mod tests {
             scn: 9_007_199_254_740_993,
             start_scn: Some(10),
             commit_scn: None,
-            timestamp: NaiveDate::from_ymd_opt(2025, 3, 1)
-                .and_then(|d| d.and_hms_opt(9, 0, 1)),
+            timestamp: NaiveDate::from_ymd_opt(2025, 3, 1).and_then(|d| d.and_hms_opt(9, 0, 1)),
             xid: "0A0014005D3C0000".into(),
             operation_code: OperationCode::Update,
             rollback: true,
