@@ -3,6 +3,7 @@
 //! events and metrics. It reads through the `source` traits only and depends
 //! on no UI crate.
 
+pub mod capture;
 pub mod checkpoint;
 pub mod event;
 pub mod finding;
