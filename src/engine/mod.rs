@@ -5,6 +5,7 @@
 
 pub mod capture;
 pub mod checkpoint;
+pub mod contents_csv;
 pub mod event;
 pub mod finding;
 pub mod metrics;
