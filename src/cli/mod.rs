@@ -1,8 +1,11 @@
 //! Command-line interface: clap definitions and dispatch. Each command lives
 //! in its own module and returns the process exit code.
 
+pub mod duration;
 pub mod exit;
 pub mod redo_parse;
+pub mod run;
+pub mod source;
 
 use std::process::ExitCode;
 
@@ -30,6 +33,8 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
+    Run(Box<run::RunArgs>),
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
@@ -57,5 +62,6 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+        Command::Run(args) => run::run(&cli.global, &args),
     }
 }
