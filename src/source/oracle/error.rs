@@ -51,11 +51,13 @@ const DPI_DISCONNECTED: &[&str] = &["DPI-1010", "DPI-1080", "DPI-1067"];
 
 /// The message of a missing client library, with what to do.
 pub fn no_client_message(detail: &str) -> String {
+    let detail = first_line(detail);
+    // ODPI-C appends a help URL; the advice says what to do instead.
+    let detail = detail
+        .split_once(". See http")
+        .map_or(detail, |(head, _)| head);
     format!(
-        "no Oracle client library could be loaded (DPI-1047): install Oracle Instant Client \
-         (Basic or Basic Light) and put its directory on LD_LIBRARY_PATH or pass --oracle-client-lib DIR; \
-         `--source sim` runs without it. Client said: {}",
-        first_line(detail)
+        "cannot load the Oracle client library ({detail}): install Oracle Instant Client, or run with `--source sim`"
     )
 }
 

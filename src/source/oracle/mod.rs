@@ -68,6 +68,27 @@ impl ConnectOptions {
         self.client_lib_dir = dir;
         self
     }
+
+    /// A password is still missing: the address names a user and none was
+    /// given. The CLI prompts in that case.
+    pub fn needs_password(&self) -> bool {
+        self.spec.user.is_some() && self.password.is_none()
+    }
+
+    /// Fills a missing password from `CDCCTL_PASSWORD`, then from `prompt`
+    /// (called with the user name). A wallet address needs neither.
+    pub fn resolve_password(mut self, prompt: impl FnOnce(&str) -> Option<Password>) -> Self {
+        if !self.needs_password() {
+            return self;
+        }
+        self.password = Password::from_env();
+        if self.password.is_none() {
+            if let Some(user) = self.spec.user.clone() {
+                self.password = prompt(&user);
+            }
+        }
+        self
+    }
 }
 
 /// Loads the Oracle client library from `dir` before the first connect.
@@ -95,6 +116,7 @@ pub struct OracleSource {
     cursor: Option<ResultSet<'static, Row>>,
     conn: Connection,
     major_version: u32,
+    contents_fetch_size: u32,
     snapshot_meta: HashMap<TableName, SnapshotMeta>,
 }
 
@@ -169,8 +191,16 @@ impl OracleSource {
             cursor: None,
             conn,
             major_version,
+            contents_fetch_size: CONTENTS_FETCH_SIZE,
             snapshot_meta: HashMap::new(),
         })
+    }
+
+    /// Rows per round trip of the contents query. The client allocates
+    /// this many rows of buffers (about 4 KB each for SQL_REDO), so a
+    /// smaller value trades round trips for memory.
+    pub fn set_contents_fetch_size(&mut self, rows: u32) {
+        self.contents_fetch_size = rows.max(1);
     }
 
     /// The server's major release (11, 12, 18, 19, 21, 23).
@@ -421,8 +451,8 @@ impl RedoSource for OracleSource {
         let stmt = self
             .conn
             .statement(&bound.text)
-            .prefetch_rows(CONTENTS_FETCH_SIZE)
-            .fetch_array_size(CONTENTS_FETCH_SIZE)
+            .prefetch_rows(self.contents_fetch_size)
+            .fetch_array_size(self.contents_fetch_size)
             .build()
             .map_err(|e| map_error(&e))?;
         let rs = with_binds(&bound.binds, |b| stmt.into_result_set_named::<Row>(b))

@@ -533,3 +533,27 @@ fn rowid_keyed_chunks_hide_the_rowid_column() {
     assert_eq!(c.rows, vec![vec![Some("1".to_string())]]);
     assert_eq!(c.last_key, Some(vec!["AAAR3sAAEAAAACXAAA".to_string()]));
 }
+
+#[test]
+fn wallet_address_needs_no_password_and_a_user_address_asks_once() {
+    let wallet = ConnectOptions::new("oracle://@PRODW", None).expect("valid");
+    assert!(!wallet.needs_password());
+    let wallet = wallet.resolve_password(|_| panic!("a wallet address must not prompt"));
+    assert!(wallet.password.is_none());
+
+    let given = ConnectOptions::new("oracle://app@localhost/FREE", Some(Password::new("x")))
+        .expect("valid");
+    assert!(!given.needs_password());
+
+    let missing = ConnectOptions::new("oracle://app@localhost/FREE", None).expect("valid");
+    assert!(missing.needs_password());
+    if std::env::var(PASSWORD_ENV).is_err() {
+        let mut asked = Vec::new();
+        let resolved = missing.resolve_password(|user| {
+            asked.push(user.to_string());
+            Some(Password::new("typed"))
+        });
+        assert_eq!(asked, vec!["APP".to_string()]);
+        assert_eq!(resolved.password, Some(Password::new("typed")));
+    }
+}
