@@ -152,6 +152,38 @@ pub fn indexes_from_rows(rows: &TextRows) -> Result<Vec<IndexFacts>, SourceError
     Ok(out)
 }
 
+/// Adds the rows of [`sql::TABLE_UNUSABLE_INDEX_PARTITIONS`] to their indexes.
+pub fn apply_unusable_partitions(
+    indexes: &mut [IndexFacts],
+    rows: &TextRows,
+) -> Result<(), SourceError> {
+    for row in rows {
+        let r = Reader::new(row, "ALL_IND_PARTITIONS");
+        let index = r.text(0, "INDEX_NAME")?;
+        let partition = r.text(1, "PARTITION_NAME")?;
+        if let Some(i) = indexes.iter_mut().find(|i| i.name == index) {
+            i.unusable_partitions.push(partition);
+        }
+    }
+    Ok(())
+}
+
+/// Adds the rows of [`sql::PARTITION_SEGMENT_BYTES`] to their partitions.
+pub fn apply_partition_bytes(
+    partitions: &mut [PartitionFacts],
+    rows: &TextRows,
+) -> Result<(), SourceError> {
+    for row in rows {
+        let r = Reader::new(row, "DBA_SEGMENTS");
+        let name = r.text(0, "PARTITION_NAME")?;
+        let bytes = r.opt_u64(1, "BYTES")?;
+        if let Some(p) = partitions.iter_mut().find(|p| p.name == name) {
+            p.bytes = bytes;
+        }
+    }
+    Ok(())
+}
+
 /// Rows of [`sql::TABLE_PARTITIONS`].
 pub fn partitions_from_rows(rows: &TextRows) -> Result<Vec<PartitionFacts>, SourceError> {
     rows.iter()
@@ -231,6 +263,11 @@ impl OracleSource {
         facts.constraints = constraints_from_rows(&self.rows_with(sql::TABLE_KEYS, &binds)?)?;
         if let Some(rows) = optional(self.rows_with(sql::TABLE_INDEXES, &binds))? {
             facts.indexes = indexes_from_rows(&rows)?;
+            if let Some(rows) =
+                optional(self.rows_with(sql::TABLE_UNUSABLE_INDEX_PARTITIONS, &binds))?
+            {
+                apply_unusable_partitions(&mut facts.indexes, &rows)?;
+            }
         }
         if let Some(rows) = optional(self.rows_with(sql::TABLE_LOG_GROUPS, &binds))? {
             for row in &rows {
@@ -250,7 +287,12 @@ impl OracleSource {
                 } else {
                     sql::TABLE_PARTITIONS_11G
                 };
-                let partitions = partitions_from_rows(&self.rows_with(partitions_sql, &binds)?)?;
+                let mut partitions =
+                    partitions_from_rows(&self.rows_with(partitions_sql, &binds)?)?;
+                if let Some(rows) = optional(self.rows_with(sql::PARTITION_SEGMENT_BYTES, &binds))?
+                {
+                    apply_partition_bytes(&mut partitions, &rows)?;
+                }
                 facts.partitioning = Some(PartitioningFacts {
                     partitioning_type: r.text_or_empty(0)?,
                     subpartitioning_type: r.opt_text(1)?.filter(|s| s != "NONE"),
@@ -656,9 +698,15 @@ mod tests {
                 None,
             ]),
         ];
-        let i = indexes_from_rows(&idx).unwrap();
+        let mut i = indexes_from_rows(&idx).unwrap();
         assert_eq!(i[0].columns, vec!["A", "B"]);
         assert_eq!(i[0].unusable_partitions, vec!["P1", "P3"]);
+        let more = vec![
+            row(&[Some("IX_A"), Some("P7")]),
+            row(&[Some("IX_GONE"), Some("P1")]),
+        ];
+        apply_unusable_partitions(&mut i, &more).unwrap();
+        assert_eq!(i[0].unusable_partitions, vec!["P1", "P3", "P7"]);
         assert!(i[0].local && !i[0].unique);
         assert!(i[1].unique && i[1].unusable_partitions.is_empty());
     }
@@ -698,6 +746,9 @@ mod tests {
         .unwrap();
         assert!(p[0].interval);
         assert_eq!(p[0].data_object_id, Some(74650));
+        let mut p = p;
+        apply_partition_bytes(&mut p, &vec![row(&[Some("SYS_P101"), Some("65536")])]).unwrap();
+        assert_eq!(p[0].bytes, Some(65536));
         let t = transactions_from_rows(&vec![row(&[
             Some("0a0014005d3c0000"),
             Some("1000"),

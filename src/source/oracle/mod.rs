@@ -203,6 +203,19 @@ impl OracleSource {
         self.contents_fetch_size = rows.max(1);
     }
 
+    /// Parses `url`, fills the password (`CDCCTL_PASSWORD`, else `prompt`)
+    /// and connects: the one call a command needs.
+    pub fn open_url(
+        url: &str,
+        client_lib_dir: Option<PathBuf>,
+        prompt: impl FnOnce(&str) -> Option<Password>,
+    ) -> Result<Self, SourceError> {
+        let options = ConnectOptions::new(url, None)?
+            .with_client_lib_dir(client_lib_dir)
+            .resolve_password(prompt);
+        Self::connect(options)
+    }
+
     /// The server's major release (11, 12, 18, 19, 21, 23).
     pub fn major_version(&self) -> u32 {
         self.major_version

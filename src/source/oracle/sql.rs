@@ -244,6 +244,10 @@ pub fn contents_query(query: &ContentsQuery, major_version: u32) -> BoundSql {
     text.push_str(
         ") AND (OPERATION_CODE <> 5 OR INFO IS NULL OR INFO NOT LIKE 'INTERNAL DDL%') AND ",
     );
+    // Rows LogMiner could not attribute (owner NULL, or `UNKNOWN` when the
+    // dictionary does not know the object) always pass: the engine must
+    // report them as dictionary mismatches, never lose them.
+    text.push_str("(SEG_OWNER IS NULL OR SEG_OWNER = 'UNKNOWN' OR ");
     if query.owners.is_empty() {
         text.push_str("SEG_OWNER NOT IN (");
         let quoted: Vec<String> = ORACLE_SCHEMAS.iter().map(|s| format!("'{s}'")).collect();
@@ -266,7 +270,7 @@ pub fn contents_query(query: &ContentsQuery, major_version: u32) -> BoundSql {
             let _ = write!(text, "({})", lists.join(" OR "));
         }
     }
-    text.push_str("))");
+    text.push_str(")))");
     if let Some(pdb) = &query.pdb {
         text.push_str(" AND SRC_CON_NAME = :pdb");
         binds.push(("pdb".to_string(), BindValue::Text(pdb.clone())));
@@ -584,7 +588,8 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
 pub fn tables_matching() -> String {
     let quoted: Vec<String> = ORACLE_SCHEMAS.iter().map(|s| format!("'{s}'")).collect();
     format!(
-        "SELECT T.OWNER, T.TABLE_NAME, T.LOGGING, T.TEMPORARY, T.IOT_TYPE, T.NESTED, T.COMPRESS_FOR, \
+        "SELECT T.OWNER, T.TABLE_NAME, NVL(T.LOGGING, (SELECT P.DEF_LOGGING FROM ALL_PART_TABLES P \
+WHERE P.OWNER = T.OWNER AND P.TABLE_NAME = T.TABLE_NAME)), T.TEMPORARY, T.IOT_TYPE, T.NESTED, T.COMPRESS_FOR, \
 TO_CHAR(T.NUM_ROWS), TO_CHAR(O.OBJECT_ID), TO_CHAR(O.DATA_OBJECT_ID), \
 TO_CHAR(O.LAST_DDL_TIME, 'YYYY-MM-DD HH24:MI:SS') \
 FROM ALL_TABLES T JOIN ALL_OBJECTS O ON O.OWNER = T.OWNER AND O.OBJECT_NAME = T.TABLE_NAME \
@@ -609,12 +614,17 @@ WHERE C.OWNER = :owner AND C.TABLE_NAME = :table_name AND C.CONSTRAINT_TYPE IN (
 ORDER BY C.CONSTRAINT_TYPE, C.CONSTRAINT_NAME, CC.POSITION";
 
 pub const TABLE_INDEXES: &str = "SELECT I.INDEX_NAME, I.UNIQUENESS, I.PARTITIONED, I.STATUS, IC.COLUMN_NAME, \
-(SELECT LISTAGG(P.PARTITION_NAME, ',') WITHIN GROUP (ORDER BY P.PARTITION_POSITION) FROM ALL_IND_PARTITIONS P \
-WHERE P.INDEX_OWNER = I.OWNER AND P.INDEX_NAME = I.INDEX_NAME AND P.STATUS = 'UNUSABLE'), \
-(SELECT PI.LOCALITY FROM ALL_PART_INDEXES PI WHERE PI.OWNER = I.OWNER AND PI.INDEX_NAME = I.INDEX_NAME) \
+NULL, (SELECT PI.LOCALITY FROM ALL_PART_INDEXES PI WHERE PI.OWNER = I.OWNER AND PI.INDEX_NAME = I.INDEX_NAME) \
 FROM ALL_INDEXES I JOIN ALL_IND_COLUMNS IC ON IC.INDEX_OWNER = I.OWNER AND IC.INDEX_NAME = I.INDEX_NAME \
 WHERE I.TABLE_OWNER = :owner AND I.TABLE_NAME = :table_name \
 ORDER BY I.INDEX_NAME, IC.COLUMN_POSITION";
+
+/// Unusable local index partitions, one row each (a LISTAGG could overflow
+/// 4000 bytes on tables with thousands of partitions).
+pub const TABLE_UNUSABLE_INDEX_PARTITIONS: &str = "SELECT P.INDEX_NAME, P.PARTITION_NAME FROM ALL_IND_PARTITIONS P \
+WHERE P.STATUS = 'UNUSABLE' AND (P.INDEX_OWNER, P.INDEX_NAME) IN \
+(SELECT I.OWNER, I.INDEX_NAME FROM ALL_INDEXES I WHERE I.TABLE_OWNER = :owner AND I.TABLE_NAME = :table_name) \
+ORDER BY P.INDEX_NAME, P.PARTITION_POSITION";
 
 pub const TABLE_LOG_GROUPS: &str =
     "SELECT LOG_GROUP_NAME, LOG_GROUP_TYPE, ALWAYS FROM ALL_LOG_GROUPS \
@@ -646,6 +656,12 @@ WHERE P.TABLE_OWNER = :owner AND P.TABLE_NAME = :table_name ORDER BY P.PARTITION
 
 pub const TABLE_SEGMENT_BYTES: &str = "SELECT TO_CHAR(SUM(BYTES)) FROM DBA_SEGMENTS \
 WHERE OWNER = :owner AND SEGMENT_NAME = :table_name AND SEGMENT_TYPE LIKE 'TABLE%'";
+
+/// Bytes per partition segment.
+pub const PARTITION_SEGMENT_BYTES: &str =
+    "SELECT PARTITION_NAME, TO_CHAR(SUM(BYTES)) FROM DBA_SEGMENTS \
+WHERE OWNER = :owner AND SEGMENT_NAME = :table_name AND SEGMENT_TYPE = 'TABLE PARTITION' \
+GROUP BY PARTITION_NAME";
 
 pub const TABLE_ENCRYPTED: &str = "SELECT T.ENCRYPTED FROM DBA_TABLESPACES T JOIN ALL_TABLES A \
 ON A.TABLESPACE_NAME = T.TABLESPACE_NAME WHERE A.OWNER = :owner AND A.TABLE_NAME = :table_name";

@@ -310,7 +310,15 @@ fn catalog_statements_are_pinned() {
         ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into()),
         ("TABLE_KEYS", sql::TABLE_KEYS.into()),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into()),
+        (
+            "TABLE_UNUSABLE_INDEX_PARTITIONS",
+            sql::TABLE_UNUSABLE_INDEX_PARTITIONS.into(),
+        ),
         ("TABLE_LOG_GROUPS", sql::TABLE_LOG_GROUPS.into()),
+        (
+            "PARTITION_SEGMENT_BYTES",
+            sql::PARTITION_SEGMENT_BYTES.into(),
+        ),
         ("TABLE_PARTITIONING", sql::TABLE_PARTITIONING.into()),
         ("TABLE_PARTITIONS", sql::TABLE_PARTITIONS.into()),
         ("TABLE_PARTITIONS_11G", sql::TABLE_PARTITIONS_11G.into()),
