@@ -11,13 +11,17 @@ use crate::source::SourceError;
 /// ORA- codes of a connection that failed or dropped: the listener, the
 /// network, or an instance that is down.
 const NETWORK_CODES: &[u32] = &[
+    28,    // your session has been killed
+    1012,  // not logged on
     1033,  // initialization or shutdown in progress
     1034,  // ORACLE not available
     1089,  // immediate shutdown in progress
     1092,  // instance terminated, disconnection forced
+    2396,  // exceeded maximum idle time
     3113,  // end-of-file on communication channel
     3114,  // not connected to ORACLE
     3135,  // connection lost contact
+    12153, // TNS: not connected
     12154, // could not resolve the connect identifier
     12170, // connect timeout
     12500, // listener failed to start a dedicated server
@@ -191,7 +195,9 @@ mod tests {
             let e = oci(code, &format!("ORA-{code:05}: logon denied"));
             assert!(matches!(e, SourceError::Authentication(_)), "{code}: {e:?}");
         }
-        let network = [12514, 12505, 12541, 3113, 3114, 3135, 12170, 12545, 1034];
+        let network = [
+            12514, 12505, 12541, 3113, 3114, 3135, 12170, 12545, 1034, 28, 2396,
+        ];
         for code in network {
             let e = oci(code, &format!("ORA-{code:05}: network trouble"));
             assert!(matches!(e, SourceError::Unreachable(_)), "{code}: {e:?}");

@@ -38,6 +38,9 @@ pub const CONTENTS_FETCH_SIZE: u32 = 10_000;
 /// Rows fetched per round trip of a snapshot chunk.
 pub const SNAPSHOT_FETCH_SIZE: u32 = 5_000;
 
+/// Rows per round trip of catalog and inventory queries.
+const CATALOG_FETCH_SIZE: u32 = 1_000;
+
 /// ORA-01307: no LogMiner session is currently active.
 const NO_LOGMINER_SESSION: u32 = 1307;
 
@@ -223,7 +226,16 @@ impl OracleSource {
 
     /// Runs a small query and returns every row as text.
     fn query_text(&self, bound: &BoundSql) -> Result<Vec<Vec<Option<String>>>, SourceError> {
-        let rs = with_binds(&bound.binds, |b| self.conn.query_named(&bound.text, b))
+        // V$ARCHIVED_LOG can hold tens of thousands of rows; the driver's
+        // default of 100 rows per round trip would make that slow.
+        let stmt = self
+            .conn
+            .statement(&bound.text)
+            .prefetch_rows(CATALOG_FETCH_SIZE)
+            .fetch_array_size(CATALOG_FETCH_SIZE)
+            .build()
+            .map_err(|e| map_error(&e))?;
+        let rs = with_binds(&bound.binds, |b| stmt.into_result_set_named::<Row>(b))
             .map_err(|e| map_error(&e))?;
         let mut out = Vec::new();
         for row in rs {
