@@ -38,6 +38,46 @@ fn optional<T>(result: Result<T, SourceError>) -> Result<Option<T>, SourceError>
     }
 }
 
+/// Like [`optional`], and notes the unreadable object in the session facts.
+fn or_record<T>(
+    inaccessible: &mut BTreeMap<String, u32>,
+    object: &str,
+    result: Result<T, SourceError>,
+) -> Result<Option<T>, SourceError> {
+    match result {
+        Ok(v) => Ok(Some(v)),
+        Err(e) => match missing_code(&e) {
+            Some(code) => {
+                inaccessible.insert(object.to_string(), code);
+                Ok(None)
+            }
+            None => Err(e),
+        },
+    }
+}
+
+/// Records a probe that could not read its object. Other database errors
+/// mean the object is there (`V$LOGMNR_CONTENTS` raises ORA-01306 outside a
+/// LogMiner session, which proves the grant works); a dropped connection
+/// is an error.
+fn probe_result<T>(
+    inaccessible: &mut BTreeMap<String, u32>,
+    object: &str,
+    result: Result<T, SourceError>,
+) -> Result<(), SourceError> {
+    match result {
+        Ok(_) => Ok(()),
+        Err(e) => match (missing_code(&e), e.ora_code()) {
+            (Some(code), _) => {
+                inaccessible.insert(object.to_string(), code);
+                Ok(())
+            }
+            (None, Some(_)) => Ok(()),
+            (None, None) => Err(e),
+        },
+    }
+}
+
 fn missing_code(e: &SourceError) -> Option<u32> {
     e.ora_code().filter(|c| MISSING_FACT_CODES.contains(c))
 }
@@ -479,80 +519,63 @@ impl Catalog for OracleSource {
         }
         facts.privileges = first_column(&self.rows(sql::SESSION_PRIVS)?);
         facts.roles = first_column(&self.rows(sql::SESSION_ROLES)?);
-        let mut profile_name = None;
+        let user = facts.user.clone();
+        let mut profile = ProfileFacts::default();
+        let mut have_account = false;
         if let Some(rows) = optional(self.rows(sql::USER_ACCOUNT))? {
             if let Some(row) = rows.first() {
                 let r = Reader::new(row, "USER_USERS");
                 facts.default_tablespace = r.opt_text(0)?;
-                profile_name = r.opt_text(1)?;
-                facts.profile = Some(ProfileFacts {
-                    profile: profile_name.clone().unwrap_or_default(),
-                    account_status: r.opt_text(2)?,
-                    expiry_date: r.datetime(3, "EXPIRY_DATE")?,
-                    ..Default::default()
-                });
+                profile.account_status = r.opt_text(1)?;
+                profile.expiry_date = r.datetime(2, "EXPIRY_DATE")?;
+                have_account = true;
             }
         }
-        if let (Some(profile), Some(facts_profile)) = (&profile_name, facts.profile.as_mut()) {
-            match optional(self.rows_with(sql::PROFILE_LIMITS, &[("profile", profile)]))? {
-                Some(rows) => {
-                    for row in &rows {
-                        let r = Reader::new(row, "DBA_PROFILES");
-                        let limit = r.opt_text(1)?;
-                        match r.text_or_empty(0)?.as_str() {
-                            "IDLE_TIME" => facts_profile.idle_time = limit,
-                            "CONNECT_TIME" => facts_profile.connect_time = limit,
-                            "PASSWORD_LIFE_TIME" => facts_profile.password_life_time = limit,
-                            _ => {}
-                        }
+        let result = self.rows_with(sql::USER_PROFILE, &[("username", &user)]);
+        if let Some(rows) = or_record(&mut facts.inaccessible_objects, "DBA_USERS", result)? {
+            if let Some(name) = first_column(&rows).into_iter().next() {
+                profile.profile = name;
+                have_account = true;
+            }
+        }
+        if !profile.profile.is_empty() {
+            let result = self.rows_with(sql::PROFILE_LIMITS, &[("profile", &profile.profile)]);
+            if let Some(rows) = or_record(&mut facts.inaccessible_objects, "DBA_PROFILES", result)?
+            {
+                for row in &rows {
+                    let r = Reader::new(row, "DBA_PROFILES");
+                    let limit = r.opt_text(1)?;
+                    match r.text_or_empty(0)?.as_str() {
+                        "IDLE_TIME" => profile.idle_time = limit,
+                        "CONNECT_TIME" => profile.connect_time = limit,
+                        "PASSWORD_LIFE_TIME" => profile.password_life_time = limit,
+                        _ => {}
                     }
                 }
-                None => {
-                    facts
-                        .inaccessible_objects
-                        .insert("DBA_PROFILES".into(), 942);
-                }
             }
+        }
+        if have_account {
+            facts.profile = Some(profile);
         }
         if let Some(rows) = optional(self.rows(sql::USER_QUOTA))? {
             facts.has_quota = first_column(&rows).first().map(|v| v == "YES");
         }
-        let user = facts.user.clone();
         if self.major_version >= 12 {
-            match self.rows_with(sql::USER_COMMON, &[("username", &user)]) {
-                Ok(rows) => {
-                    facts.common_user = first_column(&rows).first().is_some_and(|v| v == "YES")
-                }
-                Err(e) => match missing_code(&e) {
-                    Some(code) => {
-                        facts.inaccessible_objects.insert("DBA_USERS".into(), code);
-                    }
-                    None => return Err(e),
-                },
+            if let Some(rows) = optional(self.rows_with(sql::USER_COMMON, &[("username", &user)]))?
+            {
+                facts.common_user = first_column(&rows).first().is_some_and(|v| v == "YES");
             }
-            match self.rows_with(sql::CONTAINER_DATA, &[("username", &user)]) {
-                Ok(rows) => facts.container_data = first_column(&rows),
-                Err(e) => match missing_code(&e) {
-                    Some(code) => {
-                        facts
-                            .inaccessible_objects
-                            .insert("CDB_CONTAINER_DATA".into(), code);
-                    }
-                    None => return Err(e),
-                },
+            let result = self.rows_with(sql::CONTAINER_DATA, &[("username", &user)]);
+            if let Some(rows) = or_record(
+                &mut facts.inaccessible_objects,
+                "CDB_CONTAINER_DATA",
+                result,
+            )? {
+                facts.container_data = first_column(&rows);
             }
         }
         for (object, probe) in sql::PROBED_OBJECTS {
-            if let Err(e) = self.rows(probe) {
-                match e.ora_code() {
-                    Some(code) => {
-                        facts
-                            .inaccessible_objects
-                            .insert((*object).to_string(), code);
-                    }
-                    None => return Err(e),
-                }
-            }
+            probe_result(&mut facts.inaccessible_objects, object, self.rows(probe))?;
         }
         Ok(facts)
     }
@@ -632,6 +655,34 @@ mod tests {
         assert!(dropped.is_err());
         let other = optional::<()>(Err(SourceError::oracle(1555, "too old")));
         assert!(other.is_err());
+    }
+
+    #[test]
+    fn probes_record_missing_grants_but_not_a_missing_logminer_session() {
+        let mut missing = BTreeMap::new();
+        let no_grant: Result<(), _> = Err(SourceError::oracle(942, "no view"));
+        probe_result(&mut missing, "V$ARCHIVED_LOG", no_grant).unwrap();
+        let no_session: Result<(), _> = Err(SourceError::oracle(1306, "start_logmnr first"));
+        probe_result(&mut missing, "V$LOGMNR_CONTENTS", no_session).unwrap();
+        probe_result(&mut missing, "V$LOG", Ok(())).unwrap();
+        assert_eq!(
+            missing.into_iter().collect::<Vec<_>>(),
+            vec![("V$ARCHIVED_LOG".to_string(), 942)]
+        );
+        let dropped: Result<(), _> = Err(SourceError::Unreachable("eof".into()));
+        assert!(probe_result(&mut BTreeMap::new(), "V$LOG", dropped).is_err());
+    }
+
+    #[test]
+    fn unreadable_objects_are_recorded_with_their_code() {
+        let mut missing = BTreeMap::new();
+        let r: Result<Option<()>, _> = or_record(
+            &mut missing,
+            "DBA_PROFILES",
+            Err(SourceError::oracle(1031, "no priv")),
+        );
+        assert_eq!(r, Ok(None));
+        assert_eq!(missing.get("DBA_PROFILES"), Some(&1031));
     }
 
     #[test]

@@ -256,7 +256,7 @@ pub fn redo_thread<R: RowAccess + ?Sized>(row: &R) -> Result<RedoThread, SourceE
         status: r.text_or_empty(1)?,
         enabled: r.text_or_empty(2)?,
         current_sequence: r.u64_or_zero(3, "SEQUENCE#")?,
-        last_redo_scn: r.u64_or_zero(4, "LAST_REDO_SCN")?,
+        last_redo_scn: r.u64_or_zero(4, "LAST_REDO_CHANGE#")?,
     })
 }
 

@@ -69,9 +69,10 @@ FROM V$ARCHIVE_DEST_STATUS S JOIN V$ARCHIVE_DEST D ON D.DEST_ID = S.DEST_ID \
 WHERE S.STATUS <> 'INACTIVE' OR D.DESTINATION IS NOT NULL \
 ORDER BY S.DEST_ID";
 
-/// Redo threads (one per RAC instance).
+/// Redo threads (one per RAC instance). The last redo SCN is the column
+/// `LAST_REDO_CHANGE#` (there is no `LAST_REDO_SCN`).
 pub const THREADS: &str =
-    "SELECT TO_CHAR(THREAD#), STATUS, ENABLED, TO_CHAR(SEQUENCE#), TO_CHAR(LAST_REDO_SCN) \
+    "SELECT TO_CHAR(THREAD#), STATUS, ENABLED, TO_CHAR(SEQUENCE#), TO_CHAR(LAST_REDO_CHANGE#) \
 FROM V$THREAD ORDER BY THREAD#";
 
 /// The first log of a session: starts a new list.
@@ -534,11 +535,16 @@ SYS_CONTEXT('USERENV', 'SERVICE_NAME') FROM DUAL";
 pub const SESSION_PRIVS: &str = "SELECT PRIVILEGE FROM SESSION_PRIVS ORDER BY PRIVILEGE";
 pub const SESSION_ROLES: &str = "SELECT ROLE FROM SESSION_ROLES ORDER BY ROLE";
 
-pub const USER_ACCOUNT: &str = "SELECT DEFAULT_TABLESPACE, PROFILE, ACCOUNT_STATUS, \
+/// The user's own account (`USER_USERS` needs no privilege; it has no
+/// PROFILE column, see [`USER_PROFILE`]).
+pub const USER_ACCOUNT: &str = "SELECT DEFAULT_TABLESPACE, ACCOUNT_STATUS, \
 TO_CHAR(EXPIRY_DATE, 'YYYY-MM-DD HH24:MI:SS') FROM USER_USERS";
 
-/// `DBA_USERS.COMMON` exists from 12c.
-pub const USER_COMMON: &str = "SELECT COMMON FROM DBA_USERS WHERE USERNAME = :username";
+/// The profile is only in `DBA_USERS`.
+pub const USER_PROFILE: &str = "SELECT PROFILE FROM DBA_USERS WHERE USERNAME = :username";
+
+/// `ALL_USERS.COMMON` exists from 12c and needs no privilege.
+pub const USER_COMMON: &str = "SELECT COMMON FROM ALL_USERS WHERE USERNAME = :username";
 
 pub const USER_QUOTA: &str =
     "SELECT CASE WHEN EXISTS (SELECT 1 FROM USER_TS_QUOTAS Q, USER_USERS U \

@@ -302,6 +302,7 @@ fn catalog_statements_are_pinned() {
         ("SESSION_PRIVS", sql::SESSION_PRIVS.into()),
         ("SESSION_ROLES", sql::SESSION_ROLES.into()),
         ("USER_ACCOUNT", sql::USER_ACCOUNT.into()),
+        ("USER_PROFILE", sql::USER_PROFILE.into()),
         ("USER_COMMON", sql::USER_COMMON.into()),
         ("USER_QUOTA", sql::USER_QUOTA.into()),
         ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into()),
