@@ -566,3 +566,125 @@ fn wallet_address_needs_no_password_and_a_user_address_asks_once() {
         assert_eq!(resolved.password, Some(Password::new("typed")));
     }
 }
+
+/// The items of the outermost select list, split at top-level commas.
+fn select_items(sql: &str) -> Vec<String> {
+    let body = sql.strip_prefix("SELECT ").unwrap_or(sql);
+    let mut items = Vec::new();
+    let (mut depth, mut in_str, mut start) = (0i32, false, 0usize);
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\'' => in_str = !in_str,
+            b'(' if !in_str => depth += 1,
+            b')' if !in_str => depth -= 1,
+            b',' if !in_str && depth == 0 => {
+                items.push(body[start..i].trim().to_string());
+                start = i + 1;
+            }
+            b' ' if !in_str && depth == 0 && body[i..].starts_with(" FROM ") => {
+                items.push(body[start..i].trim().to_string());
+                return items;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    items.push(body[start..].trim().to_string());
+    items
+}
+
+#[test]
+fn contents_select_list_matches_the_column_positions_the_mapping_reads() {
+    use super::sql::contents_col as c;
+    let q = ContentsQuery::default();
+    for version in [11, 19] {
+        let items = select_items(&sql::contents_query(&q, version).text);
+        assert_eq!(items.len(), c::COUNT, "{items:?}");
+        let expect = [
+            (c::SCN, "TO_CHAR(SCN)"),
+            (c::START_SCN, "TO_CHAR(START_SCN)"),
+            (c::COMMIT_SCN, "TO_CHAR(COMMIT_SCN)"),
+            (c::TIMESTAMP, "TO_CHAR(TIMESTAMP, 'YYYY-MM-DD HH24:MI:SS')"),
+            (c::XID, "RAWTOHEX(XID)"),
+            (c::OPERATION_CODE, "TO_CHAR(OPERATION_CODE)"),
+            (c::ROLLBACK, "TO_CHAR(ROLLBACK)"),
+            (c::SEG_OWNER, "SEG_OWNER"),
+            (c::TABLE_NAME, "TABLE_NAME"),
+            (c::ROW_ID, "ROW_ID"),
+            (c::USERNAME, "USERNAME"),
+            (c::RS_ID, "RS_ID"),
+            (c::SSN, "TO_CHAR(SSN)"),
+            (c::CSF, "TO_CHAR(CSF)"),
+            (c::SQL_REDO, "SQL_REDO"),
+            (c::STATUS, "TO_CHAR(STATUS)"),
+            (c::INFO, "INFO"),
+            (c::THREAD, "TO_CHAR(THREAD#)"),
+            (c::SEQUENCE, "TO_CHAR(SEQUENCE#)"),
+            (c::DATA_OBJ, "TO_CHAR(DATA_OBJ#)"),
+            (c::DATA_OBJD, "TO_CHAR(DATA_OBJD#)"),
+        ];
+        for (idx, text) in expect {
+            assert_eq!(items[idx], text, "column {idx} on {version}");
+        }
+        let src_con = if version >= 12 {
+            "SRC_CON_NAME"
+        } else {
+            "NULL"
+        };
+        assert_eq!(items[c::SRC_CON_NAME], src_con);
+    }
+}
+
+#[test]
+fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
+    let cases: &[(&str, String, usize)] = &[
+        ("CURRENT_SCN", sql::CURRENT_SCN.into(), 2),
+        ("ONLINE_LOGS", sql::ONLINE_LOGS.into(), 11),
+        ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS.into(), 13),
+        ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS.into(), 5),
+        ("THREADS", sql::THREADS.into(), 5),
+        ("INSTANCE_DATABASE", sql::INSTANCE_DATABASE.into(), 11),
+        ("PDBS", sql::PDBS.into(), 4),
+        ("RECOVERY_AREA", sql::RECOVERY_AREA.into(), 5),
+        ("SERVICES", sql::SERVICES.into(), 3),
+        ("SERVICES_11G", sql::SERVICES_11G.into(), 3),
+        ("UNDO_TABLESPACE", sql::UNDO_TABLESPACE.into(), 3),
+        ("UNDO_STATS", sql::UNDO_STATS.into(), 3),
+        ("SWITCH_HISTORY", sql::SWITCH_HISTORY.into(), 2),
+        ("SESSION_CONTEXT", sql::SESSION_CONTEXT.into(), 3),
+        ("SESSION_CONTEXT_11G", sql::SESSION_CONTEXT_11G.into(), 3),
+        ("USER_ACCOUNT", sql::USER_ACCOUNT.into(), 3),
+        ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into(), 2),
+        ("TABLES_MATCHING", sql::tables_matching(), 11),
+        ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into(), 9),
+        ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
+        ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),
+        (
+            "TABLE_UNUSABLE_INDEX_PARTITIONS",
+            sql::TABLE_UNUSABLE_INDEX_PARTITIONS.into(),
+            2,
+        ),
+        ("TABLE_LOG_GROUPS", sql::TABLE_LOG_GROUPS.into(), 3),
+        ("TABLE_PARTITIONING", sql::TABLE_PARTITIONING.into(), 4),
+        ("TABLE_PARTITIONS", sql::TABLE_PARTITIONS.into(), 10),
+        ("TABLE_PARTITIONS_11G", sql::TABLE_PARTITIONS_11G.into(), 10),
+        (
+            "PARTITION_SEGMENT_BYTES",
+            sql::PARTITION_SEGMENT_BYTES.into(),
+            2,
+        ),
+        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 6),
+        (
+            "OPEN_TRANSACTIONS_NO_CON",
+            sql::OPEN_TRANSACTIONS_NO_CON.into(),
+            6,
+        ),
+    ];
+    for (name, text, want) in cases {
+        let items = select_items(text);
+        assert_eq!(items.len(), *want, "{name}: {items:?}");
+    }
+}
