@@ -34,7 +34,7 @@ fn live_source(test: &str) -> Option<OracleSource> {
         // in a plain `cargo test` run.
         let _ = writeln!(
             std::io::stderr(),
-            "skipped {test}: set {URL_ENV}=oracle://c##cdcctl@localhost:1521/FREE (and CDCCTL_PASSWORD) to run against Oracle Free"
+            "skipped: set {URL_ENV}=oracle://c##cdcctl@localhost:1521/FREE (and CDCCTL_PASSWORD) to run against Oracle Free ({test})"
         );
         return None;
     };
@@ -47,6 +47,18 @@ fn live_source(test: &str) -> Option<OracleSource> {
             e.advice().map(|a| format!(" ({a})")).unwrap_or_default()
         ),
     }
+}
+
+/// A source connected as the test table's owner: the DML session's
+/// address when one is given (a PDB user), else the mining source itself.
+fn owner_source(mining: OracleSource) -> OracleSource {
+    let Ok(url) = std::env::var(DML_URL_ENV) else {
+        return mining;
+    };
+    let password = std::env::var(DML_PASSWORD_ENV).ok().map(Password::new);
+    let options = ConnectOptions::new(&url, password)
+        .unwrap_or_else(|e| panic!("{DML_URL_ENV} is not usable: {e}"));
+    OracleSource::connect(options).unwrap_or_else(|e| panic!("cannot connect to {url}: {e}"))
 }
 
 /// A plain connection for the test's own DDL and DML.
@@ -246,13 +258,11 @@ fn logminer_finds_a_committed_insert_in_the_test_table() {
 
 #[test]
 fn snapshot_reads_the_test_table_as_of_an_scn() {
-    let Some(mut src) = live_source("snapshot_reads_the_test_table_as_of_an_scn") else {
+    let Some(src) = live_source("snapshot_reads_the_test_table_as_of_an_scn") else {
         return;
     };
-    if std::env::var(DML_URL_ENV).is_ok() {
-        let _ = writeln!(std::io::stderr(), "skipped snapshot test: it reads the table through the mining session, which needs the table in its own container");
-        return;
-    }
+    // The mining user in CDB$ROOT cannot read a PDB's table: read as its owner.
+    let mut src = owner_source(src);
     let dml = dml_connection();
     ensure_test_table(&dml);
     let owner: String = dml
@@ -313,18 +323,22 @@ fn catalog_reads_instance_session_and_the_test_table() {
         "the mining user cannot read V$LOGMNR_CONTENTS: {:?}",
         session.inaccessible_objects
     );
-    if std::env::var(DML_URL_ENV).is_err() {
-        let dml = dml_connection();
-        ensure_test_table(&dml);
-        let pattern =
-            TablePattern::parse(&format!("{}.{TEST_TABLE}", session.user)).expect("pattern");
-        let tables = src.tables(&[pattern]).expect("table facts");
-        let t = tables.first().expect("test table found");
-        assert_eq!(
-            t.primary_key().map(|k| k.columns.clone()),
-            Some(vec!["ID".to_string()])
-        );
-        assert!(t.has_log_group("ALL COLUMN LOGGING"));
-    }
     let _ = src.open_transactions().expect("open transactions");
+
+    let dml = dml_connection();
+    ensure_test_table(&dml);
+    let mut owner_src = owner_source(src);
+    let owner = owner_src.session().expect("owner session").user;
+    let pattern = TablePattern::parse(&format!("{owner}.{TEST_TABLE}")).expect("pattern");
+    let tables = owner_src.tables(&[pattern]).expect("table facts");
+    let t = tables.first().expect("test table found");
+    assert_eq!(
+        t.primary_key().map(|k| k.columns.clone()),
+        Some(vec!["ID".to_string()])
+    );
+    assert!(t.has_log_group("ALL COLUMN LOGGING"));
+    assert_eq!(
+        t.flashback_probe_error, None,
+        "the owner reads its table AS OF SCN"
+    );
 }
