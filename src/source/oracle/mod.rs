@@ -355,6 +355,26 @@ fn snapshot_meta_from_rows(
     Ok(SnapshotMeta { columns, key })
 }
 
+/// A resumed read must name one value per key column, or the binds of the
+/// keyset condition would be incomplete.
+fn check_after_key(
+    table: &TableName,
+    key: &SnapshotKey,
+    after_key: Option<&[String]>,
+) -> Result<(), SourceError> {
+    let want = match key {
+        SnapshotKey::Columns(cols) => cols.len(),
+        SnapshotKey::RowId => 1,
+    };
+    match after_key {
+        Some(k) if k.len() != want => Err(SourceError::Invalid(format!(
+            "the snapshot of {table} resumes after a key of {} values, but its key has {want}; restart the snapshot of this table",
+            k.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Turns the text rows of a snapshot read into a chunk. `value_cols` is how
 /// many leading columns are table values; with a ROWID key the ROWID text
 /// follows them.
@@ -527,6 +547,7 @@ impl RedoSource for OracleSource {
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
         let meta = self.snapshot_meta(table)?;
+        check_after_key(table, &meta.key, after_key)?;
         let read = sql::SnapshotRead {
             owner: &table.owner,
             table: &table.table,

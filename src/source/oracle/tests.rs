@@ -688,3 +688,18 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         assert_eq!(items.len(), *want, "{name}: {items:?}");
     }
 }
+
+#[test]
+fn resuming_with_a_key_of_the_wrong_width_is_refused() {
+    let key = SnapshotKey::Columns(vec![
+        col("ORDER_ID", ValueKind::Number),
+        col("LINE", ValueKind::Number),
+    ]);
+    let one = vec!["1".to_string()];
+    let two = vec!["1".to_string(), "2".to_string()];
+    assert!(check_after_key(&orders(), &key, None).is_ok());
+    assert!(check_after_key(&orders(), &key, Some(&two)).is_ok());
+    let err = check_after_key(&orders(), &key, Some(&one)).unwrap_err();
+    assert!(err.to_string().contains("APP.ORDERS"), "{err}");
+    assert!(check_after_key(&orders(), &SnapshotKey::RowId, Some(&one)).is_ok());
+}
