@@ -119,6 +119,23 @@ pub fn apply_database_row(
     Ok(())
 }
 
+/// Rows of [`sql::PDBS`].
+pub fn pdbs_from_rows(rows: &TextRows) -> Result<Vec<PdbFacts>, SourceError> {
+    rows.iter()
+        .map(|row| {
+            let r = Reader::new(row, "V$PDBS");
+            Ok(PdbFacts {
+                name: r.text_or_empty(0)?,
+                con_id: r.small(1, "CON_ID")?,
+                open_mode: r.text_or_empty(2)?,
+                restricted: r.flag(3)?,
+                application_root: r.flag(4)?,
+                application_pdb: r.flag(5)?,
+            })
+        })
+        .collect()
+}
+
 /// Folds `ALL_TAB_COLS` rows of [`sql::TABLE_COLUMNS`].
 pub fn columns_from_rows(rows: &TextRows) -> Result<Vec<ColumnFacts>, SourceError> {
     rows.iter()
@@ -415,17 +432,12 @@ impl Catalog for OracleSource {
             facts.parameters = params;
         }
         if facts.cdb {
-            if let Some(rows) = optional(self.rows(sql::PDBS))? {
-                for row in &rows {
-                    let r = Reader::new(row, "V$PDBS");
-                    facts.pdbs.push(PdbFacts {
-                        name: r.text_or_empty(0)?,
-                        con_id: r.small(1, "CON_ID")?,
-                        open_mode: r.text_or_empty(2)?,
-                        restricted: r.flag(3)?,
-                        ..Default::default()
-                    });
-                }
+            let pdbs = match self.rows(sql::PDBS) {
+                Err(e) if e.ora_code() == Some(904) => self.rows(sql::PDBS_12_1),
+                other => other,
+            };
+            if let Some(rows) = optional(pdbs)? {
+                facts.pdbs = pdbs_from_rows(&rows)?;
             }
         }
         if let Some(rows) = optional(self.rows(sql::RECOVERY_AREA))? {
@@ -706,6 +718,32 @@ mod tests {
         assert_eq!(f.supplemental_log_data_min, "IMPLICIT");
         assert!(f.supplemental_log_data_pk && !f.supplemental_log_data_ui && f.force_logging);
         assert_eq!(f.current_scn, 2_345_678);
+    }
+
+    #[test]
+    fn pdb_rows_map_restriction_and_application_roles() {
+        let p = pdbs_from_rows(&vec![
+            row(&[
+                Some("PDB$SEED"),
+                Some("2"),
+                Some("READ ONLY"),
+                Some("NO"),
+                Some("NO"),
+                Some("NO"),
+            ]),
+            row(&[
+                Some("APPROOT"),
+                Some("3"),
+                Some("READ WRITE"),
+                Some("YES"),
+                Some("YES"),
+                None,
+            ]),
+        ])
+        .unwrap();
+        assert_eq!(p[1].con_id, 3);
+        assert!(p[1].restricted && p[1].application_root && !p[1].application_pdb);
+        assert!(!p[0].restricted);
     }
 
     #[test]

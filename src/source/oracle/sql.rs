@@ -487,8 +487,14 @@ pub const PARAMETERS: &str = "SELECT NAME, VALUE FROM V$PARAMETER WHERE NAME IN 
 'max_string_size', 'archive_lag_target', 'cluster_database', 'db_block_size', 'enable_pluggable_database', \
 'control_file_record_keep_time') ORDER BY NAME";
 
+/// PDBs with their application-container roles (columns from 12.2).
 pub const PDBS: &str =
-    "SELECT NAME, TO_CHAR(CON_ID), OPEN_MODE, RESTRICTED FROM V$PDBS ORDER BY CON_ID";
+    "SELECT NAME, TO_CHAR(CON_ID), OPEN_MODE, RESTRICTED, APPLICATION_ROOT, APPLICATION_PDB \
+FROM V$PDBS ORDER BY CON_ID";
+
+/// 12.1 has no application containers.
+pub const PDBS_12_1: &str =
+    "SELECT NAME, TO_CHAR(CON_ID), OPEN_MODE, RESTRICTED, NULL, NULL FROM V$PDBS ORDER BY CON_ID";
 
 pub const RECOVERY_AREA: &str =
     "SELECT NAME, TO_CHAR(SPACE_LIMIT), TO_CHAR(SPACE_USED), TO_CHAR(SPACE_RECLAIMABLE), \
