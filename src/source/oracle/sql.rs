@@ -525,7 +525,10 @@ pub const WALLET_STATUS: &str = "SELECT STATUS FROM V$ENCRYPTION_WALLET WHERE RO
 pub const ENCRYPTED_TABLESPACES: &str =
     "SELECT TABLESPACE_NAME FROM DBA_TABLESPACES WHERE ENCRYPTED = 'YES' ORDER BY TABLESPACE_NAME";
 
-pub const SWITCH_HISTORY: &str = "SELECT TO_CHAR(NVL(MAX(N), 0)), TO_CHAR(COUNT(*)) FROM (\
+/// Peak log switches in one hour over the last week, and how many hours
+/// the history covers (from the first switch seen in that week until now).
+pub const SWITCH_HISTORY: &str =
+    "SELECT TO_CHAR(NVL(MAX(N), 0)), TO_CHAR(NVL(CEIL((SYSDATE - MIN(H)) * 24), 0)) FROM (\
 SELECT TRUNC(FIRST_TIME, 'HH24') H, COUNT(*) N FROM V$LOG_HISTORY \
 WHERE FIRST_TIME > SYSDATE - 7 GROUP BY TRUNC(FIRST_TIME, 'HH24'))";
 
