@@ -3,6 +3,7 @@
 
 pub mod exit;
 pub mod redo_parse;
+pub mod redo_replay;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,9 @@ pub enum RedoCommand {
     /// Parse SQL_REDO statements (one per line, or a V$LOGMNR_CONTENTS CSV
     /// with --csv) into JSON before/after images and findings.
     Parse(redo_parse::ParseArgs),
+    /// Replay a V$LOGMNR_CONTENTS CSV through the transaction buffer:
+    /// committed changes in commit order, then a summary on stderr.
+    Replay(redo_replay::ReplayArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -57,5 +61,6 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+        Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
     }
 }
