@@ -42,7 +42,7 @@ use chrono::NaiveDateTime;
 use super::checkpoint::{Checkpoint, ReplayFilter};
 use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Op, SourcePosition};
 use super::finding::Finding;
-use super::metrics::{OpCounts, OpenTxnSummary};
+use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
 use super::redo::csf::{CsfAssembler, CsfError};
 use super::redo::DmlKind;
 use super::row::{LogMinerRow, OperationCode, Scn};
@@ -574,17 +574,25 @@ impl TxnBuffer {
             rowkey::NONE
         };
         let op = row.operation_code;
-        let xid = row.xid.clone();
-        let txn = self
-            .open
-            .entry(row.xid.clone())
-            .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+        // Looked up before inserting so the hot path does not copy the XID.
+        if !self.open.contains_key(&row.xid) {
+            let txn = Txn::new(&row.xid, row.scn, row.timestamp);
+            self.open.insert(row.xid.clone(), txn);
+        }
+        let Some(txn) = self.open.get_mut(&row.xid) else {
+            return Ok(());
+        };
         let was_spilled = txn.spill.is_some();
         let mem_before = txn.mem_bytes;
-        let written = txn.push(row, key).map_err(|source| TxnError::Spill {
-            xid: xid.clone(),
-            source,
-        })?;
+        let written = match txn.push(row, key) {
+            Ok(w) => w,
+            Err(source) => {
+                return Err(TxnError::Spill {
+                    xid: txn.xid.clone(),
+                    source,
+                })
+            }
+        };
         if op.is_dml() {
             txn.changes += 1;
         } else if op == OperationCode::Ddl {
@@ -592,12 +600,13 @@ impl TxnBuffer {
         }
         self.stats.spilled_bytes += written;
         self.mem_bytes = self.mem_bytes + txn.mem_bytes - mem_before;
-        if !was_spilled
+        let over = !was_spilled
             && self
                 .config
                 .spill_txn_bytes
-                .is_some_and(|l| txn.mem_bytes > l)
-        {
+                .is_some_and(|l| txn.mem_bytes > l);
+        if over {
+            let xid = txn.xid.clone();
             self.spill(&xid)?;
         }
         while self
@@ -1028,6 +1037,26 @@ impl TxnBuffer {
         let mut v: Vec<_> = self.open.values().map(Txn::summary).collect();
         v.sort_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)));
         v
+    }
+
+    /// Copies the buffer's part of the engine status: positions, open
+    /// transactions (oldest and largest), counts and findings.
+    pub fn fill_status(&self, status: &mut CaptureStatus) {
+        status.restart_scn = self.restart_scn();
+        status.commit_scn = self.commit_scn;
+        status.open_transactions = self.open.len();
+        status.oldest_open = self
+            .open
+            .values()
+            .min_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)))
+            .map(Txn::summary);
+        status.largest_open = self
+            .open
+            .values()
+            .max_by(|a, b| a.bytes.cmp(&b.bytes).then(b.xid.cmp(&a.xid)))
+            .map(Txn::summary);
+        status.counts = self.counts;
+        status.findings = self.stats.findings;
     }
 
     pub fn open_count(&self) -> usize {
