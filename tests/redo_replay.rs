@@ -168,8 +168,9 @@ fn summary_names_open_transactions_and_the_restart_scn_before_them() {
         out.stderr
     );
     assert!(
-        out.stderr
-            .contains(&format!("{T4} start SCN 1014, 1 changes")),
+        out.stderr.contains(&format!(
+            "{T4} start SCN 1014, 1 changes, 524 bytes, open 1s"
+        )),
         "{}",
         out.stderr
     );
@@ -283,6 +284,48 @@ fn warn_mode_lists_the_dead_letter_and_goes_on() {
         out.stderr
     );
     assert!(out.stderr.contains("valuez"), "{}", out.stderr);
+}
+
+#[test]
+fn dead_letter_file_holds_the_rejected_statement_with_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let dl = dir.path().join("dead.jsonl");
+    let dl_s = dl.to_string_lossy().into_owned();
+    let out = replay(&[
+        "--csv",
+        &fixture("bad_sql.csv"),
+        "--on-parse-error",
+        "warn",
+        "--dead-letter",
+        &dl_s,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&dl).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["scn"], 1002);
+    assert_eq!(lines[0]["commit_scn"], 1004);
+    assert_eq!(lines[0]["xid"], T1);
+    assert!(lines[0]["raw"].as_str().unwrap_or("").contains("valuez"));
+}
+
+#[test]
+fn unusable_spill_directory_exits_2_naming_the_spill() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("absent").to_string_lossy().into_owned();
+    let out = replay(&[
+        "--csv",
+        &fixture("orders.csv"),
+        "--spill-txn-mib",
+        "0",
+        "--spill-dir",
+        &missing,
+    ]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("spill"), "{}", out.stderr);
 }
 
 #[test]

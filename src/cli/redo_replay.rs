@@ -21,7 +21,7 @@ use std::time::Duration;
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
 use cdcctl::engine::row::Scn;
-use cdcctl::engine::txn::{BufferConfig, OnParseError, TxnBuffer, TxnError};
+use cdcctl::engine::txn::{BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError};
 
 use super::exit;
 
@@ -67,6 +67,10 @@ pub struct ReplayArgs {
     /// Abandon transactions open longer than this many seconds of redo time.
     #[arg(long, value_name = "SECONDS")]
     pub abandon_after: Option<u64>,
+    /// With `--on-parse-error warn`, also write each statement that did not
+    /// parse to this file, one JSON object per line.
+    #[arg(long, value_name = "FILE")]
+    pub dead_letter: Option<PathBuf>,
 }
 
 /// Why the replay stopped early, and the exit code that goes with it.
@@ -148,7 +152,17 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     }
     drop(out);
 
-    summary(&mut buffer);
+    let dead = buffer.take_dead_letters();
+    if let Some(path) = &args.dead_letter {
+        if let Err(e) = write_dead_letters(path, &dead) {
+            eprintln!(
+                "cdcctl: cannot write the dead-letter file {}: {e}; check the path given to --dead-letter",
+                path.display()
+            );
+            return exit::code(exit::USAGE);
+        }
+    }
+    summary(&mut buffer, &dead);
     if let Some(path) = &args.write_checkpoint {
         if let Err(e) = FileCheckpointStore::new(path).save(&buffer.checkpoint()) {
             eprintln!("cdcctl: {e}");
@@ -201,7 +215,16 @@ fn stop_for(e: TxnError) -> Stop {
     }
 }
 
-fn summary(buffer: &mut TxnBuffer) {
+fn write_dead_letters(path: &std::path::Path, dead: &[DeadLetter]) -> io::Result<()> {
+    let mut w = BufWriter::new(File::create(path)?);
+    for d in dead {
+        serde_json::to_writer(&mut w, d)?;
+        w.write_all(b"\n")?;
+    }
+    w.flush()
+}
+
+fn summary(buffer: &mut TxnBuffer, dead: &[DeadLetter]) {
     let counts = buffer.counts();
     let stats = buffer.stats();
     let mut err = io::stderr().lock();
@@ -241,9 +264,14 @@ fn summary(buffer: &mut TxnBuffer) {
     }
     let open = buffer.open_transactions();
     lines.push(format!("open transactions: {}", open.len()));
+    let now = buffer.redo_time();
     for t in &open {
+        let age = match (now, t.start_time) {
+            (Some(n), Some(s)) => format!(", open {}s", (n - s).num_seconds().max(0)),
+            _ => String::new(),
+        };
         lines.push(format!(
-            "  {} start SCN {}, {} changes, {} bytes{}",
+            "  {} start SCN {}, {} changes, {} bytes{}{age}",
             t.xid,
             t.start_scn,
             t.events,
@@ -266,13 +294,12 @@ fn summary(buffer: &mut TxnBuffer) {
         lines.push(format!("warnings: {}", warnings.len()));
         lines.extend(warnings.iter().map(|w| format!("  {}", w.message())));
     }
-    let dead = buffer.take_dead_letters();
     if !dead.is_empty() {
         lines.push(format!(
             "dead letters (not parsed, not emitted): {}",
             dead.len()
         ));
-        for d in &dead {
+        for d in dead {
             lines.push(format!(
                 "  SCN {} XID {}: {} at byte {}: {}",
                 d.scn, d.xid, d.message, d.position, d.raw

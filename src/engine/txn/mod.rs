@@ -28,6 +28,10 @@
 //! - Restart SCN: the oldest open transaction's start SCN − 1, else the last
 //!   SCN known to be completely read (the last commit SCN when the window
 //!   ends on a commit). It never moves backwards.
+//! - Abandoned XIDs are remembered in memory only: after a restart from a
+//!   checkpoint taken past the abandonment, later rows of such a transaction
+//!   form a new, partial transaction. Keep the retention well above the
+//!   longest legitimate transaction.
 
 mod decode;
 mod rowkey;
@@ -189,7 +193,7 @@ pub struct TxnFinding {
 }
 
 /// A DML row the parser rejected while `OnParseError::Warn` was set.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DeadLetter {
     pub scn: Scn,
     pub commit_scn: Scn,
@@ -1057,6 +1061,11 @@ impl TxnBuffer {
             .map(Txn::summary);
         status.counts = self.counts;
         status.findings = self.stats.findings;
+    }
+
+    /// The latest redo time read (the clock of ages and abandonment).
+    pub fn redo_time(&self) -> Option<NaiveDateTime> {
+        self.redo_now
     }
 
     pub fn open_count(&self) -> usize {

@@ -110,6 +110,12 @@ fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 #[test]
+fn buffer_can_move_to_the_engine_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<TxnBuffer>();
+}
+
+#[test]
 fn commit_order_follows_commit_rows_across_interleaved_transactions() {
     let mut buf = TxnBuffer::new(BufferConfig::default());
     let events = run(
