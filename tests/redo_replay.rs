@@ -127,6 +127,33 @@ fn replay_emits_committed_changes_in_commit_order_across_interleaved_transaction
 }
 
 #[test]
+fn replay_reads_standard_input_and_can_leave_ddl_out() {
+    let csv = std::fs::read(fixture("orders.csv")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(["redo", "replay", "--csv", "-", "--skip-ddl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the cdcctl binary runs");
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(&csv).unwrap();
+    }
+    let got = child.wait_with_output().unwrap();
+    assert_eq!(got.status.code(), Some(0));
+    let from_file = replay(&["--csv", &fixture("orders.csv")]);
+    let without_ddl: Vec<&str> = from_file
+        .stdout
+        .lines()
+        .filter(|l| !l.contains("\"ddl\""))
+        .collect();
+    let stdout = String::from_utf8_lossy(&got.stdout);
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), without_ddl);
+    assert_eq!(without_ddl.len(), 9);
+}
+
+#[test]
 fn rollback_to_savepoint_drops_only_later_rows() {
     // T1 updates order 1001 and undoes it (ROLLBACK=1 on the same ROW_ID);
     // T3 is rolled back whole (code 36).

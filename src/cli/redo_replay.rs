@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
+use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError};
 
@@ -36,10 +37,10 @@ pub enum ParseErrorMode {
 
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
-    /// CSV export of V$LOGMNR_CONTENTS, mined without COMMITTED_DATA_ONLY,
-    /// in view order. Header row; SCN, XID, OPERATION_CODE (or OPERATION),
-    /// SQL_REDO and CSF are required, other known columns are used, extra
-    /// ones ignored.
+    /// CSV export of V$LOGMNR_CONTENTS (`-` for standard input), mined
+    /// without COMMITTED_DATA_ONLY, in view order. Header row; SCN, XID,
+    /// OPERATION_CODE (or OPERATION), SQL_REDO and CSF are required, other
+    /// known columns are used, extra ones ignored.
     #[arg(long, value_name = "FILE")]
     pub csv: PathBuf,
     /// Restart from this checkpoint: rows at or below its restart SCN are
@@ -67,6 +68,9 @@ pub struct ReplayArgs {
     /// Abandon transactions open longer than this many seconds of redo time.
     #[arg(long, value_name = "SECONDS")]
     pub abandon_after: Option<u64>,
+    /// Print row changes only, not DDL (to compare with `sim truth`).
+    #[arg(long)]
+    pub skip_ddl: bool,
     /// With `--on-parse-error warn`, also write each statement that did not
     /// parse to this file, one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -96,17 +100,21 @@ impl Stop {
 }
 
 pub fn run(args: &ReplayArgs) -> ExitCode {
-    let file = match File::open(&args.csv) {
-        Ok(f) => f,
-        Err(e) => {
-            eprintln!(
-                "cdcctl: cannot read {}: {e}; check the path given to --csv",
-                args.csv.display()
-            );
-            return exit::code(exit::USAGE);
+    let input: Box<dyn io::Read> = if args.csv.as_os_str() == "-" {
+        Box::new(io::stdin().lock())
+    } else {
+        match File::open(&args.csv) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!(
+                    "cdcctl: cannot read {}: {e}; check the path given to --csv",
+                    args.csv.display()
+                );
+                return exit::code(exit::USAGE);
+            }
         }
     };
-    let reader = match ContentsReader::new(BufReader::new(file), REQUIRED_FOR_REPLAY) {
+    let reader = match ContentsReader::new(BufReader::new(input), REQUIRED_FOR_REPLAY) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("cdcctl: {}: {e}", args.csv.display());
@@ -144,7 +152,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     };
 
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut stopped = replay(reader, &mut buffer, &mut out).err();
+    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl).err();
     if let Err(e) = out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {
             stopped = Some(Stop::usage(format!("cannot write the output: {e}")));
@@ -182,8 +190,12 @@ fn replay<R: io::Read>(
     reader: ContentsReader<R>,
     buffer: &mut TxnBuffer,
     out: &mut impl Write,
+    skip_ddl: bool,
 ) -> Result<(), Stop> {
-    let mut sink = |e: cdcctl::engine::event::CapturedEvent| -> Result<(), _> {
+    let mut sink = |e: CapturedEvent| -> Result<(), _> {
+        if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
+            return Ok(());
+        }
         out.write_all(e.to_json_line().as_bytes())?;
         out.write_all(b"\n")?;
         Ok(())
