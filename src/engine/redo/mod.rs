@@ -196,7 +196,6 @@ fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
     if !s.at_end() {
         return s.fail("unexpected text after the end of the statement");
     }
-    stmt.assigned.shrink_to_fit();
     Ok(stmt)
 }
 
