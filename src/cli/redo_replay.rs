@@ -210,13 +210,11 @@ fn replay<R: io::Read>(
         buffer.push(row, &mut sink).map_err(stop_for)?;
         buffer.abandon_expired();
     }
-    buffer.finish().map_err(stop_for)?;
-    if let Some(scn) = last_scn {
-        // The export is the whole window: DDL still waiting for its COMMIT
-        // auto-commits, as Oracle's DDL does.
-        buffer.finish_window(scn, &mut sink).map_err(stop_for)?;
-    }
-    Ok(())
+    // The export is the whole window: a continuation chain must be complete
+    // and DDL still waiting for its COMMIT auto-commits, as Oracle's does.
+    buffer
+        .finish_window(last_scn.unwrap_or(0), &mut sink)
+        .map_err(stop_for)
 }
 
 fn stop_for(e: TxnError) -> Stop {

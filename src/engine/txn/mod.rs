@@ -28,6 +28,22 @@
 //! - Restart SCN: the oldest open transaction's start SCN − 1, else the last
 //!   SCN known to be completely read (the last commit SCN when the window
 //!   ends on a commit). It never moves backwards.
+//!
+//! Driving it (what `run`, `tail` and `redo replay` do):
+//!
+//! ```text
+//! let mut buf = TxnBuffer::new(config);       // or TxnBuffer::resume(config, &checkpoint)
+//! for row in window_rows { buf.push(row, &mut sink)?; }   // sink: FnMut(CapturedEvent)
+//! buf.finish_window(window_upper_scn, &mut sink)?;
+//! warnings = buf.abandon_expired();           // and buf.long_running(age) for alerts
+//! buf.fill_status(&mut status);
+//! store.save(&buf.checkpoint())?;             // only once the sink made the events durable
+//! ```
+//!
+//! After an error the buffer must not be fed further: restart from the
+//! last checkpoint saved.
+//!
+//! Limits:
 //! - Abandoned XIDs are remembered in memory only: after a restart from a
 //!   checkpoint taken past the abandonment, later rows of such a transaction
 //!   form a new, partial transaction. Keep the retention well above the
@@ -506,13 +522,6 @@ impl TxnBuffer {
         }
     }
 
-    /// Ends the stream of rows: a continuation chain left open is a
-    /// truncated statement.
-    pub fn finish(&mut self) -> Result<(), TxnError> {
-        self.csf.finish()?;
-        Ok(())
-    }
-
     fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         if self.ignore_through.is_some_and(|t| row.scn <= t) {
             self.stats.ignored_rows += 1;
@@ -920,9 +929,11 @@ impl TxnBuffer {
     }
 
     /// Ends a mining window: every row at or below `upper_scn` has been read.
-    /// DDL transactions still waiting for their COMMIT auto-commit at the DDL's
-    /// SCN, as Oracle's DDL does.
+    /// A continuation chain left open is a truncated statement (an error);
+    /// DDL transactions still waiting for their COMMIT auto-commit at the
+    /// DDL's SCN, as Oracle's DDL does.
     pub fn finish_window(&mut self, upper_scn: Scn, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        self.csf.finish()?;
         self.complete_scn = self.complete_scn.max(upper_scn);
         self.seen_scn = self.seen_scn.max(upper_scn);
         let mut ddl_only: Vec<(Scn, String)> = self
