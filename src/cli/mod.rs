@@ -4,6 +4,7 @@
 pub mod duration;
 pub mod exit;
 pub mod redo_parse;
+pub mod redo_replay;
 pub mod run;
 pub mod source;
 
@@ -45,6 +46,9 @@ pub enum RedoCommand {
     /// Parse SQL_REDO statements (one per line, or a V$LOGMNR_CONTENTS CSV
     /// with --csv) into JSON before/after images and findings.
     Parse(redo_parse::ParseArgs),
+    /// Replay a V$LOGMNR_CONTENTS CSV through the transaction buffer:
+    /// committed changes in commit order, then a summary on stderr.
+    Replay(redo_replay::ReplayArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -63,5 +67,6 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
         Command::Run(args) => run::run(&cli.global, &args),
+        Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
     }
 }

@@ -123,11 +123,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .load()
         .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
     let start = match (existing, args.from_scn) {
-        (Some(_), Some(_)) => return Err(Failure::usage(format!(
+        (Some(_), Some(_)) => {
+            return Err(Failure::usage(format!(
             "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
                  or drop --from-scn to resume",
             args.checkpoint.display()
-        ))),
+        )))
+        }
         (Some(cp), None) => {
             eprintln!(
                 "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
