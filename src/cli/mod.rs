@@ -30,6 +30,15 @@ pub struct GlobalArgs {
     /// (password from CDCCTL_PASSWORD or a prompt).
     #[arg(long, global = true, default_value = "sim", env = "CDCCTL_SOURCE")]
     pub source: String,
+
+    /// Directory of Oracle Instant Client, when it is not on LD_LIBRARY_PATH.
+    #[arg(
+        long,
+        global = true,
+        env = "CDCCTL_ORACLE_CLIENT_LIB",
+        value_name = "DIR"
+    )]
+    pub oracle_client_lib: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
