@@ -11,6 +11,7 @@
 pub mod catalog;
 pub mod error;
 pub mod inventory;
+pub mod sim;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};
