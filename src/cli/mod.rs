@@ -2,6 +2,7 @@
 //! in its own module and returns the process exit code.
 
 pub mod exit;
+pub mod redo_parse;
 
 use std::process::ExitCode;
 
@@ -28,7 +29,18 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
+    #[command(subcommand)]
+    Redo(RedoCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RedoCommand {
+    /// Parse SQL_REDO statements (one per line, or a V$LOGMNR_CONTENTS CSV
+    /// with --csv) into JSON before/after images and findings.
+    Parse(redo_parse::ParseArgs),
+}
 
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -43,5 +55,7 @@ pub fn main() -> ExitCode {
             return exit::code(code);
         }
     };
-    match cli.command {}
+    match cli.command {
+        Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+    }
 }

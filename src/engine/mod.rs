@@ -4,6 +4,7 @@
 //! on no UI crate.
 
 pub mod checkpoint;
+pub mod contents_csv;
 pub mod event;
 pub mod finding;
 pub mod metrics;
