@@ -3,6 +3,7 @@
 
 pub mod exit;
 pub mod redo_parse;
+pub mod sim;
 
 use std::process::ExitCode;
 
@@ -33,6 +34,9 @@ pub enum Command {
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
+    /// The built-in Oracle simulator: scenarios, ground truth, LogMiner rows.
+    #[command(subcommand)]
+    Sim(sim::SimCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -57,5 +61,6 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+        Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
     }
 }

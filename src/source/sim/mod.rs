@@ -141,12 +141,27 @@ impl Sim {
 
     /// Ground truth: every committed change (and DDL) in commit order.
     pub fn truth(&self) -> impl Iterator<Item = &CapturedEvent> {
-        self.model.truth.iter()
+        self.model.truth.iter().map(|(_, e)| e)
+    }
+
+    /// The truth a LogMiner session over `(from_scn, to_scn]` can show in
+    /// full: transactions that started after `from_scn` and committed at or
+    /// before `to_scn`.
+    pub fn truth_between(
+        &self,
+        from_scn: Scn,
+        to_scn: Scn,
+    ) -> impl Iterator<Item = &CapturedEvent> {
+        self.model
+            .truth
+            .iter()
+            .filter(move |(start, e)| *start > from_scn && e.source().commit_scn <= to_scn)
+            .map(|(_, e)| e)
     }
 
     /// Takes the ground truth recorded so far.
     pub fn drain_truth(&mut self) -> Vec<CapturedEvent> {
-        self.model.truth.drain(..).collect()
+        self.model.truth.drain(..).map(|(_, e)| e).collect()
     }
 
     /// How many truth events to keep (`None`: all). Older ones are dropped

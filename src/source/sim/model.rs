@@ -323,7 +323,8 @@ pub struct Model {
     next_sys_part: u32,
     next_usn_slot: u32,
     next_sqn: u32,
-    pub truth: VecDeque<CapturedEvent>,
+    /// Committed changes and DDL in commit order, with their transaction's START SCN.
+    pub truth: VecDeque<(Scn, CapturedEvent)>,
     pub truth_dropped: u64,
     pub truth_limit: Option<usize>,
     scheduled: Vec<Scheduled>,
@@ -1128,8 +1129,8 @@ impl Model {
         }
     }
 
-    fn record_truth(&mut self, ev: CapturedEvent) {
-        self.truth.push_back(ev);
+    fn record_truth(&mut self, start_scn: Scn, ev: CapturedEvent) {
+        self.truth.push_back((start_scn, ev));
         if let Some(limit) = self.truth_limit {
             while self.truth.len() > limit {
                 self.truth.pop_front();
@@ -1787,7 +1788,7 @@ impl Model {
             let table_order = *order;
             let ev =
                 self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
-            self.record_truth(CapturedEvent::Change(ev));
+            self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {
                 commit_scn,
@@ -1854,22 +1855,32 @@ impl Model {
             DmlOp::Update => Op::Update,
             DmlOp::Delete => Op::Delete,
         };
+        let lob = |name: &str| {
+            self.tables[c.table]
+                .columns
+                .iter()
+                .any(|col| col.name == name && col.ty.is_lob())
+        };
+        // LOB content never travels in DML redo: an insert shows NULL or
+        // EMPTY_LOB() (content in LOB_WRITE rows), and UPDATE/DELETE images
+        // do not carry LOB columns at all.
+        let mut before = c.before.as_ref().map(|v| self.image(c.table, v));
+        for (name, f) in before.iter_mut().flatten() {
+            if lob(name) {
+                *f = Field::Unavailable;
+            }
+        }
         let mut after = c.after.as_ref().map(|v| self.image(c.table, v));
-        if let (DmlOp::Update, Some(a)) = (c.op, after.as_mut()) {
-            // An UPDATE's redo never carries LOB content.
-            for (name, f) in a.iter_mut() {
-                if self.tables[c.table]
-                    .columns
-                    .iter()
-                    .any(|col| &col.name == name && col.ty.is_lob())
-                {
+        if c.op == DmlOp::Update {
+            for (name, f) in after.iter_mut().flatten() {
+                if lob(name) {
                     *f = Field::Unavailable;
                 }
             }
         }
         ChangeEvent {
             op,
-            before: c.before.as_ref().map(|v| self.image(c.table, v)),
+            before,
             after,
             source: self.position(
                 c.table,
@@ -2049,11 +2060,14 @@ impl Model {
             self.emit(1, &xid, &user, &pdb, Body::Commit { start_scn }, 40, false);
         let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
         let commit_ts_ms = ms(self.now_sec());
-        self.record_truth(CapturedEvent::Ddl(DdlEvent {
-            source: pos,
-            ddl: sql,
-            commit_ts_ms,
-        }));
+        self.record_truth(
+            start_scn,
+            CapturedEvent::Ddl(DdlEvent {
+                source: pos,
+                ddl: sql,
+                commit_ts_ms,
+            }),
+        );
         true
     }
 
