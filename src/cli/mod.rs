@@ -1,9 +1,12 @@
 //! Command-line interface: clap definitions and dispatch. Each command lives
 //! in its own module and returns the process exit code.
 
+pub mod duration;
 pub mod exit;
 pub mod redo_parse;
+pub mod run;
 pub mod sim;
+pub mod source;
 
 use std::process::ExitCode;
 
@@ -31,6 +34,8 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
+    Run(Box<run::RunArgs>),
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
@@ -61,6 +66,7 @@ pub fn main() -> ExitCode {
     };
     match cli.command {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+        Command::Run(args) => run::run(&cli.global, &args),
         Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
     }
 }
