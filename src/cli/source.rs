@@ -20,6 +20,17 @@ pub struct OpenError {
 }
 
 pub fn open_redo_source(spec: &str) -> Result<OpenedSource, OpenError> {
+    if let Some(sim) = cdcctl::source::sim::Sim::from_source(spec) {
+        let sim = sim.map_err(|e| OpenError {
+            exit_code: exit::USAGE,
+            message: e.to_string(),
+        })?;
+        return Ok(OpenedSource {
+            db_name: sim.db_name().to_string(),
+            pdb_filter: sim.default_pdb(),
+            source: Box::new(sim),
+        });
+    }
     Err(OpenError {
         exit_code: exit::USAGE,
         message: format!(
