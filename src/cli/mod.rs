@@ -6,6 +6,7 @@ pub mod exit;
 pub mod redo_parse;
 pub mod redo_replay;
 pub mod run;
+pub mod sim;
 pub mod source;
 
 use std::process::ExitCode;
@@ -48,6 +49,9 @@ pub enum Command {
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
+    /// The built-in Oracle simulator: scenarios, ground truth, LogMiner rows.
+    #[command(subcommand)]
+    Sim(sim::SimCommand),
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,5 +81,6 @@ pub fn main() -> ExitCode {
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
         Command::Run(args) => run::run(&cli.global, &args),
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
+        Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
     }
 }

@@ -6,6 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use cdcctl::source::oracle::{OracleSource, Password};
+use cdcctl::source::sim::Sim;
 use cdcctl::source::{Catalog, RedoSource, SourceError};
 
 use crate::cli::exit;
@@ -80,6 +81,21 @@ fn prompt_password(user: &str) -> Option<Password> {
         .map(Password::new)
 }
 
+/// Starts the simulator named by a `sim[:NAME|:PATH.toml]` spec.
+pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
+    match Sim::from_source(spec) {
+        Some(Ok(sim)) => Ok(sim),
+        Some(Err(e)) => Err(OpenError {
+            exit_code: exit::USAGE,
+            message: e.to_string(),
+        }),
+        None => Err(OpenError {
+            exit_code: exit::USAGE,
+            message: format!("`{spec}` is not a simulator source (sim, sim:NAME, sim:PATH.toml)"),
+        }),
+    }
+}
+
 /// Connects to Oracle; `client_lib` points at an Instant Client directory.
 pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSource, OpenError> {
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
@@ -90,11 +106,13 @@ pub fn open_redo_source(
     client_lib: Option<PathBuf>,
 ) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
-        SourceSpec::Sim(name) => {
-            let _ = name;
-            Err(OpenError {
-                exit_code: exit::USAGE,
-                message: "the simulator is not available".into(),
+        SourceSpec::Sim(_) => {
+            let sim = open_sim(spec)?;
+            Ok(OpenedSource {
+                db_name: sim.db_name().to_string(),
+                pdb_filter: sim.default_pdb(),
+                description: spec.to_string(),
+                source: Box::new(sim),
             })
         }
         SourceSpec::Oracle(url) => {

@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod error;
 pub mod inventory;
 pub mod oracle;
+pub mod sim;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};
