@@ -1127,7 +1127,7 @@ fn unsupported_finding(row: &LogMinerRow) -> TxnFinding {
     let info = match row.info.as_deref().filter(|s| !s.is_empty()) {
         Some(i) => i.to_string(),
         None => format!(
-            "operation UNSUPPORTED on {}.{}",
+            "operation UNSUPPORTED (code 255) on {}.{}; the change is not captured",
             row.seg_owner.as_deref().unwrap_or("?"),
             row.table_name.as_deref().unwrap_or("?")
         ),
