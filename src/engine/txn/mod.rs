@@ -118,7 +118,8 @@ pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 #[derive(Debug, thiserror::Error)]
 pub enum TxnError {
     #[error(
-        "cannot parse SQL_REDO at SCN {scn}, XID {xid}: {message} at byte {position}; raw text: {raw}"
+        "cannot parse SQL_REDO at SCN {scn}, XID {xid}: {message} at byte {position}; raw text: {}",
+        clip(.raw)
     )]
     Parse {
         scn: Scn,
@@ -258,6 +259,21 @@ fn row_bytes(r: &LogMinerRow) -> u64 {
         + s(&r.sql_redo)
         + s(&r.info)
         + s(&r.src_con_name)) as u64
+}
+
+/// Raw statements can be megabytes (joined CSF pieces): an error message
+/// shows the start; the error value keeps the whole text.
+const RAW_SHOWN: usize = 2000;
+
+fn clip(raw: &str) -> String {
+    if raw.len() <= RAW_SHOWN {
+        return raw.to_string();
+    }
+    let mut end = RAW_SHOWN;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &raw[..end], raw.len())
 }
 
 fn ts_ms(ts: Option<NaiveDateTime>) -> i64 {
