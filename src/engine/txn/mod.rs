@@ -478,6 +478,7 @@ pub struct TxnBuffer {
     seen_scn: Scn,
     complete_scn: Scn,
     redo_now: Option<NaiveDateTime>,
+    abandon_checked_at: Option<NaiveDateTime>,
     mem_bytes: u64,
     counts: OpCounts,
     stats: BufferStats,
@@ -505,6 +506,7 @@ impl TxnBuffer {
             seen_scn: 0,
             complete_scn: 0,
             redo_now: None,
+            abandon_checked_at: None,
             mem_bytes: 0,
             counts: OpCounts::default(),
             stats: BufferStats::default(),
@@ -998,6 +1000,11 @@ impl TxnBuffer {
         let (Some(limit), Some(now)) = (self.config.abandon_after, self.redo_now) else {
             return Vec::new();
         };
+        // Ages only change when redo time moves: polling per row stays cheap.
+        if self.abandon_checked_at == Some(now) {
+            return Vec::new();
+        }
+        self.abandon_checked_at = Some(now);
         let expired: Vec<String> = self
             .open
             .values()
