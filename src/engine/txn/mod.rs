@@ -9,7 +9,13 @@
 //!   transaction with the same ROW_ID.
 //! - Parsing happens at COMMIT, so rolled-back work is never parsed. A parse
 //!   failure stops the buffer with the raw SQL, SCN, XID and byte position,
-//!   unless [`OnParseError::Warn`] sends it to the dead-letter list.
+//!   unless [`OnParseError::Warn`] sends it to the dead-letter list. A
+//!   `STATUS = 2` row (LogMiner could not rebuild it) is a finding, never an
+//!   event; parser findings (partial before image, dictionary mismatch)
+//!   travel next to the event they concern.
+//! - Resumed from a checkpoint, rows at or below its restart SCN are skipped
+//!   and events it records as emitted, by (commit SCN, XID, index), are not
+//!   emitted again.
 //! - DDL (5) is emitted at its transaction's COMMIT; a DDL whose COMMIT has
 //!   not come when the window ends auto-commits at its own SCN, as in Oracle.
 //! - MISSING_SCN (34) is an error: a log is missing from the session.

@@ -1,3 +1,6 @@
+//! Buffer behaviour pinned row by row: commit order, rollbacks, restart
+//! SCN, spill, abandonment, DDL, findings and restarts from checkpoints.
+
 use super::*;
 use crate::engine::event::Field;
 use chrono::NaiveDate;
