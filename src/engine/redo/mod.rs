@@ -225,7 +225,7 @@ fn table_name<'a>(s: &mut Scanner<'a>) -> Res<(&'a str, &'a str)> {
 
 fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
     s.expect(b'(', "to open the column list")?;
-    let mut columns = Vec::with_capacity(16);
+    let mut columns = Vec::with_capacity(32);
     loop {
         columns.push(s.quoted_ident("in the column list")?);
         if !s.eat(b',') {
@@ -271,7 +271,9 @@ fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
 }
 
 fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>) -> Res<()> {
-    stmt.matched.reserve(16);
+    // A WHERE term takes at least ~20 bytes; sizing from what is left avoids
+    // regrowing the vector on wide tables.
+    stmt.matched.reserve((s.remaining() / 20).clamp(4, 64));
     loop {
         if s.keyword(b"ROWID") {
             s.expect(b'=', "after ROWID")?;

@@ -58,6 +58,11 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Bytes not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
     #[inline]
     pub fn skip_ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
