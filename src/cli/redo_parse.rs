@@ -31,8 +31,9 @@ pub struct ParseArgs {
     pub file: Option<PathBuf>,
     /// The input is a CSV export of V$LOGMNR_CONTENTS: a header row naming
     /// at least SQL_REDO and CSF; SCN, RS_ID, SSN, OPERATION(_CODE),
-    /// SEG_OWNER, TABLE_NAME, STATUS and INFO are used when present.
-    /// Continuation rows (CSF=1) are joined; START/COMMIT rows are skipped.
+    /// SEG_OWNER, TABLE_NAME, ROLLBACK, STATUS and INFO are used when
+    /// present. Continuation rows (CSF=1) are joined; START, COMMIT and LOB
+    /// rows are skipped; UNSUPPORTED and MISSING_SCN rows are errors.
     #[arg(long)]
     pub csv: bool,
 }
@@ -131,6 +132,7 @@ struct Origin<'r> {
     schema: Option<&'r str>,
     table: Option<&'r str>,
     status: Option<Finding>,
+    rollback: bool,
 }
 
 struct Printer<W: Write> {
@@ -148,6 +150,9 @@ impl<W: Write> Printer<W> {
         }
         if let Some(ssn) = origin.ssn {
             obj.insert("ssn".into(), ssn.into());
+        }
+        if origin.rollback {
+            obj.insert("rollback".into(), true.into());
         }
         serde_json::to_writer(&mut self.out, &obj).map_err(io::Error::from)?;
         self.out.write_all(b"\n")
@@ -313,11 +318,25 @@ fn logical_row<W: Write>(
         schema: row.seg_owner.as_deref(),
         table: row.table_name.as_deref(),
         status: finding_for_status(row.status, row.info.as_deref()),
+        rollback: row.rollback,
     };
     let kind = if has_op {
         match row.operation_code {
             op if op.is_dml() => Kind::Dml,
             OperationCode::Ddl => Kind::Ddl,
+            // Changes LogMiner saw but could not show: skipping them would
+            // pass a hole in the data off as a clean run.
+            OperationCode::Unsupported => {
+                let msg = "LogMiner could not mine this change (OPERATION UNSUPPORTED)";
+                out.error(msg, 0, sql, &origin)?;
+                return Ok(());
+            }
+            OperationCode::MissingScn => {
+                let msg = "LogMiner reports missing redo here (MISSING_SCN): changes in this \
+                           range are lost to the miner; add the missing log files";
+                out.error(msg, 0, sql, &origin)?;
+                return Ok(());
+            }
             _ => Kind::Control,
         }
     } else if sql.trim().is_empty() {
