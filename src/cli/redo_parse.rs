@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
 use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
-use cdcctl::engine::redo::csf::{CsfAssembler, CsfError};
+use cdcctl::engine::redo::csf::{assemble, AssembleError};
 use cdcctl::engine::redo::{finding_for_status, parse};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
@@ -270,7 +270,7 @@ fn parse_lines<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(
 }
 
 fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
-    let mut reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
+    let reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
         ContentsError::Io(e) => Stop::Input(format!("cannot read the input: {e}")),
         other => Stop::Input(other.to_string()),
     })?;
@@ -280,26 +280,14 @@ fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(),
         reader.has(Column::RsId),
         reader.has(Column::Ssn),
     );
-    let mut csf = CsfAssembler::new();
-    while let Some(row) = reader.read_row() {
-        let row = row.map_err(|e| Stop::Row(format!("{e}; nothing after it was parsed")))?;
-        let mut next = Some(row);
-        while let Some(row) = next.take() {
-            match csf.push(row) {
-                Ok(Some(logical)) => logical_row(&logical, has_op, cols, out)?,
-                Ok(None) => {}
-                Err(e) => {
-                    let origin = Origin::default();
-                    out.error(&e.to_string(), 0, "", &origin)?;
-                    if let CsfError::Interleaved { row, .. } = e {
-                        next = Some(*row);
-                    }
-                }
+    for row in assemble(reader) {
+        match row {
+            Ok(logical) => logical_row(&logical, has_op, cols, out)?,
+            Err(AssembleError::Csf(e)) => out.error(&e.to_string(), 0, "", &Origin::default())?,
+            Err(AssembleError::Source(e)) => {
+                return Err(Stop::Row(format!("{e}; nothing after it was parsed")))
             }
         }
-    }
-    if let Err(e) = csf.finish() {
-        out.error(&e.to_string(), 0, "", &Origin::default())?;
     }
     Ok(())
 }

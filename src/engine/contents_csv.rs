@@ -506,6 +506,16 @@ mod tests {
     }
 
     #[test]
+    fn header_with_a_byte_order_mark_and_crlf_lines_reads() {
+        let rows = read("\u{feff}SQL_REDO,CSF\r\ncommit;,0\r\n", REQUIRED_FOR_PARSE);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            rows[0].as_ref().unwrap().sql_redo.as_deref(),
+            Some("commit;")
+        );
+    }
+
+    #[test]
     fn missing_required_column_names_it() {
         let err = ContentsReader::new("SCN,SQL_REDO\n1,x\n".as_bytes(), REQUIRED_FOR_PARSE)
             .err()
