@@ -291,3 +291,22 @@ fn example_orders_file_parses_cleanly() {
     assert!(v.len() >= 5);
     assert!(v.iter().all(|l| l.get("error").is_none()));
 }
+
+#[test]
+fn example_contents_export_joins_a_4000_byte_break_and_skips_lob_rows() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&["redo", "parse", "--csv", "--file", path], "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = lines(&out);
+    let ops: Vec<_> = v.iter().map(|l| l["op"].as_str().unwrap_or("?")).collect();
+    assert_eq!(ops, ["insert", "insert", "update", "update", "ddl"]);
+    let note = v[0]["after"]["NOTE"].as_str().unwrap();
+    assert!(note.len() > 4000);
+    assert!(note.ends_with("gate code 4711. "));
+    assert_eq!(v[3]["findings"][0]["kind"], "partial_before_image");
+}
