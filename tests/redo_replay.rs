@@ -467,3 +467,33 @@ fn replay_of_simulator_contents_reproduces_its_ground_truth() {
         out.stderr
     );
 }
+
+#[test]
+fn checkpoint_written_at_a_parse_failure_resumes_after_the_last_emitted_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let cp = dir.path().join("cp.json").to_string_lossy().into_owned();
+    let failed = replay(&["--csv", &fixture("bad_sql.csv"), "--write-checkpoint", &cp]);
+    assert_eq!(failed.code, 4);
+    assert_eq!(failed.summary(), vec![ev(T1, "c", "1001")]);
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&cp).unwrap()).unwrap();
+    assert_eq!(
+        stored["restart_scn"], 999,
+        "T1 is not done: re-mine from its start"
+    );
+    assert_eq!(stored["last_event_index"], serde_json::json!([T1, 0]));
+
+    // The operator chooses to go on past the bad statement.
+    let resumed = replay(&[
+        "--csv",
+        &fixture("bad_sql.csv"),
+        "--from-checkpoint",
+        &cp,
+        "--on-parse-error",
+        "warn",
+    ]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    assert_eq!(
+        resumed.summary(),
+        vec![ev(T1, "c", "1003"), ev(T2, "c", "2001")]
+    );
+}
