@@ -2,6 +2,7 @@
 //! in its own module and returns the process exit code.
 
 pub mod exit;
+pub mod tail;
 
 use std::process::ExitCode;
 
@@ -28,7 +29,10 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
+    Tail(tail::TailArgs),
+}
 
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -43,5 +47,7 @@ pub fn main() -> ExitCode {
             return exit::code(code);
         }
     };
-    match cli.command {}
+    match cli.command {
+        Command::Tail(args) => tail::run(&cli.global, &args),
+    }
 }

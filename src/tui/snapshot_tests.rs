@@ -1,0 +1,147 @@
+//! Full-screen snapshots of the `tail` screen on a `TestBackend`: what an
+//! operator sees in steady flow, with rising lag, on a finding, on a source
+//! error, in the help overlay and on an 80×24 terminal. Time is injected
+//! through `AppEvent::Tick` and the feed is deterministic, so frames are too.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+
+use crate::engine::metrics::{EngineMessage, MiningState};
+
+use super::app::{App, AppEvent, ViewConfig};
+use super::feed::{self, Script, SyntheticFeed};
+use super::ui;
+
+fn frame(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut terminal = match Terminal::new(TestBackend::new(w, h)) {
+        Ok(t) => t,
+        Err(e) => panic!("test backend: {e}"),
+    };
+    if let Err(e) = terminal.draw(|f| ui::draw(app, f)) {
+        panic!("draw: {e}");
+    }
+    terminal
+}
+
+macro_rules! snapshot {
+    ($name:expr, $terminal:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $terminal.backend());
+        })
+    };
+}
+
+/// Plays `seconds` of a script into a fresh app sized `w`×`h`.
+fn play(script: Script, seconds: u64, w: u16, h: u16) -> App {
+    let mut app = App::new(feed::demo_header(), ViewConfig::default());
+    app.update(AppEvent::Resize(w, h));
+    let mut feed = SyntheticFeed::new(script);
+    for s in 0..seconds {
+        for msg in feed.next_second() {
+            app.update(AppEvent::Engine(msg));
+        }
+        app.update(AppEvent::Tick(Duration::from_secs(s + 1)));
+    }
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.update(AppEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+#[test]
+fn tui_steady_flow() {
+    let app = play(Script::Steady, 30, 140, 40);
+    assert!(app.received > 0);
+    snapshot!("tui_steady_flow", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_rising_lag() {
+    let app = play(Script::RisingLag, 25, 140, 40);
+    assert_eq!(app.status.time_lag_s(), Some(72));
+    snapshot!("tui_rising_lag", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_parser_finding() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    for _ in 0..4 {
+        app.update(AppEvent::Engine(EngineMessage::Finding(
+            feed::partial_image_finding(),
+        )));
+    }
+    app.update(AppEvent::Engine(EngineMessage::Finding(
+        feed::dictionary_finding(),
+    )));
+    snapshot!("tui_parser_finding", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_source_error_retrying() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    app.update(AppEvent::Engine(feed::connection_dropped(true)));
+    let mut st = feed::steady_status(12);
+    st.state = MiningState::Retrying {
+        attempt: 2,
+        error: "ORA-03113: end-of-file on communication channel".into(),
+        advice: None,
+    };
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    snapshot!("tui_source_error_retrying", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_source_error_stopped() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    app.update(AppEvent::Engine(feed::missing_log_error()));
+    app.update(AppEvent::Engine(EngineMessage::Stopped));
+    app.update(AppEvent::Tick(Duration::from_secs(30)));
+    snapshot!("tui_source_error_stopped", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_help_screen() {
+    let mut app = play(Script::Steady, 5, 100, 30);
+    key(&mut app, KeyCode::Char('?'));
+    snapshot!("tui_help_screen", frame(&app, 100, 30));
+}
+
+#[test]
+fn tui_narrow_terminal() {
+    let app = play(Script::Faults, 14, 80, 24);
+    snapshot!("tui_narrow_terminal", frame(&app, 80, 24));
+}
+
+#[test]
+fn tui_detail_paused_filtered() {
+    let mut app = play(Script::Steady, 8, 140, 40);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "update".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('p'));
+    let mut feed = SyntheticFeed::new(Script::Steady);
+    for _ in 0..3 {
+        for msg in feed.next_second() {
+            app.update(AppEvent::Engine(msg));
+        }
+    }
+    snapshot!("tui_detail_paused_filtered", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_connecting_before_any_status() {
+    let app = App::new(feed::demo_header(), ViewConfig::default());
+    snapshot!("tui_connecting", frame(&app, 100, 24));
+}
