@@ -328,9 +328,10 @@ impl SyntheticFeed {
         self.second += 1;
         let mut out = Vec::new();
         if s == 0 {
-            let mut st = steady_status(0);
-            st.state = MiningState::Connecting;
-            out.push(EngineMessage::Status(Box::new(st)));
+            out.push(EngineMessage::Status(Box::new(CaptureStatus {
+                state: MiningState::Connecting,
+                ..CaptureStatus::default()
+            })));
             return out;
         }
         if self.script == Script::Faults && s % 20 == 10 {

@@ -33,7 +33,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             .render(area, buf);
         return;
     }
-    let alerts_h = alerts_height(app, area.height);
+    let alerts_h = alerts_height(app, area);
     let stats_h = if area.height >= 36 { 7 } else { 6 };
     let [header, gauges, stats, logs, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
@@ -71,17 +71,51 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn alerts_height(app: &App, height: u16) -> u16 {
+/// Rows a line of `chars` characters takes when wrapped at `width`.
+fn wrapped_rows(chars: usize, width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    u16::try_from(chars.div_ceil(w).max(1)).unwrap_or(u16::MAX)
+}
+
+/// The lines of one alert: what happened, then what to do.
+fn alert_lines(a: &Alert) -> Vec<Line<'static>> {
+    let mut lines = vec![alert_line(a)];
+    if let Some(advice) = &a.advice {
+        lines.push(Line::from(vec![
+            Span::styled("  → ", Style::new().fg(Color::Cyan)),
+            Span::styled(advice.clone(), Style::new().fg(Color::Cyan)),
+        ]));
+    }
+    lines
+}
+
+/// Alerts in the order the panel lists them: stopped capture first, then
+/// retries, findings and resolved errors; newest first within each.
+fn by_urgency(alerts: &[Alert]) -> Vec<&Alert> {
+    let rank = |a: &Alert| match (a.kind, a.retrying, a.resolved) {
+        (AlertKind::SourceError, false, false) => 0,
+        (AlertKind::SourceError, true, false) => 1,
+        (AlertKind::Finding, _, _) => 2,
+        (AlertKind::SourceError, _, true) => 3,
+    };
+    let mut v: Vec<(usize, &Alert)> = alerts.iter().enumerate().collect();
+    v.sort_by_key(|&(i, a)| (rank(a), std::cmp::Reverse(i)));
+    v.into_iter().map(|(_, a)| a).collect()
+}
+
+fn alerts_height(app: &App, area: Rect) -> u16 {
     if app.alerts.is_empty() {
         return 1;
     }
+    let inner_w = area.width.saturating_sub(2);
     let want: u16 = app
         .alerts
         .iter()
-        .map(|a| if a.advice.is_some() { 2 } else { 1 })
-        .sum::<u16>()
-        + 2;
-    want.min((height / 4).max(4))
+        .flat_map(alert_lines)
+        .map(|l| wrapped_rows(l.width(), inner_w))
+        .fold(0u16, u16::saturating_add)
+        .saturating_add(2);
+    want.min((area.height / 4).max(4))
 }
 
 fn state_badge(app: &App) -> Span<'static> {
@@ -550,23 +584,26 @@ fn render_alerts(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let block = Block::bordered()
         .border_style(Style::new().fg(border))
-        .title(format!(" Alerts: {} ", app.alerts.len()));
+        .title(match app.alerts.iter().filter(|a| a.resolved).count() {
+            0 => format!(" Alerts: {} ", app.alerts.len()),
+            r => format!(" Alerts: {} ({r} resolved) ", app.alerts.len()),
+        });
     let inner = block.inner(area);
     block.render(area, buf);
     let mut lines = Vec::new();
-    for a in app.alerts.iter().rev() {
-        lines.push(alert_line(a));
-        if let Some(advice) = &a.advice {
-            lines.push(Line::from(vec![
-                Span::styled("  → ", Style::new().fg(Color::Cyan)),
-                Span::styled(advice.clone(), Style::new().fg(Color::Cyan)),
-            ]));
+    let mut rows = 0u16;
+    for a in by_urgency(&app.alerts) {
+        for l in alert_lines(a) {
+            rows = rows.saturating_add(wrapped_rows(l.width(), inner.width));
+            lines.push(l);
         }
-        if lines.len() >= inner.height as usize {
+        if rows >= inner.height {
             break;
         }
     }
-    Paragraph::new(lines).render(inner, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
 }
 
 fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
