@@ -761,20 +761,38 @@ impl App {
         Some((now - start).num_seconds().max(0))
     }
 
-    /// The newest alert, which the status line repeats.
-    pub fn latest_alert(&self) -> Option<&Alert> {
-        self.alerts.last()
+    /// Alerts in the order the panel lists them: stopped capture first, then
+    /// retries, findings and resolved errors; newest first within each.
+    pub fn alerts_by_urgency(&self) -> Vec<&Alert> {
+        let rank = |a: &Alert| match (a.kind, a.retrying, a.resolved) {
+            (AlertKind::SourceError, false, false) => 0,
+            (AlertKind::SourceError, true, false) => 1,
+            (AlertKind::Finding, _, _) => 2,
+            (AlertKind::SourceError, _, true) => 3,
+        };
+        let mut v: Vec<(usize, &Alert)> = self.alerts.iter().enumerate().collect();
+        v.sort_by_key(|&(i, a)| (rank(a), std::cmp::Reverse(i)));
+        v.into_iter().map(|(_, a)| a).collect()
+    }
+
+    /// The alert the status line repeats: the newest of the most urgent kind.
+    pub fn headline_alert(&self) -> Option<&Alert> {
+        self.alerts_by_urgency().into_iter().next()
     }
 
     /// The last source error that stopped capture, if capture stopped on one.
     pub fn fatal_error(&self) -> Option<&Alert> {
         self.alerts.iter().rev().find(|a| a.is_fatal())
     }
+}
 
-    /// Highest commit SCN among the entries in the ring.
-    pub fn newest_scn(&self) -> Option<Scn> {
-        self.ring.back().map(|e| e.event.source().commit_scn)
+/// Time lag as the screen shows it: zero while the engine is caught up
+/// (idle), since then no redo is waiting however old the last row is.
+pub fn time_lag_s(status: &CaptureStatus) -> Option<u64> {
+    if status.state == MiningState::Idle {
+        return Some(0);
     }
+    status.time_lag_s().map(|s| s.max(0) as u64)
 }
 
 /// What to do about a finding, where its message does not say it already.
@@ -923,6 +941,27 @@ mod tests {
             feed::steady_status(0),
         ))));
         assert!(app.alerts[0].resolved);
+    }
+
+    #[test]
+    fn idle_engine_has_no_time_lag_however_old_the_last_row() {
+        let mut st = feed::status_with_lag(5, 100, 300, 10);
+        assert_eq!(time_lag_s(&st), Some(300));
+        st.state = MiningState::Idle;
+        assert_eq!(time_lag_s(&st), Some(0));
+    }
+
+    #[test]
+    fn headline_alert_prefers_a_stopped_capture_over_newer_findings() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(feed::missing_log_error()));
+        app.update(AppEvent::Engine(EngineMessage::Finding(
+            feed::dictionary_finding(),
+        )));
+        assert_eq!(
+            app.headline_alert().map(|a| a.code.as_str()),
+            Some("ORA-01291")
+        );
     }
 
     #[test]

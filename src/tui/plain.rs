@@ -67,9 +67,8 @@ pub fn lag_line(st: &CaptureStatus, emitted: u64) -> String {
         MiningState::Stopped { error, .. } => format!("stopped ({error})"),
         MiningState::Finished => "finished".to_string(),
     };
-    let time = st
-        .time_lag_s()
-        .map(|s| duration_s(s.max(0) as u64))
+    let time = super::app::time_lag_s(st)
+        .map(duration_s)
         .unwrap_or_else(|| "?".into());
     format!(
         "cdcctl tail: {state}; lag {time}, {} SCN (mined {} of {}); {} open transaction(s); {emitted} event(s) written",

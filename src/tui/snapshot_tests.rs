@@ -145,3 +145,75 @@ fn tui_connecting_before_any_status() {
     let app = App::new(feed::demo_header(), ViewConfig::default());
     snapshot!("tui_connecting", frame(&app, 100, 24));
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn step(app: &mut App, kind: u8, n: u16, next: &mut u64) {
+        let code = match kind {
+            0 => KeyCode::Char('j'),
+            1 => KeyCode::Char('k'),
+            2 => KeyCode::PageUp,
+            3 => KeyCode::PageDown,
+            4 => KeyCode::Char('g'),
+            5 => KeyCode::Char('G'),
+            6 => KeyCode::Char('p'),
+            7 => KeyCode::Enter,
+            8 => KeyCode::Char('/'),
+            9 => KeyCode::Char(['d', 'u', 'x', '1', ' '][usize::from(n % 5)]),
+            10 => KeyCode::Esc,
+            11 => KeyCode::Char('?'),
+            12 => {
+                let batch = (0..u64::from(n))
+                    .map(|i| feed::sample_change(*next + i))
+                    .collect();
+                *next += u64::from(n);
+                app.update(AppEvent::Engine(EngineMessage::Events(batch)));
+                return;
+            }
+            13 => {
+                app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                    feed::steady_status(u64::from(n)),
+                ))));
+                return;
+            }
+            14 => {
+                app.update(AppEvent::Engine(feed::connection_dropped(n % 2 == 0)));
+                return;
+            }
+            _ => {
+                app.update(AppEvent::Tick(Duration::from_millis(u64::from(n) * 700)));
+                return;
+            }
+        };
+        app.update(AppEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_input_keeps_memory_bounded_and_every_size_draws(
+            steps in proptest::collection::vec((0u8..16, 0u16..40), 0..120),
+            w in 1u16..200,
+            h in 1u16..60,
+        ) {
+            let mut app = App::new(feed::demo_header(), ViewConfig { ring_capacity: 25, ..ViewConfig::default() });
+            let mut next = 0;
+            for (kind, n) in steps {
+                step(&mut app, kind, n, &mut next);
+                prop_assert!(app.ring_len() <= 25);
+                prop_assert!(app.pending_count() <= 25);
+                let visible = app.visible();
+                if let Some(i) = app.selected_index(&visible) {
+                    prop_assert!(i < visible.len());
+                }
+            }
+            prop_assert_eq!(app.received, next);
+            // Drawing must not panic at any size, including tiny ones.
+            let mut terminal = Terminal::new(TestBackend::new(w, h)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            terminal.draw(|f| ui::draw(&app, f)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+    }
+}

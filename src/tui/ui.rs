@@ -14,7 +14,7 @@ use ratatui::Frame;
 use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Field};
 use crate::engine::metrics::MiningState;
 
-use super::app::{changed_columns, Alert, AlertKind, App, Entry, Mode};
+use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Mode};
 use super::widgets::{
     duration_s, thousands, CountsPanel, LagGauge, LogsLine, ThroughputPanel, TxPanel,
 };
@@ -87,20 +87,6 @@ fn alert_lines(a: &Alert) -> Vec<Line<'static>> {
         ]));
     }
     lines
-}
-
-/// Alerts in the order the panel lists them: stopped capture first, then
-/// retries, findings and resolved errors; newest first within each.
-fn by_urgency(alerts: &[Alert]) -> Vec<&Alert> {
-    let rank = |a: &Alert| match (a.kind, a.retrying, a.resolved) {
-        (AlertKind::SourceError, false, false) => 0,
-        (AlertKind::SourceError, true, false) => 1,
-        (AlertKind::Finding, _, _) => 2,
-        (AlertKind::SourceError, _, true) => 3,
-    };
-    let mut v: Vec<(usize, &Alert)> = alerts.iter().enumerate().collect();
-    v.sort_by_key(|&(i, a)| (rank(a), std::cmp::Reverse(i)));
-    v.into_iter().map(|(_, a)| a).collect()
 }
 
 fn alerts_height(app: &App, area: Rect) -> u16 {
@@ -230,7 +216,7 @@ fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
         level: th.scn_level(scn_lag),
     }
     .render(scn, buf);
-    let time_lag = app.status.time_lag_s().map(|s| s.max(0) as u64);
+    let time_lag = time_lag_s(&app.status);
     LagGauge {
         title: "Time lag",
         legend: format!(
@@ -592,7 +578,7 @@ fn render_alerts(app: &App, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     let mut lines = Vec::new();
     let mut rows = 0u16;
-    for a in by_urgency(&app.alerts) {
+    for a in app.alerts_by_urgency() {
         for l in alert_lines(a) {
             rows = rows.saturating_add(wrapped_rows(l.width(), inner.width));
             lines.push(l);
@@ -638,7 +624,7 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
         ));
         spans.push(Span::raw(" "));
     }
-    match app.latest_alert() {
+    match app.headline_alert() {
         Some(a) => {
             let (tag, style) = alert_style(a);
             let text = if a.message.starts_with(&a.code) {
