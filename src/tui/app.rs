@@ -14,7 +14,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image};
 use crate::engine::finding::Finding;
 use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
-use crate::engine::row::Scn;
 
 /// What the header says about the source; filled once by whoever starts the
 /// engine.
