@@ -367,6 +367,16 @@ impl Filter {
 }
 
 fn contains_ci(hay: &str, needle_lower: &str) -> bool {
+    // The filter runs over the whole ring on every frame: no allocation on
+    // the common all-ASCII path.
+    if hay.is_ascii() && needle_lower.is_ascii() {
+        let n = needle_lower.as_bytes();
+        return n.is_empty()
+            || hay
+                .as_bytes()
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n));
+    }
     hay.to_lowercase().contains(needle_lower)
 }
 
@@ -380,7 +390,7 @@ fn entry_contains(e: &Entry, t: &str) -> bool {
     let src = e.event.source();
     if contains_ci(&src.table, t)
         || contains_ci(&src.schema, t)
-        || contains_ci(&format!("{}.{}", src.schema, src.table), t)
+        || (t.contains('.') && contains_ci(&format!("{}.{}", src.schema, src.table), t))
         || contains_ci(&src.xid, t)
         || contains_ci(&e.key, t)
     {
@@ -905,6 +915,21 @@ mod tests {
         assert!(!hits.is_empty());
         let f = Filter::parse("no-such-value");
         assert!(app.visible().into_iter().all(|e| !f.matches(e)));
+    }
+
+    #[test]
+    fn filter_matches_qualified_names_and_non_ascii_values() {
+        let app = app_with(3);
+        assert_eq!(
+            app.visible()
+                .into_iter()
+                .filter(|e| Filter::parse("app.order_lines").matches(e))
+                .count(),
+            1
+        );
+        assert!(contains_ci("Straße 5", "straße"));
+        assert!(contains_ci("订单已发货", "发货"));
+        assert!(!contains_ci("SHIPPED", "shipper"));
     }
 
     #[test]

@@ -59,10 +59,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         } else {
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(list)
         };
-        render_list(app, top, buf);
-        render_detail(app, bottom, buf);
+        let visible = app.visible();
+        let selected = app.selected_index(&visible).and_then(|i| visible.get(i).copied());
+        render_list(app, &visible, top, buf);
+        render_detail(selected, bottom, buf);
     } else {
-        render_list(app, list, buf);
+        render_list(app, &app.visible(), list, buf);
     }
     render_alerts(app, alerts, buf);
     render_status_line(app, status, buf);
@@ -332,8 +334,7 @@ fn entry_cells(e: &Entry) -> Vec<String> {
     ]
 }
 
-fn render_list(app: &App, area: Rect, buf: &mut Buffer) {
-    let visible = app.visible();
+fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
     let cap = app.config.ring_capacity;
     let title = match &app.filter {
         Some(f) => format!(
@@ -397,7 +398,7 @@ fn render_list(app: &App, area: Rect, buf: &mut Buffer) {
         );
         return;
     }
-    let sel = app.selected_index(&visible).unwrap_or(0);
+    let sel = app.selected_index(visible).unwrap_or(0);
     let top = if app.selected.is_none() {
         visible.len().saturating_sub(rows)
     } else {
@@ -442,8 +443,8 @@ fn field_span(f: Option<&Field>) -> Span<'static> {
     }
 }
 
-fn render_detail(app: &App, area: Rect, buf: &mut Buffer) {
-    let Some(entry) = app.selected_entry() else {
+fn render_detail(selected: Option<&Entry>, area: Rect, buf: &mut Buffer) {
+    let Some(entry) = selected else {
         let block = Block::bordered().title(" Detail ");
         let inner = block.inner(area);
         block.render(area, buf);
