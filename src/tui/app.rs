@@ -580,6 +580,9 @@ impl App {
         retrying: bool,
     ) {
         let now = self.now;
+        // Driver messages can span lines; an alert is one line plus advice.
+        let message = one_line(&message);
+        let advice = advice.map(|a| one_line(&a));
         if let Some(pos) = self
             .alerts
             .iter()
@@ -930,6 +933,40 @@ mod tests {
         assert!(contains_ci("Straße 5", "straße"));
         assert!(contains_ci("订单已发货", "发货"));
         assert!(!contains_ci("SHIPPED", "shipper"));
+    }
+
+    #[test]
+    fn ddl_is_listed_with_its_statement_and_selectable_by_filter() {
+        let mut app = app_with(2);
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            feed::sample_ddl(2),
+        ])));
+        let ddl = app
+            .visible()
+            .into_iter()
+            .filter(|e| Filter::parse("ddl").matches(e))
+            .collect::<Vec<_>>();
+        assert_eq!(ddl.len(), 1);
+        assert_eq!(ddl[0].op_label(), "ddl");
+        assert_eq!(
+            ddl[0].changed,
+            "ALTER TABLE \"APP\".\"ORDERS\" ADD (\"CHANNEL\" VARCHAR2(16))"
+        );
+    }
+
+    #[test]
+    fn multi_line_errors_become_one_line_alerts() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::SourceError {
+            error: "ORA-00604: error at recursive SQL level 1\nORA-01555: snapshot too old".into(),
+            ora_code: Some(604),
+            advice: None,
+            retrying: false,
+        }));
+        assert_eq!(
+            app.alerts[0].message,
+            "ORA-00604: error at recursive SQL level 1 ORA-01555: snapshot too old"
+        );
     }
 
     #[test]

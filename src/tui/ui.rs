@@ -60,7 +60,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(list)
         };
         let visible = app.visible();
-        let selected = app.selected_index(&visible).and_then(|i| visible.get(i).copied());
+        let selected = app
+            .selected_index(&visible)
+            .and_then(|i| visible.get(i).copied());
         render_list(app, &visible, top, buf);
         render_detail(selected, bottom, buf);
     } else {
@@ -291,16 +293,35 @@ fn clock(ms: i64) -> String {
         .unwrap_or_else(|| "--:--:--".into())
 }
 
+/// `s` in exactly `w` terminal columns: padded, or cut with `…`. Control
+/// characters (a newline inside a VARCHAR2) show as `·` so a value can never
+/// break the grid; wide (CJK) characters count two columns.
 fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        format!("{s:<w$}")
-    } else if w == 0 {
-        String::new()
+    let mut out = String::with_capacity(w);
+    let mut used = 0;
+    let total: usize = s.chars().map(char_width).sum();
+    let budget = if total > w { w.saturating_sub(1) } else { w };
+    for c in s.chars() {
+        let cw = char_width(c);
+        if used + cw > budget {
+            break;
+        }
+        out.push(if c.is_control() { '·' } else { c });
+        used += cw;
+    }
+    if total > w && w > 0 {
+        out.push('…');
+        used += 1;
+    }
+    out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
+    out
+}
+
+fn char_width(c: char) -> usize {
+    if c.is_control() {
+        1
     } else {
-        let mut t: String = s.chars().take(w - 1).collect();
-        t.push('…');
-        t
+        unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
     }
 }
 
@@ -699,4 +720,29 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         Style::new().fg(Color::Gray),
     ));
     Paragraph::new(lines).render(inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_pads_and_cuts_to_terminal_columns() {
+        assert_eq!(fit("ORDERS", 8), "ORDERS  ");
+        assert_eq!(fit("ORDER_LINES", 8), "ORDER_L…");
+        assert_eq!(fit("", 0), "");
+    }
+
+    #[test]
+    fn fit_counts_wide_characters_twice() {
+        // 订单已发货 is five characters, ten columns.
+        assert_eq!(fit("订单已发货", 10), "订单已发货");
+        assert_eq!(fit("订单已发货", 8), "订单已… ");
+    }
+
+    #[test]
+    fn fit_shows_control_characters_as_dots() {
+        assert_eq!(fit("line1\nline2", 11), "line1·line2");
+        assert_eq!(fit("a\tb", 4), "a·b ");
+    }
 }
