@@ -347,3 +347,52 @@ fn screen_on_the_simulator_shows_changes_and_quits_cleanly() {
     let t = Tmux::start(&shell_command("--source sim tail %.%"), 120, 40);
     assert_screen_flow_and_clean_quit(&t);
 }
+
+/// Run by `panic_restores_the_terminal` inside tmux: takes the terminal,
+/// forgets the guard so only the panic hook can restore it, and panics.
+#[test]
+#[ignore = "helper: run in a pseudo-terminal by panic_restores_the_terminal"]
+fn panic_child() {
+    if std::env::var_os("CDCCTL_TAIL_PANIC_CHILD").is_none() {
+        return;
+    }
+    match cdcctl::tui::term::TerminalGuard::enter() {
+        Ok(guard) => std::mem::forget(guard),
+        Err(e) => panic!("no terminal: {e}"),
+    }
+    panic!("deliberate panic with the terminal in raw mode");
+}
+
+#[test]
+fn panic_restores_the_terminal() {
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => panic!("current_exe: {e}"),
+    };
+    let command = format!(
+        "sh -c 'CDCCTL_TAIL_PANIC_CHILD=1 {} --ignored --exact panic_child --nocapture --test-threads 1 >/dev/null; \
+         echo EXIT=$?; stty -a | tr \" \" \"\\n\" | grep -x -- \"-*icanon\"; sleep 60'",
+        exe.display()
+    );
+    let t = Tmux::start(&command, 100, 30);
+    let after = t.wait_for("exit and terminal mode", |s| {
+        s.contains("EXIT=") && s.contains("icanon")
+    });
+    assert!(
+        after.contains("deliberate panic"),
+        "panic message lost:\n{after}"
+    );
+    assert!(
+        !after.contains("EXIT=0"),
+        "the child did not panic:\n{after}"
+    );
+    assert!(
+        after.lines().any(|l| l.trim() == "icanon"),
+        "terminal left in raw mode:\n{after}"
+    );
+    assert_eq!(
+        t.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+}

@@ -553,10 +553,11 @@ impl App {
             }
         }
         if let MiningState::Stopped { error, advice } = &status.state {
+            let error_line = one_line(error);
             let known = self
                 .alerts
                 .iter()
-                .any(|a| a.kind == AlertKind::SourceError && a.message == *error);
+                .any(|a| a.kind == AlertKind::SourceError && a.message == error_line);
             if !known {
                 self.raise(
                     AlertKind::SourceError,
