@@ -121,8 +121,18 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Ok(total)
 }
 
+const AFTER_HELP: &str = "\
+Examples:
+  cdcctl tail APP.ORDERS                      full screen from now
+  cdcctl tail 'APP.ORDER%' --since 10m        from ten minutes ago
+  cdcctl tail APP.ORDERS --count 100 | jq .   JSON lines, the `run` envelope
+
+Keys: q quit, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
+Exit: 0 done or quit; 2 usage; 3 source unreachable; 4 capture stopped on data it could not trust.";
+
 /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct TailArgs {
     /// Tables to follow: a comma list of [SCHEMA.]TABLE; % matches any run of
     /// characters, _ one character.
@@ -217,6 +227,17 @@ impl TailArgs {
 
 /// Starts the capture engine on its own thread for `args` and returns what
 /// the header shows and the engine's message channel.
+///
+/// What the screen and plain mode expect of it:
+/// - `HeaderInfo`: the source as the operator wrote it (without a password),
+///   the banner version, the container mined from, the user, the table list
+///   as typed (`args.tables`), and the key columns of each matched table (the
+///   list's KEY column; the first column otherwise);
+/// - the channel is a bounded `sync_channel`; the engine mines from
+///   `args.from_scn`, or `args.since` ago, or the current SCN, never reads or
+///   writes the daemon's checkpoint, sends `Status` at least once a second,
+///   stops by itself at `args.until_scn` / `args.count` (state `Finished`),
+///   and ends with `Stopped`; a send error means the screen has gone.
 fn start_engine(
     global: &GlobalArgs,
     args: &TailArgs,
