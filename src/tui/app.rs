@@ -552,19 +552,26 @@ impl App {
                 }
             }
         }
-        if let MiningState::Stopped { error, advice } = &status.state {
+        // The state may carry an error the engine did not also send as a
+        // message; it must show all the same, once.
+        let from_state = match &status.state {
+            MiningState::Stopped { error, advice } => Some((error, advice, false)),
+            MiningState::Retrying { error, advice, .. } => Some((error, advice, true)),
+            _ => None,
+        };
+        if let Some((error, advice, retrying)) = from_state {
             let error_line = one_line(error);
-            let known = self
-                .alerts
-                .iter()
-                .any(|a| a.kind == AlertKind::SourceError && a.message == error_line);
+            let known = self.alerts.iter().any(|a| {
+                a.kind == AlertKind::SourceError && a.message == error_line && !a.resolved
+            });
             if !known {
+                let fallback = if retrying { "retrying" } else { "stopped" };
                 self.raise(
                     AlertKind::SourceError,
-                    "stopped".into(),
-                    error.clone(),
+                    ora_code_of(&error_line).unwrap_or_else(|| fallback.into()),
+                    error_line,
                     advice.clone(),
-                    false,
+                    retrying,
                 );
             }
         }
@@ -799,6 +806,13 @@ impl App {
     }
 }
 
+/// `ORA-01291` from a message that starts with it.
+fn ora_code_of(message: &str) -> Option<String> {
+    let code = message.get(..9)?;
+    (code.starts_with("ORA-") && code[4..].bytes().all(|b| b.is_ascii_digit()))
+        .then(|| code.to_string())
+}
+
 /// Time lag as the screen shows it: zero while the engine is caught up
 /// (idle), since then no redo is waiting however old the last row is.
 pub fn time_lag_s(status: &CaptureStatus) -> Option<u64> {
@@ -1024,6 +1038,25 @@ mod tests {
             app.headline_alert().map(|a| a.code.as_str()),
             Some("ORA-01291")
         );
+    }
+
+    #[test]
+    fn retrying_state_without_an_error_message_still_raises_one_alert() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        let mut st = feed::steady_status(3);
+        st.state = MiningState::Retrying {
+            attempt: 1,
+            error: "ORA-03135: connection lost contact".into(),
+            advice: Some("check firewalls' idle timeouts".into()),
+        };
+        for _ in 0..3 {
+            app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                st.clone(),
+            ))));
+        }
+        assert_eq!(app.alerts.len(), 1);
+        assert_eq!(app.alerts[0].code, "ORA-03135");
+        assert!(app.alerts[0].retrying);
     }
 
     #[test]

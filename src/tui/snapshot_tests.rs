@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
+use ratatui::style::Color;
 use ratatui::Terminal;
 
 use crate::engine::metrics::{EngineMessage, MiningState};
@@ -67,7 +68,13 @@ fn tui_steady_flow() {
 fn tui_rising_lag() {
     let app = play(Script::RisingLag, 25, 140, 40);
     assert_eq!(app.status.time_lag_s(), Some(72));
-    snapshot!("tui_rising_lag", frame(&app, 140, 40));
+    let terminal = frame(&app, 140, 40);
+    // Colour is not in the text snapshot: 72 s is past the 60 s critical
+    // threshold, 60,000 SCNs are below the 100,000 warning.
+    let buf = terminal.backend().buffer();
+    assert_eq!(buf[(71, 2)].fg, Color::Red);
+    assert_eq!(buf[(1, 2)].fg, Color::Green);
+    snapshot!("tui_rising_lag", terminal);
 }
 
 #[test]
