@@ -767,10 +767,12 @@ impl App {
         self.ring.len()
     }
 
-    /// The status is older than `stale_after` (the engine is not reporting).
+    /// The status is older than `stale_after`, or none came in that long
+    /// since the screen started: the engine is not reporting.
     pub fn stale_for(&self) -> Option<Duration> {
-        let at = self.status_at?;
-        let age = self.now.saturating_sub(at);
+        let age = self
+            .now
+            .saturating_sub(self.status_at.unwrap_or(Duration::ZERO));
         (age >= self.config.stale_after && !self.engine_stopped).then_some(age)
     }
 
@@ -1092,6 +1094,15 @@ mod tests {
         assert_eq!(app.stale_for(), None);
         app.update(AppEvent::Tick(Duration::from_secs(9)));
         assert_eq!(app.stale_for(), Some(Duration::from_secs(9)));
+    }
+
+    #[test]
+    fn no_status_at_all_is_stale_too() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Tick(Duration::from_secs(2)));
+        assert_eq!(app.stale_for(), None);
+        app.update(AppEvent::Tick(Duration::from_secs(12)));
+        assert_eq!(app.stale_for(), Some(Duration::from_secs(12)));
     }
 
     #[test]
