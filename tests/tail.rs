@@ -342,6 +342,40 @@ fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
 }
 
 #[test]
+fn sigterm_restores_the_terminal() {
+    let t = Tmux::start(&shell_command("tail APP.ORDERS --synthetic-feed"), 100, 30);
+    t.wait_for("first changes", |s| has_change_row(s));
+    let shell = t.tmux(&["display", "-p", "-t", "t", "#{pane_pid}"]);
+    let children = match Command::new("ps")
+        .args(["-o", "pid=", "--ppid", shell.trim()])
+        .output()
+    {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).into_owned(),
+        Err(e) => panic!("ps: {e}"),
+    };
+    let pid = children
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!pid.is_empty(), "no cdcctl under the shell {shell}");
+    let killed = Command::new("kill").args(["-TERM", &pid]).status();
+    assert!(killed.is_ok_and(|s| s.success()), "kill -TERM {pid} failed");
+    let after = t.wait_for("exit and terminal mode", |s| {
+        s.contains("EXIT=") && s.contains("icanon")
+    });
+    assert!(
+        after.lines().any(|l| l.trim() == "icanon"),
+        "terminal left in raw mode:\n{after}"
+    );
+    assert_eq!(
+        t.tmux(&["display", "-p", "-t", "t", "#{alternate_on}"])
+            .trim(),
+        "0"
+    );
+}
+
+#[test]
 #[ignore = "needs the capture engine wired into tail"]
 fn screen_on_the_simulator_shows_changes_and_quits_cleanly() {
     let t = Tmux::start(&shell_command("--source sim tail %.%"), 120, 40);

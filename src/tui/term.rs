@@ -1,5 +1,6 @@
 //! The terminal side of `tail`: raw mode and the alternate screen, restored
-//! on quit, on error (a `Drop` guard) and on panic (a hook); and the loop that
+//! on quit, on error (a `Drop` guard), on panic (a hook) and on SIGTERM or
+//! SIGHUP (a flag the loop checks); and the loop that
 //! waits on {input, engine, tick} and redraws at a steady rate.
 //!
 //! Input and the engine each get a thread that forwards into one bounded
@@ -114,6 +115,19 @@ fn forward_input(tx: SyncSender<AppEvent>, stop: Arc<AtomicBool>) {
     });
 }
 
+/// A flag raised by SIGTERM, SIGHUP or SIGINT so the loop ends and the
+/// guard restores the terminal; a second signal of the same kind kills the
+/// process the default way, in case the loop is stuck.
+fn watch_termination() -> io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [SIGTERM, SIGHUP, SIGINT] {
+        signal_hook::flag::register_conditional_default(sig, flag.clone())?;
+        signal_hook::flag::register(sig, flag.clone())?;
+    }
+    Ok(flag)
+}
+
 /// Runs the screen until the operator quits; returns the final state (the
 /// caller maps a fatal source error to an exit code).
 pub fn run(
@@ -134,6 +148,7 @@ pub fn run(
     forward_input(tx.clone(), stop.clone());
     drop(tx);
 
+    let terminated = watch_termination()?;
     let start = Instant::now();
     let mut last_draw: Option<Instant> = None;
     let mut last_tick = Instant::now();
@@ -170,7 +185,7 @@ pub fn run(
             app.update(AppEvent::Tick(start.elapsed()));
             dirty = true;
         }
-        if app.should_quit {
+        if app.should_quit || terminated.load(Ordering::Relaxed) {
             break Ok(());
         }
     };
