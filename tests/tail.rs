@@ -344,7 +344,7 @@ fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
 #[test]
 fn sigterm_restores_the_terminal() {
     let t = Tmux::start(&shell_command("tail APP.ORDERS --synthetic-feed"), 100, 30);
-    t.wait_for("first changes", |s| has_change_row(s));
+    t.wait_for("first changes", has_change_row);
     let shell = t.tmux(&["display", "-p", "-t", "t", "#{pane_pid}"]);
     let children = match Command::new("ps")
         .args(["-o", "pid=", "--ppid", shell.trim()])
