@@ -115,6 +115,27 @@ fn tui_source_error_stopped() {
 }
 
 #[test]
+fn tui_finished_at_until_scn() {
+    let mut app = play(Script::Steady, 6, 100, 30);
+    let mut st = feed::steady_status(6);
+    st.state = MiningState::Finished;
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    app.update(AppEvent::Engine(EngineMessage::Stopped));
+    app.update(AppEvent::Tick(Duration::from_secs(60)));
+    let terminal = frame(&app, 100, 30);
+    let text = format!("{}", terminal.backend());
+    assert!(text.contains("FINISHED") && !text.contains("no status for"));
+    snapshot!("tui_finished", terminal);
+}
+
+#[test]
+fn tui_stale_engine() {
+    let mut app = play(Script::Steady, 6, 100, 30);
+    app.update(AppEvent::Tick(Duration::from_secs(48)));
+    snapshot!("tui_stale_engine", frame(&app, 100, 30));
+}
+
+#[test]
 fn tui_help_screen() {
     let mut app = play(Script::Steady, 5, 100, 30);
     key(&mut app, KeyCode::Char('?'));

@@ -656,6 +656,12 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
             };
             spans.push(Span::styled(text, style));
         }
+        None if app.engine_stopped || app.status.state == MiningState::Finished => {
+            spans.push(Span::styled(
+                "capture ended; the list stays for reading · q quit",
+                Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
+            ))
+        }
         None => spans.push(Span::styled(
             "q quit · p pause · / filter · ↑↓ PgUp PgDn g G scroll · Enter detail · ? help",
             Style::new().fg(Color::Gray),
