@@ -242,7 +242,12 @@ pub struct ThroughputPanel<'a> {
 impl Widget for &ThroughputPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = self.throughput;
-        let legend = format!("{} now · {} peak", thousands(t.last()), thousands(t.peak()));
+        let legend = format!(
+            "{} now · {} avg 1m · {} peak",
+            thousands(t.last()),
+            thousands(t.average(60)),
+            thousands(t.peak())
+        );
         let block = if fits_titles(area.width, &["Events/s", &legend]) {
             Block::bordered()
                 .title(" Events/s ")
