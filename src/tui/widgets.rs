@@ -242,18 +242,25 @@ pub struct ThroughputPanel<'a> {
 impl Widget for &ThroughputPanel<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = self.throughput;
-        let legend = format!(
-            "{} now · {} avg 1m · {} peak",
+        let (now, avg, peak) = (
             thousands(t.last()),
             thousands(t.average(60)),
-            thousands(t.peak())
+            thousands(t.peak()),
         );
-        let block = if fits_titles(area.width, &["Events/s", &legend]) {
-            Block::bordered()
+        // The longest legend that fits: it loses the average, then the peak.
+        let legends = [
+            format!("{now} now · {avg} avg 1m · {peak} peak"),
+            format!("{now} now · {peak} peak"),
+            format!("{now} now"),
+        ];
+        let block = match legends
+            .iter()
+            .find(|l| fits_titles(area.width, &["Events/s", l]))
+        {
+            Some(l) => Block::bordered()
                 .title(" Events/s ")
-                .title_top(Line::from(format!(" {legend} ")).right_aligned())
-        } else {
-            Block::bordered().title(format!(" {}/s ", thousands(t.last())))
+                .title_top(Line::from(format!(" {l} ")).right_aligned()),
+            None => Block::bordered().title(format!(" {now}/s ")),
         };
         let inner = block.inner(area);
         block.render(area, buf);
