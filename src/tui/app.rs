@@ -115,6 +115,9 @@ pub enum AppEvent {
     Resize(u16, u16),
     /// Time since the screen started; drives throughput, ages and staleness.
     Tick(Duration),
+    /// The keyboard can no longer be read (the terminal went away): nobody
+    /// could ever quit, so the screen ends.
+    InputClosed,
 }
 
 /// Where an alert came from.
@@ -471,6 +474,7 @@ impl App {
             AppEvent::Engine(msg) => self.on_engine(msg),
             AppEvent::Key(key) => self.on_key(key),
             AppEvent::Resize(w, h) => self.size = (w, h),
+            AppEvent::InputClosed => self.should_quit = true,
             AppEvent::Tick(now) => {
                 if now > self.now {
                     self.now = now;
@@ -984,6 +988,13 @@ mod tests {
             app.alerts[0].message,
             "ORA-00604: error at recursive SQL level 1 ORA-01555: snapshot too old"
         );
+    }
+
+    #[test]
+    fn lost_keyboard_ends_the_screen() {
+        let mut app = app_with(1);
+        app.update(AppEvent::InputClosed);
+        assert!(app.should_quit);
     }
 
     #[test]

@@ -96,16 +96,17 @@ fn forward_engine(rx: Receiver<EngineMessage>, tx: SyncSender<AppEvent>) {
 fn forward_input(tx: SyncSender<AppEvent>, stop: Arc<AtomicBool>) {
     thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
-            match event::poll(Duration::from_millis(100)) {
-                Ok(true) => {}
-                Ok(false) => continue,
-                Err(_) => return,
-            }
-            let ev = match event::read() {
-                Ok(Event::Key(k)) => AppEvent::Key(k),
-                Ok(Event::Resize(w, h)) => AppEvent::Resize(w, h),
-                Ok(_) => continue,
-                Err(_) => return,
+            let ev = match event::poll(Duration::from_millis(100))
+                .and_then(|ready| ready.then(event::read).transpose())
+            {
+                Ok(None) => continue,
+                Ok(Some(Event::Key(k))) => AppEvent::Key(k),
+                Ok(Some(Event::Resize(w, h))) => AppEvent::Resize(w, h),
+                Ok(Some(_)) => continue,
+                Err(_) => {
+                    let _ = tx.send(AppEvent::InputClosed);
+                    return;
+                }
             };
             // Keys must not be lost: block until the loop takes them.
             if tx.send(ev).is_err() {
@@ -175,10 +176,8 @@ pub fn run(
                 dirty = true;
             }
             Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => {
-                // Both forwarders are gone; keep showing the last state until quit.
-                thread::sleep(Duration::from_millis(50));
-            }
+            // Both forwarders are gone: no key can come any more.
+            Err(RecvTimeoutError::Disconnected) => break Ok(()),
         }
         if last_tick.elapsed() >= TICK {
             last_tick = Instant::now();
