@@ -169,6 +169,14 @@ fn tui_detail_paused_filtered() {
 }
 
 #[test]
+fn tui_narrow_terminal_detail() {
+    let mut app = play(Script::Steady, 8, 80, 24);
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Enter);
+    snapshot!("tui_narrow_terminal_detail", frame(&app, 80, 24));
+}
+
+#[test]
 fn tui_connecting_before_any_status() {
     let app = App::new(feed::demo_header(), ViewConfig::default());
     snapshot!("tui_connecting", frame(&app, 100, 24));

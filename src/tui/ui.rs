@@ -34,7 +34,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         return;
     }
     let alerts_h = alerts_height(app, area);
-    let stats_h = if area.height >= 36 { 7 } else { 6 };
+    // On a short terminal the detail pane takes the stats row and the whole
+    // list area: j/k still move through the changes.
+    let cramped_detail = app.show_detail && area.height < 32;
+    let stats_h = match area.height {
+        _ if cramped_detail => 0,
+        36.. => 7,
+        _ => 6,
+    };
     let [header, gauges, stats, logs, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(3),
@@ -47,12 +54,16 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .areas(area);
     render_header(app, header, buf);
     render_gauges(app, gauges, buf);
-    render_stats(app, stats, buf);
+    if stats.height > 0 {
+        render_stats(app, stats, buf);
+    }
     LogsLine {
         status: &app.status,
     }
     .render(logs, buf);
-    if app.show_detail {
+    if cramped_detail {
+        render_detail(&app.visible(), app, list, buf);
+    } else if app.show_detail {
         let wide = list.width >= 160;
         let [top, bottom] = if wide {
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(list)
@@ -60,11 +71,8 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(list)
         };
         let visible = app.visible();
-        let selected = app
-            .selected_index(&visible)
-            .and_then(|i| visible.get(i).copied());
         render_list(app, &visible, top, buf);
-        render_detail(selected, bottom, buf);
+        render_detail(&visible, app, bottom, buf);
     } else {
         render_list(app, &app.visible(), list, buf);
     }
@@ -464,8 +472,9 @@ fn field_span(f: Option<&Field>) -> Span<'static> {
     }
 }
 
-fn render_detail(selected: Option<&Entry>, area: Rect, buf: &mut Buffer) {
-    let Some(entry) = selected else {
+fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
+    let index = app.selected_index(visible);
+    let Some(entry) = index.and_then(|i| visible.get(i).copied()) else {
         let block = Block::bordered().title(" Detail ");
         let inner = block.inner(area);
         block.render(area, buf);
@@ -482,9 +491,17 @@ fn render_detail(selected: Option<&Entry>, area: Rect, buf: &mut Buffer) {
         src.commit_scn,
         src.xid
     );
-    let block = Block::bordered().title(title).title_bottom(
-        Line::from(format!(" row {} ", src.row_id.as_deref().unwrap_or("-"))).right_aligned(),
+    let position = format!(
+        " {} of {} ",
+        thousands(index.unwrap_or(0) as u64 + 1),
+        thousands(visible.len() as u64)
     );
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(Line::from(position))
+        .title_bottom(
+            Line::from(format!(" row {} ", src.row_id.as_deref().unwrap_or("-"))).right_aligned(),
+        );
     let inner = block.inner(area);
     block.render(area, buf);
     match &entry.event {
@@ -663,7 +680,7 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
             ))
         }
         None => spans.push(Span::styled(
-            "q quit · p pause · / filter · ↑↓ PgUp PgDn g G scroll · Enter detail · ? help",
+            "q quit · p pause · / filter · ↑↓ PgUp PgDn g G scroll · Enter detail",
             Style::new().fg(Color::Gray),
         )),
     }
