@@ -433,6 +433,9 @@ pub struct App {
     pub alerts: Vec<Alert>,
     pub paused: bool,
     pub filter: Option<Filter>,
+    /// `seq`s of the ring's entries the filter matches, oldest first; kept
+    /// as entries come and go so a frame does not rescan the ring.
+    matches: VecDeque<u64>,
     pub mode: Mode,
     /// The selected entry's `seq`; `None` follows the newest.
     pub selected: Option<u64>,
@@ -459,6 +462,7 @@ impl App {
             alerts: Vec::new(),
             paused: false,
             filter: None,
+            matches: VecDeque::new(),
             mode: Mode::Normal,
             selected: None,
             show_detail: false,
@@ -520,14 +524,16 @@ impl App {
         for event in events {
             let entry = Entry::new(self.next_seq, event, &self.header.key_columns);
             self.next_seq += 1;
-            let target = if self.paused {
-                &mut self.pending
+            if self.paused {
+                self.pending.push_back(entry);
+                if self.pending.len() > cap {
+                    self.pending.pop_front();
+                }
             } else {
-                &mut self.ring
-            };
-            target.push_back(entry);
-            if target.len() > cap {
-                target.pop_front();
+                self.admit(entry);
+                if self.ring.len() > cap {
+                    self.trim_ring();
+                }
             }
         }
         if !self.paused {
@@ -535,10 +541,23 @@ impl App {
         }
     }
 
+    /// Appends to the ring, noting whether the filter matches.
+    fn admit(&mut self, entry: Entry) {
+        if self.filter.as_ref().is_some_and(|f| f.matches(&entry)) {
+            self.matches.push_back(entry.seq);
+        }
+        self.ring.push_back(entry);
+    }
+
     fn trim_ring(&mut self) {
         let cap = self.config.ring_capacity.max(1);
         while self.ring.len() > cap {
             self.ring.pop_front();
+        }
+        if let Some(front) = self.ring.front().map(|e| e.seq) {
+            while self.matches.front().is_some_and(|&s| s < front) {
+                self.matches.pop_front();
+            }
         }
         // A selection that fell out of the ring moves to the oldest entry.
         if let (Some(sel), Some(front)) = (self.selected, self.ring.front()) {
@@ -641,6 +660,12 @@ impl App {
             Mode::FilterInput(mut text) => match key.code {
                 KeyCode::Enter => {
                     let f = Filter::parse(&text);
+                    self.matches = self
+                        .ring
+                        .iter()
+                        .filter(|e| f.matches(e))
+                        .map(|e| e.seq)
+                        .collect();
                     self.filter = (!f.is_empty()).then_some(f);
                     self.selected = None;
                 }
@@ -700,7 +725,9 @@ impl App {
     fn toggle_pause(&mut self) {
         self.paused = !self.paused;
         if !self.paused {
-            self.ring.extend(self.pending.drain(..));
+            for entry in std::mem::take(&mut self.pending) {
+                self.admit(entry);
+            }
             self.trim_ring();
         }
     }
@@ -713,7 +740,14 @@ impl App {
     /// The entries the list shows (filtered), oldest first.
     pub fn visible(&self) -> Vec<&Entry> {
         match &self.filter {
-            Some(f) => self.ring.iter().filter(|e| f.matches(e)).collect(),
+            Some(_) => self
+                .matches
+                .iter()
+                .filter_map(|seq| {
+                    let i = self.ring.binary_search_by_key(seq, |e| e.seq).ok()?;
+                    self.ring.get(i)
+                })
+                .collect(),
             None => self.ring.iter().collect(),
         }
     }
@@ -929,6 +963,38 @@ mod tests {
         let visible = app.visible();
         assert!(!visible.is_empty());
         assert!(visible.iter().all(|e| e.op_label() == "d"));
+    }
+
+    #[test]
+    fn filtered_view_follows_new_events_eviction_and_resume() {
+        let mut app = App::new(
+            feed::demo_header(),
+            ViewConfig {
+                ring_capacity: 6,
+                ..ViewConfig::default()
+            },
+        );
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (0..6).map(feed::sample_change).collect(),
+        )));
+        app.update(key(KeyCode::Char('/')));
+        for c in "delete".chars() {
+            app.update(key(KeyCode::Char(c)));
+        }
+        app.update(key(KeyCode::Enter));
+        let seqs = |app: &App| app.visible().iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(&app), [2, 5]);
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (6..9).map(feed::sample_change).collect(),
+        )));
+        assert_eq!(seqs(&app), [5, 8]);
+        app.update(key(KeyCode::Char('p')));
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (9..12).map(feed::sample_change).collect(),
+        )));
+        assert_eq!(seqs(&app), [5, 8]);
+        app.update(key(KeyCode::Char('p')));
+        assert_eq!(seqs(&app), [8, 11]);
     }
 
     #[test]
