@@ -142,11 +142,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, Some(scn)) => StartAt::Scn(scn),
         (None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source(&global.source, global.oracle_client_lib.clone())
-        .map_err(|e| Failure {
-            code: e.exit_code,
-            message: e.message,
-        })?;
+    let opened =
+        source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &tables)
+            .map_err(|e| Failure {
+                code: e.exit_code,
+                message: e.message,
+            })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
@@ -169,6 +170,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         pdb: args.pdb.clone().or(opened.pdb_filter.clone()),
         start,
         until_scn: args.until_scn,
+        key_columns: opened.key_columns.clone(),
         ..CaptureConfig::default()
     };
     let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;
@@ -223,7 +225,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
-        for letter in capture.buffer_mut().take_dead_letters() {
+        for letter in capture.take_dead_letters() {
             if dead_letters.is_none() {
                 dead_letters =
                     Some(
@@ -246,7 +248,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 args.dead_letter.display()
             );
         }
-        for f in capture.buffer_mut().take_findings() {
+        for f in capture.take_findings() {
             eprintln!(
                 "cdcctl run: finding at SCN {} (XID {}): {}",
                 f.scn,
@@ -254,7 +256,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 f.finding.message()
             );
         }
-        for w in capture.buffer_mut().take_warnings() {
+        for w in capture.take_warnings() {
             eprintln!("cdcctl run: warning: {}", w.message());
         }
         if last_status.elapsed() >= args.status_every {

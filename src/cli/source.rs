@@ -2,12 +2,13 @@
 //! Oracle database. Passwords never come from argv: `CDCCTL_PASSWORD`, a
 //! prompt on the terminal, or an Oracle wallet.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use cdcctl::source::oracle::{OracleSource, Password};
 use cdcctl::source::sim::Sim;
-use cdcctl::source::{Catalog, RedoSource, SourceError};
+use cdcctl::source::{Catalog, RedoSource, SourceError, TableName, TablePattern};
 
 use crate::cli::exit;
 
@@ -18,6 +19,12 @@ pub struct OpenedSource {
     pub db_name: String,
     /// The PDB to filter on when mining from CDB$ROOT, if the source knows it.
     pub pdb_filter: Option<String>,
+    /// Key columns of the tables in scope, for the engine's dictionary checks.
+    pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// Banner version, container and user, for headers.
+    pub version: String,
+    pub container: String,
+    pub user: String,
     /// One line for headers: "sim:demo", "oracle://c##cdcctl@db:1521/ORCLCDB".
     pub description: String,
 }
@@ -49,13 +56,13 @@ impl OpenError {
 
 /// What `--source` names.
 pub enum SourceSpec<'a> {
-    Sim(&'a str),
+    Sim,
     Oracle(&'a str),
 }
 
 pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     if spec == "sim" || spec.starts_with("sim:") || spec.starts_with("sim?") {
-        return Ok(SourceSpec::Sim(spec));
+        return Ok(SourceSpec::Sim);
     }
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
@@ -98,17 +105,46 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
 }
 
+/// Key columns of the tables matching `patterns` (none asked: none read,
+/// since listing every table of a production database is not free).
+fn key_columns(
+    catalog: &mut dyn Catalog,
+    patterns: &[TablePattern],
+) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
+    if patterns.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let tables = catalog
+        .tables(patterns)
+        .map_err(|e| OpenError::from_source(&e))?;
+    Ok(tables
+        .into_iter()
+        .map(|t| {
+            let key = t.key_columns();
+            (t.name, key)
+        })
+        .collect())
+}
+
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
+    tables: &[TablePattern],
 ) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
-        SourceSpec::Sim(_) => {
-            let sim = open_sim(spec)?;
+        SourceSpec::Sim => {
+            let mut sim = open_sim(spec)?;
+            let key_columns = key_columns(&mut sim, tables)?;
+            let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
+            let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
             Ok(OpenedSource {
+                version: instance.banner.clone(),
+                container: session.con_name.clone(),
+                user: session.user.clone(),
                 db_name: sim.db_name().to_string(),
                 pdb_filter: sim.default_pdb(),
                 description: spec.to_string(),
+                key_columns,
                 source: Box::new(sim),
             })
         }
@@ -116,6 +152,7 @@ pub fn open_redo_source(
             let mut source = open_oracle(url, client_lib)?;
             let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = source.session().map_err(|e| OpenError::from_source(&e))?;
+            let key_columns = key_columns(&mut source, tables)?;
             // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
             // connected container (or the database) names them.
             let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {
@@ -127,6 +164,10 @@ pub fn open_redo_source(
                 source: Box::new(source),
                 db_name,
                 pdb_filter: None,
+                key_columns,
+                version: instance.banner.clone(),
+                container: session.con_name.clone(),
+                user: session.user.clone(),
                 description: url.to_string(),
             })
         }

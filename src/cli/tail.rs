@@ -7,15 +7,22 @@ use std::process::ExitCode;
 use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-use crate::cli::exit;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::cli::{exit, source};
+use cdcctl::engine::capture::{self, Capture, CaptureConfig, RunOptions, StartAt};
 use cdcctl::engine::metrics::EngineMessage;
 use cdcctl::engine::row::Scn;
+use cdcctl::engine::txn::BufferConfig;
 use cdcctl::source::{split_qualified, SourceError};
+use cdcctl::source::{RedoSource, TablePattern};
 use cdcctl::tui::feed::{Script, SyntheticFeed};
 use cdcctl::tui::plain::{run_plain, PlainEnd, PlainOptions};
 use cdcctl::tui::{term, HeaderInfo, Thresholds, ViewConfig};
 
 use super::GlobalArgs;
+use crate::cli::duration::parse_duration;
 
 /// One `[SCHEMA.]TABLE` of the table list; names are normalised as Oracle
 /// does (upper case unless quoted); `%` and `_` are wildcards.
@@ -83,42 +90,6 @@ pub fn parse_tables(text: &str) -> Result<TableList, String> {
         out.push(spec);
     }
     Ok(TableList(out))
-}
-
-/// Parses `30s`, `10m`, `1h30m`, `500ms`, `2d`; a bare number is seconds.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let bad = || format!("`{text}` is not a duration; write e.g. 30s, 10m, 1h30m or 500ms");
-    let s = text.trim();
-    if s.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(n) = s.parse::<u64>() {
-        return Ok(Duration::from_secs(n));
-    }
-    let mut total = Duration::ZERO;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
-        if digits == 0 {
-            return Err(bad());
-        }
-        let n: u64 = rest[..digits].parse().map_err(|_| bad())?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let unit = match &rest[..unit_len] {
-            "ms" => Duration::from_millis(n),
-            "s" => Duration::from_secs(n),
-            "m" => Duration::from_secs(n.saturating_mul(60)),
-            "h" => Duration::from_secs(n.saturating_mul(3_600)),
-            "d" => Duration::from_secs(n.saturating_mul(86_400)),
-            _ => return Err(bad()),
-        };
-        total = total.saturating_add(unit);
-        rest = &rest[unit_len..];
-    }
-    Ok(total)
 }
 
 const AFTER_HELP: &str = "\
@@ -241,11 +212,139 @@ impl TailArgs {
 fn start_engine(
     global: &GlobalArgs,
     args: &TailArgs,
-) -> Result<(HeaderInfo, Receiver<EngineMessage>), SourceError> {
-    let _ = (global, args);
-    Err(SourceError::Unsupported(
-        "capture engine not available in this build: `tail` cannot read a source yet".into(),
-    ))
+) -> Result<(HeaderInfo, Receiver<EngineMessage>), (String, u8)> {
+    let mut patterns = Vec::new();
+    let user_schema = |o: &source::OpenedSource| o.user.clone();
+    // Unqualified names belong to the connecting user's schema, which is
+    // only known after connecting: open first with the qualified ones.
+    let qualified: Vec<TablePattern> = args
+        .tables
+        .0
+        .iter()
+        .filter_map(|t| {
+            t.owner.as_ref().map(|o| TablePattern {
+                owner: o.clone(),
+                table: t.table.clone(),
+            })
+        })
+        .collect();
+    let opened =
+        source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &qualified)
+            .map_err(|e| (e.message, e.exit_code))?;
+    for t in &args.tables.0 {
+        patterns.push(TablePattern {
+            owner: t.owner.clone().unwrap_or_else(|| user_schema(&opened)),
+            table: t.table.clone(),
+        });
+    }
+    let header = HeaderInfo {
+        source: opened.description.clone(),
+        version: opened.version.clone(),
+        container: opened.container.clone(),
+        user: opened.user.clone(),
+        tables: args.tables.to_string(),
+        key_columns: opened
+            .key_columns
+            .iter()
+            .map(|(name, key)| (name.to_string(), key.clone()))
+            .collect(),
+    };
+    let mut redo = opened.source;
+    let start = match (args.from_scn, args.since) {
+        (Some(scn), _) => StartAt::Scn(scn),
+        (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
+            let code = exit_for_start_error(&e);
+            (with_advice(&e), code)
+        })?),
+        (None, None) => StartAt::Now,
+    };
+    let config = CaptureConfig {
+        buffer: BufferConfig {
+            db_name: opened.db_name.clone(),
+            ..BufferConfig::default()
+        },
+        tables: patterns,
+        pdb: opened.pdb_filter.clone(),
+        start,
+        until_scn: args.until_scn,
+        key_columns: opened.key_columns.clone(),
+        ..CaptureConfig::default()
+    };
+    let capture = Capture::new(redo, config).map_err(|e| {
+        let code = if e.is_unreachable() {
+            exit::UNREACHABLE
+        } else if e.is_untrusted_data() {
+            exit::UNTRUSTED_DATA
+        } else {
+            exit::USAGE
+        };
+        let mut msg = e.to_string();
+        if let Some(a) = e.advice() {
+            msg.push_str(&format!("\n  advice: {a}"));
+        }
+        (msg, code)
+    })?;
+    let (tx, rx) = std::sync::mpsc::sync_channel(64);
+    let options = RunOptions {
+        idle_sleep: Duration::from_millis(250),
+        max_events: args.count,
+        ..RunOptions::default()
+    };
+    // The thread ends by itself when the screen or the pipe goes away.
+    capture::spawn(capture, tx, Arc::new(AtomicBool::new(false)), options)
+        .map_err(|e| (format!("cannot start the capture thread: {e}"), exit::USAGE))?;
+    Ok((header, rx))
+}
+
+fn with_advice(e: &SourceError) -> String {
+    match e.advice() {
+        Some(a) => format!("{e}\n  advice: {a}"),
+        None => e.to_string(),
+    }
+}
+
+/// The SCN to start from to see `ago` of history: the start of the newest
+/// log (archived or online) that began at or before that time, so the whole
+/// period is mined, perhaps with a little more before it.
+fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, SourceError> {
+    let now = redo.current_scn()?;
+    let ago = chrono::Duration::from_std(ago)
+        .map_err(|_| SourceError::Invalid(format!("--since {}s is too far back", ago.as_secs())))?;
+    let target = now.time - ago;
+    let inv = redo.log_inventory()?;
+    let starts = inv
+        .archived
+        .iter()
+        .filter(|a| a.is_available())
+        .filter_map(|a| Some((a.first_time?, a.first_change)))
+        .chain(
+            inv.online
+                .iter()
+                .filter(|o| o.status != "UNUSED")
+                .filter_map(|o| Some((o.first_time?, o.first_change))),
+        );
+    let mut oldest: Option<chrono::NaiveDateTime> = None;
+    let mut best: Option<Scn> = None;
+    for (time, scn) in starts {
+        oldest = Some(oldest.map_or(time, |o| o.min(time)));
+        if time <= target {
+            best = Some(best.map_or(scn, |b: Scn| b.max(scn)));
+        }
+    }
+    match best {
+        Some(scn) => Ok(scn.saturating_sub(1)),
+        None => Err(SourceError::MissingLog {
+            thread: 1,
+            scn: 0,
+            detail: match oldest {
+                Some(o) => format!(
+                    "no available log reaches back to {target} (the oldest starts at {o}); \
+                     use a shorter --since"
+                ),
+                None => "the database lists no logs".into(),
+            },
+        }),
+    }
 }
 
 fn synthetic(
@@ -302,13 +401,7 @@ pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
     }
     let started = match &args.synthetic_feed {
         Some(script) => synthetic(script, args).map_err(|msg| (msg, exit::USAGE)),
-        None => start_engine(global, args).map_err(|e| {
-            let mut msg = format!("{e} (source {})", global.source);
-            if let Some(advice) = e.advice() {
-                msg.push_str(&format!("\n  advice: {advice}"));
-            }
-            (msg, exit_for_start_error(&e))
-        }),
+        None => start_engine(global, args),
     };
     let (header, rx) = match started {
         Ok(s) => s,
@@ -387,18 +480,6 @@ mod tests {
         assert!(parse_tables("A.B.C").is_err());
         assert!(parse_tables("APP.ORD ERS").is_err());
         assert!(parse_tables("x;drop").is_err());
-    }
-
-    #[test]
-    fn durations_parse_units_and_combinations() {
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5_400)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("7"), Ok(Duration::from_secs(7)));
-        assert!(parse_duration("10 minutes").is_err());
-        assert!(parse_duration("m").is_err());
-        assert!(parse_duration("").is_err());
     }
 
     #[test]

@@ -8,20 +8,22 @@
 //! nothing repeats. Errors that mean data cannot be trusted (a gap, a missing
 //! log, an unparseable row) stop the loop with the evidence.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::source::{ContentsQuery, RedoSource, SourceError, TablePattern};
+use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePattern};
 
 use super::checkpoint::Checkpoint;
-use super::event::CapturedEvent;
+use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
+use super::finding::Finding;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{self, PlanError, PlannerConfig, SessionPlan};
-use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError};
+use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError, TxnFinding, TxnWarning};
 
 /// Where capture begins.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,6 +53,11 @@ pub struct CaptureConfig {
     pub fetch_rows: usize,
     /// Consecutive transient errors tolerated before giving up.
     pub max_retries: u32,
+    /// Key columns (primary key, else a unique key) of the captured tables,
+    /// from the catalog. With them the engine tells a before image that
+    /// lacks its key — the table's supplemental logging is missing — even
+    /// when the redo carries no ROWID to give it away.
+    pub key_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 impl Default for CaptureConfig {
@@ -64,6 +71,7 @@ impl Default for CaptureConfig {
             until_scn: None,
             fetch_rows: 10_000,
             max_retries: 5,
+            key_columns: BTreeMap::new(),
         }
     }
 }
@@ -154,6 +162,10 @@ pub struct Capture<S: RedoSource> {
     status: CaptureStatus,
     retries: u32,
     rows: Vec<LogMinerRow>,
+    findings: Vec<TxnFinding>,
+    warnings: Vec<TxnWarning>,
+    /// Tables already reported with a partial before image (reported once).
+    partial_reported: BTreeSet<TableName>,
 }
 
 impl<S: RedoSource> Capture<S> {
@@ -185,6 +197,9 @@ impl<S: RedoSource> Capture<S> {
             status,
             retries: 0,
             rows: Vec::new(),
+            findings: Vec::new(),
+            warnings: Vec::new(),
+            partial_reported: BTreeSet::new(),
         })
     }
 
@@ -207,6 +222,27 @@ impl<S: RedoSource> Capture<S> {
 
     pub fn source_mut(&mut self) -> &mut S {
         &mut self.source
+    }
+
+    /// Findings since the last call: the buffer's (parser, STATUS=2) and the
+    /// engine's own dictionary checks.
+    pub fn take_findings(&mut self) -> Vec<TxnFinding> {
+        let mut all = self.buffer.take_findings();
+        all.append(&mut self.findings);
+        all
+    }
+
+    /// Warnings since the last call (abandoned transactions, unmatched
+    /// partial rollbacks, ignored late commits).
+    pub fn take_warnings(&mut self) -> Vec<TxnWarning> {
+        let mut all = self.buffer.take_warnings();
+        all.append(&mut self.warnings);
+        all
+    }
+
+    /// Dead letters since the last call (`OnParseError::Warn`).
+    pub fn take_dead_letters(&mut self) -> Vec<super::txn::DeadLetter> {
+        self.buffer.take_dead_letters()
     }
 
     /// Ends capture and hands the source back (a restart reuses the connection).
@@ -320,10 +356,22 @@ impl<S: RedoSource> Capture<S> {
                 if !wanted(&self.config.tables, &row) {
                     continue;
                 }
-                self.buffer.push(row, sink)?;
+                let mut checked = |e: CapturedEvent| {
+                    if let CapturedEvent::Change(c) = &e {
+                        check_before_image(
+                            &self.config.key_columns,
+                            &mut self.partial_reported,
+                            &mut self.findings,
+                            c,
+                        );
+                    }
+                    sink(e)
+                };
+                self.buffer.push(row, &mut checked)?;
             }
         }
         self.buffer.finish_window(plan.end_scn, sink)?;
+        self.warnings.extend(self.buffer.abandon_expired());
         self.source.end_session()?;
         self.mined_scn = plan.end_scn;
         self.status.rows_read += read;
@@ -336,13 +384,46 @@ impl<S: RedoSource> Capture<S> {
     }
 
     fn refresh_status(&mut self) {
-        let open = self.buffer.open_transactions();
-        self.status.open_transactions = open.len();
-        self.status.oldest_open = open.iter().min_by_key(|t| t.start_scn).cloned();
-        self.status.largest_open = open.iter().max_by_key(|t| t.bytes).cloned();
-        self.status.restart_scn = self.buffer.restart_scn();
-        self.status.commit_scn = self.buffer.commit_scn();
-        self.status.counts = self.buffer.counts();
+        self.buffer.fill_status(&mut self.status);
+        self.status.findings += self.findings.len() as u64;
+    }
+}
+
+/// Reports, once per table, an UPDATE or DELETE whose before image lacks a
+/// key column the dictionary says the table has: only minimal supplemental
+/// logging reached the redo, so before images hold just what changed.
+fn check_before_image(
+    keys: &BTreeMap<TableName, Vec<String>>,
+    reported: &mut BTreeSet<TableName>,
+    findings: &mut Vec<TxnFinding>,
+    change: &ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(key) = keys.get(&name) else {
+        return;
+    };
+    let Some(before) = &change.before else {
+        return;
+    };
+    if key.is_empty() || key.iter().all(|k| image_get(before, k).is_some()) {
+        return;
+    }
+    if reported.insert(name) {
+        findings.push(TxnFinding {
+            xid: change.source.xid.clone(),
+            scn: change.source.scn,
+            finding: Finding::PartialBeforeImage {
+                schema: change.source.schema.clone(),
+                table: change.source.table.clone(),
+                row_id: change.source.row_id.clone(),
+            },
+        });
     }
 }
 
@@ -395,6 +476,8 @@ pub struct RunOptions {
     pub status_every: Duration,
     /// Events per `EngineMessage::Events` batch.
     pub batch: usize,
+    /// Stop after this many events (the status then says `Finished`).
+    pub max_events: Option<u64>,
 }
 
 impl Default for RunOptions {
@@ -403,6 +486,7 @@ impl Default for RunOptions {
             idle_sleep: Duration::from_millis(500),
             status_every: Duration::from_millis(250),
             batch: 512,
+            max_events: None,
         }
     }
 }
@@ -431,10 +515,16 @@ fn run_loop<S: RedoSource>(
     let mut last_status = Instant::now() - options.status_every;
     let mut batch: Vec<CapturedEvent> = Vec::with_capacity(options.batch);
     let mut hung_up = false;
+    let mut emitted: u64 = 0;
+    let limit = options.max_events.unwrap_or(u64::MAX);
     while !stop.load(Ordering::Relaxed) && !hung_up {
         let result = {
             let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
+                if emitted >= limit {
+                    return Err("event limit reached".into());
+                }
                 batch.push(e);
+                emitted += 1;
                 if batch.len() >= options.batch {
                     let full = std::mem::replace(&mut batch, Vec::with_capacity(options.batch));
                     tx.send(EngineMessage::Events(full))
@@ -448,10 +538,10 @@ fn run_loop<S: RedoSource>(
             let full = std::mem::take(&mut batch);
             hung_up |= tx.send(EngineMessage::Events(full)).is_err();
         }
-        for f in capture.buffer_mut().take_findings() {
+        for f in capture.take_findings() {
             hung_up |= tx.send(EngineMessage::Finding(f.finding)).is_err();
         }
-        for w in capture.buffer_mut().take_warnings() {
+        for w in capture.take_warnings() {
             hung_up |= tx
                 .send(EngineMessage::SourceError {
                     error: w.message(),
@@ -461,14 +551,21 @@ fn run_loop<S: RedoSource>(
                 })
                 .is_err();
         }
+        let limit_reached = emitted >= limit;
         let status_due = last_status.elapsed() >= options.status_every;
         match result {
             Ok(progress) => {
-                if status_due || progress != Progress::Idle {
+                if limit_reached {
+                    capture.status.state = MiningState::Finished;
+                }
+                if status_due || progress != Progress::Idle || limit_reached {
                     hung_up |= tx
                         .send(EngineMessage::Status(Box::new(capture.status().clone())))
                         .is_err();
                     last_status = Instant::now();
+                }
+                if limit_reached {
+                    break;
                 }
                 match progress {
                     Progress::Finished => break,
@@ -494,7 +591,13 @@ fn run_loop<S: RedoSource>(
                     Progress::Advanced { .. } => {}
                 }
             }
-            Err(CaptureError::Txn(TxnError::Sink(_))) => break,
+            Err(CaptureError::Txn(TxnError::Sink(_))) => {
+                if limit_reached {
+                    capture.status.state = MiningState::Finished;
+                    let _ = tx.send(EngineMessage::Status(Box::new(capture.status().clone())));
+                }
+                break;
+            }
             Err(e) => {
                 let _ = tx.send(EngineMessage::Status(Box::new(capture.status().clone())));
                 let _ = tx.send(EngineMessage::SourceError {

@@ -452,6 +452,24 @@ impl TableFacts {
             .find(|c| c.constraint_type == "P" && c.enabled)
     }
 
+    /// The columns that identify a row: the primary key, else the first
+    /// enabled unique key whose columns are all NOT NULL. Empty when none.
+    pub fn key_columns(&self) -> Vec<String> {
+        if let Some(pk) = self.primary_key() {
+            return pk.columns.clone();
+        }
+        self.constraints
+            .iter()
+            .filter(|c| c.constraint_type == "U" && c.enabled)
+            .find(|c| {
+                c.columns
+                    .iter()
+                    .all(|col| self.column(col).is_some_and(|f| !f.nullable))
+            })
+            .map(|c| c.columns.clone())
+            .unwrap_or_default()
+    }
+
     pub fn has_log_group(&self, log_group_type: &str) -> bool {
         self.log_groups
             .iter()
