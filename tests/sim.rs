@@ -1020,3 +1020,48 @@ fn real_clock_generates_redo_as_wall_time_passes() {
     // Database time never runs ahead of the wall clock.
     assert!((b.time - a.time).num_seconds() <= 2);
 }
+
+#[test]
+fn redo_held_in_memory_is_bounded_and_what_is_dropped_shows_as_deleted() {
+    let mut s = variant(
+        "oracle11g",
+        &[
+            (
+                "group_bytes = 2097152",
+                "group_bytes = 262144\nmemory_records = 10000",
+            ),
+            ("rate = 10.0", "rate = 200.0"),
+        ],
+    );
+    s.advance_ms(1_800_000);
+    let cur = s.current_scn().unwrap().scn;
+    let held = s.model().records.len();
+    assert!(held <= 10_000 + 5_000, "{held} records held");
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    assert!(inv.archived.iter().any(|a| a.deleted));
+    let oldest_kept = s.model().records.front().map(|r| r.scn).unwrap_or(0);
+    let early = first_scn(&s) + 10;
+    assert!(oldest_kept > early);
+    assert_eq!(ora(mine(&mut s, early, cur, options())), 1291);
+    mine(&mut s, oldest_kept, cur, options()).unwrap();
+}
+
+#[test]
+fn scenario_keys_the_simulator_cannot_honour_are_rejected() {
+    let base = BUILTINS
+        .iter()
+        .find(|b| b.name == "oracle11g")
+        .unwrap()
+        .text;
+    let bad = base.replace(
+        "{ name = \"ID\", type = \"NUMBER(10)\"",
+        "{ name = \"ID\", type = \"VARCHAR2(10)\"",
+    );
+    let e = Scenario::parse(&bad, "t").unwrap_err().to_string();
+    assert!(e.contains("must be a NUMBER"), "{e}");
+    let bad = base
+        .replace("threads = ", "x")
+        .replace("cdb = false", "cdb = false\nthreads = 99");
+    let e = Scenario::parse(&bad, "t").unwrap_err().to_string();
+    assert!(e.contains("threads"), "{e}");
+}

@@ -88,7 +88,14 @@ fn scenario_spec(arg: &ScenarioArg, source: &str) -> Result<String, String> {
     }
     match source.strip_prefix("sim") {
         Some("") => Ok("demo".into()),
-        Some(rest) if rest.starts_with(':') => Ok(rest[1..].to_string()),
+        Some(rest) if rest.starts_with(':') => {
+            // `?clock=...` selects the clock of a live source; these commands
+            // always run on their own virtual clock.
+            let spec = &rest[1..];
+            let spec = spec.rsplit_once("?clock=").map_or(spec, |(s, _)| s);
+            Ok(if spec.is_empty() { "demo".into() } else { spec.to_string() })
+        }
+        Some(rest) if rest.starts_with('?') => Ok("demo".into()),
         _ => Err(format!(
             "--source {source} is not a simulator: pass --scenario NAME (see `cdcctl sim scenarios`)"
         )),

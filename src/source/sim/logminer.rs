@@ -288,6 +288,9 @@ impl Session {
                 | OperationCode::Ddl => true,
                 _ => {
                     let owner = row.seg_owner.as_deref().unwrap_or("");
+                    // Rows LogMiner cannot map to a dictionary object carry
+                    // owner UNKNOWN; they pass so the engine can report the
+                    // mismatch (clients add `OR SEG_OWNER = 'UNKNOWN'`).
                     owner == "UNKNOWN"
                         || if owners.is_empty() {
                             !matches!(owner, "SYS" | "SYSTEM")

@@ -1043,6 +1043,34 @@ impl Model {
         }
         self.apply_retention();
         self.prune_records();
+        self.bound_memory();
+    }
+
+    /// Keeps the redo held in memory under `redo.memory_records` by deleting
+    /// the oldest archived sequences, which the inventory then shows as
+    /// deleted: a session that needs them fails with ORA-01291 rather than
+    /// reading silently missing redo.
+    fn bound_memory(&mut self) {
+        let cap = self.scenario.redo.memory_records;
+        while self.records.len() > cap {
+            let Some((thread, seq)) = self.records.front().map(|r| (r.thread, r.seq)) else {
+                break;
+            };
+            let online = self
+                .threads
+                .iter()
+                .any(|t| t.thread == thread && t.groups.iter().any(|g| g.seq == Some(seq)));
+            if online {
+                // The oldest redo is still in an online log: nothing to give up.
+                break;
+            }
+            for i in 0..self.archived.len() {
+                if self.archived[i].thread == thread && self.archived[i].sequence == seq {
+                    self.delete_archive(i);
+                }
+            }
+            self.prune_records();
+        }
     }
 
     fn archive_name(&self, dest: &str, thread: u16, seq: u64, now: NaiveDateTime) -> String {
