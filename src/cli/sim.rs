@@ -162,8 +162,18 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
             scn
         }
         (None, Some(count)) => {
-            // Run until enough changes have committed after `from`.
+            // Run until enough changes have committed after `from`; a
+            // scenario whose workload writes nothing gives up after a day.
+            let mut waited_ms: i64 = 0;
             loop {
+                if waited_ms > 86_400_000 {
+                    eprintln!(
+                        "error: the scenario committed fewer than {count} changes in a day of database time; \
+                         check its [workload] and [[tables]]"
+                    );
+                    return exit::code(exit::USAGE);
+                }
+                waited_ms += 10_000;
                 let n = sim
                     .truth_between(from, u64::MAX)
                     .filter(|e| {
