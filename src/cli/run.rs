@@ -123,11 +123,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .load()
         .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
     let start = match (existing, args.from_scn) {
-        (Some(_), Some(_)) => return Err(Failure::usage(format!(
+        (Some(_), Some(_)) => {
+            return Err(Failure::usage(format!(
             "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
                  or drop --from-scn to resume",
             args.checkpoint.display()
-        ))),
+        )))
+        }
         (Some(cp), None) => {
             eprintln!(
                 "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
@@ -140,10 +142,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, Some(scn)) => StartAt::Scn(scn),
         (None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source(&global.source).map_err(|e| Failure {
-        code: e.exit_code,
-        message: e.message,
-    })?;
+    let opened = source::open_redo_source(&global.source, global.oracle_client_lib.clone())
+        .map_err(|e| Failure {
+            code: e.exit_code,
+            message: e.message,
+        })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),

@@ -11,6 +11,7 @@
 pub mod catalog;
 pub mod error;
 pub mod inventory;
+pub mod oracle;
 pub mod sim;
 
 pub use catalog::*;
