@@ -1338,3 +1338,106 @@ columns = [
         }
     }
 }
+
+#[test]
+fn pdb_filter_and_per_pdb_mining_show_only_that_container() {
+    let two = [
+        (
+            "pdbs = [\"ORCLPDB1\"]",
+            "pdbs = [\"ORCLPDB1\", \"SALESPDB\"]",
+        ),
+        (
+            "name = \"DOCS\"\npdb = \"ORCLPDB1\"",
+            "name = \"DOCS\"\npdb = \"SALESPDB\"",
+        ),
+        ("warmup_s = 600", "warmup_s = 120"),
+    ];
+    let mut s = variant("demo", &two);
+    let cur = s.current_scn().unwrap().scn;
+    let from = first_scn(&s);
+    let files = s.plan_logs(from);
+    s.start_session(&SessionRequest {
+        log_files: files,
+        start_scn: from,
+        end_scn: cur,
+        options: options(),
+    })
+    .unwrap();
+    let mut query = |pdb: Option<&str>| {
+        s.query_contents(&ContentsQuery {
+            from_scn: from,
+            to_scn: cur,
+            pdb: pdb.map(String::from),
+            ..ContentsQuery::default()
+        })
+        .unwrap();
+        let mut rows = Vec::new();
+        while s.fetch(5000, &mut rows).unwrap() > 0 {}
+        rows
+    };
+    let all = query(None);
+    let sales = query(Some("SALESPDB"));
+    assert!(all
+        .iter()
+        .any(|r| r.src_con_name.as_deref() == Some("ORCLPDB1")));
+    assert!(!sales.is_empty() && sales.len() < all.len());
+    assert!(sales
+        .iter()
+        .all(|r| r.src_con_name.as_deref() == Some("SALESPDB")));
+    assert!(sales
+        .iter()
+        .any(|r| r.operation_code == OperationCode::Commit));
+    assert!(sales
+        .iter()
+        .filter(|r| r.operation_code.is_dml())
+        .all(|r| r.table_name.as_deref() == Some("DOCS")));
+
+    let mut inside = variant(
+        "demo",
+        &[
+            two[0],
+            two[1],
+            two[2],
+            ("version = \"19c\"", "version = \"21c\""),
+            (
+                "user = \"C##CDCCTL\"\ncontainer = \"CDB$ROOT\"",
+                "user = \"CDCUSER\"\ncontainer = \"SALESPDB\"",
+            ),
+        ],
+    );
+    let cur = inside.current_scn().unwrap().scn;
+    let from = first_scn(&inside);
+    let rows = mine(&mut inside, from, cur, options()).unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows
+        .iter()
+        .all(|r| r.src_con_name.as_deref() == Some("SALESPDB")));
+}
+
+#[test]
+fn faults_fire_at_an_scn_as_well_as_at_a_time() {
+    let text = BUILTINS
+        .iter()
+        .find(|b| b.name == "oracle11g")
+        .unwrap()
+        .text
+        .to_string()
+        + "\n[[faults]]\nkind = \"connection_drop\"\nat_scn = 13020000\n";
+    let mut s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 1000 },
+    );
+    let mut dropped_at = None;
+    for _ in 0..2000 {
+        match s.current_scn() {
+            Ok(_) => {}
+            Err(e) => {
+                assert_eq!(e.ora_code(), Some(3113));
+                dropped_at = Some(s.model().scn);
+                break;
+            }
+        }
+    }
+    let at = dropped_at.expect("the fault fires");
+    assert!(at >= 13_020_000 && at < 13_021_000, "fired at {at}");
+}

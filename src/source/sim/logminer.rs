@@ -39,6 +39,8 @@ pub struct Session {
     /// Objects the dictionary knew when the session started.
     dropped: HashSet<u64>,
     known_below: u64,
+    /// Mining from inside a PDB (21c+) shows only that PDB's redo.
+    container: Option<String>,
 }
 
 /// Which container the connection is in, for mining rules.
@@ -194,6 +196,7 @@ pub fn start(
         end_scn: req.end_scn,
         options: req.options,
         dropped: model.dropped_objects.clone(),
+        container: in_pdb.then(|| conn.container.to_string()),
         known_below: model
             .tables
             .iter()
@@ -219,6 +222,7 @@ impl Session {
             options: MiningOptions::default(),
             dropped: model.dropped_objects.clone(),
             known_below: u64::MAX,
+            container: None,
         }
     }
 
@@ -276,6 +280,11 @@ impl Session {
                 continue;
             }
             let row = self.render(model, rec);
+            if let Some(c) = &self.container {
+                if row.src_con_name.as_deref() != Some(c.as_str()) {
+                    continue;
+                }
+            }
             if let Some(pdb) = &q.pdb {
                 if row.src_con_name.as_deref() != Some(pdb.as_str()) {
                     continue;
