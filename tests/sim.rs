@@ -1439,5 +1439,5 @@ fn faults_fire_at_an_scn_as_well_as_at_a_time() {
         }
     }
     let at = dropped_at.expect("the fault fires");
-    assert!(at >= 13_020_000 && at < 13_021_000, "fired at {at}");
+    assert!((13_020_000..13_021_000).contains(&at), "fired at {at}");
 }
