@@ -1441,3 +1441,31 @@ fn faults_fire_at_an_scn_as_well_as_at_a_time() {
     let at = dropped_at.expect("the fault fires");
     assert!((13_020_000..13_021_000).contains(&at), "fired at {at}");
 }
+
+#[test]
+fn a_full_recovery_area_stops_the_archiver_and_then_the_database() {
+    let mut s = variant(
+        "fra-nearly-full",
+        &[(
+            "recovery_area_used = 10307921510",
+            "recovery_area_used = 10737000000",
+        )],
+    );
+    s.advance_ms(3_600_000);
+    let stuck_at = s.current_scn().unwrap().scn;
+    s.advance_ms(600_000);
+    assert_eq!(
+        s.current_scn().unwrap().scn,
+        stuck_at,
+        "no redo while the archiver is stuck"
+    );
+    let inst = s.instance().unwrap();
+    assert_eq!(
+        inst.failed_archive_dests,
+        vec!["LOG_ARCHIVE_DEST_1".to_string()]
+    );
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    assert_eq!(inv.destinations[0].status, "ERROR");
+    assert!(inv.online.iter().all(|l| !l.archived));
+    assert_eq!(ora(s.reconnect()), 257);
+}

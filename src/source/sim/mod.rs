@@ -485,6 +485,12 @@ impl RedoSource for Sim {
     }
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
+        if self.model.archiver_stuck {
+            return Err(SourceError::oracle(
+                257,
+                "archiver error. Connect AS SYSDBA only until resolved.",
+            ));
+        }
         self.model.connection_dropped = false;
         self.link = Link::Up;
         self.session = None;

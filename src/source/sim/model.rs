@@ -335,6 +335,11 @@ pub struct Model {
     /// A connection-drop fault fired and the session has not seen it yet.
     pub connection_dropped: bool,
     pub fra_archive_bytes: u64,
+    /// Archive destinations that failed, with the error they show.
+    pub dest_errors: BTreeMap<u32, String>,
+    /// A log could not be archived and no online log can be reused: the
+    /// database generates no redo until space is freed.
+    pub archiver_stuck: bool,
     pub switches: Vec<NaiveDateTime>,
     pub rows_generated: u64,
     pub snapshot_too_old_errors: u64,
@@ -648,6 +653,8 @@ impl Model {
             gap_pending: 0,
             connection_dropped: false,
             fra_archive_bytes: 0,
+            dest_errors: BTreeMap::new(),
+            archiver_stuck: false,
             switches: Vec::new(),
             rows_generated: 0,
             snapshot_too_old_errors: scenario.instance.snapshot_too_old_errors,
@@ -978,6 +985,17 @@ impl Model {
         let archivelog = self.scenario.instance.log_mode == LogMode::Archivelog;
         let resetlogs = self.scenario.instance.resetlogs_change;
         let group_bytes = self.scenario.redo.group_bytes;
+        {
+            // ARCHIVELOG never overwrites a log that was not archived: with
+            // the archiver stuck the database hangs (ORA-00257).
+            let lt = &self.threads[ti];
+            let next = &lt.groups[(lt.current + 1) % lt.groups.len()];
+            if archivelog && next.seq.is_some() && !next.archived {
+                self.archiver_stuck = true;
+                self.scn -= 1;
+                return;
+            }
+        }
         let lt = &mut self.threads[ti];
         let cur = lt.current;
         let old_seq = lt.seq;
@@ -985,7 +1003,7 @@ impl Model {
             let g = &mut lt.groups[cur];
             g.next_change = switch_scn;
             g.status = "ACTIVE";
-            g.archived = archivelog;
+            g.archived = false;
             (g.first_change, g.first_time)
         };
         for (i, g) in lt.groups.iter_mut().enumerate() {
@@ -1015,12 +1033,25 @@ impl Model {
             if delete_now {
                 self.gap_pending -= 1;
             }
+            let mut written = false;
             for d in self.scenario.redo.destinations.clone() {
-                if d.status != "VALID" {
+                if d.status != "VALID" || self.dest_errors.contains_key(&d.id) {
                     continue;
                 }
                 let name = self.archive_name(&d.destination, thread, old_seq, now);
                 let in_fra = d.destination == "USE_DB_RECOVERY_FILE_DEST";
+                let inst = &self.scenario.instance;
+                if in_fra
+                    && inst.recovery_area_used + self.fra_archive_bytes + group_bytes
+                        > inst.recovery_area_size
+                {
+                    self.dest_errors.insert(
+                        d.id,
+                        "ORA-19809: limit exceeded for recovery files".to_string(),
+                    );
+                    continue;
+                }
+                written = true;
                 if in_fra && !delete_now {
                     self.fra_archive_bytes += group_bytes;
                 }
@@ -1039,6 +1070,9 @@ impl Model {
                     resetlogs_change: resetlogs,
                     bytes: group_bytes,
                 });
+            }
+            if let Some(g) = self.threads[ti].groups.get_mut(cur) {
+                g.archived = written;
             }
         }
         self.apply_retention();
@@ -1221,6 +1255,9 @@ impl Model {
 
     fn step(&mut self) {
         self.fire_due();
+        if self.archiver_stuck {
+            return;
+        }
         let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
         let now_ms = self.now_ms;
         // A long transaction due for its next change goes first.
