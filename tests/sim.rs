@@ -1469,3 +1469,29 @@ fn a_full_recovery_area_stops_the_archiver_and_then_the_database() {
     assert!(inv.online.iter().all(|l| !l.archived));
     assert_eq!(ora(s.reconnect()), 257);
 }
+
+#[test]
+fn without_supplemental_logging_updates_parse_as_partial_before_images() {
+    use cdcctl::engine::finding::Finding;
+    let s = sim("no-supplemental-logging");
+    let rows = s.all_rows();
+    let updates: Vec<_> = rows
+        .iter()
+        .filter(|r| r.operation_code == OperationCode::Update && !r.rollback)
+        .collect();
+    assert!(updates.len() > 100);
+    for r in updates {
+        let sql = r.sql_redo.as_deref().unwrap_or_default();
+        assert!(
+            !sql.contains("\"ORDER_ID\" = "),
+            "key column logged without supplemental logging: {sql}"
+        );
+        let st = parse(sql).unwrap();
+        assert!(
+            st.findings()
+                .iter()
+                .any(|f| matches!(f, Finding::PartialBeforeImage { .. })),
+            "no partial-image finding for {sql}"
+        );
+    }
+}
