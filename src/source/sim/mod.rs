@@ -199,8 +199,8 @@ impl Sim {
         self.model.truth.drain(..).map(|(_, e)| e).collect()
     }
 
-    /// How many truth events to keep (`None`: all). Older ones are dropped
-    /// and counted, so an interactive sim stays bounded.
+    /// How many truth events to keep (`None`: all; `Some(0)`: record none).
+    /// Older ones are dropped and counted, so an interactive sim stays bounded.
     pub fn set_truth_limit(&mut self, limit: Option<usize>) {
         self.model.truth_limit = limit;
     }

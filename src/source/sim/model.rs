@@ -67,8 +67,9 @@ pub struct Partitioning {
 
 #[derive(Debug, Clone)]
 pub struct RowState {
-    pub values: Vec<Value>,
-    pub rowid: String,
+    /// Shared with the redo records and undo that carry this image.
+    pub values: Arc<Vec<Value>>,
+    pub rowid: Arc<str>,
     pub part: usize,
 }
 
@@ -78,7 +79,7 @@ struct UndoEntry {
     commit_scn: Scn,
     commit_time: NaiveDateTime,
     key: i64,
-    before: Option<Vec<Value>>,
+    before: Option<Arc<Vec<Value>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -675,8 +676,8 @@ impl Model {
                     m.tables[t].rows.insert(
                         key,
                         RowState {
-                            values,
-                            rowid: rid,
+                            values: Arc::new(values),
+                            rowid: Arc::from(rid.as_str()),
                             part,
                         },
                     );
@@ -1573,7 +1574,7 @@ impl Model {
                 }
                 changed.sort_unstable();
                 let now = self.now();
-                let mut after = row.values.clone();
+                let mut after = (*row.values).clone();
                 for &c in &changed {
                     let col = &self.tables[t].columns[c];
                     let mut v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
@@ -1588,10 +1589,10 @@ impl Model {
                 self.ensure_started(i);
                 self.locks.insert((t, key), xid);
                 let (obj, objd) = self.tables[t].segment(row.part);
-                let before = Arc::new(row.values.clone());
+                let before = row.values.clone();
                 let after = Arc::new(after);
                 if let Some(r) = self.tables[t].rows.get_mut(&key) {
-                    r.values = (*after).clone();
+                    r.values = after.clone();
                 }
                 self.push_change(
                     i,
@@ -1600,7 +1601,7 @@ impl Model {
                     DmlOp::Update,
                     Some(before),
                     Some(after),
-                    Arc::from(row.rowid.as_str()),
+                    row.rowid.clone(),
                     obj,
                     objd,
                     changed,
@@ -1619,9 +1620,9 @@ impl Model {
                     t,
                     key,
                     DmlOp::Delete,
-                    Some(Arc::new(row.values)),
+                    Some(row.values),
                     None,
-                    Arc::from(row.rowid.as_str()),
+                    row.rowid,
                     obj,
                     objd,
                     Vec::new(),
@@ -1638,18 +1639,17 @@ impl Model {
                 self.tables[t].next_key += 1;
                 self.ensure_started(i);
                 self.locks.insert((t, key), xid);
-                let rid = self.alloc_rowid(t, part);
+                let rid: Arc<str> = Arc::from(self.alloc_rowid(t, part).as_str());
                 let (obj, objd) = self.tables[t].segment(part);
+                let after = Arc::new(values);
                 self.tables[t].rows.insert(
                     key,
                     RowState {
-                        values: values.clone(),
+                        values: after.clone(),
                         rowid: rid.clone(),
                         part,
                     },
                 );
-                let rid: Arc<str> = Arc::from(rid.as_str());
-                let after = Arc::new(values);
                 self.push_change(
                     i,
                     t,
@@ -1801,7 +1801,7 @@ impl Model {
                     if let (Some(r), Some(b)) =
                         (self.tables[c.table].rows.get_mut(&c.key), &c.before)
                     {
-                        r.values = (**b).clone();
+                        r.values = b.clone();
                     }
                 }
                 DmlOp::Delete => {
@@ -1810,8 +1810,8 @@ impl Model {
                         self.tables[c.table].rows.insert(
                             c.key,
                             RowState {
-                                values: (**b).clone(),
-                                rowid: c.rowid.to_string(),
+                                values: b.clone(),
+                                rowid: c.rowid.clone(),
                                 part,
                             },
                         );
@@ -1874,15 +1874,17 @@ impl Model {
             let order = per_table.entry(c.table).or_insert(0);
             *order += 1;
             let table_order = *order;
-            let ev =
-                self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
-            self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+            if self.truth_limit != Some(0) {
+                let ev =
+                    self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
+                self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+            }
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {
                 commit_scn,
                 commit_time,
                 key: c.key,
-                before: c.before.as_deref().cloned(),
+                before: c.before.clone(),
             });
         }
         self.prune_undo();
@@ -2138,7 +2140,7 @@ impl Model {
                 for k in moved {
                     let rid = self.alloc_rowid(t, p);
                     if let Some(r) = self.tables[t].rows.get_mut(&k) {
-                        r.rowid = rid;
+                        r.rowid = Arc::from(rid.as_str());
                     }
                 }
             }
@@ -2167,18 +2169,17 @@ impl Model {
         as_of: Scn,
         after: Option<i64>,
         limit: usize,
-    ) -> Vec<(i64, Vec<Value>)> {
+    ) -> Vec<(i64, Arc<Vec<Value>>)> {
         let table = &self.tables[t];
         // The as-of image of each key changed after `as_of`: the before image of
         // its oldest later change (committed first, then still-open ones).
-        let mut over: BTreeMap<i64, Option<Vec<Value>>> = BTreeMap::new();
+        let mut over: BTreeMap<i64, Option<Arc<Vec<Value>>>> = BTreeMap::new();
         for u in table.undo.iter().filter(|u| u.commit_scn > as_of) {
             over.entry(u.key).or_insert_with(|| u.before.clone());
         }
         for txn in &self.open {
             for c in txn.changes.iter().filter(|c| c.table == t) {
-                over.entry(c.key)
-                    .or_insert_with(|| c.before.as_deref().cloned());
+                over.entry(c.key).or_insert_with(|| c.before.clone());
             }
         }
         let lo = after.map_or(i64::MIN, |a| a.saturating_add(1));
