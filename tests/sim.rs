@@ -1495,3 +1495,39 @@ fn without_supplemental_logging_updates_parse_as_partial_before_images() {
         );
     }
 }
+
+#[test]
+fn every_supported_release_reports_its_version_and_mining_rules() {
+    for (alias, major, pdb_mining) in [
+        ("11.2", 11, false),
+        ("12.2", 12, false),
+        ("19c", 19, false),
+        ("21c", 21, true),
+        ("23ai", 23, true),
+    ] {
+        let cdb = major >= 12;
+        let text = format!(
+            "[instance]\nversion = \"{alias}\"\ncdb = {cdb}\n{}\n[connection]\nuser = \"CDCUSER\"\n{}\n\
+             [[tables]]\nowner = \"APP\"\nname = \"T\"\nrows = 5\nsupplemental_logging = \"all\"\nprimary_key = [\"ID\"]\n\
+             columns = [{{ name = \"ID\", type = \"NUMBER\" }}, {{ name = \"V\", type = \"VARCHAR2(20)\" }}]\n",
+            if cdb { "pdbs = [\"PDB1\"]" } else { "" },
+            if cdb { "container = \"PDB1\"" } else { "" },
+        );
+        let mut s = Sim::new(
+            Scenario::parse(&text, alias).unwrap(),
+            Clock::Virtual { step_ms: 1000 },
+        );
+        let inst = s.instance().unwrap();
+        assert_eq!(inst.major_version(), Some(major), "{alias}");
+        for _ in 0..30 {
+            s.current_scn().unwrap();
+        }
+        let cur = s.current_scn().unwrap().scn;
+        let from = first_scn(&s);
+        let result = mine(&mut s, from, cur, options());
+        match (cdb, pdb_mining) {
+            (true, false) => assert_eq!(ora(result), 65040, "{alias}"),
+            _ => assert!(!result.unwrap().is_empty(), "{alias}"),
+        }
+    }
+}
