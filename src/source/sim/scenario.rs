@@ -52,7 +52,7 @@ pub const BUILTINS: &[Builtin] = &[
 pub enum ScenarioError {
     #[error("unknown scenario `{name}`: the built-in scenarios are {builtins}; or give the path of a .toml file")]
     UnknownBuiltin { name: String, builtins: String },
-    #[error("cannot read scenario file {path}: {message}")]
+    #[error("cannot read scenario file {path}: {message}; check the path, or name a built-in scenario (cdcctl sim scenarios)")]
     Io { path: String, message: String },
     #[error("{origin}, line {line}, column {column}, key `{key}`: {message}")]
     Syntax {
