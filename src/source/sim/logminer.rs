@@ -219,7 +219,10 @@ impl Session {
             files: Vec::new(),
             start_scn: 0,
             end_scn: Scn::MAX,
-            options: MiningOptions::default(),
+            options: MiningOptions {
+                dict_from_online_catalog: true,
+                ..MiningOptions::default()
+            },
             dropped: model.dropped_objects.clone(),
             known_below: u64::MAX,
             container: None,
@@ -318,8 +321,12 @@ impl Session {
         rows
     }
 
+    /// Whether the session's dictionary maps the object: without
+    /// DICT_FROM_ONLINE_CATALOG (and no other dictionary) nothing is known.
     fn known(&self, obj: u64) -> bool {
-        !self.dropped.contains(&obj) && obj < self.known_below
+        self.options.dict_from_online_catalog
+            && !self.dropped.contains(&obj)
+            && obj < self.known_below
     }
 
     /// One redo record as one (unsplit) row.
