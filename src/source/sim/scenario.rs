@@ -584,6 +584,15 @@ fn key_on_line(text: &str, offset: usize) -> String {
     if let Some(h) = line.strip_prefix('[') {
         return h.trim_matches(|c| c == '[' || c == ']').trim().to_string();
     }
+    // The error may point at a key itself (unknown field): `key = ...`.
+    let here = &text[offset..end];
+    let ident_len = here
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        .count();
+    if ident_len > 0 && here[ident_len..].trim_start().starts_with('=') {
+        return here[..ident_len].to_string();
+    }
     // Inline tables: take the key nearest before the offset.
     let upto = &text[start..offset];
     let segment = upto.rsplit([',', '{']).next().unwrap_or(upto);
@@ -943,6 +952,16 @@ mod tests {
         let s = e.to_string();
         assert!(
             s.contains("line 9") && s.contains("`type`") && s.contains("VARCHAR2(n)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn unknown_key_inside_an_inline_table_is_named() {
+        let text = "[instance]\nversion = \"19c\"\n[connection]\nuser = \"U\"\n[[tables]]\nowner = \"A\"\nname = \"T\"\ncolumns = [\n  { name = \"X\", typ = \"NUMBER\" },\n]\n";
+        let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("line 9") && s.contains("key `typ`") && s.contains("`type`"),
             "{s}"
         );
     }
