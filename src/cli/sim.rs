@@ -175,61 +175,64 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    sim.set_truth_limit(None);
+    if args.until_scn.is_none() && args.count.is_none() {
+        eprintln!("error: give --until-scn SCN or --count N");
+        return exit::code(exit::USAGE);
+    }
     let from = args.from_scn.unwrap_or(0);
-    let until = match (args.until_scn, args.count) {
-        (Some(scn), _) => {
-            sim.advance_to_scn(scn.saturating_add(1));
-            scn
-        }
-        (None, Some(count)) => {
-            // Run until enough changes have committed after `from`; a
-            // scenario whose workload writes nothing gives up after a day.
-            let mut waited_ms: i64 = 0;
-            loop {
-                if waited_ms > 86_400_000 {
-                    eprintln!(
-                        "error: the scenario committed fewer than {count} changes in a day of database time; \
-                         check its [workload] and [[tables]]"
-                    );
-                    return exit::code(exit::USAGE);
-                }
-                waited_ms += 10_000;
-                let n = sim
-                    .truth_between(from, u64::MAX)
-                    .filter(|e| args.ddl || matches!(e, CapturedEvent::Change(_)))
-                    .count();
-                if n >= count {
-                    break;
-                }
-                sim.advance_ms(10_000);
-            }
-            u64::MAX
-        }
-        (None, None) => {
-            eprintln!("error: give --until-scn SCN or --count N");
-            return exit::code(exit::USAGE);
-        }
-    };
+    let until = args.until_scn.unwrap_or(u64::MAX);
     let limit = args.count.unwrap_or(usize::MAX);
     let mut out = BufWriter::new(io::stdout().lock());
-    let result = (|| -> anyhow::Result<()> {
-        for e in sim
-            .truth_between(from, until)
-            .filter(|e| args.ddl || matches!(e, CapturedEvent::Change(_)))
-            .take(limit)
-        {
-            let line = if args.omit_unlogged_lobs {
-                omit_unlogged_lobs(e).to_json_line()
-            } else {
-                e.to_json_line()
-            };
-            writeln!(out, "{line}")?;
+    // Events are written as their transactions commit, so memory stays flat
+    // however far the workload runs.
+    let result = (|| -> anyhow::Result<bool> {
+        let mut written = 0usize;
+        let mut last_scn = sim.model().scn;
+        let mut idle_ms: i64 = 0;
+        loop {
+            for (start, e) in sim.drain_truth_entries() {
+                if e.source().commit_scn > until {
+                    out.flush()?;
+                    return Ok(true);
+                }
+                if start <= from || !(args.ddl || matches!(e, CapturedEvent::Change(_))) {
+                    continue;
+                }
+                let line = if args.omit_unlogged_lobs {
+                    omit_unlogged_lobs(&e).to_json_line()
+                } else {
+                    e.to_json_line()
+                };
+                writeln!(out, "{line}")?;
+                written += 1;
+                if written >= limit {
+                    out.flush()?;
+                    return Ok(true);
+                }
+            }
+            if sim.model().scn > until {
+                out.flush()?;
+                return Ok(true);
+            }
+            sim.advance_ms(10_000);
+            let scn = sim.model().scn;
+            idle_ms = if scn == last_scn { idle_ms + 10_000 } else { 0 };
+            last_scn = scn;
+            if idle_ms > 86_400_000 {
+                out.flush()?;
+                return Ok(false);
+            }
         }
-        out.flush()?;
-        Ok(())
     })();
-    finish(result)
+    match result {
+        Ok(false) => {
+            eprintln!(
+                "error: the scenario generated no redo for a day of database time; check its [workload] and [[tables]]"
+            );
+            exit::code(exit::USAGE)
+        }
+        other => finish(other.map(|_| ())),
+    }
 }
 
 /// Runs one LogMiner session over (from, until] and returns its rows.
@@ -271,6 +274,8 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    // The rows come from the redo; the ground truth is not needed here.
+    sim.set_truth_limit(Some(0));
     let rows = match session_rows(&mut sim, args) {
         Ok(r) => r,
         Err(e) => {

@@ -194,6 +194,12 @@ impl Sim {
             .map(|(_, e)| e)
     }
 
+    /// Takes the ground truth recorded so far, each event with the START SCN
+    /// of its transaction, in commit order.
+    pub fn drain_truth_entries(&mut self) -> Vec<(Scn, CapturedEvent)> {
+        self.model.truth.drain(..).collect()
+    }
+
     /// Takes the ground truth recorded so far.
     pub fn drain_truth(&mut self) -> Vec<CapturedEvent> {
         self.model.truth.drain(..).map(|(_, e)| e).collect()
