@@ -1004,3 +1004,530 @@ fn two_redo_threads_switch_and_archive_independently_and_capture_still_matches_t
         without_lob_placeholders(&truth)
     );
 }
+
+#[test]
+fn real_clock_generates_redo_as_wall_time_passes() {
+    let b = BUILTINS.iter().find(|b| b.name == "oracle11g").unwrap();
+    let text = b
+        .text
+        .replace("rate = 10.0", "rate = 2000.0")
+        .replace("warmup_s = 300", "warmup_s = 0");
+    let mut s = Sim::new(Scenario::parse(&text, "t").unwrap(), Clock::Real);
+    let a = s.current_scn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let b = s.current_scn().unwrap();
+    assert!(b.scn > a.scn, "SCN did not move with the wall clock");
+    // Database time never runs ahead of the wall clock.
+    assert!((b.time - a.time).num_seconds() <= 2);
+}
+
+#[test]
+fn redo_held_in_memory_is_bounded_and_what_is_dropped_shows_as_deleted() {
+    let mut s = variant(
+        "oracle11g",
+        &[
+            (
+                "group_bytes = 2097152",
+                "group_bytes = 262144\nmemory_records = 10000",
+            ),
+            ("rate = 10.0", "rate = 200.0"),
+        ],
+    );
+    s.advance_ms(1_800_000);
+    let cur = s.current_scn().unwrap().scn;
+    let held = s.model().records.len();
+    assert!(held <= 10_000 + 5_000, "{held} records held");
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    assert!(inv.archived.iter().any(|a| a.deleted));
+    let oldest_kept = s.model().records.front().map(|r| r.scn).unwrap_or(0);
+    let early = first_scn(&s) + 10;
+    assert!(oldest_kept > early);
+    assert_eq!(ora(mine(&mut s, early, cur, options())), 1291);
+    mine(&mut s, oldest_kept, cur, options()).unwrap();
+}
+
+#[test]
+fn scenario_keys_the_simulator_cannot_honour_are_rejected() {
+    let base = BUILTINS
+        .iter()
+        .find(|b| b.name == "oracle11g")
+        .unwrap()
+        .text;
+    let bad = base.replace(
+        "{ name = \"ID\", type = \"NUMBER(10)\"",
+        "{ name = \"ID\", type = \"VARCHAR2(10)\"",
+    );
+    let e = Scenario::parse(&bad, "t").unwrap_err().to_string();
+    assert!(e.contains("must be a NUMBER"), "{e}");
+    let bad = base
+        .replace("threads = ", "x")
+        .replace("cdb = false", "cdb = false\nthreads = 99");
+    let e = Scenario::parse(&bad, "t").unwrap_err().to_string();
+    assert!(e.contains("threads"), "{e}");
+}
+
+#[test]
+fn capture_matches_truth_with_ddl_through_partition_maintenance() {
+    let mut truth_sim = sim("interval-partition-churn");
+    let from = first_scn(&truth_sim);
+    let until = from + 65_000;
+    truth_sim.advance_to_scn(until + 1);
+    let truth: Vec<CapturedEvent> = truth_sim.truth_between(from, until).cloned().collect();
+    let ddl = truth
+        .iter()
+        .filter(|e| matches!(e, CapturedEvent::Ddl(_)))
+        .count();
+    assert!(ddl >= 2, "TRUNCATE and MOVE fall in the range");
+    let got = capture(sim("interval-partition-churn"), from, until);
+    assert_eq!(
+        without_lob_placeholders(&got),
+        without_lob_placeholders(&truth)
+    );
+}
+
+#[test]
+fn sim_contents_replayed_reproduces_sim_truth_byte_for_byte() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let range = ["--from-scn", "13000000", "--until-scn", "13020000"];
+    let contents = cdcctl(&[&["sim", "contents", "--scenario", "demo"][..], &range[..]].concat());
+    assert!(
+        contents.status.success(),
+        "{}",
+        String::from_utf8_lossy(&contents.stderr)
+    );
+    let mut replay = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(["redo", "replay", "--csv", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = replay.stdin.take().unwrap();
+    let csv = contents.stdout.clone();
+    let writer = std::thread::spawn(move || stdin.write_all(&csv));
+    let replayed = replay.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(
+        replayed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    let truth = cdcctl(
+        &[
+            &["sim", "truth", "--scenario", "demo", "--omit-unlogged-lobs"][..],
+            &range[..],
+        ]
+        .concat(),
+    );
+    assert!(truth.status.success());
+    let (a, b) = (
+        String::from_utf8_lossy(&replayed.stdout),
+        String::from_utf8_lossy(&truth.stdout),
+    );
+    assert!(b.lines().count() > 3000);
+    assert!(b.contains("\"table\":\"DOCS\""));
+    assert_eq!(a, b);
+}
+
+mod rendered_rows_parse_back {
+    //! Random values of every column type, rendered by the simulator as
+    //! LogMiner would and read back by the SQL_REDO parser.
+    use std::sync::Arc;
+
+    use chrono::{NaiveDate, NaiveDateTime};
+    use proptest::prelude::*;
+
+    use cdcctl::engine::event::Image;
+    use cdcctl::engine::redo::parse;
+    use cdcctl::source::sim::logminer::Session;
+    use cdcctl::source::sim::model::{Body, DmlOp, Rec};
+    use cdcctl::source::sim::value::{number_text, Value};
+    use cdcctl::source::sim::{Model, Scenario};
+
+    const TABLE: &str = r#"
+[instance]
+version = "19c"
+cdb = true
+pdbs = ["P1"]
+supplemental_logging = "all"
+[connection]
+user = "C##U"
+[[tables]]
+owner = "APP"
+name = "ALL_TYPES"
+rows = 0
+primary_key = ["ID"]
+columns = [
+  { name = "ID", type = "NUMBER(18)", nullable = false },
+  { name = "N", type = "NUMBER" },
+  { name = "S", type = "VARCHAR2(4000)" },
+  { name = "W", type = "NVARCHAR2(2000)" },
+  { name = "C", type = "CHAR(8)" },
+  { name = "D", type = "DATE" },
+  { name = "T", type = "TIMESTAMP(9)" },
+  { name = "Z", type = "TIMESTAMP(6) WITH TIME ZONE" },
+  { name = "R", type = "RAW(64)" },
+  { name = "YM", type = "INTERVAL YEAR TO MONTH" },
+  { name = "DS", type = "INTERVAL DAY TO SECOND" },
+]
+"#;
+
+    fn time() -> impl Strategy<Value = NaiveDateTime> {
+        (
+            1900i32..2100,
+            1u32..=12,
+            1u32..=28,
+            0u32..24,
+            0u32..60,
+            0u32..60,
+            0u32..1_000_000_000,
+        )
+            .prop_map(|(y, mo, d, h, mi, s, ns)| {
+                NaiveDate::from_ymd_opt(y, mo, d)
+                    .and_then(|x| x.and_hms_nano_opt(h, mi, s, ns))
+                    .unwrap_or_default()
+            })
+    }
+
+    fn nullable(v: impl Strategy<Value = Value> + 'static) -> BoxedStrategy<Value> {
+        prop_oneof![1 => Just(Value::Null), 6 => v].boxed()
+    }
+
+    fn row() -> impl Strategy<Value = Vec<Value>> {
+        let text = "(?s).{1,60}";
+        (
+            1i64..1_000_000_000,
+            nullable(
+                (any::<i64>(), 0u32..6)
+                    .prop_map(|(m, s)| Value::Number(number_text(i128::from(m), s))),
+            ),
+            nullable(text.prop_map(Value::Str)),
+            nullable("(?s).{1,40}".prop_map(Value::NStr)),
+            nullable("[ -~]{8}".prop_map(Value::Str)),
+            nullable(time().prop_map(|t| Value::Date(t.with_nanosecond_zero()))),
+            nullable(time().prop_map(Value::Timestamp)),
+            nullable((time(), -720i32..=840).prop_map(|(t, o)| Value::TimestampTz(t.micro(), o))),
+            nullable(proptest::collection::vec(any::<u8>(), 1..64).prop_map(Value::Raw)),
+            nullable(
+                (0u32..100, 0u32..12, any::<bool>()).prop_map(|(y, m, neg)| {
+                    Value::IntervalYm(format!("{}{y:02}-{m:02}", if neg { '-' } else { '+' }))
+                }),
+            ),
+            nullable(
+                (0u32..100, 0u32..24, 0u32..60, 0u32..60, 0u32..1_000_000).prop_map(
+                    |(d, h, m, s, f)| {
+                        Value::IntervalDs(format!("+{d:02} {h:02}:{m:02}:{s:02}.{f:06}"))
+                    },
+                ),
+            ),
+        )
+            .prop_map(|(id, n, s, w, c, d, t, z, r, ym, ds)| {
+                vec![
+                    Value::Number(id.to_string()),
+                    n,
+                    s,
+                    w,
+                    c,
+                    d,
+                    t,
+                    z,
+                    r,
+                    ym,
+                    ds,
+                ]
+            })
+    }
+
+    trait Trunc {
+        fn with_nanosecond_zero(self) -> Self;
+        fn micro(self) -> Self;
+    }
+
+    impl Trunc for NaiveDateTime {
+        fn with_nanosecond_zero(self) -> Self {
+            use chrono::Timelike;
+            self.with_nanosecond(0).unwrap_or(self)
+        }
+        fn micro(self) -> Self {
+            use chrono::Timelike;
+            self.with_nanosecond(self.nanosecond() / 1000 * 1000)
+                .unwrap_or(self)
+        }
+    }
+
+    fn image(m: &Model, values: &[Value]) -> Image {
+        m.tables[0]
+            .columns
+            .iter()
+            .zip(values)
+            .map(|(c, v)| (c.name.clone(), v.field()))
+            .collect()
+    }
+
+    fn rec(
+        m: &Model,
+        op: DmlOp,
+        before: Option<Vec<Value>>,
+        after: Option<Vec<Value>>,
+        changed: Vec<usize>,
+    ) -> Rec {
+        Rec {
+            scn: 1,
+            time: m.now(),
+            thread: 1,
+            seq: 1,
+            rs_id: Arc::from(" 0x000001.00000002.0010 "),
+            ssn: 0,
+            xid: Arc::from("0100020003000000"),
+            username: Arc::from("U"),
+            pdb: Some(Arc::from("P1")),
+            body: Body::Dml {
+                table: 0,
+                obj: m.tables[0].obj_id,
+                objd: m.tables[0].data_obj_id,
+                op,
+                rollback: false,
+                rowid: Arc::from("AAASEQAAMAAAACKAAK"),
+                before: before.map(Arc::new),
+                after: after.map(Arc::new),
+                changed,
+            },
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn parser_images_equal_the_values_the_simulator_rendered(
+            old in row(),
+            new in row(),
+            mask in proptest::collection::vec(any::<bool>(), 10),
+        ) {
+            let m = Model::new(Scenario::parse(TABLE, "t").unwrap());
+            let s = Session::unrestricted(&m);
+            let ins = s.render(&m, &rec(&m, DmlOp::Insert, None, Some(old.clone()), vec![]));
+            let sql = ins.sql_redo.unwrap_or_default();
+            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
+            prop_assert_eq!(st.after_image(), Some(image(&m, &old)));
+
+            let mut after = old.clone();
+            let mut changed = Vec::new();
+            for (i, on) in mask.iter().enumerate() {
+                if *on {
+                    after[i + 1] = new[i + 1].clone();
+                    changed.push(i + 1);
+                }
+            }
+            if changed.is_empty() {
+                changed.push(2);
+                after[2] = new[2].clone();
+            }
+            let upd = s.render(&m, &rec(&m, DmlOp::Update, Some(old.clone()), Some(after.clone()), changed));
+            let sql = upd.sql_redo.unwrap_or_default();
+            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
+            prop_assert_eq!(st.before_image(), Some(image(&m, &old)));
+            prop_assert_eq!(st.after_image(), Some(image(&m, &after)));
+            prop_assert_eq!(st.row_id(), Some("AAASEQAAMAAAACKAAK"));
+
+            let del = s.render(&m, &rec(&m, DmlOp::Delete, Some(after.clone()), None, vec![]));
+            let sql = del.sql_redo.unwrap_or_default();
+            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
+            prop_assert_eq!(st.before_image(), Some(image(&m, &after)));
+        }
+    }
+}
+
+#[test]
+fn pdb_filter_and_per_pdb_mining_show_only_that_container() {
+    let two = [
+        (
+            "pdbs = [\"ORCLPDB1\"]",
+            "pdbs = [\"ORCLPDB1\", \"SALESPDB\"]",
+        ),
+        (
+            "name = \"DOCS\"\npdb = \"ORCLPDB1\"",
+            "name = \"DOCS\"\npdb = \"SALESPDB\"",
+        ),
+        ("warmup_s = 600", "warmup_s = 120"),
+    ];
+    let mut s = variant("demo", &two);
+    let cur = s.current_scn().unwrap().scn;
+    let from = first_scn(&s);
+    let files = s.plan_logs(from);
+    s.start_session(&SessionRequest {
+        log_files: files,
+        start_scn: from,
+        end_scn: cur,
+        options: options(),
+    })
+    .unwrap();
+    let mut query = |pdb: Option<&str>| {
+        s.query_contents(&ContentsQuery {
+            from_scn: from,
+            to_scn: cur,
+            pdb: pdb.map(String::from),
+            ..ContentsQuery::default()
+        })
+        .unwrap();
+        let mut rows = Vec::new();
+        while s.fetch(5000, &mut rows).unwrap() > 0 {}
+        rows
+    };
+    let all = query(None);
+    let sales = query(Some("SALESPDB"));
+    assert!(all
+        .iter()
+        .any(|r| r.src_con_name.as_deref() == Some("ORCLPDB1")));
+    assert!(!sales.is_empty() && sales.len() < all.len());
+    assert!(sales
+        .iter()
+        .all(|r| r.src_con_name.as_deref() == Some("SALESPDB")));
+    assert!(sales
+        .iter()
+        .any(|r| r.operation_code == OperationCode::Commit));
+    assert!(sales
+        .iter()
+        .filter(|r| r.operation_code.is_dml())
+        .all(|r| r.table_name.as_deref() == Some("DOCS")));
+
+    let mut inside = variant(
+        "demo",
+        &[
+            two[0],
+            two[1],
+            two[2],
+            ("version = \"19c\"", "version = \"21c\""),
+            (
+                "user = \"C##CDCCTL\"\ncontainer = \"CDB$ROOT\"",
+                "user = \"CDCUSER\"\ncontainer = \"SALESPDB\"",
+            ),
+        ],
+    );
+    let cur = inside.current_scn().unwrap().scn;
+    let from = first_scn(&inside);
+    let rows = mine(&mut inside, from, cur, options()).unwrap();
+    assert!(!rows.is_empty());
+    assert!(rows
+        .iter()
+        .all(|r| r.src_con_name.as_deref() == Some("SALESPDB")));
+}
+
+#[test]
+fn faults_fire_at_an_scn_as_well_as_at_a_time() {
+    let text = BUILTINS
+        .iter()
+        .find(|b| b.name == "oracle11g")
+        .unwrap()
+        .text
+        .to_string()
+        + "\n[[faults]]\nkind = \"connection_drop\"\nat_scn = 13020000\n";
+    let mut s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 1000 },
+    );
+    let mut dropped_at = None;
+    for _ in 0..2000 {
+        match s.current_scn() {
+            Ok(_) => {}
+            Err(e) => {
+                assert_eq!(e.ora_code(), Some(3113));
+                dropped_at = Some(s.model().scn);
+                break;
+            }
+        }
+    }
+    let at = dropped_at.expect("the fault fires");
+    assert!((13_020_000..13_021_000).contains(&at), "fired at {at}");
+}
+
+#[test]
+fn a_full_recovery_area_stops_the_archiver_and_then_the_database() {
+    let mut s = variant(
+        "fra-nearly-full",
+        &[(
+            "recovery_area_used = 10307921510",
+            "recovery_area_used = 10737000000",
+        )],
+    );
+    s.advance_ms(3_600_000);
+    let stuck_at = s.current_scn().unwrap().scn;
+    s.advance_ms(600_000);
+    assert_eq!(
+        s.current_scn().unwrap().scn,
+        stuck_at,
+        "no redo while the archiver is stuck"
+    );
+    let inst = s.instance().unwrap();
+    assert_eq!(
+        inst.failed_archive_dests,
+        vec!["LOG_ARCHIVE_DEST_1".to_string()]
+    );
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    assert_eq!(inv.destinations[0].status, "ERROR");
+    assert!(inv.online.iter().all(|l| !l.archived));
+    assert_eq!(ora(s.reconnect()), 257);
+}
+
+#[test]
+fn without_supplemental_logging_updates_parse_as_partial_before_images() {
+    use cdcctl::engine::finding::Finding;
+    let s = sim("no-supplemental-logging");
+    let rows = s.all_rows();
+    let updates: Vec<_> = rows
+        .iter()
+        .filter(|r| r.operation_code == OperationCode::Update && !r.rollback)
+        .collect();
+    assert!(updates.len() > 100);
+    for r in updates {
+        let sql = r.sql_redo.as_deref().unwrap_or_default();
+        assert!(
+            !sql.contains("\"ORDER_ID\" = "),
+            "key column logged without supplemental logging: {sql}"
+        );
+        let st = parse(sql).unwrap();
+        assert!(
+            st.findings()
+                .iter()
+                .any(|f| matches!(f, Finding::PartialBeforeImage { .. })),
+            "no partial-image finding for {sql}"
+        );
+    }
+}
+
+#[test]
+fn every_supported_release_reports_its_version_and_mining_rules() {
+    for (alias, major, pdb_mining) in [
+        ("11.2", 11, false),
+        ("12.2", 12, false),
+        ("19c", 19, false),
+        ("21c", 21, true),
+        ("23ai", 23, true),
+    ] {
+        let cdb = major >= 12;
+        let text = format!(
+            "[instance]\nversion = \"{alias}\"\ncdb = {cdb}\n{}\n[connection]\nuser = \"CDCUSER\"\n{}\n\
+             [[tables]]\nowner = \"APP\"\nname = \"T\"\nrows = 5\nsupplemental_logging = \"all\"\nprimary_key = [\"ID\"]\n\
+             columns = [{{ name = \"ID\", type = \"NUMBER\" }}, {{ name = \"V\", type = \"VARCHAR2(20)\" }}]\n",
+            if cdb { "pdbs = [\"PDB1\"]" } else { "" },
+            if cdb { "container = \"PDB1\"" } else { "" },
+        );
+        let mut s = Sim::new(
+            Scenario::parse(&text, alias).unwrap(),
+            Clock::Virtual { step_ms: 1000 },
+        );
+        let inst = s.instance().unwrap();
+        assert_eq!(inst.major_version(), Some(major), "{alias}");
+        for _ in 0..30 {
+            s.current_scn().unwrap();
+        }
+        let cur = s.current_scn().unwrap().scn;
+        let from = first_scn(&s);
+        let result = mine(&mut s, from, cur, options());
+        match (cdb, pdb_mining) {
+            (true, false) => assert_eq!(ora(result), 65040, "{alias}"),
+            _ => assert!(!result.unwrap().is_empty(), "{alias}"),
+        }
+    }
+}

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use cdcctl::engine::contents_csv::ContentsWriter;
+use cdcctl::engine::event::{CapturedEvent, Field, Op};
 use cdcctl::engine::row::LogMinerRow;
 use cdcctl::source::sim::{Sim, BUILTINS};
 use cdcctl::source::{ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError};
@@ -55,6 +56,26 @@ pub struct TruthArgs {
     /// Include DDL events (schema-change records) in the stream.
     #[arg(long)]
     pub ddl: bool,
+    /// Leave out the LOB columns of UPDATE and DELETE images, which their
+    /// redo never carries, instead of marking them unavailable: the events
+    /// then compare byte for byte with a replay that has no dictionary.
+    #[arg(long)]
+    pub omit_unlogged_lobs: bool,
+}
+
+/// Drops the unavailable LOB placeholders of UPDATE/DELETE images; inserts
+/// keep theirs, since their redo names the LOB columns (`EMPTY_CLOB()`).
+fn omit_unlogged_lobs(e: &CapturedEvent) -> CapturedEvent {
+    match e {
+        CapturedEvent::Change(c) if c.op != Op::Create => {
+            let mut c = c.clone();
+            for image in [&mut c.before, &mut c.after].into_iter().flatten() {
+                image.retain(|(_, f)| *f != Field::Unavailable);
+            }
+            CapturedEvent::Change(c)
+        }
+        other => other.clone(),
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -88,7 +109,14 @@ fn scenario_spec(arg: &ScenarioArg, source: &str) -> Result<String, String> {
     }
     match source.strip_prefix("sim") {
         Some("") => Ok("demo".into()),
-        Some(rest) if rest.starts_with(':') => Ok(rest[1..].to_string()),
+        Some(rest) if rest.starts_with(':') => {
+            // `?clock=...` selects the clock of a live source; these commands
+            // always run on their own virtual clock.
+            let spec = &rest[1..];
+            let spec = spec.rsplit_once("?clock=").map_or(spec, |(s, _)| s);
+            Ok(if spec.is_empty() { "demo".into() } else { spec.to_string() })
+        }
+        Some(rest) if rest.starts_with('?') => Ok("demo".into()),
         _ => Err(format!(
             "--source {source} is not a simulator: pass --scenario NAME (see `cdcctl sim scenarios`)"
         )),
@@ -147,48 +175,64 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
-    sim.set_truth_limit(None);
+    if args.until_scn.is_none() && args.count.is_none() {
+        eprintln!("error: give --until-scn SCN or --count N");
+        return exit::code(exit::USAGE);
+    }
     let from = args.from_scn.unwrap_or(0);
-    let until = match (args.until_scn, args.count) {
-        (Some(scn), _) => {
-            sim.advance_to_scn(scn.saturating_add(1));
-            scn
-        }
-        (None, Some(count)) => {
-            // Run until enough changes have committed after `from`.
-            loop {
-                let n = sim
-                    .truth_between(from, u64::MAX)
-                    .filter(|e| {
-                        args.ddl || matches!(e, cdcctl::engine::event::CapturedEvent::Change(_))
-                    })
-                    .count();
-                if n >= count {
-                    break;
-                }
-                sim.advance_ms(10_000);
-            }
-            u64::MAX
-        }
-        (None, None) => {
-            eprintln!("error: give --until-scn SCN or --count N");
-            return exit::code(exit::USAGE);
-        }
-    };
+    let until = args.until_scn.unwrap_or(u64::MAX);
     let limit = args.count.unwrap_or(usize::MAX);
     let mut out = BufWriter::new(io::stdout().lock());
-    let result = (|| -> anyhow::Result<()> {
-        for e in sim
-            .truth_between(from, until)
-            .filter(|e| args.ddl || matches!(e, cdcctl::engine::event::CapturedEvent::Change(_)))
-            .take(limit)
-        {
-            writeln!(out, "{}", e.to_json_line())?;
+    // Events are written as their transactions commit, so memory stays flat
+    // however far the workload runs.
+    let result = (|| -> anyhow::Result<bool> {
+        let mut written = 0usize;
+        let mut last_scn = sim.model().scn;
+        let mut idle_ms: i64 = 0;
+        loop {
+            for (start, e) in sim.drain_truth_entries() {
+                if e.source().commit_scn > until {
+                    out.flush()?;
+                    return Ok(true);
+                }
+                if start <= from || !(args.ddl || matches!(e, CapturedEvent::Change(_))) {
+                    continue;
+                }
+                let line = if args.omit_unlogged_lobs {
+                    omit_unlogged_lobs(&e).to_json_line()
+                } else {
+                    e.to_json_line()
+                };
+                writeln!(out, "{line}")?;
+                written += 1;
+                if written >= limit {
+                    out.flush()?;
+                    return Ok(true);
+                }
+            }
+            if sim.model().scn > until {
+                out.flush()?;
+                return Ok(true);
+            }
+            sim.advance_ms(10_000);
+            let scn = sim.model().scn;
+            idle_ms = if scn == last_scn { idle_ms + 10_000 } else { 0 };
+            last_scn = scn;
+            if idle_ms > 86_400_000 {
+                out.flush()?;
+                return Ok(false);
+            }
         }
-        out.flush()?;
-        Ok(())
     })();
-    finish(result)
+    match result {
+        Ok(false) => {
+            eprintln!(
+                "error: the scenario generated no redo for a day of database time; check its [workload] and [[tables]]"
+            );
+            exit::code(exit::USAGE)
+        }
+        other => finish(other.map(|_| ())),
+    }
 }
 
 /// Runs one LogMiner session over (from, until] and returns its rows.
@@ -230,6 +274,8 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    // The rows come from the redo; the ground truth is not needed here.
+    sim.set_truth_limit(Some(0));
     let rows = match session_rows(&mut sim, args) {
         Ok(r) => r,
         Err(e) => {

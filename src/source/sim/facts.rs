@@ -176,7 +176,9 @@ pub fn instance(m: &Model) -> InstanceFacts {
             .redo
             .destinations
             .iter()
-            .filter(|d| d.status == "ERROR" || d.status == "FULL")
+            .filter(|d| {
+                d.status == "ERROR" || d.status == "FULL" || m.dest_errors.contains_key(&d.id)
+            })
             .map(|d| {
                 d.name
                     .clone()
@@ -470,7 +472,11 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                     .name
                     .clone()
                     .unwrap_or_else(|| format!("LOG_ARCHIVE_DEST_{}", d.id)),
-                status: d.status.clone(),
+                status: if m.dest_errors.contains_key(&d.id) {
+                    "ERROR".into()
+                } else {
+                    d.status.clone()
+                },
                 dest_type: "LOCAL".into(),
                 destination: Some(if d.destination == "USE_DB_RECOVERY_FILE_DEST" {
                     "USE_DB_RECOVERY_FILE_DEST".into()

@@ -39,6 +39,8 @@ pub struct Session {
     /// Objects the dictionary knew when the session started.
     dropped: HashSet<u64>,
     known_below: u64,
+    /// Mining from inside a PDB (21c+) shows only that PDB's redo.
+    container: Option<String>,
 }
 
 /// Which container the connection is in, for mining rules.
@@ -194,6 +196,7 @@ pub fn start(
         end_scn: req.end_scn,
         options: req.options,
         dropped: model.dropped_objects.clone(),
+        container: in_pdb.then(|| conn.container.to_string()),
         known_below: model
             .tables
             .iter()
@@ -216,9 +219,13 @@ impl Session {
             files: Vec::new(),
             start_scn: 0,
             end_scn: Scn::MAX,
-            options: MiningOptions::default(),
+            options: MiningOptions {
+                dict_from_online_catalog: true,
+                ..MiningOptions::default()
+            },
             dropped: model.dropped_objects.clone(),
             known_below: u64::MAX,
+            container: None,
         }
     }
 
@@ -276,6 +283,11 @@ impl Session {
                 continue;
             }
             let row = self.render(model, rec);
+            if let Some(c) = &self.container {
+                if row.src_con_name.as_deref() != Some(c.as_str()) {
+                    continue;
+                }
+            }
             if let Some(pdb) = &q.pdb {
                 if row.src_con_name.as_deref() != Some(pdb.as_str()) {
                     continue;
@@ -288,6 +300,9 @@ impl Session {
                 | OperationCode::Ddl => true,
                 _ => {
                     let owner = row.seg_owner.as_deref().unwrap_or("");
+                    // Rows LogMiner cannot map to a dictionary object carry
+                    // owner UNKNOWN; they pass so the engine can report the
+                    // mismatch (clients add `OR SEG_OWNER = 'UNKNOWN'`).
                     owner == "UNKNOWN"
                         || if owners.is_empty() {
                             !matches!(owner, "SYS" | "SYSTEM")
@@ -306,8 +321,12 @@ impl Session {
         rows
     }
 
+    /// Whether the session's dictionary maps the object: without
+    /// DICT_FROM_ONLINE_CATALOG (and no other dictionary) nothing is known.
     fn known(&self, obj: u64) -> bool {
-        !self.dropped.contains(&obj) && obj < self.known_below
+        self.options.dict_from_online_catalog
+            && !self.dropped.contains(&obj)
+            && obj < self.known_below
     }
 
     /// One redo record as one (unsplit) row.

@@ -194,13 +194,19 @@ impl Sim {
             .map(|(_, e)| e)
     }
 
+    /// Takes the ground truth recorded so far, each event with the START SCN
+    /// of its transaction, in commit order.
+    pub fn drain_truth_entries(&mut self) -> Vec<(Scn, CapturedEvent)> {
+        self.model.truth.drain(..).collect()
+    }
+
     /// Takes the ground truth recorded so far.
     pub fn drain_truth(&mut self) -> Vec<CapturedEvent> {
         self.model.truth.drain(..).map(|(_, e)| e).collect()
     }
 
-    /// How many truth events to keep (`None`: all). Older ones are dropped
-    /// and counted, so an interactive sim stays bounded.
+    /// How many truth events to keep (`None`: all; `Some(0)`: record none).
+    /// Older ones are dropped and counted, so an interactive sim stays bounded.
     pub fn set_truth_limit(&mut self, limit: Option<usize>) {
         self.model.truth_limit = limit;
     }
@@ -485,6 +491,12 @@ impl RedoSource for Sim {
     }
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
+        if self.model.archiver_stuck {
+            return Err(SourceError::oracle(
+                257,
+                "archiver error. Connect AS SYSDBA only until resolved.",
+            ));
+        }
         self.model.connection_dropped = false;
         self.link = Link::Up;
         self.session = None;

@@ -67,8 +67,9 @@ pub struct Partitioning {
 
 #[derive(Debug, Clone)]
 pub struct RowState {
-    pub values: Vec<Value>,
-    pub rowid: String,
+    /// Shared with the redo records and undo that carry this image.
+    pub values: Arc<Vec<Value>>,
+    pub rowid: Arc<str>,
     pub part: usize,
 }
 
@@ -78,7 +79,7 @@ struct UndoEntry {
     commit_scn: Scn,
     commit_time: NaiveDateTime,
     key: i64,
-    before: Option<Vec<Value>>,
+    before: Option<Arc<Vec<Value>>>,
 }
 
 #[derive(Debug, Clone)]
@@ -335,6 +336,11 @@ pub struct Model {
     /// A connection-drop fault fired and the session has not seen it yet.
     pub connection_dropped: bool,
     pub fra_archive_bytes: u64,
+    /// Archive destinations that failed, with the error they show.
+    pub dest_errors: BTreeMap<u32, String>,
+    /// A log could not be archived and no online log can be reused: the
+    /// database generates no redo until space is freed.
+    pub archiver_stuck: bool,
     pub switches: Vec<NaiveDateTime>,
     pub rows_generated: u64,
     pub snapshot_too_old_errors: u64,
@@ -648,6 +654,8 @@ impl Model {
             gap_pending: 0,
             connection_dropped: false,
             fra_archive_bytes: 0,
+            dest_errors: BTreeMap::new(),
+            archiver_stuck: false,
             switches: Vec::new(),
             rows_generated: 0,
             snapshot_too_old_errors: scenario.instance.snapshot_too_old_errors,
@@ -668,8 +676,8 @@ impl Model {
                     m.tables[t].rows.insert(
                         key,
                         RowState {
-                            values,
-                            rowid: rid,
+                            values: Arc::new(values),
+                            rowid: Arc::from(rid.as_str()),
                             part,
                         },
                     );
@@ -978,6 +986,17 @@ impl Model {
         let archivelog = self.scenario.instance.log_mode == LogMode::Archivelog;
         let resetlogs = self.scenario.instance.resetlogs_change;
         let group_bytes = self.scenario.redo.group_bytes;
+        {
+            // ARCHIVELOG never overwrites a log that was not archived: with
+            // the archiver stuck the database hangs (ORA-00257).
+            let lt = &self.threads[ti];
+            let next = &lt.groups[(lt.current + 1) % lt.groups.len()];
+            if archivelog && next.seq.is_some() && !next.archived {
+                self.archiver_stuck = true;
+                self.scn -= 1;
+                return;
+            }
+        }
         let lt = &mut self.threads[ti];
         let cur = lt.current;
         let old_seq = lt.seq;
@@ -985,7 +1004,7 @@ impl Model {
             let g = &mut lt.groups[cur];
             g.next_change = switch_scn;
             g.status = "ACTIVE";
-            g.archived = archivelog;
+            g.archived = false;
             (g.first_change, g.first_time)
         };
         for (i, g) in lt.groups.iter_mut().enumerate() {
@@ -1015,12 +1034,25 @@ impl Model {
             if delete_now {
                 self.gap_pending -= 1;
             }
+            let mut written = false;
             for d in self.scenario.redo.destinations.clone() {
-                if d.status != "VALID" {
+                if d.status != "VALID" || self.dest_errors.contains_key(&d.id) {
                     continue;
                 }
                 let name = self.archive_name(&d.destination, thread, old_seq, now);
                 let in_fra = d.destination == "USE_DB_RECOVERY_FILE_DEST";
+                let inst = &self.scenario.instance;
+                if in_fra
+                    && inst.recovery_area_used + self.fra_archive_bytes + group_bytes
+                        > inst.recovery_area_size
+                {
+                    self.dest_errors.insert(
+                        d.id,
+                        "ORA-19809: limit exceeded for recovery files".to_string(),
+                    );
+                    continue;
+                }
+                written = true;
                 if in_fra && !delete_now {
                     self.fra_archive_bytes += group_bytes;
                 }
@@ -1040,9 +1072,40 @@ impl Model {
                     bytes: group_bytes,
                 });
             }
+            if let Some(g) = self.threads[ti].groups.get_mut(cur) {
+                g.archived = written;
+            }
         }
         self.apply_retention();
         self.prune_records();
+        self.bound_memory();
+    }
+
+    /// Keeps the redo held in memory under `redo.memory_records` by deleting
+    /// the oldest archived sequences, which the inventory then shows as
+    /// deleted: a session that needs them fails with ORA-01291 rather than
+    /// reading silently missing redo.
+    fn bound_memory(&mut self) {
+        let cap = self.scenario.redo.memory_records;
+        while self.records.len() > cap {
+            let Some((thread, seq)) = self.records.front().map(|r| (r.thread, r.seq)) else {
+                break;
+            };
+            let online = self
+                .threads
+                .iter()
+                .any(|t| t.thread == thread && t.groups.iter().any(|g| g.seq == Some(seq)));
+            if online {
+                // The oldest redo is still in an online log: nothing to give up.
+                break;
+            }
+            for i in 0..self.archived.len() {
+                if self.archived[i].thread == thread && self.archived[i].sequence == seq {
+                    self.delete_archive(i);
+                }
+            }
+            self.prune_records();
+        }
     }
 
     fn archive_name(&self, dest: &str, thread: u16, seq: u64, now: NaiveDateTime) -> String {
@@ -1193,6 +1256,9 @@ impl Model {
 
     fn step(&mut self) {
         self.fire_due();
+        if self.archiver_stuck {
+            return;
+        }
         let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
         let now_ms = self.now_ms;
         // A long transaction due for its next change goes first.
@@ -1508,7 +1574,7 @@ impl Model {
                 }
                 changed.sort_unstable();
                 let now = self.now();
-                let mut after = row.values.clone();
+                let mut after = (*row.values).clone();
                 for &c in &changed {
                     let col = &self.tables[t].columns[c];
                     let mut v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
@@ -1523,10 +1589,10 @@ impl Model {
                 self.ensure_started(i);
                 self.locks.insert((t, key), xid);
                 let (obj, objd) = self.tables[t].segment(row.part);
-                let before = Arc::new(row.values.clone());
+                let before = row.values.clone();
                 let after = Arc::new(after);
                 if let Some(r) = self.tables[t].rows.get_mut(&key) {
-                    r.values = (*after).clone();
+                    r.values = after.clone();
                 }
                 self.push_change(
                     i,
@@ -1535,7 +1601,7 @@ impl Model {
                     DmlOp::Update,
                     Some(before),
                     Some(after),
-                    Arc::from(row.rowid.as_str()),
+                    row.rowid.clone(),
                     obj,
                     objd,
                     changed,
@@ -1554,9 +1620,9 @@ impl Model {
                     t,
                     key,
                     DmlOp::Delete,
-                    Some(Arc::new(row.values)),
+                    Some(row.values),
                     None,
-                    Arc::from(row.rowid.as_str()),
+                    row.rowid,
                     obj,
                     objd,
                     Vec::new(),
@@ -1573,18 +1639,17 @@ impl Model {
                 self.tables[t].next_key += 1;
                 self.ensure_started(i);
                 self.locks.insert((t, key), xid);
-                let rid = self.alloc_rowid(t, part);
+                let rid: Arc<str> = Arc::from(self.alloc_rowid(t, part).as_str());
                 let (obj, objd) = self.tables[t].segment(part);
+                let after = Arc::new(values);
                 self.tables[t].rows.insert(
                     key,
                     RowState {
-                        values: values.clone(),
+                        values: after.clone(),
                         rowid: rid.clone(),
                         part,
                     },
                 );
-                let rid: Arc<str> = Arc::from(rid.as_str());
-                let after = Arc::new(values);
                 self.push_change(
                     i,
                     t,
@@ -1736,7 +1801,7 @@ impl Model {
                     if let (Some(r), Some(b)) =
                         (self.tables[c.table].rows.get_mut(&c.key), &c.before)
                     {
-                        r.values = (**b).clone();
+                        r.values = b.clone();
                     }
                 }
                 DmlOp::Delete => {
@@ -1745,8 +1810,8 @@ impl Model {
                         self.tables[c.table].rows.insert(
                             c.key,
                             RowState {
-                                values: (**b).clone(),
-                                rowid: c.rowid.to_string(),
+                                values: b.clone(),
+                                rowid: c.rowid.clone(),
                                 part,
                             },
                         );
@@ -1809,15 +1874,17 @@ impl Model {
             let order = per_table.entry(c.table).or_insert(0);
             *order += 1;
             let table_order = *order;
-            let ev =
-                self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
-            self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+            if self.truth_limit != Some(0) {
+                let ev =
+                    self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
+                self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+            }
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {
                 commit_scn,
                 commit_time,
                 key: c.key,
-                before: c.before.as_deref().cloned(),
+                before: c.before.clone(),
             });
         }
         self.prune_undo();
@@ -2073,7 +2140,7 @@ impl Model {
                 for k in moved {
                     let rid = self.alloc_rowid(t, p);
                     if let Some(r) = self.tables[t].rows.get_mut(&k) {
-                        r.rowid = rid;
+                        r.rowid = Arc::from(rid.as_str());
                     }
                 }
             }
@@ -2102,18 +2169,17 @@ impl Model {
         as_of: Scn,
         after: Option<i64>,
         limit: usize,
-    ) -> Vec<(i64, Vec<Value>)> {
+    ) -> Vec<(i64, Arc<Vec<Value>>)> {
         let table = &self.tables[t];
         // The as-of image of each key changed after `as_of`: the before image of
         // its oldest later change (committed first, then still-open ones).
-        let mut over: BTreeMap<i64, Option<Vec<Value>>> = BTreeMap::new();
+        let mut over: BTreeMap<i64, Option<Arc<Vec<Value>>>> = BTreeMap::new();
         for u in table.undo.iter().filter(|u| u.commit_scn > as_of) {
             over.entry(u.key).or_insert_with(|| u.before.clone());
         }
         for txn in &self.open {
             for c in txn.changes.iter().filter(|c| c.table == t) {
-                over.entry(c.key)
-                    .or_insert_with(|| c.before.as_deref().cloned());
+                over.entry(c.key).or_insert_with(|| c.before.clone());
             }
         }
         let lo = after.map_or(i64::MIN, |a| a.saturating_add(1));

@@ -52,7 +52,7 @@ pub const BUILTINS: &[Builtin] = &[
 pub enum ScenarioError {
     #[error("unknown scenario `{name}`: the built-in scenarios are {builtins}; or give the path of a .toml file")]
     UnknownBuiltin { name: String, builtins: String },
-    #[error("cannot read scenario file {path}: {message}")]
+    #[error("cannot read scenario file {path}: {message}; check the path, or name a built-in scenario (cdcctl sim scenarios)")]
     Io { path: String, message: String },
     #[error("{origin}, line {line}, column {column}, key `{key}`: {message}")]
     Syntax {
@@ -289,6 +289,14 @@ pub struct RedoSpec {
     /// Archived logs older than this are deleted (RMAN DELETE ... COMPLETED BEFORE).
     #[serde(default)]
     pub archive_retention_s: Option<u64>,
+    /// Redo records the simulator keeps in memory; past this, the oldest
+    /// archived logs are deleted (and shown deleted) as a retention job would.
+    #[serde(default = "d_memory_records")]
+    pub memory_records: usize,
+}
+
+fn d_memory_records() -> usize {
+    1_000_000
 }
 
 impl Default for RedoSpec {
@@ -301,6 +309,7 @@ impl Default for RedoSpec {
             log_archive_format: d_format(),
             destinations: d_dests(),
             archive_retention_s: None,
+            memory_records: d_memory_records(),
         }
     }
 }
@@ -575,6 +584,15 @@ fn key_on_line(text: &str, offset: usize) -> String {
     if let Some(h) = line.strip_prefix('[') {
         return h.trim_matches(|c| c == '[' || c == ']').trim().to_string();
     }
+    // The error may point at a key itself (unknown field): `key = ...`.
+    let here = &text[offset..end];
+    let ident_len = here
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        .count();
+    if ident_len > 0 && here[ident_len..].trim_start().starts_with('=') {
+        return here[..ident_len].to_string();
+    }
     // Inline tables: take the key nearest before the offset.
     let upto = &text[start..offset];
     let segment = upto.rsplit([',', '{']).next().unwrap_or(upto);
@@ -652,6 +670,46 @@ impl Scenario {
             ));
         }
         for t in &self.tables {
+            if t.columns.is_empty() {
+                return Err(invalid(format!(
+                    "table {}.{} has no columns",
+                    t.owner, t.name
+                )));
+            }
+            if t.primary_key.len() > 1 {
+                return Err(invalid(format!(
+                    "table {}.{}: primary_key must be one NUMBER column (the simulator generates keys in sequence)",
+                    t.owner, t.name
+                )));
+            }
+            for k in &t.primary_key {
+                let ty = t
+                    .columns
+                    .iter()
+                    .find(|c| &c.name == k)
+                    .map(|c| ColType::parse(c.ty.get_ref()));
+                if let Some(Ok(ty)) = ty {
+                    if !matches!(ty, ColType::Number { .. }) {
+                        return Err(invalid(format!(
+                            "table {}.{}: primary_key column {k} must be a NUMBER (the simulator generates keys in sequence)",
+                            t.owner, t.name
+                        )));
+                    }
+                }
+            }
+            if let Some(p) = &t.partitioning {
+                let ty = t
+                    .columns
+                    .iter()
+                    .find(|c| c.name == p.column)
+                    .map(|c| ColType::parse(c.ty.get_ref()));
+                if p.kind == PartitionKind::Interval && !matches!(ty, Some(Ok(ColType::Date))) {
+                    return Err(invalid(format!(
+                        "table {}.{}: interval partitioning needs a DATE column (interval_months); {} is not one",
+                        t.owner, t.name, p.column
+                    )));
+                }
+            }
             for c in &t.columns {
                 if let Err(m) = ColType::parse(c.ty.get_ref()) {
                     return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
@@ -735,8 +793,11 @@ impl Scenario {
         if self.redo.group_bytes < 64 * 1024 {
             return Err(invalid("redo.group_bytes must be at least 65536".into()));
         }
-        if self.instance.threads == 0 {
-            return Err(invalid("instance.threads must be at least 1".into()));
+        if !(1..=16).contains(&self.instance.threads) {
+            return Err(invalid("instance.threads must be 1 to 16".into()));
+        }
+        if self.redo.memory_records < 10_000 {
+            return Err(invalid("redo.memory_records must be at least 10000".into()));
         }
         for f in &self.faults {
             if f.at_s.is_none() && f.at_scn.is_none() {
@@ -891,6 +952,16 @@ mod tests {
         let s = e.to_string();
         assert!(
             s.contains("line 9") && s.contains("`type`") && s.contains("VARCHAR2(n)"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn unknown_key_inside_an_inline_table_is_named() {
+        let text = "[instance]\nversion = \"19c\"\n[connection]\nuser = \"U\"\n[[tables]]\nowner = \"A\"\nname = \"T\"\ncolumns = [\n  { name = \"X\", typ = \"NUMBER\" },\n]\n";
+        let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("line 9") && s.contains("key `typ`") && s.contains("`type`"),
             "{s}"
         );
     }

@@ -87,6 +87,7 @@ fn session(no_rowid: bool) -> Session {
     let mut s = Session::unrestricted(&m);
     s.options = MiningOptions {
         no_rowid_in_stmt: no_rowid,
+        dict_from_online_catalog: true,
         ..MiningOptions::default()
     };
     s
@@ -257,4 +258,23 @@ fn rs_id_and_rowid_have_oracle_shape() {
     let r = model::rowid(74_222, 4, 151, 0);
     assert_eq!(r.len(), 18);
     assert_eq!(&r[..6], "AAASHu");
+}
+
+#[test]
+fn without_a_dictionary_every_object_renders_as_unknown() {
+    let m = model(ORDERS);
+    let mut s = Session::unrestricted(&m);
+    s.options.dict_from_online_catalog = false;
+    let ins = s.render(
+        &m,
+        &dml(
+            &m,
+            DmlOp::Insert,
+            None,
+            Some(row("1", "NEW", Value::Null)),
+            vec![],
+        ),
+    );
+    assert_eq!(ins.seg_owner.as_deref(), Some("UNKNOWN"));
+    assert!(ins.sql_redo.unwrap_or_default().contains("\"COL 1\""));
 }
