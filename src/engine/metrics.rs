@@ -119,7 +119,12 @@ pub enum EngineMessage {
     Finding(super::finding::Finding),
     /// A source error: shown with its advice; `retrying` tells whether the
     /// engine will try again by itself.
-    SourceError { error: String, ora_code: Option<u32>, advice: Option<String>, retrying: bool },
+    SourceError {
+        error: String,
+        ora_code: Option<u32>,
+        advice: Option<String>,
+        retrying: bool,
+    },
     /// The engine stopped (end reached, or a fatal error already reported).
     Stopped,
 }

@@ -1,0 +1,145 @@
+//! The rules: one pure function per check id, from facts to an outcome.
+//! Thresholds come from the check's catalog file.
+
+mod config;
+mod dm;
+mod instance;
+mod multitenant;
+mod privileges;
+mod redo;
+mod snapshot;
+mod tables;
+mod yashandb;
+
+use crate::preflight::defs::CheckDef;
+use crate::preflight::facts::Facts;
+use crate::preflight::model::Outcome;
+use crate::source::{InstanceFacts, LogInventory, TableFacts};
+
+/// A rule: facts and its own catalog entry in, verdict out.
+pub type Rule = fn(&Facts, &CheckDef) -> Outcome;
+
+/// The rule implementing a catalog id.
+pub fn rule_for(id: &str) -> Option<Rule> {
+    let r: Rule = match id {
+        "version-edition" => instance::version_edition,
+        "archivelog-mode" => instance::archivelog_mode,
+        "supp-min" => instance::supp_min,
+        "force-logging" => instance::force_logging,
+        "db-role" => instance::db_role,
+        "compat-params" => instance::compat_params,
+        "tde-wallet" => instance::tde_wallet,
+        "rac-threads" => instance::rac_threads,
+        "redo-size" => redo::redo_size,
+        "switch-rate" => redo::switch_rate,
+        "arch-dest" => redo::arch_dest,
+        "arch-retention" => redo::arch_retention,
+        "arch-gap" => redo::arch_gap,
+        "arch-files-present" => redo::arch_files_present,
+        "arch-format" => redo::arch_format,
+        "fra-usage" => redo::fra_usage,
+        "priv-sys" => privileges::priv_sys,
+        "priv-objects" => privileges::priv_objects,
+        "profile" => privileges::profile,
+        "priv-scope" => privileges::priv_scope,
+        "cdb-mining-container" => multitenant::cdb_mining_container,
+        "pdb-open" => multitenant::pdb_open,
+        "container-data" => multitenant::container_data,
+        "undo-vs-snapshot" => snapshot::undo_vs_snapshot,
+        "long-txn" => snapshot::long_txn,
+        "flashback-probe" => snapshot::flashback_probe,
+        "tbl-key" => tables::tbl_key,
+        "tbl-supp-log" => tables::tbl_supp_log,
+        "tbl-name-len" => tables::tbl_name_len,
+        "tbl-types" => tables::tbl_types,
+        "tbl-lob-xml" => tables::tbl_lob_xml,
+        "tbl-storage" => tables::tbl_storage,
+        "tbl-recent-ddl" => tables::tbl_recent_ddl,
+        "part-churn" => tables::part_churn,
+        "cfg-continuous-mine" => config::continuous_mine,
+        "cfg-database-name" => config::database_name,
+        "cfg-service" => config::service,
+        "cfg-name-case" => config::name_case,
+        "cfg-chunk-key" => config::chunk_key,
+        "cfg-strategy" => config::strategy,
+        "cfg-archive-dest" => config::archive_dest,
+        "cfg-mining-ranges" => config::mining_ranges,
+        "cfg-password" => config::password,
+        "cfg-chunk-size" => config::chunk_size,
+        "cfg-lint" => config::lint,
+        "dm-arch" => dm::arch,
+        "dm-arch-dest" => dm::arch_dest,
+        "dm-logic-log" => dm::logic_log,
+        "dm-pkg" => dm::pkg,
+        "dm-archive-only" => dm::archive_only,
+        "dm-topology-ddl" => dm::topology_ddl,
+        "ys-pool" => yashandb::pool,
+        "ys-arch-supp" => yashandb::arch_supp,
+        "ys-server" => yashandb::server,
+        "ys-grants" => yashandb::grants,
+        "ys-startscn-hygiene" => yashandb::startscn_hygiene,
+        "ys-types" => yashandb::types,
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// Short-circuits a rule with a skip when a fact is missing.
+macro_rules! need {
+    ($facts:expr, $field:ident, $name:literal) => {
+        match $facts.$field.as_ref() {
+            Some(v) => v,
+            None => return $crate::preflight::model::Outcome::skip($facts.missing_reason($name)),
+        }
+    };
+}
+pub(crate) use need;
+
+/// Skips when no connector config was given.
+macro_rules! need_config {
+    ($facts:expr) => {
+        match $facts.config.as_ref() {
+            Some(c) => c,
+            None => {
+                return $crate::preflight::model::Outcome::skip(
+                    "no connector config given (--config FILE)",
+                )
+            }
+        }
+    };
+}
+pub(crate) use need_config;
+
+pub(crate) fn inst(f: &Facts) -> Option<&InstanceFacts> {
+    f.instance.as_ref()
+}
+
+pub(crate) fn inv(f: &Facts) -> Option<&LogInventory> {
+    f.inventory.as_ref()
+}
+
+pub(crate) fn scoped(f: &Facts) -> &[TableFacts] {
+    f.tables.as_deref().unwrap_or(&[])
+}
+
+pub(crate) fn gib(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} GiB", b / 1024.0 / 1024.0 / 1024.0)
+    } else {
+        format!("{:.0} MiB", b / 1024.0 / 1024.0)
+    }
+}
+
+/// Whether database-level ALL COLUMNS supplemental logging is on.
+pub(crate) fn db_all_columns(f: &Facts) -> bool {
+    inst(f).is_some_and(|i| i.supplemental_log_data_all)
+}
+
+/// Whether a data type is a LOB, XML or spatial type.
+pub(crate) fn is_lob_like(data_type: &str) -> bool {
+    matches!(
+        data_type,
+        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE" | "SDO_GEOMETRY"
+    )
+}
