@@ -1,7 +1,10 @@
 //! Command-line interface: clap definitions and dispatch. Each command lives
 //! in its own module and returns the process exit code.
 
+pub mod collect;
 pub mod exit;
+pub mod partitions;
+pub mod preflight;
 
 use std::process::ExitCode;
 
@@ -28,7 +31,14 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Go-live checks against the source (and a connector config).
+    Preflight(preflight::PreflightArgs),
+    /// A table's partitions and the risks they pose to capture.
+    Partitions(partitions::PartitionsArgs),
+    /// Print the offline evidence script, or the evidence of --source.
+    Collect(collect::CollectArgs),
+}
 
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -43,5 +53,9 @@ pub fn main() -> ExitCode {
             return exit::code(code);
         }
     };
-    match cli.command {}
+    match cli.command {
+        Command::Preflight(args) => preflight::run(args, &cli.global.source),
+        Command::Partitions(args) => partitions::run(args, &cli.global.source),
+        Command::Collect(args) => collect::run(args, &cli.global.source),
+    }
 }

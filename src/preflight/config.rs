@@ -201,6 +201,8 @@ impl ConnectorConfig {
         for key in ["tables", "table.include.list"] {
             if let Some(list) = self.get(&[key]) {
                 for t in list.split(',').map(str::trim) {
+                    // Include lists are regular expressions: `APP\.ORDERS` names APP.ORDERS.
+                    let t = t.replace("\\.", ".");
                     if let Some((s, n)) = t.rsplit_once('.') {
                         // Pipeline/Debezium lists may carry a database prefix: DB.SCHEMA.TABLE.
                         let s = s.rsplit('.').next().unwrap_or(s);

@@ -218,3 +218,83 @@ mod tests {
         );
     }
 }
+
+/// One partition as `cdcctl partitions` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionRow {
+    pub name: String,
+    pub position: u32,
+    pub high_value: String,
+    pub rows: Option<u64>,
+    pub bytes: Option<u64>,
+    pub object_id: u64,
+    pub data_object_id: Option<u64>,
+    pub last_ddl_time: Option<NaiveDateTime>,
+    pub interval: bool,
+    pub subpartitions: u32,
+}
+
+/// The `cdcctl partitions` report of one table (`--format json` prints it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartitionReport {
+    pub table: String,
+    pub partitioned: bool,
+    pub partitioning_type: Option<String>,
+    pub subpartitioning_type: Option<String>,
+    pub key_columns: Vec<String>,
+    pub interval: Option<String>,
+    /// Estimated snapshot duration used for the interval risk, seconds.
+    pub snapshot_estimate_s: i64,
+    pub partitions: Vec<PartitionRow>,
+    pub risks: Vec<PartitionRisk>,
+    /// Advice shown when there is any risk.
+    pub advice: Vec<String>,
+}
+
+/// Builds the report of one table.
+pub fn report(
+    t: &TableFacts,
+    now: NaiveDateTime,
+    snapshot: Duration,
+    recent: Duration,
+) -> PartitionReport {
+    let risks = analyse(t, now, snapshot, recent);
+    let p = t.partitioning.as_ref();
+    PartitionReport {
+        table: t.name.to_string(),
+        partitioned: p.is_some(),
+        partitioning_type: p.map(|p| p.partitioning_type.clone()),
+        subpartitioning_type: p.and_then(|p| p.subpartitioning_type.clone()),
+        key_columns: p.map(|p| p.key_columns.clone()).unwrap_or_default(),
+        interval: p.and_then(|p| p.interval.clone()),
+        snapshot_estimate_s: snapshot.num_seconds(),
+        partitions: p
+            .map(|p| {
+                let mut v: Vec<PartitionRow> = p
+                    .partitions
+                    .iter()
+                    .map(|x| PartitionRow {
+                        name: x.name.clone(),
+                        position: x.position,
+                        high_value: x.high_value.clone(),
+                        rows: x.num_rows,
+                        bytes: x.bytes,
+                        object_id: x.object_id,
+                        data_object_id: x.data_object_id,
+                        last_ddl_time: x.last_ddl_time,
+                        interval: x.interval,
+                        subpartitions: x.subpartition_count,
+                    })
+                    .collect();
+                v.sort_by_key(|r| r.position);
+                v
+            })
+            .unwrap_or_default(),
+        advice: if risks.is_empty() {
+            Vec::new()
+        } else {
+            ADVICE.iter().map(|a| a.to_string()).collect()
+        },
+        risks,
+    }
+}

@@ -313,8 +313,21 @@ pub fn mining_ranges(f: &Facts, _d: &CheckDef) -> Outcome {
     if !(smin <= sdef && sdef <= smax) {
         t.warn(format!("sleep times are out of order: min {smin} <= default {sdef} <= max {smax} does not hold"));
     }
-    if let Some(s) = num("log.mining.sleep.time.ms") {
-        t.note(format!("log.mining.sleep.time.ms = {s} is not a Debezium option; use log.mining.sleep.time.default.ms"));
+    for (wrong, right) in [
+        (
+            "log.mining.sleep.time.ms",
+            "log.mining.sleep.time.default.ms",
+        ),
+        (
+            "log.mining.batch.size.max.default",
+            "log.mining.batch.size.max",
+        ),
+    ] {
+        if let Some(key) = c.key_of(&[wrong]) {
+            t.note(format!(
+                "{key} is not a Debezium option and is ignored; did you mean {right}?"
+            ));
+        }
     }
     match num("log.mining.session.max.ms") {
         None | Some(0.0) => t.warn(

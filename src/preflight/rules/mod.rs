@@ -6,9 +6,10 @@ mod dm;
 mod instance;
 mod multitenant;
 mod privileges;
+pub use privileges::REQUIRED_OBJECTS;
 mod redo;
-mod snapshot;
-mod tables;
+pub mod snapshot;
+pub(crate) mod tables;
 mod yashandb;
 
 use crate::preflight::defs::CheckDef;

@@ -74,23 +74,7 @@ fn has_grant(t: &TableFacts, privilege: &str) -> bool {
     t.granted.iter().any(|g| g.eq_ignore_ascii_case(privilege))
 }
 
-/// The views and packages a LogMiner client touches.
-pub const REQUIRED_OBJECTS: &[&str] = &[
-    "V$DATABASE",
-    "V$LOG",
-    "V$LOG_HISTORY",
-    "V$LOGFILE",
-    "V$ARCHIVED_LOG",
-    "V$ARCHIVE_DEST_STATUS",
-    "V$TRANSACTION",
-    "V$LOGMNR_LOGS",
-    "V$LOGMNR_CONTENTS",
-    "V$LOGMNR_PARAMETERS",
-    "V$MYSTAT",
-    "V$STATNAME",
-    "DBMS_LOGMNR",
-    "DBMS_LOGMNR_D",
-];
+pub use crate::source::evidence::REQUIRED_OBJECTS;
 
 pub fn priv_objects(f: &Facts, _d: &CheckDef) -> Outcome {
     let s = need!(f, session, "session");

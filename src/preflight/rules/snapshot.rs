@@ -42,9 +42,14 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
         est
     ));
     t.note(format!(
-        "undo retention {retention} s (tuned {:?}, undo_retention {:?}), guarantee {}, autoextend {}",
-        i.undo.tuned_undoretention_s,
-        param,
+        "undo retention {retention} s (tuned {}, undo_retention {}), guarantee {}, autoextend {}",
+        i.undo
+            .tuned_undoretention_s
+            .map(|v| format!("{v} s"))
+            .unwrap_or_else(|| "unknown".into()),
+        param
+            .map(|v| format!("{v} s"))
+            .unwrap_or_else(|| "unknown".into()),
         i.undo.retention_guarantee,
         i.undo.autoextensible
     ));

@@ -1,0 +1,321 @@
+//! `cdcctl preflight`: go-live checks against a source (simulator, database
+//! or offline evidence), with an optional connector config to lint.
+//!
+//! Exit codes: 0 healthy, 1 a finding at or above `--fail-on`, 2 usage or
+//! config error (unreadable config, bad evidence file, unknown check),
+//! 3 source unreachable.
+//!
+//! `--format json` prints one object:
+//!
+//! ```json
+//! {"source": {"source": "sim:demo", "dialect": "oracle", "version": "19.22.0.0.0",
+//!             "db_name": "ORCLCDB", "cdb": true, "user": "C##DBZUSER",
+//!             "container": "CDB$ROOT", "scope": ["APP.%"], "config": null},
+//!  "checks": [{"id": "archivelog-mode", "group": "instance", "status": "pass",
+//!              "title": "...", "detail": "...", "evidence": ["..."],
+//!              "remediation": null, "references": ["..."]}],
+//!  "summary": {"pass": 40, "warn": 3, "fail": 0, "skip": 1}}
+//! ```
+//!
+//! `status` is one of pass, warn, fail, skip; `remediation` is set for
+//! warnings and failures; a skip's `detail` says which fact was missing.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cdcctl::output::{human, junit, progress, Format};
+use cdcctl::preflight::config::ConnectorConfig;
+use cdcctl::preflight::defs::{self, CheckDef};
+use cdcctl::preflight::facts::{Facts, RuleOptions};
+use cdcctl::preflight::model::Status;
+use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
+use cdcctl::source::{Catalog, SourceError, TablePattern};
+
+use super::exit;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+    Junit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Warn,
+    Fail,
+}
+
+/// Go-live checks: instance, redo and archive, privileges, multitenant,
+/// undo, tables, partitions, and the connector config.
+#[derive(Debug, clap::Args)]
+pub struct PreflightArgs {
+    /// Limit the per-table checks to SCHEMA.TABLE (repeatable; % and _ wildcards).
+    #[arg(long = "table", value_name = "SCHEMA.TABLE")]
+    pub tables: Vec<String>,
+    /// Connector config to lint: Flink CDC SQL, pipeline YAML, Debezium properties or JSON.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Evaluate an evidence file written by the `cdcctl collect` script instead of --source.
+    #[arg(long, value_name = "FILE")]
+    pub evidence: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+    /// Exit 1 when a finding is at or above this level.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub fail_on: FailOn,
+    /// Read rate assumed when estimating the snapshot's duration (MB/s).
+    #[arg(long, default_value_t = 50.0, value_name = "MBPS")]
+    pub snapshot_rate_mbps: f64,
+    /// List the checks of the catalog and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Show one check of the catalog (rule, SQL, remediation) and exit.
+    #[arg(long, value_name = "ID")]
+    pub explain: Option<String>,
+}
+
+/// An error that ends a command, with its exit code.
+#[derive(Debug)]
+pub enum CliError {
+    Usage(String),
+    Unreachable(String),
+    /// The source reported missing or gapped redo: data cannot be trusted.
+    Untrusted(String),
+}
+
+impl CliError {
+    pub fn exit(&self) -> ExitCode {
+        let (code, msg) = match self {
+            CliError::Usage(m) => (exit::USAGE, m),
+            CliError::Unreachable(m) => (exit::UNREACHABLE, m),
+            CliError::Untrusted(m) => (exit::UNTRUSTED_DATA, m),
+        };
+        eprintln!("cdcctl: {msg}");
+        exit::code(code)
+    }
+}
+
+impl From<SourceError> for CliError {
+    fn from(e: SourceError) -> Self {
+        let advice = e.advice().map(|a| format!(" ({a})")).unwrap_or_default();
+        match e {
+            SourceError::Unreachable(_)
+            | SourceError::Authentication(_)
+            | SourceError::NoClientLibrary(_) => CliError::Unreachable(format!("{e}{advice}")),
+            SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => {
+                CliError::Untrusted(format!("{e}{advice}"))
+            }
+            _ => CliError::Usage(format!("{e}{advice}")),
+        }
+    }
+}
+
+/// Opens the `--source` as a `Catalog`: `facts:PATH`, `evidence:PATH`, `sim[:NAME]`.
+pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
+    if let Some(path) = source.strip_prefix("facts:") {
+        return Ok(Box::new(FactsSnapshot::open(path.as_ref())?));
+    }
+    if let Some(path) = source.strip_prefix("evidence:") {
+        return Ok(Box::new(EvidenceCatalog::open(path.as_ref())?));
+    }
+    if source == "sim" || source.starts_with("sim:") {
+        return open_sim(source);
+    }
+    if source.starts_with("oracle://") {
+        return Err(CliError::Unreachable(format!(
+            "cannot connect to {source}: this build has no Oracle client backend; run `cdcctl collect` on the database and pass --evidence FILE, or use --source sim"
+        )));
+    }
+    Err(CliError::Usage(format!(
+        "unknown --source `{source}`: use sim, sim:NAME, facts:PATH, evidence:PATH or oracle://USER@HOST:PORT/SERVICE"
+    )))
+}
+
+/// The built-in simulator as a catalog.
+fn open_sim(spec: &str) -> Result<Box<dyn Catalog>, CliError> {
+    Err(CliError::Usage(format!(
+        "--source {spec}: the simulator is not part of this build yet; use --source facts:PATH or --evidence FILE"
+    )))
+}
+
+pub fn parse_patterns(tables: &[String]) -> Result<Vec<TablePattern>, CliError> {
+    tables
+        .iter()
+        .map(|t| TablePattern::parse(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
+        .collect()
+}
+
+fn catalog_defs() -> Result<Vec<CheckDef>, CliError> {
+    defs::load().map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))
+}
+
+pub fn run(args: PreflightArgs, source: &str) -> ExitCode {
+    match execute(args, source) {
+        Ok(code) => code,
+        Err(e) => e.exit(),
+    }
+}
+
+fn execute(args: PreflightArgs, source: &str) -> Result<ExitCode, CliError> {
+    let defs = catalog_defs()?;
+    if args.list {
+        print!("{}", list(&defs));
+        return Ok(exit::code(exit::OK));
+    }
+    if let Some(id) = &args.explain {
+        print!("{}", explain(&defs, id)?);
+        return Ok(exit::code(exit::OK));
+    }
+    if !(args.snapshot_rate_mbps > 0.0 && args.snapshot_rate_mbps.is_finite()) {
+        return Err(CliError::Usage(format!(
+            "--snapshot-rate-mbps must be a positive number, not {}",
+            args.snapshot_rate_mbps
+        )));
+    }
+    let patterns = parse_patterns(&args.tables)?;
+    let config = match &args.config {
+        Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
+        None => None,
+    };
+    let (mut catalog, label): (Box<dyn Catalog>, String) = match &args.evidence {
+        Some(p) => (
+            Box::new(EvidenceCatalog::open(p)?),
+            format!("evidence:{}", p.display()),
+        ),
+        None => (open_catalog(source)?, source.to_string()),
+    };
+    let pb = progress::bar(5, "preflight");
+    let facts = Facts::gather(
+        catalog.as_mut(),
+        &patterns,
+        config,
+        RuleOptions {
+            snapshot_rate_mbps: args.snapshot_rate_mbps,
+        },
+        |step| {
+            pb.set_message(step.to_string());
+            pb.inc(1);
+        },
+    )?;
+    pb.finish_and_clear();
+    if facts.instance.is_none() && facts.session.is_none() {
+        return Err(CliError::Usage(format!(
+            "{label} provides neither instance nor session facts: {}",
+            facts.missing_reason("instance")
+        )));
+    }
+    let report = cdcctl::preflight::run(&defs, &facts, &label);
+    let fail_on = match args.fail_on {
+        FailOn::Warn => Status::Warn,
+        FailOn::Fail => Status::Fail,
+    };
+    let text = match format_of(args.format) {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&report)
+                .map_err(|e| CliError::Usage(format!("cannot render JSON: {e}")))?;
+            s.push('\n');
+            s
+        }
+        Format::Junit => junit::render(&report, fail_on),
+        Format::Human => {
+            let tty = std::io::stdout().is_terminal();
+            let width = if tty {
+                crossterm::terminal::size()
+                    .map(|(w, _)| w)
+                    .unwrap_or(human::DEFAULT_WIDTH)
+            } else {
+                human::DEFAULT_WIDTH
+            };
+            human::render(
+                &report,
+                width,
+                tty && std::env::var_os("NO_COLOR").is_none(),
+            )
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(exit::code(if report.worst() >= fail_on {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }))
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Junit => Format::Junit,
+    }
+}
+
+fn list(defs: &[CheckDef]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING)
+        .set_header(vec!["ID", "GROUP", "DIALECT", "TITLE"]);
+    for d in defs {
+        t.add_row(vec![
+            d.id.clone(),
+            d.group.clone(),
+            format!("{:?}", d.dialect).to_lowercase(),
+            d.title.clone(),
+        ]);
+    }
+    format!(
+        "{t}\n{} checks; `cdcctl preflight --explain ID` shows one\n",
+        defs.len()
+    )
+}
+
+fn explain(defs: &[CheckDef], id: &str) -> Result<String, CliError> {
+    let Some(d) = defs.iter().find(|d| d.id == id) else {
+        let close: Vec<&str> = defs
+            .iter()
+            .filter(|d| {
+                d.id.contains(id)
+                    || id.contains(d.id.as_str())
+                    || d.id.split('-').any(|w| id.contains(w) && w.len() > 3)
+            })
+            .map(|d| d.id.as_str())
+            .take(5)
+            .collect();
+        return Err(CliError::Usage(format!(
+            "no check `{id}`{}; `cdcctl preflight --list` lists them",
+            if close.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", close.join(", "))
+            }
+        )));
+    };
+    let mut s = format!(
+        "{} — {}\ngroup: {}    dialect: {:?}\n",
+        d.id, d.title, d.group, d.dialect
+    );
+    s.push_str(&format!("\nprevents: {}\nrule: {}\n", d.prevents, d.rule));
+    if !d.thresholds.is_empty() {
+        s.push_str("thresholds:");
+        for (k, v) in &d.thresholds {
+            s.push_str(&format!(" {k}={v}"));
+        }
+        s.push('\n');
+    }
+    for q in &d.sql {
+        s.push_str(&format!(
+            "\nquery {} ({:?}):\n  {}\n",
+            q.name, q.dialect, q.text
+        ));
+    }
+    s.push_str("\nremediation:\n");
+    for line in d.remediation.lines() {
+        s.push_str(&format!("  {line}\n"));
+    }
+    if !d.references.is_empty() {
+        s.push_str(&format!("\nreferences: {}\n", d.references.join("; ")));
+    }
+    Ok(s)
+}
