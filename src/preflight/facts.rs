@@ -8,7 +8,7 @@ use chrono::NaiveDateTime;
 use crate::preflight::config::ConnectorConfig;
 use crate::source::{
     Catalog, InstanceFacts, LogInventory, OpenTransaction, SessionFacts, SourceError, TableFacts,
-    TablePattern,
+    TableName, TablePattern,
 };
 
 /// Options of a run that rules read.
@@ -169,16 +169,38 @@ fn in_scope(
     if configured.is_empty() {
         return all.to_vec();
     }
-    all.iter()
-        .filter(|t| {
-            configured.iter().any(|(s, n)| {
-                let p = TablePattern {
-                    owner: regex_to_like(s),
-                    table: regex_to_like(n),
-                };
-                p.matches(&t.name)
+    let select = |fold: bool| -> Vec<TableFacts> {
+        all.iter()
+            .filter(|t| {
+                configured.iter().any(|(s, n)| {
+                    let p = TablePattern {
+                        owner: regex_to_like(s),
+                        table: regex_to_like(n),
+                    };
+                    if fold {
+                        let upper = TableName {
+                            owner: t.name.owner.to_uppercase(),
+                            table: t.name.table.to_uppercase(),
+                        };
+                        TablePattern {
+                            owner: p.owner.to_uppercase(),
+                            table: p.table.to_uppercase(),
+                        }
+                        .matches(&upper)
+                    } else {
+                        p.matches(&t.name)
+                    }
+                })
             })
-        })
-        .cloned()
-        .collect()
+            .cloned()
+            .collect()
+    };
+    // A name written in the wrong case (reported by cfg-name-case) still
+    // scopes the per-table checks to the table the operator meant.
+    let exact = select(false);
+    if exact.is_empty() {
+        select(true)
+    } else {
+        exact
+    }
 }
