@@ -721,3 +721,142 @@ fn the_dictionary_check_catches_a_wrong_column() {
         .collect();
     assert_eq!(missing, vec!["FLASHBACK_STATUS".to_string()]);
 }
+
+// ---- the built-in simulator's scenarios
+
+/// Warnings every simulated instance shows: its online logs are a few MiB so
+/// that they switch quickly, and the default profile expires passwords after
+/// 180 days.
+const SIM_BASELINE: &[(&str, &str)] = &[("redo-size", "warn"), ("profile", "warn")];
+
+fn findings(r: &JsonReport) -> BTreeSet<(String, String)> {
+    r.checks
+        .iter()
+        .filter(|c| c.status == "warn" || c.status == "fail")
+        .map(|c| (c.id.clone(), c.status.clone()))
+        .collect()
+}
+
+#[test]
+fn demo_scenario_passes_with_no_failure() {
+    let (r, o) = json_report(&["--source", "sim:demo", "preflight"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(r.summary.fail, 0, "{:?}", findings(&r));
+    let (plain, _) = json_report(&["--source", "sim", "preflight"]);
+    assert_eq!(plain.checks, r.checks, "`sim` is the demo scenario");
+}
+
+#[test]
+fn each_scenario_flags_exactly_its_misconfiguration() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("demo", &[("tbl-lob-xml", "warn")]),
+        ("noarchivelog", &[("archivelog-mode", "fail")]),
+        (
+            "no-supplemental-logging",
+            &[("supp-min", "fail"), ("tbl-supp-log", "warn")],
+        ),
+        (
+            "missing-grants",
+            &[
+                ("priv-sys", "fail"),
+                ("priv-scope", "fail"),
+                ("flashback-probe", "fail"),
+            ],
+        ),
+        ("wrong-container", &[("cdb-mining-container", "fail")]),
+        ("undo-too-small", &[("undo-vs-snapshot", "warn")]),
+        ("fra-nearly-full", &[("fra-usage", "warn")]),
+        (
+            "archive-gap",
+            &[
+                ("arch-gap", "fail"),
+                ("arch-retention", "fail"),
+                ("arch-files-present", "warn"),
+            ],
+        ),
+        ("interval-partition-churn", &[("part-churn", "warn")]),
+        ("long-transaction", &[("long-txn", "warn")]),
+        ("big-transaction", &[]),
+        ("oracle11g", &[("version-edition", "warn")]),
+    ];
+    let mut wrong = Vec::new();
+    for (scenario, extra) in cases {
+        let (r, _) = json_report(&["--source", &format!("sim:{scenario}"), "preflight"]);
+        let expected: BTreeSet<(String, String)> = SIM_BASELINE
+            .iter()
+            .chain(extra.iter())
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let got = findings(&r);
+        if got != expected {
+            wrong.push(format!(
+                "{scenario}: unexpected {:?}, missing {:?}",
+                got.difference(&expected).collect::<Vec<_>>(),
+                expected.difference(&got).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn evidence_from_each_scenario_evaluates_to_the_same_findings_as_the_live_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for scenario in cdcctl::source::sim::BUILTINS.iter().map(|b| b.name) {
+        let src = format!("sim:{scenario}");
+        let ev = dir.path().join(format!("{scenario}.json"));
+        let o = cdcctl(&[
+            "--source",
+            &src,
+            "collect",
+            "--from-source",
+            "-o",
+            ev.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{scenario}: {}", stderr(&o));
+        let (live, _) = json_report(&["--source", &src, "preflight"]);
+        let (off, _) = json_report(&["preflight", "--evidence", ev.to_str().unwrap()]);
+        let key = |r: &JsonReport| -> Vec<(String, String, String)> {
+            r.checks
+                .iter()
+                .map(|c| (c.id.clone(), c.status.clone(), c.detail.clone()))
+                .collect()
+        };
+        assert_eq!(key(&live), key(&off), "{scenario}");
+    }
+}
+
+#[test]
+fn snapshot_demo_and_churn_scenarios() {
+    snap(
+        "preflight_sim_demo_human",
+        &stdout(&cdcctl(&["--source", "sim:demo", "preflight"])),
+    );
+    snap(
+        "preflight_sim_demo_json",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:demo",
+            "preflight",
+            "--format",
+            "json",
+        ])),
+    );
+    snap(
+        "preflight_sim_churn_human",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:interval-partition-churn",
+            "preflight",
+        ])),
+    );
+    snap(
+        "partitions_sim_churn_human",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:interval-partition-churn",
+            "partitions",
+            "APP.ORDER_HIS",
+        ])),
+    );
+}

@@ -2,9 +2,14 @@
 //! in its own module and returns the process exit code.
 
 pub mod collect;
+pub mod duration;
 pub mod exit;
 pub mod partitions;
 pub mod preflight;
+pub mod redo_parse;
+pub mod run;
+pub mod sim;
+pub mod source;
 
 use std::process::ExitCode;
 
@@ -38,6 +43,21 @@ pub enum Command {
     Partitions(partitions::PartitionsArgs),
     /// Print the offline evidence script, or the evidence of --source.
     Collect(collect::CollectArgs),
+    /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
+    Run(Box<run::RunArgs>),
+    /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
+    #[command(subcommand)]
+    Redo(RedoCommand),
+    /// The built-in Oracle simulator: scenarios, ground truth, LogMiner rows.
+    #[command(subcommand)]
+    Sim(sim::SimCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RedoCommand {
+    /// Parse SQL_REDO statements (one per line, or a V$LOGMNR_CONTENTS CSV
+    /// with --csv) into JSON before/after images and findings.
+    Parse(redo_parse::ParseArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -57,5 +77,8 @@ pub fn main() -> ExitCode {
         Command::Preflight(args) => preflight::run(args, &cli.global.source),
         Command::Partitions(args) => partitions::run(args, &cli.global.source),
         Command::Collect(args) => collect::run(args, &cli.global.source),
+        Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
+        Command::Run(args) => run::run(&cli.global, &args),
+        Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
     }
 }

@@ -30,6 +30,7 @@ use cdcctl::preflight::defs::{self, CheckDef};
 use cdcctl::preflight::facts::{Facts, RuleOptions};
 use cdcctl::preflight::model::Status;
 use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
+use cdcctl::source::sim::Sim;
 use cdcctl::source::{Catalog, SourceError, TablePattern};
 
 use super::exit;
@@ -133,11 +134,11 @@ pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
     )))
 }
 
-/// The built-in simulator as a catalog.
+/// The built-in simulator as a catalog: `sim` is the demo scenario.
 fn open_sim(spec: &str) -> Result<Box<dyn Catalog>, CliError> {
-    Err(CliError::Usage(format!(
-        "--source {spec}: the simulator is not part of this build yet; use --source facts:PATH or --evidence FILE"
-    )))
+    let name = spec.strip_prefix("sim:").unwrap_or("demo");
+    let sim = Sim::from_spec(name).map_err(SourceError::from)?;
+    Ok(Box::new(sim))
 }
 
 pub fn parse_patterns(tables: &[String]) -> Result<Vec<TablePattern>, CliError> {

@@ -1,2 +1,297 @@
 //! Checkpoints: the restart SCN, the commit SCN with the XIDs committed at
 //! it, and the index of the last event emitted inside a transaction.
+//!
+//! Stored as versioned JSON (`"version": 1`), written atomically (temporary
+//! file in the same directory, fsync, rename, fsync of the directory), and
+//! only ever moved forward. [`ReplayFilter`] tells, after a restart, which
+//! re-mined events were already emitted, so a replay emits nothing twice.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::row::Scn;
+
+/// The checkpoint format this version of cdcctl writes and reads.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// A capture position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    pub version: u32,
+    /// Mining restarts with the rows above this SCN.
+    pub restart_scn: Scn,
+    /// Highest commit SCN whose transaction was fully emitted.
+    pub commit_scn: Scn,
+    /// Every XID committed at `commit_scn` and fully emitted (several
+    /// transactions can commit at one SCN, notably on RAC).
+    pub committed_xids_at_commit_scn: Vec<String>,
+    /// A transaction cut short (sink failure): its XID and the index of the
+    /// last event emitted.
+    pub last_event_index: Option<(String, u32)>,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl Checkpoint {
+    pub fn new(
+        restart_scn: Scn,
+        commit_scn: Scn,
+        committed_xids_at_commit_scn: Vec<String>,
+        last_event_index: Option<(String, u32)>,
+    ) -> Self {
+        Self {
+            version: CHECKPOINT_VERSION,
+            restart_scn,
+            commit_scn,
+            committed_xids_at_commit_scn,
+            last_event_index,
+            updated_at: Utc::now(),
+        }
+    }
+
+    /// Reads a checkpoint from JSON text, refusing versions it does not know.
+    pub fn from_json(text: &str) -> Result<Self, CheckpointError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| CheckpointError::Malformed(e.to_string()))?;
+        match value.get("version").and_then(serde_json::Value::as_u64) {
+            Some(v) if v == u64::from(CHECKPOINT_VERSION) => {}
+            Some(v) => return Err(CheckpointError::UnknownVersion(v)),
+            None => {
+                return Err(CheckpointError::Malformed(
+                    "no numeric \"version\" field".into(),
+                ))
+            }
+        }
+        serde_json::from_value(value).map_err(|e| CheckpointError::Malformed(e.to_string()))
+    }
+
+    pub fn to_json(&self) -> String {
+        // A struct of integers and strings always serialises.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// Why a checkpoint could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("checkpoint is not valid JSON of format version 1: {0}")]
+    Malformed(String),
+    #[error(
+        "checkpoint has format version {0}, this cdcctl reads version 1; use the cdcctl that wrote it"
+    )]
+    UnknownVersion(u64),
+    #[error(
+        "refusing to move the checkpoint backwards ({what} {new} is below the stored {stored}); \
+         a second capture may be writing the same checkpoint file"
+    )]
+    Backwards {
+        what: &'static str,
+        stored: Scn,
+        new: Scn,
+    },
+}
+
+/// A checkpoint in a file.
+#[derive(Debug, Clone)]
+pub struct FileCheckpointStore {
+    path: PathBuf,
+}
+
+impl FileCheckpointStore {
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self { path: path.into() }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn io(&self, source: io::Error) -> CheckpointError {
+        CheckpointError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The stored checkpoint, or `None` when there is no file yet.
+    pub fn load(&self) -> Result<Option<Checkpoint>, CheckpointError> {
+        match fs::read_to_string(&self.path) {
+            Ok(text) => Checkpoint::from_json(&text).map(Some),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.io(e)),
+        }
+    }
+
+    /// Stores `cp` atomically, refusing to move either SCN backwards.
+    pub fn save(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
+        if let Some(stored) = self.load()? {
+            if cp.commit_scn < stored.commit_scn {
+                return Err(CheckpointError::Backwards {
+                    what: "commit SCN",
+                    stored: stored.commit_scn,
+                    new: cp.commit_scn,
+                });
+            }
+            if cp.restart_scn < stored.restart_scn {
+                return Err(CheckpointError::Backwards {
+                    what: "restart SCN",
+                    stored: stored.restart_scn,
+                    new: cp.restart_scn,
+                });
+            }
+        }
+        let dir = match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| self.io(e))?;
+        tmp.write_all(cp.to_json().as_bytes())
+            .and_then(|()| tmp.write_all(b"\n"))
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| self.io(e))?;
+        tmp.persist(&self.path).map_err(|e| self.io(e.error))?;
+        // The rename is durable only once the directory entry is.
+        if let Ok(d) = File::open(&dir) {
+            d.sync_all().map_err(|e| self.io(e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Tells, for a restart from a checkpoint, what was already emitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayFilter {
+    commit_scn: Scn,
+    committed: Vec<String>,
+    partial: Option<(String, u32)>,
+}
+
+impl ReplayFilter {
+    pub fn new(cp: &Checkpoint) -> Self {
+        Self {
+            commit_scn: cp.commit_scn,
+            committed: cp.committed_xids_at_commit_scn.clone(),
+            partial: cp.last_event_index.clone(),
+        }
+    }
+
+    /// The whole transaction committed at `commit_scn` was emitted.
+    pub fn transaction_done(&self, commit_scn: Scn, xid: &str) -> bool {
+        commit_scn < self.commit_scn
+            || (commit_scn == self.commit_scn && self.committed.iter().any(|x| x == xid))
+    }
+
+    /// Event `index` of transaction `xid` committed at `commit_scn` was emitted.
+    pub fn already_emitted(&self, commit_scn: Scn, xid: &str, index: u32) -> bool {
+        self.transaction_done(commit_scn, xid)
+            || self
+                .partial
+                .as_ref()
+                .is_some_and(|(x, last)| x == xid && index <= *last)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cp(restart: Scn, commit: Scn, xids: &[&str], partial: Option<(&str, u32)>) -> Checkpoint {
+        Checkpoint::new(
+            restart,
+            commit,
+            xids.iter().map(|s| s.to_string()).collect(),
+            partial.map(|(x, i)| (x.to_string(), i)),
+        )
+    }
+
+    #[test]
+    fn checkpoint_round_trips_through_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCheckpointStore::new(dir.path().join("cp.json"));
+        assert_eq!(store.load().unwrap(), None);
+        let c = cp(99, 120, &["0A00", "0B00"], Some(("0C00", 3)));
+        store.save(&c).unwrap();
+        assert_eq!(store.load().unwrap(), Some(c));
+        let text = fs::read_to_string(store.path()).unwrap();
+        assert!(text.contains("\"version\": 1"));
+    }
+
+    #[test]
+    fn store_refuses_to_move_commit_or_restart_scn_backwards() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCheckpointStore::new(dir.path().join("cp.json"));
+        store.save(&cp(100, 200, &[], None)).unwrap();
+        let err = store.save(&cp(100, 199, &[], None)).unwrap_err();
+        assert!(matches!(
+            err,
+            CheckpointError::Backwards {
+                what: "commit SCN",
+                stored: 200,
+                new: 199
+            }
+        ));
+        let err = store.save(&cp(99, 250, &[], None)).unwrap_err();
+        assert!(matches!(
+            err,
+            CheckpointError::Backwards {
+                what: "restart SCN",
+                ..
+            }
+        ));
+        // Equal positions (a save with nothing new) and forward moves are fine.
+        store.save(&cp(100, 200, &["X"], None)).unwrap();
+        store.save(&cp(150, 260, &[], None)).unwrap();
+        assert_eq!(store.load().unwrap().map(|c| c.commit_scn), Some(260));
+    }
+
+    #[test]
+    fn unknown_version_is_a_typed_error() {
+        let mut v = serde_json::to_value(cp(1, 2, &[], None)).unwrap();
+        v["version"] = 2.into();
+        let err = Checkpoint::from_json(&v.to_string()).unwrap_err();
+        assert!(matches!(err, CheckpointError::UnknownVersion(2)));
+        assert!(matches!(
+            Checkpoint::from_json("{}"),
+            Err(CheckpointError::Malformed(_))
+        ));
+        assert!(matches!(
+            Checkpoint::from_json("not json"),
+            Err(CheckpointError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn save_leaves_no_temporary_files_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCheckpointStore::new(dir.path().join("cp.json"));
+        store.save(&cp(1, 2, &[], None)).unwrap();
+        store.save(&cp(3, 4, &[], None)).unwrap();
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("cp.json")]);
+    }
+
+    #[test]
+    fn filter_skips_earlier_commits_listed_xids_and_emitted_prefix() {
+        let f = ReplayFilter::new(&cp(90, 100, &["A"], Some(("C", 2))));
+        assert!(f.transaction_done(99, "Z"));
+        assert!(f.transaction_done(100, "A"));
+        assert!(!f.transaction_done(100, "B"));
+        assert!(!f.transaction_done(101, "A"));
+        assert!(f.already_emitted(105, "C", 0));
+        assert!(f.already_emitted(105, "C", 2));
+        assert!(!f.already_emitted(105, "C", 3));
+        assert!(!f.already_emitted(105, "D", 0));
+    }
+}

@@ -3,10 +3,13 @@
 //! events and metrics. It reads through the `source` traits only and depends
 //! on no UI crate.
 
+pub mod capture;
 pub mod checkpoint;
+pub mod contents_csv;
 pub mod event;
 pub mod finding;
 pub mod metrics;
 pub mod redo;
 pub mod row;
+pub mod session;
 pub mod txn;

@@ -82,6 +82,18 @@ pub fn analyse(
     snapshot: Duration,
     recent: Duration,
 ) -> Vec<PartitionRisk> {
+    analyse_with_lookahead(t, now, snapshot, recent, Duration::zero())
+}
+
+/// Like [`analyse`], also flagging an interval partition due within `lookahead`
+/// (a capture or snapshot starting around then meets a new object id).
+pub fn analyse_with_lookahead(
+    t: &TableFacts,
+    now: NaiveDateTime,
+    snapshot: Duration,
+    recent: Duration,
+    lookahead: Duration,
+) -> Vec<PartitionRisk> {
     let mut out = Vec::new();
     let Some(p) = t.partitioning.as_ref() else {
         return out;
@@ -90,14 +102,22 @@ pub fn analyse(
         let last = p.partitions.iter().max_by_key(|x| x.position);
         if let Some(last) = last {
             match high_value_date(&last.high_value) {
-                Some(high) if high <= now + snapshot => out.push(PartitionRisk {
+                Some(high) if high <= now + snapshot.max(lookahead) => out.push(PartitionRisk {
                     kind: RiskKind::IntervalDuringSnapshot,
                     partition: Some(last.name.clone()),
-                    detail: format!(
-                        "the last partition {} ends {high}; rows dated after it create a new partition (new object id) while a snapshot of ~{} min runs",
-                        last.name,
-                        snapshot.num_minutes().max(1)
-                    ),
+                    detail: if high <= now + snapshot {
+                        format!(
+                            "the last partition {} ends {high}; rows dated after it create a new partition (new object id) while a snapshot of ~{} min runs",
+                            last.name,
+                            snapshot.num_minutes().max(1)
+                        )
+                    } else {
+                        format!(
+                            "the last partition {} ends {high}, within {} day(s): the next interval partition (a new object id) appears soon",
+                            last.name,
+                            lookahead.num_days()
+                        )
+                    },
                 }),
                 Some(_) => {}
                 None => out.push(PartitionRisk {

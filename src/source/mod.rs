@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod error;
 pub mod evidence;
 pub mod inventory;
+pub mod sim;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};
@@ -131,4 +132,40 @@ pub trait RedoSource: Send {
 
     /// Re-establishes the connection after `SourceError::is_transient` errors.
     fn reconnect(&mut self) -> Result<(), SourceError>;
+}
+
+impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
+        (**self).current_scn()
+    }
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        (**self).log_inventory()
+    }
+    fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
+        (**self).start_session(request)
+    }
+    fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
+        (**self).query_contents(query)
+    }
+    fn fetch(&mut self, max_rows: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
+        (**self).fetch(max_rows, out)
+    }
+    fn end_session(&mut self) -> Result<(), SourceError> {
+        (**self).end_session()
+    }
+    fn snapshot_chunk(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<SnapshotChunk, SourceError> {
+        (**self).snapshot_chunk(table, as_of_scn, after_key, limit)
+    }
+    fn reconnect(&mut self) -> Result<(), SourceError> {
+        (**self).reconnect()
+    }
 }

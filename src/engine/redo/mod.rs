@@ -1,10 +1,27 @@
 //! The SQL_REDO parser: LogMiner's reconstructed statements into typed
 //! before and after images, with findings instead of guesses.
+//!
+//! The parser is the engine's hot path. It is a hand-written byte scanner
+//! that borrows names and values from the statement text; a value is copied
+//! only when unescaping (`''`, UNISTR, `||` chains) changes it. Owned
+//! [`Image`]s are built only when asked for, at commit time.
+//!
+//! Forms, canonical value text and findings follow
+//! `shared/reference/sql-redo-format.md`; see [`parse`].
+
+pub mod csf;
+mod scan;
+mod value;
+
+#[cfg(test)]
+mod tests;
 
 use std::borrow::Cow;
 
-use super::event::Image;
+use super::event::{Field, Image};
 use super::finding::Finding;
+use scan::{Fail, Res, Scanner};
+pub use value::Value;
 
 /// Which DML a statement is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,17 +31,31 @@ pub enum DmlKind {
     Delete,
 }
 
+impl DmlKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DmlKind::Insert => "insert",
+            DmlKind::Update => "update",
+            DmlKind::Delete => "delete",
+        }
+    }
+}
+
+/// A column name and its value, both borrowed from the statement.
+pub type Pair<'a> = (&'a str, Value<'a>);
+
 /// A parsed `insert`/`update`/`delete` statement.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statement<'a> {
     pub kind: DmlKind,
-    pub schema: Cow<'a, str>,
-    pub table: Cow<'a, str>,
-    /// Before image (UPDATE/DELETE WHERE); `None` for INSERT.
-    pub before: Option<Image>,
-    /// After image (INSERT VALUES, or UPDATE's before merged with SET); `None` for DELETE.
-    pub after: Option<Image>,
-    pub findings: Vec<Finding>,
+    schema: &'a str,
+    table: &'a str,
+    /// INSERT's VALUES or UPDATE's SET, in statement order.
+    assigned: Vec<Pair<'a>>,
+    /// UPDATE/DELETE's WHERE without the ROWID term, in statement order.
+    matched: Vec<Pair<'a>>,
+    row_id: Option<Cow<'a, str>>,
+    findings: Vec<Finding>,
 }
 
 /// A statement that could not be parsed.
@@ -37,11 +68,287 @@ pub struct ParseError {
     pub raw: String,
 }
 
+impl<'a> Statement<'a> {
+    /// Owner, without quotes.
+    pub fn schema(&self) -> &'a str {
+        self.schema
+    }
+
+    /// Table name, without quotes.
+    pub fn table(&self) -> &'a str {
+        self.table
+    }
+
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The `ROWID = '...'` term of the WHERE clause, when LogMiner added one.
+    pub fn row_id(&self) -> Option<&str> {
+        self.row_id.as_deref()
+    }
+
+    /// INSERT's column values, or UPDATE's SET pairs; empty for DELETE.
+    pub fn assigned(&self) -> &[Pair<'a>] {
+        &self.assigned
+    }
+
+    /// The WHERE pairs (`IS NULL` as [`Value::Null`]), without ROWID; empty
+    /// for INSERT.
+    pub fn matched(&self) -> &[Pair<'a>] {
+        &self.matched
+    }
+
+    /// Before image: the WHERE columns of UPDATE/DELETE; `None` for INSERT.
+    pub fn before_image(&self) -> Option<Image> {
+        match self.kind {
+            DmlKind::Insert => None,
+            DmlKind::Update | DmlKind::Delete => Some(to_image(&self.matched)),
+        }
+    }
+
+    /// After image: INSERT's values, or UPDATE's before image with the SET
+    /// columns replaced (new ones appended); `None` for DELETE.
+    pub fn after_image(&self) -> Option<Image> {
+        match self.kind {
+            DmlKind::Delete => None,
+            DmlKind::Insert => Some(to_image(&self.assigned)),
+            DmlKind::Update => {
+                let mut image = to_image(&self.matched);
+                for (col, v) in &self.assigned {
+                    match image.iter_mut().find(|(c, _)| c == col) {
+                        Some((_, slot)) => *slot = v.to_field(),
+                        None => image.push(((*col).to_string(), v.to_field())),
+                    }
+                }
+                Some(image)
+            }
+        }
+    }
+}
+
+fn to_image(pairs: &[Pair<'_>]) -> Image {
+    pairs
+        .iter()
+        .map(|(c, v)| ((*c).to_string(), v.to_field()))
+        .collect::<Vec<(String, Field)>>()
+}
+
 /// Parses one SQL_REDO statement.
+///
+/// Takes `insert into "S"."T"(...) values (...)`, `update "S"."T" set ...
+/// where ...` and `delete from "S"."T" where ...`, keywords in any case,
+/// whitespace anywhere, the trailing `;` optional.
 pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
-    Err(ParseError {
-        message: "parser not built yet".into(),
-        position: 0,
-        raw: sql.to_string(),
+    let mut s = Scanner::new(sql);
+    match statement(&mut s) {
+        Ok(mut stmt) => {
+            stmt.findings = findings(&stmt);
+            Ok(stmt)
+        }
+        Err(Fail { message, position }) => Err(ParseError {
+            message,
+            position,
+            raw: sql.to_string(),
+        }),
+    }
+}
+
+/// The finding a row's `STATUS` implies: LogMiner sets 2 when it could not
+/// rebuild the statement, and `INFO` says why.
+pub fn finding_for_status(status: i32, info: Option<&str>) -> Option<Finding> {
+    (status == 2).then(|| Finding::Unreconstructable {
+        info: info
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .unwrap_or("LogMiner gave no INFO")
+            .to_string(),
     })
+}
+
+fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
+    s.skip_ws();
+    let mut stmt = if s.keyword(b"INSERT") {
+        s.expect_keyword(b"INTO", "after `insert`")?;
+        let (schema, table) = table_name(s)?;
+        insert_body(s, schema, table)?
+    } else if s.keyword(b"UPDATE") {
+        let (schema, table) = table_name(s)?;
+        s.expect_keyword(b"SET", "after the table name")?;
+        let assigned = assignments(s)?;
+        let mut stmt = new_statement(DmlKind::Update, schema, table, assigned);
+        if s.keyword(b"WHERE") {
+            conditions(s, &mut stmt)?;
+        }
+        stmt
+    } else if s.keyword(b"DELETE") {
+        s.expect_keyword(b"FROM", "after `delete`")?;
+        let (schema, table) = table_name(s)?;
+        let mut stmt = new_statement(DmlKind::Delete, schema, table, Vec::new());
+        if s.keyword(b"WHERE") {
+            conditions(s, &mut stmt)?;
+        }
+        stmt
+    } else {
+        return s.fail("expected `insert`, `update` or `delete` at the start of the statement");
+    };
+    s.eat(b';');
+    if !s.at_end() {
+        return s.fail("unexpected text after the end of the statement");
+    }
+    stmt.assigned.shrink_to_fit();
+    Ok(stmt)
+}
+
+fn new_statement<'a>(
+    kind: DmlKind,
+    schema: &'a str,
+    table: &'a str,
+    assigned: Vec<Pair<'a>>,
+) -> Statement<'a> {
+    Statement {
+        kind,
+        schema,
+        table,
+        assigned,
+        matched: Vec::new(),
+        row_id: None,
+        findings: Vec::new(),
+    }
+}
+
+fn table_name<'a>(s: &mut Scanner<'a>) -> Res<(&'a str, &'a str)> {
+    let schema = s.quoted_ident("for the owner")?;
+    s.expect(b'.', "between owner and table name")?;
+    let table = s.quoted_ident("for the table")?;
+    Ok((schema, table))
+}
+
+fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
+    s.expect(b'(', "to open the column list")?;
+    let mut columns = Vec::with_capacity(16);
+    loop {
+        columns.push(s.quoted_ident("in the column list")?);
+        if !s.eat(b',') {
+            break;
+        }
+    }
+    s.expect(b')', "to close the column list")?;
+    s.expect_keyword(b"VALUES", "after the column list")?;
+    s.expect(b'(', "to open the value list")?;
+    let mut assigned = Vec::with_capacity(columns.len());
+    let mut columns = columns.into_iter();
+    loop {
+        let at = s.pos;
+        let v = s.value()?;
+        match columns.next() {
+            Some(c) => assigned.push((c, v)),
+            None => {
+                s.pos = at;
+                return s.fail("the statement has more values than columns");
+            }
+        }
+        if !s.eat(b',') {
+            break;
+        }
+    }
+    if columns.next().is_some() {
+        return s.fail("the statement has fewer values than columns");
+    }
+    s.expect(b')', "to close the value list")?;
+    Ok(new_statement(DmlKind::Insert, schema, table, assigned))
+}
+
+fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
+    let mut out = Vec::with_capacity(4);
+    loop {
+        let col = s.quoted_ident("in the SET list")?;
+        s.expect(b'=', "after the SET column")?;
+        out.push((col, s.value()?));
+        if !s.eat(b',') {
+            return Ok(out);
+        }
+    }
+}
+
+fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>) -> Res<()> {
+    stmt.matched.reserve(16);
+    loop {
+        if s.keyword(b"ROWID") {
+            s.expect(b'=', "after ROWID")?;
+            stmt.row_id = Some(s.string_lit()?);
+        } else {
+            let col = s.quoted_ident("in the WHERE clause")?;
+            if s.eat(b'=') {
+                stmt.matched.push((col, s.value()?));
+            } else if s.keyword(b"IS") {
+                s.expect_keyword(b"NULL", "after `IS`")?;
+                stmt.matched.push((col, Value::Null));
+            } else {
+                return s.fail("expected `=` or `IS NULL` after the WHERE column");
+            }
+        }
+        if !s.keyword(b"AND") {
+            return Ok(());
+        }
+    }
+}
+
+/// `"OBJ# 74622"` → 74622.
+fn object_number(table: &str) -> Option<u64> {
+    table.strip_prefix("OBJ# ")?.trim().parse().ok()
+}
+
+fn is_unknown_column(name: &str) -> bool {
+    name.strip_prefix("COL ")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let all = || stmt.assigned.iter().chain(&stmt.matched);
+
+    let object_id = object_number(stmt.table);
+    if object_id.is_some() || stmt.schema == "UNKNOWN" || all().any(|(c, _)| is_unknown_column(c)) {
+        let name = format!("\"{}\".\"{}\"", stmt.schema, stmt.table);
+        let detail = if object_id.is_some() || stmt.schema == "UNKNOWN" {
+            name
+        } else {
+            format!("{name} with columns named \"COL n\"")
+        };
+        out.push(Finding::DictionaryMismatch { object_id, detail });
+    }
+
+    for (i, (col, v)) in all().enumerate() {
+        if matches!(v, Value::Unsupported)
+            && !all()
+                .take(i)
+                .any(|(c, v)| c == col && matches!(v, Value::Unsupported))
+        {
+            out.push(Finding::UnsupportedType {
+                schema: stmt.schema.to_string(),
+                table: stmt.table.to_string(),
+                column: (*col).to_string(),
+            });
+        }
+    }
+
+    if stmt.row_id.is_some() {
+        let only_changed = match stmt.kind {
+            DmlKind::Update => stmt
+                .matched
+                .iter()
+                .all(|(c, _)| stmt.assigned.iter().any(|(a, _)| a == c)),
+            DmlKind::Delete => stmt.matched.is_empty(),
+            DmlKind::Insert => false,
+        };
+        if only_changed {
+            out.push(Finding::PartialBeforeImage {
+                schema: stmt.schema.to_string(),
+                table: stmt.table.to_string(),
+                row_id: stmt.row_id.as_deref().map(str::to_string),
+            });
+        }
+    }
+    out
 }

@@ -1,2 +1,1098 @@
 //! The transaction buffer: rows of `V$LOGMNR_CONTENTS` (mined without
 //! COMMITTED_DATA_ONLY) in, committed change events out, in commit order.
+//!
+//! - Rows are grouped by XID. START (6) or the first row of an unknown XID
+//!   opens a transaction at that row's SCN: without COMMITTED_DATA_ONLY
+//!   Oracle leaves START_SCN/COMMIT_SCN NULL on DML rows, so they are not
+//!   read. COMMIT (7) emits, ROLLBACK (36) drops, a DML row with
+//!   `ROLLBACK = 1` removes the most recent earlier change of the same
+//!   transaction with the same ROW_ID.
+//! - Parsing happens at COMMIT, so rolled-back work is never parsed. A parse
+//!   failure stops the buffer with the raw SQL, SCN, XID and byte position,
+//!   unless [`OnParseError::Warn`] sends it to the dead-letter list.
+//! - DDL (5) is emitted at its transaction's COMMIT; a DDL whose COMMIT has
+//!   not come when the window ends auto-commits at its own SCN, as in Oracle.
+//! - MISSING_SCN (34) is an error: a log is missing from the session.
+//!   UNSUPPORTED (255) becomes a finding at commit. LOB rows
+//!   (SELECT_LOB_LOCATOR, LOB_WRITE, LOB_TRIM, LOB_ERASE) and XML /
+//!   extended-string pieces are buffered with their transaction and counted,
+//!   but not reassembled: a LOB column inserted as `EMPTY_CLOB()` stays
+//!   `Unavailable` in the event. INTERNAL, SELECT_FOR_UPDATE and replication
+//!   markers are counted and dropped.
+//! - A transaction past [`BufferConfig::spill_txn_bytes`] (or the largest one
+//!   when all together pass [`BufferConfig::spill_total_bytes`]) moves its
+//!   rows to an unlinked temporary file and streams them back at COMMIT. A
+//!   16-byte ROW_ID key per change stays in memory so partial rollbacks still
+//!   remove the right change, on disk or not. Events are handed to the sink
+//!   one by one: a big transaction is never materialised as events.
+//! - Restart SCN: the oldest open transaction's start SCN − 1, else the last
+//!   SCN known to be completely read (the last commit SCN when the window
+//!   ends on a commit). It never moves backwards.
+
+mod decode;
+mod rowkey;
+mod spill;
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chrono::NaiveDateTime;
+
+use super::checkpoint::{Checkpoint, ReplayFilter};
+use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Op, SourcePosition};
+use super::finding::Finding;
+use super::metrics::{OpCounts, OpenTxnSummary};
+use super::redo::csf::{CsfAssembler, CsfError};
+use super::redo::DmlKind;
+use super::row::{LogMinerRow, OperationCode, Scn};
+use spill::{SpillFile, SpillReader};
+
+/// What to do with a DML row the parser rejects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnParseError {
+    /// Stop with [`TxnError::Parse`].
+    #[default]
+    Fail,
+    /// Record it in the dead-letter list, count it, and go on.
+    Warn,
+}
+
+/// How the buffer behaves.
+#[derive(Debug, Clone)]
+pub struct BufferConfig {
+    /// `source.name` of the events (the logical server name).
+    pub server_name: String,
+    /// `source.db` when a row has no SRC_CON_NAME.
+    pub db_name: String,
+    pub on_parse_error: OnParseError,
+    /// A transaction whose buffered rows pass this many bytes spills to disk.
+    pub spill_txn_bytes: Option<u64>,
+    /// When all in-memory transactions together pass this, the largest spills.
+    pub spill_total_bytes: Option<u64>,
+    /// Where spill files go (the system temp dir when `None`).
+    pub spill_dir: Option<PathBuf>,
+    /// Abandon transactions open longer than this, in redo time.
+    pub abandon_after: Option<Duration>,
+}
+
+impl Default for BufferConfig {
+    fn default() -> Self {
+        Self {
+            server_name: "cdcctl".into(),
+            db_name: String::new(),
+            on_parse_error: OnParseError::Fail,
+            spill_txn_bytes: Some(64 << 20),
+            spill_total_bytes: Some(512 << 20),
+            spill_dir: None,
+            abandon_after: None,
+        }
+    }
+}
+
+/// Where committed events go. An error stops the buffer; the checkpoint then
+/// records how far the transaction got.
+pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why the buffer stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum TxnError {
+    #[error(
+        "cannot parse SQL_REDO at SCN {scn}, XID {xid}: {message} at byte {position}; raw text: {raw}"
+    )]
+    Parse {
+        scn: Scn,
+        xid: String,
+        message: String,
+        position: usize,
+        raw: String,
+    },
+    #[error(
+        "MISSING_SCN at SCN {scn} (thread {thread}, sequence {sequence}): a redo log is missing from the \
+         mining session; restore the archived log or restart from an earlier checkpoint"
+    )]
+    MissingScn {
+        scn: Scn,
+        thread: u16,
+        sequence: u64,
+    },
+    #[error(
+        "COMMIT of XID {xid} at SCN {scn} came after a COMMIT at SCN {last}: rows are not in SCN order; \
+         do not reorder V$LOGMNR_CONTENTS"
+    )]
+    CommitOutOfOrder { xid: String, scn: Scn, last: Scn },
+    #[error("spill file for XID {xid}: {source}; check free space and permissions of the spill directory")]
+    Spill {
+        xid: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Csf(#[from] CsfError),
+    #[error("event sink failed: {0}")]
+    Sink(#[source] SinkError),
+}
+
+/// Something the operator should know that does not stop the buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TxnWarning {
+    /// Open longer than the retention: its buffered changes were dropped.
+    Abandoned {
+        xid: String,
+        start_scn: Scn,
+        age: Duration,
+        events: u64,
+        bytes: u64,
+    },
+    /// The COMMIT of an abandoned transaction: its changes are lost.
+    LateCommitIgnored { xid: String, scn: Scn },
+    /// A `ROLLBACK = 1` row with no earlier change of that ROW_ID to undo.
+    UnmatchedPartialRollback {
+        xid: String,
+        scn: Scn,
+        row_id: Option<String>,
+    },
+}
+
+impl TxnWarning {
+    pub fn message(&self) -> String {
+        match self {
+            TxnWarning::Abandoned {
+                xid,
+                start_scn,
+                age,
+                events,
+                bytes,
+            } => format!(
+                "abandoned transaction {xid} (start SCN {start_scn}, open {}s in redo time, {events} changes, \
+                 {bytes} bytes): its changes will not be emitted",
+                age.as_secs()
+            ),
+            TxnWarning::LateCommitIgnored { xid, scn } => format!(
+                "COMMIT of abandoned transaction {xid} at SCN {scn} ignored: its changes were dropped; \
+                 raise the retention or re-snapshot the tables it touched"
+            ),
+            TxnWarning::UnmatchedPartialRollback { xid, scn, row_id } => format!(
+                "ROLLBACK=1 row at SCN {scn} in {xid} matches no earlier change of ROW_ID {}",
+                row_id.as_deref().unwrap_or("(none)")
+            ),
+        }
+    }
+}
+
+/// A finding tied to the change it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnFinding {
+    pub xid: String,
+    pub scn: Scn,
+    pub finding: Finding,
+}
+
+/// A DML row the parser rejected while `OnParseError::Warn` was set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadLetter {
+    pub scn: Scn,
+    pub commit_scn: Scn,
+    pub xid: String,
+    pub message: String,
+    pub position: usize,
+    pub raw: String,
+}
+
+/// An open transaction past the age asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongRunning {
+    pub summary: OpenTxnSummary,
+    /// Redo time since its first row.
+    pub age: Duration,
+}
+
+/// Counts beyond [`OpCounts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BufferStats {
+    pub rows: u64,
+    /// LOB / XML / extended-string rows buffered (not reassembled).
+    pub lob_rows: u64,
+    /// INTERNAL, SELECT_FOR_UPDATE, replication markers and rows below the
+    /// resume point.
+    pub ignored_rows: u64,
+    pub spilled_transactions: u64,
+    pub spilled_bytes: u64,
+    pub dead_letters: u64,
+    pub findings: u64,
+    pub abandoned: u64,
+    /// Events not emitted again because the checkpoint says they were.
+    pub skipped_as_emitted: u64,
+}
+
+/// Bytes the buffer accounts for one row (strings plus a fixed overhead).
+fn row_bytes(r: &LogMinerRow) -> u64 {
+    let s = |o: &Option<String>| o.as_ref().map_or(0, |s| s.len());
+    (std::mem::size_of::<LogMinerRow>()
+        + r.xid.len()
+        + s(&r.seg_owner)
+        + s(&r.table_name)
+        + s(&r.row_id)
+        + s(&r.username)
+        + s(&r.rs_id)
+        + s(&r.sql_redo)
+        + s(&r.info)
+        + s(&r.src_con_name)) as u64
+}
+
+fn ts_ms(ts: Option<NaiveDateTime>) -> i64 {
+    ts.map_or(0, |t| t.and_utc().timestamp_millis())
+}
+
+fn is_lob_like(op: OperationCode) -> bool {
+    matches!(
+        op,
+        OperationCode::SelectLobLocator
+            | OperationCode::LobWrite
+            | OperationCode::LobTrim
+            | OperationCode::LobErase
+            | OperationCode::Other(_)
+    )
+}
+
+struct Txn {
+    xid: String,
+    start_scn: Scn,
+    start_time: Option<NaiveDateTime>,
+    /// One key per buffered row, in push order: ROW_ID key, `NONE`, or `DEAD`.
+    keys: Vec<u128>,
+    /// Every key in `live_end..` is `DEAD`.
+    live_end: usize,
+    /// Rows `spill.rows()..keys.len()` (all rows while not spilled).
+    mem: Vec<LogMinerRow>,
+    spill: Option<SpillFile>,
+    bytes: u64,
+    mem_bytes: u64,
+    /// Live DML changes.
+    changes: u64,
+    ddl: u64,
+}
+
+impl Txn {
+    fn new(xid: &str, scn: Scn, time: Option<NaiveDateTime>) -> Self {
+        Self {
+            xid: xid.to_string(),
+            start_scn: scn,
+            start_time: time,
+            keys: Vec::new(),
+            live_end: 0,
+            mem: Vec::new(),
+            spill: None,
+            bytes: 0,
+            mem_bytes: 0,
+            changes: 0,
+            ddl: 0,
+        }
+    }
+
+    fn spilled_rows(&self) -> usize {
+        self.spill.as_ref().map_or(0, SpillFile::rows)
+    }
+
+    fn summary(&self) -> OpenTxnSummary {
+        OpenTxnSummary {
+            xid: self.xid.clone(),
+            start_scn: self.start_scn,
+            start_time: self.start_time,
+            events: self.changes,
+            bytes: self.bytes,
+            spilled: self.spill.is_some(),
+        }
+    }
+
+    /// Moves every in-memory row to the spill file.
+    fn spill_out(&mut self, dir: Option<&std::path::Path>) -> std::io::Result<u64> {
+        let file = match self.spill.as_mut() {
+            Some(f) => f,
+            None => self.spill.insert(SpillFile::create(dir)?),
+        };
+        let before = file.bytes();
+        for row in self.mem.drain(..) {
+            file.append(&row)?;
+        }
+        self.mem = Vec::new();
+        self.mem_bytes = 0;
+        Ok(file.bytes() - before)
+    }
+
+    fn push(&mut self, row: LogMinerRow, key: u128) -> std::io::Result<u64> {
+        let bytes = row_bytes(&row);
+        self.bytes += bytes;
+        self.keys.push(key);
+        self.live_end = self.keys.len();
+        match self.spill.as_mut() {
+            Some(file) => {
+                let before = file.bytes();
+                file.append(&row)?;
+                Ok(file.bytes() - before)
+            }
+            None => {
+                self.mem_bytes += bytes;
+                self.mem.push(row);
+                Ok(0)
+            }
+        }
+    }
+
+    /// Removes the most recent live change with this ROW_ID key.
+    fn undo_latest(&mut self, key: u128, row_id: Option<&str>) -> bool {
+        if key == rowkey::NONE {
+            return false;
+        }
+        let spilled = self.spilled_rows();
+        let mut i = self.live_end;
+        while i > 0 {
+            i -= 1;
+            if self.keys[i] != key {
+                continue;
+            }
+            if rowkey::is_hashed(key)
+                && i >= spilled
+                && self.mem[i - spilled].row_id.as_deref().map(str::trim) != row_id.map(str::trim)
+            {
+                continue;
+            }
+            self.keys[i] = rowkey::DEAD;
+            if i >= spilled {
+                let freed = row_bytes(&self.mem[i - spilled]);
+                self.mem_bytes = self.mem_bytes.saturating_sub(freed);
+                self.mem[i - spilled] = LogMinerRow::default();
+            }
+            self.changes = self.changes.saturating_sub(1);
+            while self.live_end > 0 && self.keys[self.live_end - 1] == rowkey::DEAD {
+                self.live_end -= 1;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The live rows back, in push order, from disk then memory.
+    fn into_rows(self) -> std::io::Result<TxnRows> {
+        let reader = self.spill.map(SpillFile::into_reader).transpose()?;
+        Ok(TxnRows {
+            keys: self.keys,
+            pos: 0,
+            reader,
+            mem: self.mem.into_iter(),
+        })
+    }
+}
+
+struct TxnRows {
+    keys: Vec<u128>,
+    pos: usize,
+    reader: Option<SpillReader>,
+    mem: std::vec::IntoIter<LogMinerRow>,
+}
+
+impl TxnRows {
+    fn next_live(&mut self) -> std::io::Result<Option<LogMinerRow>> {
+        while self.pos < self.keys.len() {
+            let dead = self.keys[self.pos] == rowkey::DEAD;
+            self.pos += 1;
+            let row = match self
+                .reader
+                .as_mut()
+                .map(SpillReader::next_row)
+                .transpose()?
+            {
+                Some(Some(row)) => row,
+                _ => match self.mem.next() {
+                    Some(row) => row,
+                    None => return Ok(None),
+                },
+            };
+            if !dead {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// A transaction being emitted (so a sink failure leaves a precise mark).
+struct Emitting {
+    xid: String,
+    start_scn: Scn,
+    last_index: Option<u32>,
+}
+
+/// The transaction buffer. See the module docs.
+pub struct TxnBuffer {
+    config: BufferConfig,
+    csf: CsfAssembler,
+    open: HashMap<String, Txn>,
+    abandoned: HashSet<String>,
+    /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
+    auto_committed: HashSet<String>,
+    filter: Option<ReplayFilter>,
+    /// Rows at or below this SCN were handled before the resume point.
+    ignore_through: Option<Scn>,
+    commit_scn: Scn,
+    committed_at_commit_scn: Vec<String>,
+    last_commit_seen: Scn,
+    emitting: Option<Emitting>,
+    /// Highest SCN read, and the highest SCN all of whose rows were read.
+    seen_scn: Scn,
+    complete_scn: Scn,
+    redo_now: Option<NaiveDateTime>,
+    mem_bytes: u64,
+    counts: OpCounts,
+    stats: BufferStats,
+    findings: Vec<TxnFinding>,
+    dead_letters: Vec<DeadLetter>,
+    warnings: Vec<TxnWarning>,
+}
+
+type Sink<'a> = dyn FnMut(CapturedEvent) -> Result<(), SinkError> + 'a;
+
+impl TxnBuffer {
+    pub fn new(config: BufferConfig) -> Self {
+        Self {
+            config,
+            csf: CsfAssembler::new(),
+            open: HashMap::new(),
+            abandoned: HashSet::new(),
+            auto_committed: HashSet::new(),
+            filter: None,
+            ignore_through: None,
+            commit_scn: 0,
+            committed_at_commit_scn: Vec::new(),
+            last_commit_seen: 0,
+            emitting: None,
+            seen_scn: 0,
+            complete_scn: 0,
+            redo_now: None,
+            mem_bytes: 0,
+            counts: OpCounts::default(),
+            stats: BufferStats::default(),
+            findings: Vec::new(),
+            dead_letters: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A buffer restarting from a checkpoint: rows at or below its restart
+    /// SCN are ignored and nothing it records as emitted is emitted again.
+    pub fn resume(config: BufferConfig, checkpoint: &Checkpoint) -> Self {
+        let mut b = Self::new(config);
+        b.filter = Some(ReplayFilter::new(checkpoint));
+        b.ignore_through = Some(checkpoint.restart_scn);
+        b.commit_scn = checkpoint.commit_scn;
+        b.committed_at_commit_scn = checkpoint.committed_xids_at_commit_scn.clone();
+        b.complete_scn = checkpoint.restart_scn;
+        b.seen_scn = checkpoint.restart_scn;
+        b
+    }
+
+    /// Feeds one row of `V$LOGMNR_CONTENTS`, in view order; continuation
+    /// pieces (CSF) are joined first. Committed events go to `sink` in commit
+    /// order.
+    pub fn push(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        self.stats.rows += 1;
+        match self.csf.push(row)? {
+            Some(row) => self.push_logical(row, sink),
+            None => Ok(()),
+        }
+    }
+
+    /// Ends the stream of rows: a continuation chain left open is a
+    /// truncated statement.
+    pub fn finish(&mut self) -> Result<(), TxnError> {
+        self.csf.finish()?;
+        Ok(())
+    }
+
+    fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        if self.ignore_through.is_some_and(|t| row.scn <= t) {
+            self.stats.ignored_rows += 1;
+            return Ok(());
+        }
+        if row.scn > self.seen_scn {
+            // Rows come in SCN order: every SCN below this one is fully read.
+            self.complete_scn = self.complete_scn.max(row.scn - 1);
+            self.seen_scn = row.scn;
+        }
+        if let Some(ts) = row.timestamp {
+            self.redo_now = Some(self.redo_now.map_or(ts, |n| n.max(ts)));
+        }
+        match row.operation_code {
+            OperationCode::MissingScn => Err(TxnError::MissingScn {
+                scn: row.scn,
+                thread: row.thread,
+                sequence: row.sequence,
+            }),
+            OperationCode::Start => {
+                if !self.abandoned.contains(&row.xid) {
+                    self.open
+                        .entry(row.xid.clone())
+                        .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+                }
+                Ok(())
+            }
+            OperationCode::Commit => self.commit(row, sink),
+            OperationCode::Rollback => {
+                self.abandoned.remove(&row.xid);
+                if let Some(t) = self.open.remove(&row.xid) {
+                    self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
+                    self.counts.rollbacks += 1;
+                }
+                Ok(())
+            }
+            OperationCode::Internal
+            | OperationCode::SelectForUpdate
+            | OperationCode::ReplicationMarker => {
+                self.stats.ignored_rows += 1;
+                Ok(())
+            }
+            op if op.is_dml() && row.rollback => {
+                self.partial_rollback(&row);
+                Ok(())
+            }
+            op => {
+                if is_lob_like(op) {
+                    self.stats.lob_rows += 1;
+                }
+                self.buffer(row)
+            }
+        }
+    }
+
+    fn buffer(&mut self, row: LogMinerRow) -> Result<(), TxnError> {
+        if self.abandoned.contains(&row.xid) {
+            return Ok(());
+        }
+        let key = if row.operation_code.is_dml() {
+            rowkey::key(row.row_id.as_deref())
+        } else {
+            rowkey::NONE
+        };
+        let op = row.operation_code;
+        let xid = row.xid.clone();
+        let txn = self
+            .open
+            .entry(row.xid.clone())
+            .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+        let was_spilled = txn.spill.is_some();
+        let mem_before = txn.mem_bytes;
+        let written = txn.push(row, key).map_err(|source| TxnError::Spill {
+            xid: xid.clone(),
+            source,
+        })?;
+        if op.is_dml() {
+            txn.changes += 1;
+        } else if op == OperationCode::Ddl {
+            txn.ddl += 1;
+        }
+        self.stats.spilled_bytes += written;
+        self.mem_bytes = self.mem_bytes + txn.mem_bytes - mem_before;
+        if !was_spilled
+            && self
+                .config
+                .spill_txn_bytes
+                .is_some_and(|l| txn.mem_bytes > l)
+        {
+            self.spill(&xid)?;
+        }
+        while self
+            .config
+            .spill_total_bytes
+            .is_some_and(|l| self.mem_bytes > l)
+        {
+            let largest = self
+                .open
+                .values()
+                .filter(|t| t.mem_bytes > 0)
+                .max_by_key(|t| t.mem_bytes)
+                .map(|t| t.xid.clone());
+            match largest {
+                Some(x) => self.spill(&x)?,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self, xid: &str) -> Result<(), TxnError> {
+        let Some(txn) = self.open.get_mut(xid) else {
+            return Ok(());
+        };
+        let first = txn.spill.is_none();
+        let freed = txn.mem_bytes;
+        let written = txn
+            .spill_out(self.config.spill_dir.as_deref())
+            .map_err(|source| TxnError::Spill {
+                xid: xid.to_string(),
+                source,
+            })?;
+        self.mem_bytes = self.mem_bytes.saturating_sub(freed);
+        self.stats.spilled_bytes += written;
+        if first {
+            self.stats.spilled_transactions += 1;
+        }
+        Ok(())
+    }
+
+    fn partial_rollback(&mut self, row: &LogMinerRow) {
+        let key = rowkey::key(row.row_id.as_deref());
+        let undone = match self.open.get_mut(&row.xid) {
+            Some(txn) => {
+                let mem_before = txn.mem_bytes;
+                let undone = txn.undo_latest(key, row.row_id.as_deref());
+                self.mem_bytes = self.mem_bytes + txn.mem_bytes - mem_before;
+                undone
+            }
+            None => false,
+        };
+        if undone {
+            self.counts.partial_rollbacks += 1;
+        } else if !self.abandoned.contains(&row.xid) {
+            self.warnings.push(TxnWarning::UnmatchedPartialRollback {
+                xid: row.xid.clone(),
+                scn: row.scn,
+                row_id: row.row_id.clone(),
+            });
+        }
+    }
+
+    fn commit(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        if self.abandoned.remove(&row.xid) {
+            self.warnings.push(TxnWarning::LateCommitIgnored {
+                xid: row.xid,
+                scn: row.scn,
+            });
+            return Ok(());
+        }
+        if self.auto_committed.remove(&row.xid) {
+            return Ok(());
+        }
+        if row.scn < self.last_commit_seen {
+            return Err(TxnError::CommitOutOfOrder {
+                xid: row.xid,
+                scn: row.scn,
+                last: self.last_commit_seen,
+            });
+        }
+        self.last_commit_seen = row.scn;
+        let txn = self.open.remove(&row.xid);
+        if let Some(t) = &txn {
+            self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
+        }
+        let done = self
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.transaction_done(row.scn, &row.xid));
+        if done {
+            if let Some(t) = &txn {
+                self.stats.skipped_as_emitted += t.changes + t.ddl;
+            }
+            return Ok(());
+        }
+        if let Some(txn) = txn {
+            self.emit(txn, row.scn, ts_ms(row.timestamp), sink)?;
+        }
+        self.counts.commits += 1;
+        self.record_commit(row.scn, row.xid);
+        Ok(())
+    }
+
+    fn record_commit(&mut self, scn: Scn, xid: String) {
+        if scn > self.commit_scn {
+            self.commit_scn = scn;
+            self.committed_at_commit_scn.clear();
+        }
+        if scn == self.commit_scn && !self.committed_at_commit_scn.contains(&xid) {
+            self.committed_at_commit_scn.push(xid);
+        }
+    }
+
+    /// Streams one committed transaction's events to the sink.
+    fn emit(
+        &mut self,
+        txn: Txn,
+        commit_scn: Scn,
+        commit_ts_ms: i64,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), TxnError> {
+        let xid = txn.xid.clone();
+        self.emitting = Some(Emitting {
+            xid: xid.clone(),
+            start_scn: txn.start_scn,
+            last_index: None,
+        });
+        let spill_err = |source| TxnError::Spill {
+            xid: xid.clone(),
+            source,
+        };
+        let mut rows = txn.into_rows().map_err(spill_err)?;
+        let mut index: u32 = 0;
+        let mut table_orders: HashMap<(String, String), u32> = HashMap::new();
+        let mut findings = Vec::new();
+        while let Some(row) = rows.next_live().map_err(spill_err)? {
+            findings.clear();
+            let event = match row.operation_code {
+                op if op.is_dml() => {
+                    let e = self.change_event(
+                        row,
+                        commit_scn,
+                        commit_ts_ms,
+                        index,
+                        &mut table_orders,
+                        &mut findings,
+                    )?;
+                    match e {
+                        Some(e) => CapturedEvent::Change(e),
+                        None => {
+                            self.add_findings(findings.drain(..));
+                            continue;
+                        }
+                    }
+                }
+                OperationCode::Ddl => {
+                    CapturedEvent::Ddl(self.ddl_event(row, commit_scn, commit_ts_ms))
+                }
+                OperationCode::Unsupported => {
+                    let f = unsupported_finding(&row);
+                    self.add_findings(std::iter::once(f));
+                    continue;
+                }
+                _ => continue,
+            };
+            let this = index;
+            index += 1;
+            if self
+                .filter
+                .as_ref()
+                .is_some_and(|f| f.already_emitted(commit_scn, &xid, this))
+            {
+                self.stats.skipped_as_emitted += 1;
+                continue;
+            }
+            self.add_findings(findings.drain(..));
+            match &event {
+                CapturedEvent::Change(c) => match c.op {
+                    Op::Create => self.counts.inserts += 1,
+                    Op::Update => self.counts.updates += 1,
+                    Op::Delete => self.counts.deletes += 1,
+                    Op::Read => {}
+                },
+                CapturedEvent::Ddl(_) => self.counts.ddl += 1,
+            }
+            sink(event).map_err(TxnError::Sink)?;
+            if let Some(e) = self.emitting.as_mut() {
+                e.last_index = Some(this);
+            }
+        }
+        self.emitting = None;
+        Ok(())
+    }
+
+    fn position(&self, row: &LogMinerRow, commit_scn: Scn) -> SourcePosition {
+        SourcePosition {
+            name: self.config.server_name.clone(),
+            db: row
+                .src_con_name
+                .clone()
+                .unwrap_or_else(|| self.config.db_name.clone()),
+            schema: row.seg_owner.clone().unwrap_or_default(),
+            table: row.table_name.clone().unwrap_or_default(),
+            xid: row.xid.clone(),
+            scn: row.scn,
+            commit_scn,
+            change_ts_ms: ts_ms(row.timestamp),
+            rs_id: row.rs_id.clone(),
+            ssn: row.ssn,
+            thread: row.thread,
+            row_id: row.row_id.clone(),
+        }
+    }
+
+    fn change_event(
+        &mut self,
+        row: LogMinerRow,
+        commit_scn: Scn,
+        commit_ts_ms: i64,
+        index: u32,
+        table_orders: &mut HashMap<(String, String), u32>,
+        findings: &mut Vec<TxnFinding>,
+    ) -> Result<Option<ChangeEvent>, TxnError> {
+        let tie = |finding| TxnFinding {
+            xid: row.xid.clone(),
+            scn: row.scn,
+            finding,
+        };
+        if let Some(f) = decode::status_finding(row.status, row.info.as_deref()) {
+            findings.push(tie(f));
+            return Ok(None);
+        }
+        let sql = row.sql_redo.as_deref().unwrap_or("");
+        let decoded = match decode::decode(sql) {
+            Ok(d) => d,
+            Err(e) => {
+                return match self.config.on_parse_error {
+                    OnParseError::Fail => Err(TxnError::Parse {
+                        scn: row.scn,
+                        xid: row.xid,
+                        message: e.message,
+                        position: e.position,
+                        raw: e.raw,
+                    }),
+                    OnParseError::Warn => {
+                        self.stats.dead_letters += 1;
+                        self.dead_letters.push(DeadLetter {
+                            scn: row.scn,
+                            commit_scn,
+                            xid: row.xid,
+                            message: e.message,
+                            position: e.position,
+                            raw: e.raw,
+                        });
+                        Ok(None)
+                    }
+                };
+            }
+        };
+        findings.extend(decoded.findings.into_iter().map(tie));
+        let op = match decoded.kind {
+            DmlKind::Insert => Op::Create,
+            DmlKind::Update => Op::Update,
+            DmlKind::Delete => Op::Delete,
+        };
+        let mut source = self.position(&row, commit_scn);
+        if !decoded.schema.is_empty() {
+            source.schema = decoded.schema;
+        }
+        if !decoded.table.is_empty() {
+            source.table = decoded.table;
+        }
+        if source.row_id.is_none() {
+            source.row_id = decoded.row_id;
+        }
+        let order = table_orders
+            .entry((source.schema.clone(), source.table.clone()))
+            .or_insert(0);
+        *order += 1;
+        Ok(Some(ChangeEvent {
+            op,
+            before: decoded.before,
+            after: decoded.after,
+            table_order: *order,
+            source,
+            snapshot: false,
+            commit_ts_ms,
+            index,
+        }))
+    }
+
+    fn ddl_event(&self, row: LogMinerRow, commit_scn: Scn, commit_ts_ms: i64) -> DdlEvent {
+        let source = self.position(&row, commit_scn);
+        DdlEvent {
+            source,
+            ddl: row.sql_redo.unwrap_or_default(),
+            commit_ts_ms,
+        }
+    }
+
+    fn add_findings(&mut self, findings: impl Iterator<Item = TxnFinding>) {
+        for f in findings {
+            self.stats.findings += 1;
+            self.findings.push(f);
+        }
+    }
+
+    /// Ends a mining window: every row at or below `upper_scn` has been read.
+    /// DDL transactions still waiting for their COMMIT auto-commit at the DDL's
+    /// SCN, as Oracle's DDL does.
+    pub fn finish_window(&mut self, upper_scn: Scn, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        self.complete_scn = self.complete_scn.max(upper_scn);
+        self.seen_scn = self.seen_scn.max(upper_scn);
+        let mut ddl_only: Vec<(Scn, String)> = self
+            .open
+            .values()
+            .filter(|t| t.ddl > 0 && t.changes == 0)
+            .map(|t| (t.start_scn, t.xid.clone()))
+            .collect();
+        ddl_only.sort();
+        for (_, xid) in ddl_only {
+            let Some(txn) = self.open.remove(&xid) else {
+                continue;
+            };
+            self.mem_bytes = self.mem_bytes.saturating_sub(txn.mem_bytes);
+            // The DDL's own SCN is its commit point; it cannot sort before a
+            // commit already emitted, so the later of the two is used.
+            let scn = self.last_ddl_scn(&txn).max(self.commit_scn);
+            let ts = txn.start_time;
+            if self
+                .filter
+                .as_ref()
+                .is_some_and(|f| f.transaction_done(scn, &xid))
+            {
+                continue;
+            }
+            self.emit(txn, scn, ts_ms(ts), sink)?;
+            self.counts.commits += 1;
+            self.record_commit(scn, xid.clone());
+            self.auto_committed.insert(xid);
+        }
+        Ok(())
+    }
+
+    fn last_ddl_scn(&self, txn: &Txn) -> Scn {
+        txn.mem
+            .iter()
+            .filter(|r| r.operation_code == OperationCode::Ddl)
+            .map(|r| r.scn)
+            .max()
+            .unwrap_or(txn.start_scn)
+    }
+
+    /// Abandons transactions open longer than `abandon_after` (redo time);
+    /// returns a warning per abandoned XID. Does nothing without a retention.
+    pub fn abandon_expired(&mut self) -> Vec<TxnWarning> {
+        let (Some(limit), Some(now)) = (self.config.abandon_after, self.redo_now) else {
+            return Vec::new();
+        };
+        let expired: Vec<String> = self
+            .open
+            .values()
+            .filter(|t| t.start_time.is_some_and(|s| age(now, s) > limit))
+            .map(|t| t.xid.clone())
+            .collect();
+        let mut out = Vec::new();
+        for xid in expired {
+            if let Some(t) = self.open.remove(&xid) {
+                self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
+                self.stats.abandoned += 1;
+                let w = TxnWarning::Abandoned {
+                    xid: xid.clone(),
+                    start_scn: t.start_scn,
+                    age: t.start_time.map_or(Duration::ZERO, |s| age(now, s)),
+                    events: t.changes,
+                    bytes: t.bytes,
+                };
+                self.abandoned.insert(xid);
+                self.warnings.push(w.clone());
+                out.push(w);
+            }
+        }
+        out
+    }
+
+    /// Open transactions older than `older_than` in redo time, oldest first.
+    pub fn long_running(&self, older_than: Duration) -> Vec<LongRunning> {
+        let Some(now) = self.redo_now else {
+            return Vec::new();
+        };
+        let mut v: Vec<LongRunning> = self
+            .open
+            .values()
+            .filter_map(|t| {
+                let a = age(now, t.start_time?);
+                (a > older_than).then(|| LongRunning {
+                    summary: t.summary(),
+                    age: a,
+                })
+            })
+            .collect();
+        v.sort_by(|a, b| b.age.cmp(&a.age).then(a.summary.xid.cmp(&b.summary.xid)));
+        v
+    }
+
+    /// Where a restart must begin mining (rows with SCN above it).
+    pub fn restart_scn(&self) -> Scn {
+        let oldest = self
+            .open
+            .values()
+            .map(|t| t.start_scn)
+            .chain(self.emitting.as_ref().map(|e| e.start_scn))
+            .min();
+        match oldest {
+            Some(s) => s.saturating_sub(1).min(self.complete_scn),
+            None => self.complete_scn,
+        }
+    }
+
+    /// The highest commit SCN whose transaction was fully emitted.
+    pub fn commit_scn(&self) -> Scn {
+        self.commit_scn
+    }
+
+    /// Open transactions, oldest first.
+    pub fn open_transactions(&self) -> Vec<OpenTxnSummary> {
+        let mut v: Vec<_> = self.open.values().map(Txn::summary).collect();
+        v.sort_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)));
+        v
+    }
+
+    pub fn open_count(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Bytes of buffered rows held in memory (spilled rows excluded).
+    pub fn memory_bytes(&self) -> u64 {
+        self.mem_bytes
+    }
+
+    pub fn counts(&self) -> OpCounts {
+        self.counts
+    }
+
+    pub fn stats(&self) -> BufferStats {
+        self.stats
+    }
+
+    pub fn take_findings(&mut self) -> Vec<TxnFinding> {
+        std::mem::take(&mut self.findings)
+    }
+
+    pub fn take_dead_letters(&mut self) -> Vec<DeadLetter> {
+        std::mem::take(&mut self.dead_letters)
+    }
+
+    pub fn take_warnings(&mut self) -> Vec<TxnWarning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The position to store: restart SCN, commit SCN with the XIDs
+    /// committed at it, and how far a transaction cut short by a sink
+    /// failure got.
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint::new(
+            self.restart_scn(),
+            self.commit_scn,
+            self.committed_at_commit_scn.clone(),
+            self.emitting
+                .as_ref()
+                .and_then(|e| e.last_index.map(|i| (e.xid.clone(), i))),
+        )
+    }
+}
+
+fn unsupported_finding(row: &LogMinerRow) -> TxnFinding {
+    let info = match row.info.as_deref().filter(|s| !s.is_empty()) {
+        Some(i) => i.to_string(),
+        None => format!(
+            "operation UNSUPPORTED on {}.{}",
+            row.seg_owner.as_deref().unwrap_or("?"),
+            row.table_name.as_deref().unwrap_or("?")
+        ),
+    };
+    TxnFinding {
+        xid: row.xid.clone(),
+        scn: row.scn,
+        finding: Finding::Unreconstructable { info },
+    }
+}
+
+fn age(now: NaiveDateTime, start: NaiveDateTime) -> Duration {
+    (now - start).to_std().unwrap_or(Duration::ZERO)
+}
+
+#[cfg(test)]
+mod tests;

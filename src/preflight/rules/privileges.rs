@@ -11,12 +11,7 @@ pub fn priv_sys(f: &Facts, _d: &CheckDef) -> Outcome {
     let s = need!(f, session, "session");
     let i = need!(f, instance, "instance");
     let major = i.major_version().unwrap_or(19);
-    let mut required = vec![
-        "CREATE SESSION",
-        "SELECT ANY TRANSACTION",
-        "CREATE TABLE",
-        "CREATE SEQUENCE",
-    ];
+    let mut required = vec!["CREATE SESSION", "SELECT ANY TRANSACTION"];
     if major >= 12 {
         required.push("LOGMINING");
     }
@@ -48,17 +43,43 @@ pub fn priv_sys(f: &Facts, _d: &CheckDef) -> Outcome {
             }
         }
     }
-    let roles: Vec<&str> = ["SELECT_CATALOG_ROLE", "EXECUTE_CATALOG_ROLE"]
-        .into_iter()
-        .filter(|r| !s.has_role(r))
-        .collect();
-    if !roles.is_empty() {
-        t.fail(format!("{} lacks the role(s) {}", s.user, roles.join(", ")));
-    }
-    if s.has_quota == Some(false) {
+    if !s.has_role("SELECT_CATALOG_ROLE") && !s.has_privilege("SELECT ANY DICTIONARY") {
         t.fail(format!(
-            "{} has no quota on its default tablespace {}: the LogMiner flush table cannot be created (ORA-01950)",
-            s.user,
+            "{} has neither SELECT_CATALOG_ROLE nor SELECT ANY DICTIONARY: the V$ views cannot be read",
+            s.user
+        ));
+    }
+    if major < 12 && !s.has_role("EXECUTE_CATALOG_ROLE") {
+        t.fail(format!(
+            "{} lacks EXECUTE_CATALOG_ROLE: on 11g DBMS_LOGMNR is executed through it",
+            s.user
+        ));
+    }
+    // Debezium (and Flink CDC on top of it) keeps a LogMiner flush table in
+    // the user's default tablespace.
+    if f.config.is_some() {
+        if !s.has_privilege("CREATE TABLE") {
+            t.fail(format!(
+                "{} lacks CREATE TABLE: the connector cannot create its LogMiner flush table",
+                s.user
+            ));
+        }
+        if s.has_quota == Some(false) {
+            t.fail(format!(
+                "{} has no quota on its default tablespace {}: the flush table cannot grow (ORA-01950)",
+                s.user,
+                s.default_tablespace.clone().unwrap_or_default()
+            ));
+        }
+        if !s.has_privilege("CREATE SEQUENCE") {
+            t.warn(format!(
+                "{} lacks CREATE SEQUENCE, which the Debezium grant script includes",
+                s.user
+            ));
+        }
+    } else if s.has_quota == Some(false) {
+        t.note(format!(
+            "no quota on {}: a Debezium connector could not create its flush table",
             s.default_tablespace.clone().unwrap_or_default()
         ));
     }

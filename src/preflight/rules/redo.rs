@@ -119,6 +119,10 @@ pub fn arch_retention(f: &Facts, d: &CheckDef) -> Outcome {
         return Outcome::skip("the database does not archive (see archivelog-mode)");
     }
     let now = f.now();
+    let purged = inv
+        .archived
+        .iter()
+        .any(|a| a.deleted || a.status == "D" || a.name.is_none());
     let oldest = inv
         .archived
         .iter()
@@ -129,9 +133,20 @@ pub fn arch_retention(f: &Facts, d: &CheckDef) -> Outcome {
         .filter_map(|a| a.first_time)
         .min();
     let Some(oldest) = oldest else {
+        if inv.archived.is_empty() {
+            return Outcome::pass(
+                "nothing has been archived yet: every change since archiving began is still in the online logs",
+            );
+        }
         return Outcome::fail("no archived log of the current incarnation is available");
     };
     let hours = (now - oldest).num_minutes() as f64 / 60.0;
+    if !purged {
+        return Outcome::pass(format!(
+            "no archived log has been deleted yet: history reaches back {hours:.1} h and nothing limits it so far"
+        ))
+        .with(format!("oldest available archived log starts {oldest}"));
+    }
     let fail_h = d.threshold("fail_hours", 24.0);
     let warn_h = d.threshold("warn_hours", 72.0);
     let ev = format!("oldest available archived log starts {oldest} ({hours:.1} h before {now})");

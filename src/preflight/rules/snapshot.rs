@@ -34,6 +34,7 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
         return Outcome::skip("neither V$UNDOSTAT.TUNED_UNDORETENTION nor undo_retention was read");
     };
     let ratio = d.threshold("warn_ratio", 2.0);
+    let floor = d.threshold("min_retention_s", 900.0);
     let mut t = Tally::default();
     t.note(format!(
         "{} in {} table(s) at {rate} MB/s: about {:.0} s (--snapshot-rate-mbps)",
@@ -69,6 +70,11 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
             "the snapshot (~{est_r} s) is longer than undo retention ({retention} s): ORA-01555 is likely"
         ));
     }
+    if (retention as f64) < floor && !i.undo.retention_guarantee {
+        t.warn(format!(
+            "undo retention is {retention} s, below {floor} s: any snapshot read or chunk query longer than that risks ORA-01555"
+        ));
+    }
     if i.undo.snapshot_too_old_errors > 0 || i.undo.no_space_errors > 0 {
         t.warn(format!(
             "V$UNDOSTAT recorded {} ORA-01555 and {} no-space error(s) recently",
@@ -98,13 +104,13 @@ pub fn long_txn(f: &Facts, d: &CheckDef) -> Outcome {
         oldest.username.clone().unwrap_or_else(|| "?".into())
     );
     t.note(ev);
-    let warn_h = d.threshold("warn_hours", 1.0);
+    let warn_min = d.threshold("warn_minutes", 5.0);
     if let Some(start) = oldest.start_time {
-        let hours = (now - start).num_minutes() as f64 / 60.0;
-        if hours > warn_h {
+        let minutes = (now - start).num_seconds() as f64 / 60.0;
+        if minutes > warn_min {
             t.warn(format!(
-                "transaction {} has been open {hours:.1} h: capture must start before its first change",
-                oldest.xid
+                "transaction {} has been open {minutes:.0} min: the restart SCN cannot pass its START_SCN {}, so the logs from there on must be kept",
+                oldest.xid, oldest.start_scn
             ));
         }
     }

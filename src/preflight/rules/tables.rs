@@ -7,7 +7,7 @@ use super::{db_all_columns, is_lob_like, need};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
-use crate::preflight::partitions::{analyse, ADVICE};
+use crate::preflight::partitions::{analyse_with_lookahead, ADVICE};
 use crate::preflight::rules::snapshot::snapshot_seconds;
 
 macro_rules! need_tables {
@@ -272,6 +272,7 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
     let now = f.now();
     let snap = snapshot_duration(f);
     let recent = Duration::days(d.threshold("recent_days", 7.0) as i64);
+    let lookahead = Duration::days(d.threshold("interval_lookahead_days", 7.0) as i64);
     let mut t = Tally::default();
     for tab in &parted {
         let p = tab.partitioning.as_ref();
@@ -281,7 +282,7 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
                 tab.name
             ));
         }
-        for r in analyse(tab, now, snap, recent) {
+        for r in analyse_with_lookahead(tab, now, snap, recent, lookahead) {
             t.warn(format!("{}: {}", tab.name, r.detail));
         }
     }

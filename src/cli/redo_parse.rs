@@ -1,0 +1,354 @@
+//! `cdcctl redo parse`: SQL_REDO statements (one per line, or a CSV export
+//! of V$LOGMNR_CONTENTS) to one JSON object per statement.
+//!
+//! Output, one line each:
+//! `{"op":"insert|update|delete","schema","table","before","after","findings"}`,
+//! `{"op":"ddl","schema","table","sql"}` for DDL rows, and
+//! `{"error","position","raw"}` for a statement that does not parse; CSV
+//! input adds `"scn"`, `"rs_id"` and `"ssn"` when it has those columns.
+//! Processing goes on after a bad statement; the exit code is then 4.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value};
+
+use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
+use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
+use cdcctl::engine::finding::Finding;
+use cdcctl::engine::redo::csf::{CsfAssembler, CsfError};
+use cdcctl::engine::redo::{finding_for_status, parse};
+use cdcctl::engine::row::{LogMinerRow, OperationCode};
+
+use super::exit;
+
+#[derive(Debug, clap::Args)]
+pub struct ParseArgs {
+    /// Read from this file instead of standard input.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// The input is a CSV export of V$LOGMNR_CONTENTS: a header row naming
+    /// at least SQL_REDO and CSF; SCN, RS_ID, SSN, OPERATION(_CODE),
+    /// SEG_OWNER, TABLE_NAME, STATUS and INFO are used when present.
+    /// Continuation rows (CSF=1) are joined; START/COMMIT rows are skipped.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Why the command stopped early.
+enum Stop {
+    /// The input could not be opened or its header is wrong (exit 2).
+    Input(String),
+    /// A CSV row could not be read: nothing after it can be trusted (exit 4).
+    Row(String),
+    /// Writing the output failed.
+    Output(io::Error),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        Stop::Output(e)
+    }
+}
+
+pub fn run(args: &ParseArgs) -> ExitCode {
+    let input: Box<dyn Read> = match &args.file {
+        Some(path) => match File::open(path) {
+            Ok(f) => Box::new(f),
+            Err(e) => {
+                eprintln!(
+                    "cdcctl: cannot read {}: {e}; check the path given to --file",
+                    path.display()
+                );
+                return exit::code(exit::USAGE);
+            }
+        },
+        None => Box::new(io::stdin().lock()),
+    };
+    let mut out = Printer {
+        out: BufWriter::new(io::stdout().lock()),
+        failed: 0,
+    };
+    let result = if args.csv {
+        parse_csv(input, &mut out)
+    } else {
+        parse_lines(input, &mut out)
+    };
+    let result = result.and_then(|()| out.out.flush().map_err(Stop::Output));
+    match result {
+        Ok(()) if out.failed > 0 => exit::code(exit::UNTRUSTED_DATA),
+        Ok(()) => exit::code(exit::OK),
+        Err(Stop::Input(msg)) => {
+            eprintln!("cdcctl: {msg}");
+            exit::code(exit::USAGE)
+        }
+        Err(Stop::Row(msg)) => {
+            let _ = out.out.flush();
+            eprintln!("cdcctl: {msg}");
+            exit::code(exit::UNTRUSTED_DATA)
+        }
+        // A closed pipe (`| head`) is the reader's choice, not a failure.
+        Err(Stop::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => exit::code(exit::OK),
+        Err(Stop::Output(e)) => {
+            eprintln!("cdcctl: cannot write the output: {e}");
+            exit::code(exit::USAGE)
+        }
+    }
+}
+
+/// What a statement is, judged from its first word when no OPERATION
+/// column says it.
+#[derive(Debug, PartialEq, Eq)]
+enum Kind {
+    Dml,
+    Ddl,
+    Control,
+}
+
+fn classify(sql: &str) -> Kind {
+    let word: String = sql
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_alphabetic)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    match word.as_str() {
+        "commit" | "rollback" | "set" | "savepoint" => Kind::Control,
+        "create" | "alter" | "drop" | "truncate" | "rename" | "comment" | "grant" | "revoke"
+        | "analyze" | "audit" | "noaudit" | "purge" | "flashback" => Kind::Ddl,
+        _ => Kind::Dml,
+    }
+}
+
+/// Where a statement came from, for the output's position fields.
+#[derive(Default)]
+struct Origin<'r> {
+    scn: Option<u64>,
+    rs_id: Option<Option<&'r str>>,
+    ssn: Option<u64>,
+    schema: Option<&'r str>,
+    table: Option<&'r str>,
+    status: Option<Finding>,
+}
+
+struct Printer<W: Write> {
+    out: W,
+    failed: usize,
+}
+
+impl<W: Write> Printer<W> {
+    fn line(&mut self, mut obj: Map<String, Value>, origin: &Origin<'_>) -> io::Result<()> {
+        if let Some(scn) = origin.scn {
+            obj.insert("scn".into(), scn.into());
+        }
+        if let Some(rs_id) = origin.rs_id {
+            obj.insert("rs_id".into(), rs_id.into());
+        }
+        if let Some(ssn) = origin.ssn {
+            obj.insert("ssn".into(), ssn.into());
+        }
+        serde_json::to_writer(&mut self.out, &obj).map_err(io::Error::from)?;
+        self.out.write_all(b"\n")
+    }
+
+    fn error(
+        &mut self,
+        message: &str,
+        position: usize,
+        raw: &str,
+        origin: &Origin<'_>,
+    ) -> io::Result<()> {
+        self.failed += 1;
+        let mut obj = Map::new();
+        obj.insert("error".into(), message.into());
+        obj.insert("position".into(), position.into());
+        obj.insert("raw".into(), raw.into());
+        if let Some(f) = &origin.status {
+            obj.insert("findings".into(), Value::Array(vec![finding_json(f)]));
+        }
+        self.line(obj, origin)
+    }
+
+    fn ddl(&mut self, sql: &str, origin: &Origin<'_>) -> io::Result<()> {
+        let mut obj = Map::new();
+        obj.insert("op".into(), "ddl".into());
+        obj.insert("schema".into(), origin.schema.into());
+        obj.insert("table".into(), origin.table.into());
+        obj.insert("sql".into(), sql.into());
+        self.line(obj, origin)
+    }
+
+    fn statement(&mut self, sql: &str, origin: &Origin<'_>) -> io::Result<()> {
+        let stmt = match parse(sql) {
+            Ok(s) => s,
+            Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
+        };
+        let mut obj = Map::new();
+        obj.insert("op".into(), stmt.kind.as_str().into());
+        obj.insert("schema".into(), stmt.schema().into());
+        obj.insert("table".into(), stmt.table().into());
+        obj.insert("before".into(), image_json(stmt.before_image()));
+        obj.insert("after".into(), image_json(stmt.after_image()));
+        let findings = origin
+            .status
+            .iter()
+            .chain(stmt.findings())
+            .map(finding_json)
+            .collect();
+        obj.insert("findings".into(), Value::Array(findings));
+        self.line(obj, origin)
+    }
+}
+
+fn image_json(image: Option<Image>) -> Value {
+    let Some(image) = image else {
+        return Value::Null;
+    };
+    let map: Map<String, Value> = image
+        .into_iter()
+        .map(|(c, f)| {
+            let v = match f {
+                Field::Null => Value::Null,
+                Field::Text(t) => Value::String(t),
+                Field::Unavailable => Value::String(UNAVAILABLE_VALUE.into()),
+            };
+            (c, v)
+        })
+        .collect();
+    Value::Object(map)
+}
+
+fn finding_json(f: &Finding) -> Value {
+    let mut v = serde_json::to_value(f).unwrap_or(Value::Null);
+    if let Value::Object(m) = &mut v {
+        m.insert("message".into(), f.message().into());
+    }
+    v
+}
+
+fn parse_lines<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let mut buf = Vec::new();
+    let mut line_no = 0usize;
+    let origin = Origin::default();
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Stop::Input(format!("cannot read the input: {e}")))?;
+        if n == 0 {
+            return Ok(());
+        }
+        line_no += 1;
+        let Ok(text) = std::str::from_utf8(&buf) else {
+            let raw = String::from_utf8_lossy(&buf);
+            out.error(
+                &format!("line {line_no} is not valid UTF-8"),
+                0,
+                raw.trim_end(),
+                &origin,
+            )?;
+            continue;
+        };
+        let sql = text.trim_end_matches(['\n', '\r']);
+        if sql.trim().is_empty() {
+            continue;
+        }
+        match classify(sql) {
+            Kind::Control => {}
+            Kind::Ddl => out.ddl(sql, &origin)?,
+            Kind::Dml => out.statement(sql, &origin)?,
+        }
+    }
+}
+
+fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
+    let mut reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
+        ContentsError::Io(e) => Stop::Input(format!("cannot read the input: {e}")),
+        other => Stop::Input(other.to_string()),
+    })?;
+    let has_op = reader.has(Column::OperationCode) || reader.has(Column::Operation);
+    let cols = (
+        reader.has(Column::Scn),
+        reader.has(Column::RsId),
+        reader.has(Column::Ssn),
+    );
+    let mut csf = CsfAssembler::new();
+    while let Some(row) = reader.read_row() {
+        let row = row.map_err(|e| Stop::Row(format!("{e}; nothing after it was parsed")))?;
+        let mut next = Some(row);
+        while let Some(row) = next.take() {
+            match csf.push(row) {
+                Ok(Some(logical)) => logical_row(&logical, has_op, cols, out)?,
+                Ok(None) => {}
+                Err(e) => {
+                    let origin = Origin::default();
+                    out.error(&e.to_string(), 0, "", &origin)?;
+                    if let CsfError::Interleaved { row, .. } = e {
+                        next = Some(*row);
+                    }
+                }
+            }
+        }
+    }
+    if let Err(e) = csf.finish() {
+        out.error(&e.to_string(), 0, "", &Origin::default())?;
+    }
+    Ok(())
+}
+
+fn logical_row<W: Write>(
+    row: &LogMinerRow,
+    has_op: bool,
+    (scn, rs_id, ssn): (bool, bool, bool),
+    out: &mut Printer<W>,
+) -> Result<(), Stop> {
+    let sql = row.sql_redo.as_deref().unwrap_or("");
+    let origin = Origin {
+        scn: scn.then_some(row.scn),
+        rs_id: rs_id.then_some(row.rs_id.as_deref()),
+        ssn: ssn.then_some(row.ssn),
+        schema: row.seg_owner.as_deref(),
+        table: row.table_name.as_deref(),
+        status: finding_for_status(row.status, row.info.as_deref()),
+    };
+    let kind = if has_op {
+        match row.operation_code {
+            op if op.is_dml() => Kind::Dml,
+            OperationCode::Ddl => Kind::Ddl,
+            _ => Kind::Control,
+        }
+    } else if sql.trim().is_empty() {
+        Kind::Control
+    } else {
+        classify(sql)
+    };
+    match kind {
+        Kind::Control => {}
+        Kind::Ddl => out.ddl(sql, &origin)?,
+        Kind::Dml if sql.trim().is_empty() => {
+            out.error("the DML row has no SQL_REDO", 0, sql, &origin)?
+        }
+        Kind::Dml => out.statement(sql, &origin)?,
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_word_sorts_statements_into_dml_ddl_and_control() {
+        assert_eq!(classify("insert into x"), Kind::Dml);
+        assert_eq!(classify("  COMMIT;"), Kind::Control);
+        assert_eq!(classify("set transaction read write;"), Kind::Control);
+        assert_eq!(
+            classify("ALTER TABLE \"A\".\"T\" TRUNCATE PARTITION \"P\";"),
+            Kind::Ddl
+        );
+        assert_eq!(classify("garbage"), Kind::Dml);
+    }
+}

@@ -1,0 +1,422 @@
+//! The byte scanner under the SQL_REDO parser: whitespace, keywords, quoted
+//! identifiers, string literals and every value form LogMiner renders.
+//!
+//! Only ASCII bytes are ever compared, so every position the scanner stops
+//! at is a UTF-8 character boundary and slicing the input never panics.
+
+use std::borrow::Cow;
+
+use memchr::memchr;
+
+use super::value::{decode_unistr, is_date_time, is_timestamp, is_timestamp_tz, Value};
+
+/// A parse failure before the raw text is attached.
+#[derive(Debug)]
+pub(super) struct Fail {
+    pub message: String,
+    pub position: usize,
+}
+
+pub(super) type Res<T> = Result<T, Fail>;
+
+pub(super) struct Scanner<'a> {
+    src: &'a str,
+    bytes: &'a [u8],
+    pub pos: usize,
+}
+
+#[inline]
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#'
+}
+
+impl<'a> Scanner<'a> {
+    pub fn new(src: &'a str) -> Self {
+        Self {
+            src,
+            bytes: src.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    pub fn fail<T>(&self, message: impl Into<String>) -> Res<T> {
+        Err(Fail {
+            message: message.into(),
+            position: self.pos,
+        })
+    }
+
+    /// Describes what is at the cursor, for error messages.
+    fn found(&self) -> String {
+        match self.bytes.get(self.pos) {
+            None => "the end of the statement".to_string(),
+            Some(_) => {
+                let rest = self.src.get(self.pos..).unwrap_or_default();
+                let snippet: String = rest.chars().take(12).collect();
+                format!("`{snippet}`")
+            }
+        }
+    }
+
+    #[inline]
+    pub fn skip_ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if b == b' ' || b == b'\n' || b == b'\r' || b == b'\t' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    pub fn at_end(&mut self) -> bool {
+        self.skip_ws();
+        self.pos >= self.bytes.len()
+    }
+
+    /// Consumes `b` after optional whitespace.
+    #[inline]
+    pub fn eat(&mut self, b: u8) -> bool {
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn expect(&mut self, b: u8, context: &str) -> Res<()> {
+        if self.eat(b) {
+            Ok(())
+        } else {
+            self.fail(format!(
+                "expected `{}` {context}, found {}",
+                b as char,
+                self.found()
+            ))
+        }
+    }
+
+    /// Consumes the keyword `kw` (upper-case ASCII) in any case, when it is
+    /// followed by something that cannot continue a word.
+    #[inline]
+    pub fn keyword(&mut self, kw: &[u8]) -> bool {
+        self.skip_ws();
+        let end = self.pos + kw.len();
+        match self.bytes.get(self.pos..end) {
+            Some(word) if word.eq_ignore_ascii_case(kw) => {
+                if self.bytes.get(end).is_some_and(|&b| is_word_byte(b)) {
+                    return false;
+                }
+                self.pos = end;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn expect_keyword(&mut self, kw: &[u8], context: &str) -> Res<()> {
+        if self.keyword(kw) {
+            Ok(())
+        } else {
+            self.fail(format!(
+                "expected `{}` {context}, found {}",
+                String::from_utf8_lossy(kw).to_lowercase(),
+                self.found()
+            ))
+        }
+    }
+
+    /// A run of word bytes (a function name or keyword), possibly empty.
+    fn word(&mut self) -> &'a str {
+        let start = self.pos;
+        while self.bytes.get(self.pos).is_some_and(|&b| is_word_byte(b)) {
+            self.pos += 1;
+        }
+        &self.src[start..self.pos]
+    }
+
+    /// `"NAME"`: LogMiner quotes every identifier and a quoted Oracle
+    /// identifier cannot contain `"`, so the name is the bytes in between.
+    #[inline]
+    pub fn quoted_ident(&mut self, context: &str) -> Res<&'a str> {
+        self.skip_ws();
+        if self.bytes.get(self.pos) != Some(&b'"') {
+            return self.fail(format!(
+                "expected a quoted name {context}, found {}",
+                self.found()
+            ));
+        }
+        let start = self.pos + 1;
+        match memchr(b'"', &self.bytes[start..]) {
+            Some(len) => {
+                self.pos = start + len + 1;
+                Ok(&self.src[start..start + len])
+            }
+            None => self.fail("the quoted name never ends (missing `\"`)"),
+        }
+    }
+
+    /// `'text'` with doubled quotes undone; borrows unless a quote was doubled.
+    #[inline]
+    pub fn string_lit(&mut self) -> Res<Cow<'a, str>> {
+        self.skip_ws();
+        if self.bytes.get(self.pos) != Some(&b'\'') {
+            return self.fail(format!("expected a string literal, found {}", self.found()));
+        }
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut doubled = false;
+        loop {
+            let Some(off) = memchr(b'\'', &self.bytes[i..]) else {
+                return self.fail("the string literal never ends (missing `'`)");
+            };
+            let q = i + off;
+            if self.bytes.get(q + 1) == Some(&b'\'') {
+                doubled = true;
+                i = q + 2;
+            } else {
+                self.pos = q + 1;
+                let body = &self.src[start..q];
+                return Ok(if doubled {
+                    Cow::Owned(body.replace("''", "'"))
+                } else {
+                    Cow::Borrowed(body)
+                });
+            }
+        }
+    }
+
+    /// An unquoted number as DM8 writes it: `123`, `-1.5`, `3.14159E0`.
+    fn unquoted_number(&mut self) -> Res<&'a str> {
+        let start = self.pos;
+        let b = self.bytes;
+        let mut i = start;
+        if matches!(b.get(i), Some(b'-' | b'+')) {
+            i += 1;
+        }
+        let mut digits = 0;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+            digits += 1;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+                digits += 1;
+            }
+        }
+        if digits == 0 {
+            return self.fail(format!("expected a value, found {}", self.found()));
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            let mut j = i + 1;
+            if matches!(b.get(j), Some(b'-' | b'+')) {
+                j += 1;
+            }
+            let exp_start = j;
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+            if j == exp_start {
+                self.pos = i;
+                return self.fail("the number's exponent has no digits");
+            }
+            i = j;
+        }
+        if b.get(i).is_some_and(|&c| is_word_byte(c) || c == b'.') {
+            self.pos = i;
+            return self.fail(format!("malformed number, found {}", self.found()));
+        }
+        self.pos = i;
+        Ok(&self.src[start..i])
+    }
+
+    /// One value: a literal, NULL, a conversion function, a `||` chain,
+    /// or `Unsupported Type`.
+    pub fn value(&mut self) -> Res<Value<'a>> {
+        self.skip_ws();
+        match self.bytes.get(self.pos) {
+            Some(b'\'') => {
+                let s = self.string_lit()?;
+                self.maybe_chain(s)
+            }
+            Some(b) if b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.') => {
+                Ok(Value::Text(Cow::Borrowed(self.unquoted_number()?)))
+            }
+            Some(b) if b.is_ascii_alphabetic() => self.function(),
+            _ => self.fail(format!("expected a value, found {}", self.found())),
+        }
+    }
+
+    /// Continues `first` with `|| 'more'` or `|| UNISTR('...')` pieces.
+    fn maybe_chain(&mut self, first: Cow<'a, str>) -> Res<Value<'a>> {
+        if !self.at_chain() {
+            return Ok(Value::Text(first));
+        }
+        let mut acc = first.into_owned();
+        while self.at_chain() {
+            self.pos += 2;
+            self.skip_ws();
+            let piece_at = self.pos;
+            if self.bytes.get(self.pos) == Some(&b'\'') {
+                acc.push_str(&self.string_lit()?);
+            } else if self.keyword(b"UNISTR") {
+                acc.push_str(&self.unistr_args(piece_at)?);
+            } else {
+                return self.fail(format!(
+                    "expected a string or UNISTR after `||`, found {}",
+                    self.found()
+                ));
+            }
+        }
+        Ok(Value::Text(Cow::Owned(acc)))
+    }
+
+    fn at_chain(&mut self) -> bool {
+        self.skip_ws();
+        self.bytes.get(self.pos..self.pos + 2) == Some(b"||")
+    }
+
+    /// `( 'escaped' )` after UNISTR, decoded.
+    fn unistr_args(&mut self, at: usize) -> Res<Cow<'a, str>> {
+        self.expect(b'(', "after UNISTR")?;
+        let s = self.string_lit()?;
+        self.expect(b')', "to close UNISTR(")?;
+        decode_unistr(s).map_err(|message| Fail {
+            message,
+            position: at,
+        })
+    }
+
+    /// `( 'literal' [, 'format'] )`, returning the literal and the mask.
+    fn literal_args(&mut self, name: &str) -> Res<(Cow<'a, str>, Option<Cow<'a, str>>)> {
+        self.expect(b'(', &format!("after {name}"))?;
+        let s = self.string_lit()?;
+        let mask = if self.eat(b',') {
+            Some(self.string_lit()?)
+        } else {
+            None
+        };
+        self.expect(b')', &format!("to close {name}("))?;
+        Ok((s, mask))
+    }
+
+    fn function(&mut self) -> Res<Value<'a>> {
+        let at = self.pos;
+        let name = self.word();
+        let upper = |n: &str| -> bool { name.eq_ignore_ascii_case(n) };
+        if upper("NULL") {
+            return Ok(Value::Null);
+        }
+        if upper("TO_DATE") {
+            let (s, mask) = self.literal_args("TO_DATE")?;
+            if let Some(m) = mask {
+                if !m.trim().eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS") {
+                    return Err(Fail {
+                        message: format!(
+                            "TO_DATE uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS': set \
+                             NLS_DATE_FORMAT in the mining session"
+                        ),
+                        position: at,
+                    });
+                }
+            }
+            return self.checked(at, s, is_date_time, "TO_DATE", Value::Date);
+        }
+        if upper("TO_TIMESTAMP") {
+            let (s, mask) = self.literal_args("TO_TIMESTAMP")?;
+            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP")?;
+            return self.checked(at, s, is_timestamp, "TO_TIMESTAMP", Value::Timestamp);
+        }
+        if upper("TO_TIMESTAMP_TZ") {
+            let (s, mask) = self.literal_args("TO_TIMESTAMP_TZ")?;
+            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP_TZ")?;
+            return self.checked(
+                at,
+                s,
+                is_timestamp_tz,
+                "TO_TIMESTAMP_TZ",
+                Value::TimestampTz,
+            );
+        }
+        if upper("HEXTORAW") {
+            let (s, _) = self.literal_args("HEXTORAW")?;
+            if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(Fail {
+                    message: format!("HEXTORAW('{s}') holds a character that is not hex"),
+                    position: at,
+                });
+            }
+            return Ok(Value::Raw(s));
+        }
+        if upper("UNISTR") {
+            let s = self.unistr_args(at)?;
+            return self.maybe_chain(s);
+        }
+        if upper("EMPTY_CLOB") || upper("EMPTY_BLOB") {
+            self.expect(b'(', &format!("after {name}"))?;
+            self.expect(b')', &format!("to close {name}("))?;
+            return Ok(Value::EmptyLob);
+        }
+        if upper("TO_YMINTERVAL") || upper("TO_DSINTERVAL") {
+            let (s, _) = self.literal_args(name)?;
+            return Ok(Value::Interval(s));
+        }
+        if upper("Unsupported") {
+            self.expect_keyword(b"TYPE", "after `Unsupported`")?;
+            return Ok(Value::Unsupported);
+        }
+        Err(Fail {
+            message: if name.is_empty() {
+                format!("expected a value, found {}", self.found())
+            } else {
+                format!("`{name}` is not a value form LogMiner writes")
+            },
+            position: at,
+        })
+    }
+
+    fn check_ts_mask(&self, at: usize, mask: Option<&str>, func: &str) -> Res<()> {
+        match mask {
+            Some(m)
+                if !m
+                    .get(..21)
+                    .is_some_and(|p| p.eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS")) =>
+            {
+                Err(Fail {
+                    message: format!(
+                        "{func} uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS.FF': set \
+                         NLS_TIMESTAMP_FORMAT in the mining session"
+                    ),
+                    position: at,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn checked(
+        &self,
+        at: usize,
+        s: Cow<'a, str>,
+        valid: fn(&[u8]) -> bool,
+        func: &str,
+        make: fn(Cow<'a, str>) -> Value<'a>,
+    ) -> Res<Value<'a>> {
+        if valid(s.as_bytes()) {
+            Ok(make(s))
+        } else {
+            Err(Fail {
+                message: format!(
+                    "{func}('{s}') is not in the session format YYYY-MM-DD HH24:MI:SS: set the \
+                     NLS formats in the mining session"
+                ),
+                position: at,
+            })
+        }
+    }
+}

@@ -1,0 +1,506 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::engine::event::{image_get, Field};
+
+fn text(s: &str) -> Field {
+    Field::text(s)
+}
+
+fn after(sql: &str) -> Image {
+    parse(sql).unwrap().after_image().unwrap()
+}
+
+/// The canonical value of a one-column insert.
+fn one(literal: &str) -> Field {
+    let sql = format!(r#"insert into "APP"."T"("C") values ({literal});"#);
+    let image = after(&sql);
+    assert_eq!(image.len(), 1);
+    image[0].1.clone()
+}
+
+const INSERT: &str = r#"insert into "APP"."ORDERS"("ORDER_ID","STATUS","AMOUNT","ORDER_DATE","NOTE") values ('1001','NEW','99.5',TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS'),NULL);"#;
+const UPDATE: &str = r#"update "APP"."ORDERS" set "STATUS" = 'PAID', "NOTE" = 'O''Brien' where "ORDER_ID" = '1001' and "STATUS" = 'NEW' and "AMOUNT" = '99.5' and "ORDER_DATE" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and "NOTE" IS NULL;"#;
+const DELETE: &str = r#"delete from "APP"."ORDERS" where "ORDER_ID" = '1001' and "STATUS" = 'PAID' and "AMOUNT" = '99.5' and "ORDER_DATE" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and "NOTE" = 'O''Brien';"#;
+
+#[test]
+fn insert_gives_after_image_in_column_order_and_no_before() {
+    let s = parse(INSERT).unwrap();
+    assert_eq!(s.kind, DmlKind::Insert);
+    assert_eq!((s.schema(), s.table()), ("APP", "ORDERS"));
+    assert_eq!(s.before_image(), None);
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![
+            ("ORDER_ID".to_string(), text("1001")),
+            ("STATUS".to_string(), text("NEW")),
+            ("AMOUNT".to_string(), text("99.5")),
+            ("ORDER_DATE".to_string(), text("2025-03-01T09:00:00")),
+            ("NOTE".to_string(), Field::Null),
+        ]
+    );
+    assert!(s.findings().is_empty());
+}
+
+#[test]
+fn update_before_is_where_and_after_merges_set_over_it() {
+    let s = parse(UPDATE).unwrap();
+    assert_eq!(s.kind, DmlKind::Update);
+    let before = s.before_image().unwrap();
+    assert_eq!(before.len(), 5);
+    assert_eq!(image_get(&before, "STATUS"), Some(&text("NEW")));
+    assert_eq!(image_get(&before, "NOTE"), Some(&Field::Null));
+    let after = s.after_image().unwrap();
+    let cols: Vec<_> = after.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(cols, ["ORDER_ID", "STATUS", "AMOUNT", "ORDER_DATE", "NOTE"]);
+    assert_eq!(image_get(&after, "STATUS"), Some(&text("PAID")));
+    assert_eq!(image_get(&after, "NOTE"), Some(&text("O'Brien")));
+    assert_eq!(image_get(&after, "AMOUNT"), Some(&text("99.5")));
+    assert!(s.findings().is_empty());
+}
+
+#[test]
+fn update_set_column_missing_from_where_is_appended_to_after() {
+    let s = parse(r#"update "A"."T" set "X" = '2' where "ID" = '1'"#).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("ID".into(), text("1")), ("X".into(), text("2"))]
+    );
+}
+
+#[test]
+fn delete_before_is_the_whole_where_and_after_is_none() {
+    let s = parse(DELETE).unwrap();
+    assert_eq!(s.kind, DmlKind::Delete);
+    assert_eq!(s.after_image(), None);
+    let before = s.before_image().unwrap();
+    assert_eq!(before.len(), 5);
+    assert_eq!(image_get(&before, "NOTE"), Some(&text("O'Brien")));
+}
+
+#[test]
+fn keywords_are_case_insensitive_and_whitespace_may_be_anywhere() {
+    let sql = "  INSERT\n INTO \"A\" . \"T\" (\n\"X\" ,\t\"Y\" )\r\nVALUES(  'a' ,\n NULL )  ";
+    let s = parse(sql).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("X".into(), text("a")), ("Y".into(), Field::Null)]
+    );
+    let u =
+        parse("UPDATE \"A\".\"T\" SET \"X\" = 'b' WHERE \"X\" = 'a' AND \"Y\" is null;").unwrap();
+    assert_eq!(u.before_image().unwrap()[1].1, Field::Null);
+}
+
+#[test]
+fn trailing_semicolon_is_optional() {
+    assert_eq!(
+        parse(INSERT).unwrap(),
+        parse(INSERT.trim_end_matches(';')).unwrap()
+    );
+}
+
+#[test]
+fn strings_keep_commas_parens_semicolons_and_and_newlines() {
+    assert_eq!(
+        one("'a, (b); and c\nd ''q'' 中文 é'"),
+        text("a, (b); and c\nd 'q' 中文 é")
+    );
+    assert_eq!(one("'it''s'"), text("it's"));
+    assert_eq!(one("''''"), text("'"));
+    assert_eq!(one("''"), text(""));
+}
+
+#[test]
+fn quoted_numbers_keep_their_exact_text() {
+    assert_eq!(one("'123.45'"), text("123.45"));
+    assert_eq!(one("'-7'"), text("-7"));
+    assert_eq!(one("'1.0E+30'"), text("1.0E+30"));
+}
+
+#[test]
+fn unquoted_numbers_as_dm8_writes_them_are_taken() {
+    assert_eq!(one("123"), text("123"));
+    assert_eq!(one("-1.5"), text("-1.5"));
+    assert_eq!(one("3.14159E0"), text("3.14159E0"));
+    assert_eq!(one("2e-5"), text("2e-5"));
+    assert_eq!(one(".5"), text(".5"));
+    let s = parse(r#"delete from "A"."T" where "ID" = 42 and "V" = -3"#).unwrap();
+    assert_eq!(s.before_image().unwrap()[0].1, text("42"));
+}
+
+#[test]
+fn malformed_unquoted_numbers_are_errors() {
+    for bad in ["1e", "-", "12abc", "1.2.3"] {
+        let sql = format!(r#"insert into "A"."T"("C") values ({bad})"#);
+        assert!(parse(&sql).is_err(), "{bad} should not parse");
+    }
+}
+
+#[test]
+fn dates_and_timestamps_become_iso_with_fraction_kept() {
+    assert_eq!(
+        one("TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')"),
+        text("2025-03-01T09:00:00")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP('2025-03-01 09:00:00.123456000')"),
+        text("2025-03-01T09:00:00.123456000")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP('2025-03-01 09:00:00')"),
+        text("2025-03-01T09:00:00")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00')"),
+        text("2025-03-01T09:00:00.123456000+08:00")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP_TZ('2025-03-01 09:00:00.5 -05:30')"),
+        text("2025-03-01T09:00:00.5-05:30")
+    );
+    assert_eq!(
+        one("to_timestamp_tz('2025-03-01 09:00:00.000000000 Europe/Paris')"),
+        text("2025-03-01T09:00:00.000000000 Europe/Paris")
+    );
+}
+
+#[test]
+fn date_in_another_format_is_an_error_not_a_guess() {
+    let err = parse(r#"insert into "A"."T"("C") values (TO_DATE('01-MAR-25', 'DD-MON-RR'))"#)
+        .unwrap_err();
+    assert!(err.message.contains("NLS_DATE_FORMAT"), "{}", err.message);
+    assert_eq!(err.position, 33);
+    assert!(parse(r#"insert into "A"."T"("C") values (TO_DATE('01-MAR-25'))"#).is_err());
+    assert!(
+        parse(r#"insert into "A"."T"("C") values (TO_TIMESTAMP('2025-03-01 09:00'))"#).is_err()
+    );
+    assert!(parse(
+        r#"insert into "A"."T"("C") values (TO_TIMESTAMP('2025-03-01 09:00:00.1234567890'))"#
+    )
+    .is_err());
+    assert!(
+        parse(r#"insert into "A"."T"("C") values (TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1'))"#)
+            .is_err()
+    );
+}
+
+#[test]
+fn raw_is_lower_case_hex_and_non_hex_is_refused() {
+    assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));
+    assert_eq!(one("HEXTORAW('')"), text(""));
+    assert!(parse(r#"insert into "A"."T"("C") values (HEXTORAW('0g'))"#).is_err());
+}
+
+#[test]
+fn unistr_decodes_utf16_units_surrogate_pairs_and_backslashes() {
+    assert_eq!(one(r"UNISTR('\4E2D\6587')"), text("中文"));
+    assert_eq!(one(r"UNISTR('a\00e9b')"), text("aéb"));
+    assert_eq!(one(r"UNISTR('\D83D\DE00')"), text("😀"));
+    assert_eq!(one(r"UNISTR('c:\\dir')"), text(r"c:\dir"));
+    assert_eq!(one(r"UNISTR('O''\00E9')"), text("O'é"));
+    assert_eq!(one(r"UNISTR('plain')"), text("plain"));
+}
+
+#[test]
+fn unistr_with_broken_escapes_is_an_error() {
+    for bad in [r"\D83D", r"\D83Dx", r"\DE00", r"\12", r"\zzzz", r"\"] {
+        let sql = format!(r#"insert into "A"."T"("C") values (UNISTR('{bad}'))"#);
+        let err = parse(&sql).unwrap_err();
+        assert!(err.message.contains("UNISTR"), "{bad}: {}", err.message);
+    }
+}
+
+#[test]
+fn concatenation_chains_join_strings_and_unistr() {
+    assert_eq!(one(r"'ab' || UNISTR('\00E9')"), text("abé"));
+    assert_eq!(
+        one(r"UNISTR('\4E2D') || 'x''y' || UNISTR('\6587')"),
+        text("中x'y文")
+    );
+    assert_eq!(one("'a'||'b'"), text("ab"));
+    assert!(parse(r#"insert into "A"."T"("C") values ('a' || NULL)"#).is_err());
+}
+
+#[test]
+fn lobs_and_unsupported_types_are_unavailable_never_values() {
+    assert_eq!(one("EMPTY_CLOB()"), Field::Unavailable);
+    assert_eq!(one("EMPTY_BLOB( )"), Field::Unavailable);
+    assert_eq!(one("Unsupported Type"), Field::Unavailable);
+}
+
+#[test]
+fn intervals_keep_the_literal_text() {
+    assert_eq!(one("TO_YMINTERVAL('+01-02')"), text("+01-02"));
+    assert_eq!(
+        one("TO_DSINTERVAL('+01 02:03:04.123456')"),
+        text("+01 02:03:04.123456")
+    );
+}
+
+#[test]
+fn unsupported_type_in_where_is_unavailable_and_a_finding_once_per_column() {
+    let s = parse(
+        r#"update "APP"."DOCS" set "BODY" = Unsupported Type where "ID" = '1' and "BODY" = Unsupported Type and "XML" = Unsupported Type"#,
+    )
+    .unwrap();
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "BODY"),
+        Some(&Field::Unavailable)
+    );
+    let cols: Vec<_> = s
+        .findings()
+        .iter()
+        .map(|f| match f {
+            Finding::UnsupportedType {
+                schema,
+                table,
+                column,
+            } => {
+                assert_eq!((schema.as_str(), table.as_str()), ("APP", "DOCS"));
+                column.as_str()
+            }
+            other => panic!("unexpected finding {other:?}"),
+        })
+        .collect();
+    assert_eq!(cols, ["BODY", "XML"]);
+}
+
+#[test]
+fn rowid_is_exposed_and_never_an_image_column() {
+    let s = parse(
+        r#"delete from "A"."T" where "ID" = '1' and "N" = 'x' and ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+    )
+    .unwrap();
+    assert_eq!(s.row_id(), Some("AAAR3sAAEAAAACXAAA"));
+    assert_eq!(s.before_image().unwrap().len(), 2);
+    assert!(s.findings().is_empty());
+}
+
+#[test]
+fn update_whose_where_holds_only_changed_columns_and_rowid_is_partial() {
+    let s = parse(
+        r#"update "APP"."ORDERS" set "STATUS" = 'PAID' where "STATUS" = 'NEW' and ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+    )
+    .unwrap();
+    assert_eq!(
+        s.findings(),
+        [Finding::PartialBeforeImage {
+            schema: "APP".into(),
+            table: "ORDERS".into(),
+            row_id: Some("AAAR3sAAEAAAACXAAA".into()),
+        }]
+    );
+}
+
+#[test]
+fn update_with_key_column_beside_rowid_is_not_partial() {
+    let s = parse(
+        r#"update "APP"."ORDERS" set "STATUS" = 'PAID' where "ORDER_ID" = '1' and "STATUS" = 'NEW' and ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+    )
+    .unwrap();
+    assert!(s.findings().is_empty());
+}
+
+#[test]
+fn rowid_alone_in_where_is_partial_for_update_and_delete() {
+    for sql in [
+        r#"update "A"."T" set "X" = '1' where ROWID = 'AAAR3s'"#,
+        r#"delete from "A"."T" where ROWID = 'AAAR3s'"#,
+    ] {
+        let s = parse(sql).unwrap();
+        assert!(
+            matches!(s.findings(), [Finding::PartialBeforeImage { .. }]),
+            "{sql}"
+        );
+        assert_eq!(s.before_image(), Some(vec![]));
+    }
+}
+
+#[test]
+fn update_without_rowid_is_not_flagged_by_the_parser() {
+    let s = parse(r#"update "A"."T" set "X" = '1' where "X" = '0'"#).unwrap();
+    assert!(s.findings().is_empty());
+}
+
+#[test]
+fn unknown_object_is_a_dictionary_mismatch_with_the_object_number() {
+    let s = parse(
+        r#"insert into "UNKNOWN"."OBJ# 74622"("COL 1","COL 2") values (HEXTORAW('c30b0b'),HEXTORAW('4e4557'));"#,
+    )
+    .unwrap();
+    assert_eq!(s.table(), "OBJ# 74622");
+    match s.findings() {
+        [Finding::DictionaryMismatch { object_id, detail }] => {
+            assert_eq!(*object_id, Some(74622));
+            assert!(detail.contains("OBJ# 74622"));
+        }
+        other => panic!("expected one dictionary mismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn generic_column_names_alone_are_a_dictionary_mismatch_without_object_number() {
+    let s = parse(r#"update "APP"."T" set "COL 3" = '1' where "COL 1" = '7'"#).unwrap();
+    assert!(matches!(
+        s.findings(),
+        [Finding::DictionaryMismatch {
+            object_id: None,
+            ..
+        }]
+    ));
+    assert!(
+        parse(r#"update "APP"."T" set "COLOR" = '1' where "COL" = '7'"#)
+            .unwrap()
+            .findings()
+            .is_empty()
+    );
+}
+
+#[test]
+fn status_two_is_unreconstructable_with_the_info_text() {
+    assert_eq!(
+        finding_for_status(2, Some("Unsupported column type")),
+        Some(Finding::Unreconstructable {
+            info: "Unsupported column type".into()
+        })
+    );
+    assert!(matches!(
+        finding_for_status(2, None),
+        Some(Finding::Unreconstructable { info }) if !info.is_empty()
+    ));
+    assert_eq!(finding_for_status(0, Some("x")), None);
+}
+
+#[test]
+fn values_borrow_the_input_unless_unescaping_changed_them() {
+    let s = parse(r#"insert into "A"."T"("X","Y","Z") values ('plain','it''s',UNISTR('\00E9'))"#)
+        .unwrap();
+    let vals: Vec<_> = s.assigned().iter().map(|(_, v)| v).collect();
+    assert!(matches!(vals[0], Value::Text(Cow::Borrowed("plain"))));
+    assert!(matches!(vals[1], Value::Text(Cow::Owned(_))));
+    assert!(matches!(vals[2], Value::Text(Cow::Owned(_))));
+}
+
+#[test]
+fn errors_carry_message_position_and_raw_text() {
+    let sql = r#"insert into "A"."T"("X","Y") values ('1')"#;
+    let err = parse(sql).unwrap_err();
+    assert_eq!(err.raw, sql);
+    assert!(err.message.contains("fewer values"), "{}", err.message);
+    let err = parse(r#"insert into "A"."T"("X") values ('1','2')"#).unwrap_err();
+    assert!(err.message.contains("more values"));
+    assert_eq!(err.position, 37);
+    let err = parse(r#"update "A"."T" set "X" = 'open"#).unwrap_err();
+    assert!(err.message.contains("never ends"));
+    assert_eq!(err.position, 25);
+    let err = parse("commit;").unwrap_err();
+    assert_eq!(err.position, 0);
+    let err = parse(r#"delete from "A"."T" where "X" = '1' or "Y" = '2'"#).unwrap_err();
+    assert_eq!(err.position, 36);
+    assert!(parse(r#"insert into "A"."T"("X") values (SYSDATE)"#).is_err());
+    assert!(parse(r#"insert into "A"."T("X") values ('1')"#).is_err());
+    assert!(parse("").is_err());
+}
+
+fn literal_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("NULL".to_string()),
+        "[^']{0,12}".prop_map(|s| format!("'{s}'")),
+        "[a-z' ,();]{0,12}".prop_map(|s| format!("'{}'", s.replace('\'', "''"))),
+        (-99999i64..99999).prop_map(|n| format!("'{n}'")),
+        (-99999i64..99999).prop_map(|n| n.to_string()),
+        Just("TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')".to_string()),
+        Just("TO_TIMESTAMP('2025-03-01 09:00:00.123456000')".to_string()),
+        Just("TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00')".to_string()),
+        Just("HEXTORAW('0a0b0c')".to_string()),
+        Just(r"UNISTR('\4E2D\6587')".to_string()),
+        Just(r"'ab' || UNISTR('\00E9')".to_string()),
+        Just("EMPTY_CLOB()".to_string()),
+        Just("TO_DSINTERVAL('+01 02:03:04.123456')".to_string()),
+        Just("Unsupported Type".to_string()),
+    ]
+}
+
+fn statement_strategy() -> impl Strategy<Value = String> {
+    (0..3u8, prop::collection::vec(literal_strategy(), 1..6)).prop_map(|(k, vals)| {
+        let cols: Vec<String> = (0..vals.len()).map(|i| format!("\"C{i}\"")).collect();
+        match k {
+            0 => format!(
+                r#"insert into "S"."T"({}) values ({});"#,
+                cols.join(","),
+                vals.join(",")
+            ),
+            1 => format!(
+                r#"update "S"."T" set {} where {} and ROWID = 'AAAR3s';"#,
+                cols.iter()
+                    .zip(&vals)
+                    .map(|(c, v)| format!("{c} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                cols.iter()
+                    .zip(&vals)
+                    .map(|(c, v)| if v == "NULL" {
+                        format!("{c} IS NULL")
+                    } else {
+                        format!("{c} = {v}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+            _ => format!(
+                r#"delete from "S"."T" where {};"#,
+                cols.iter()
+                    .zip(&vals)
+                    .map(|(c, v)| format!("{c} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        }
+    })
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC{0,200}") {
+        let _ = parse(&s).map(|st| (st.before_image(), st.after_image()));
+    }
+
+    #[test]
+    fn arbitrary_sqlish_text_never_panics(s in "[ \"'(),;=|a-zA-Z0-9.\\\\_#-]{0,120}") {
+        if let Err(e) = parse(&s) {
+            prop_assert!(e.position <= s.len());
+            prop_assert_eq!(e.raw, s.clone());
+        }
+    }
+
+    #[test]
+    fn generated_statements_parse_with_one_value_per_column(sql in statement_strategy()) {
+        let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
+        let n = match st.kind {
+            DmlKind::Insert => st.after_image().map(|i| i.len()),
+            _ => st.before_image().map(|i| i.len()),
+        };
+        prop_assert!(n.unwrap_or(0) >= 1);
+    }
+
+    #[test]
+    fn mutated_statements_never_panic(
+        sql in statement_strategy(),
+        cut in any::<prop::sample::Index>(),
+        insert in any::<prop::sample::Index>(),
+        byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", ""]),
+    ) {
+        let mut chars: Vec<char> = sql.chars().collect();
+        let cut_at = cut.index(chars.len());
+        chars.remove(cut_at);
+        let mut mutated: String = chars.into_iter().collect();
+        let mut at = insert.index(mutated.len() + 1);
+        while !mutated.is_char_boundary(at) {
+            at -= 1;
+        }
+        mutated.insert_str(at, byte);
+        if let Err(e) = parse(&mutated) {
+            prop_assert!(e.position <= mutated.len());
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Parsed SQL_REDO values and their canonical text (the `Field` the events
+//! carry): borrowed from the statement unless unescaping needed a copy.
+
+use std::borrow::Cow;
+
+use crate::engine::event::Field;
+
+/// One value as LogMiner wrote it, with SQL quoting undone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value<'a> {
+    Null,
+    /// Strings, numbers (quoted or not) and decoded UNISTR text.
+    Text(Cow<'a, str>),
+    /// `TO_DATE` text, `YYYY-MM-DD HH24:MI:SS`.
+    Date(Cow<'a, str>),
+    /// `TO_TIMESTAMP` text, `YYYY-MM-DD HH24:MI:SS[.FF]`.
+    Timestamp(Cow<'a, str>),
+    /// `TO_TIMESTAMP_TZ` text, timestamp then a space and the zone.
+    TimestampTz(Cow<'a, str>),
+    /// `HEXTORAW` digits as written.
+    Raw(Cow<'a, str>),
+    /// `TO_YMINTERVAL` / `TO_DSINTERVAL` text.
+    Interval(Cow<'a, str>),
+    /// `EMPTY_CLOB()` / `EMPTY_BLOB()`: the data follows in LOB_WRITE rows.
+    EmptyLob,
+    /// `Unsupported Type`.
+    Unsupported,
+}
+
+impl Value<'_> {
+    /// The canonical event value.
+    pub fn to_field(&self) -> Field {
+        match self.canonical() {
+            Some(text) => Field::Text(text.into_owned()),
+            None if matches!(self, Value::Null) => Field::Null,
+            None => Field::Unavailable,
+        }
+    }
+
+    /// The canonical text, or `None` for NULL and for values LogMiner did
+    /// not show (LOB placeholders, `Unsupported Type`).
+    pub fn canonical(&self) -> Option<Cow<'_, str>> {
+        match self {
+            Value::Null | Value::EmptyLob | Value::Unsupported => None,
+            Value::Text(s) | Value::Interval(s) => Some(Cow::Borrowed(s)),
+            Value::Date(s) | Value::Timestamp(s) => Some(Cow::Owned(iso_date_time(s))),
+            Value::TimestampTz(s) => Some(Cow::Owned(iso_timestamp_tz(s))),
+            Value::Raw(s) => Some(if s.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(s.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(s)
+            }),
+        }
+    }
+}
+
+/// `2025-03-01 09:00:00[.fff]` → `2025-03-01T09:00:00[.fff]`; the shape was
+/// checked when parsing, so byte 10 is the separating space.
+fn iso_date_time(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    match (s.get(..10), s.get(11..)) {
+        (Some(date), Some(time)) => {
+            out.push_str(date);
+            out.push('T');
+            out.push_str(time);
+        }
+        _ => out.push_str(s),
+    }
+    out
+}
+
+/// Like [`iso_date_time`], and the space before a numeric offset goes:
+/// `... 09:00:00.1 +08:00` → `...T09:00:00.1+08:00`. A region name keeps its
+/// space, since ISO 8601 has no way to write it.
+fn iso_timestamp_tz(s: &str) -> String {
+    let mut out = iso_date_time(s);
+    if let Some(sp) = out.get(11..).and_then(|t| t.rfind(' ')).map(|i| i + 11) {
+        if matches!(out.as_bytes().get(sp + 1), Some(b'+' | b'-')) {
+            out.remove(sp);
+        }
+    }
+    out
+}
+
+#[inline]
+fn digits(b: &[u8]) -> bool {
+    b.iter().all(u8::is_ascii_digit)
+}
+
+/// `YYYY-MM-DD HH24:MI:SS` exactly.
+pub(super) fn is_date_time(b: &[u8]) -> bool {
+    b.len() == 19
+        && digits(&b[0..4])
+        && b[4] == b'-'
+        && digits(&b[5..7])
+        && b[7] == b'-'
+        && digits(&b[8..10])
+        && b[10] == b' '
+        && digits(&b[11..13])
+        && b[13] == b':'
+        && digits(&b[14..16])
+        && b[16] == b':'
+        && digits(&b[17..19])
+}
+
+/// `YYYY-MM-DD HH24:MI:SS` with an optional `.` and 1–9 fraction digits.
+pub(super) fn is_timestamp(b: &[u8]) -> bool {
+    if b.len() < 19 || !is_date_time(&b[..19]) {
+        return false;
+    }
+    match &b[19..] {
+        [] => true,
+        [b'.', frac @ ..] => (1..=9).contains(&frac.len()) && digits(frac),
+        _ => false,
+    }
+}
+
+/// A timestamp, one space, and a non-empty zone (offset or region).
+pub(super) fn is_timestamp_tz(b: &[u8]) -> bool {
+    let Some(sp) = b.iter().skip(19).position(|&c| c == b' ').map(|i| i + 19) else {
+        return false;
+    };
+    let zone = &b[sp + 1..];
+    is_timestamp(&b[..sp]) && !zone.is_empty() && !zone.contains(&b' ')
+}
+
+/// Decodes UNISTR's argument: `\XXXX` is one UTF-16 code unit (a surrogate
+/// pair spans two escapes), `\\` is a backslash, anything else is itself.
+pub(super) fn decode_unistr(s: Cow<'_, str>) -> Result<Cow<'_, str>, String> {
+    if !s.contains('\\') {
+        return Ok(s);
+    }
+    let bytes = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let Some(off) = memchr::memchr(b'\\', &bytes[i..]) else {
+            out.push_str(&s[i..]);
+            break;
+        };
+        out.push_str(&s[i..i + off]);
+        i += off;
+        if bytes.get(i + 1) == Some(&b'\\') {
+            out.push('\\');
+            i += 2;
+            continue;
+        }
+        let unit = code_unit(bytes, i)?;
+        i += 5;
+        if (0xD800..0xDC00).contains(&unit) {
+            let low = if bytes.get(i) == Some(&b'\\') {
+                code_unit(bytes, i).ok()
+            } else {
+                None
+            };
+            match low {
+                Some(lo) if (0xDC00..0xE000).contains(&lo) => {
+                    let c = 0x10000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(lo) - 0xDC00);
+                    out.push(char::from_u32(c).ok_or_else(|| bad_unit(unit))?);
+                    i += 5;
+                }
+                _ => {
+                    return Err(format!(
+                        "UNISTR has a high surrogate \\{unit:04X} without its low half"
+                    ))
+                }
+            }
+        } else {
+            out.push(char::from_u32(u32::from(unit)).ok_or_else(|| bad_unit(unit))?);
+        }
+    }
+    Ok(Cow::Owned(out))
+}
+
+fn bad_unit(unit: u16) -> String {
+    format!("UNISTR has a lone surrogate \\{unit:04X}")
+}
+
+/// The four hex digits after the backslash at `i`.
+fn code_unit(bytes: &[u8], i: usize) -> Result<u16, String> {
+    let hex = bytes
+        .get(i + 1..i + 5)
+        .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+        .ok_or_else(|| "UNISTR has a `\\` not followed by four hex digits".to_string())?;
+    let mut unit = 0u16;
+    for &h in hex {
+        let d = match h {
+            b'0'..=b'9' => h - b'0',
+            b'a'..=b'f' => h - b'a' + 10,
+            _ => h - b'A' + 10,
+        };
+        unit = unit << 4 | u16::from(d);
+    }
+    Ok(unit)
+}

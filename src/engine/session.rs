@@ -1,0 +1,526 @@
+//! The LogMiner session planner shared by `tail` and `run`: which log files
+//! to add for an SCN window, how far the window reaches, and when a session
+//! can be reused.
+//!
+//! The rules follow what breaks in the field: one archive destination (two
+//! copies of a log raise ORA-01289), the current incarnation only, no
+//! sequence gap per thread (a gap is lost data, never skipped), windows sized
+//! by logs rather than by a fixed SCN count (Debezium's 3.6 lesson), and never
+//! CONTINUOUS_MINE, which 19c desupports (ORA-44609) and which cdcctl does not
+//! need on any release because it always picks the files itself.
+
+use std::collections::BTreeMap;
+
+use crate::source::{LogInventory, MiningOptions, SessionRequest};
+
+use super::row::Scn;
+
+/// How the planner chooses logs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannerConfig {
+    /// `V$ARCHIVE_DEST_STATUS.DEST_NAME` to read archives from; by default
+    /// the first LOCAL, VALID destination.
+    pub archive_dest: Option<String>,
+    /// At most this many log files per thread in one window. A window that
+    /// would need more ends where the last included log ends.
+    pub max_logs_per_thread: usize,
+}
+
+impl Default for PlannerConfig {
+    fn default() -> Self {
+        Self {
+            archive_dest: None,
+            max_logs_per_thread: 4,
+        }
+    }
+}
+
+/// One file chosen for a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedLog {
+    pub name: String,
+    pub thread: u16,
+    pub sequence: u64,
+    pub first_change: Scn,
+    /// `None` for the CURRENT online log.
+    pub next_change: Option<Scn>,
+    pub online: bool,
+}
+
+/// A session to start: files and the SCN window `(from_scn, end_scn]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionPlan {
+    pub logs: Vec<PlannedLog>,
+    /// Rows with `SCN > from_scn` are wanted.
+    pub from_scn: Scn,
+    /// Rows with `SCN <= end_scn` are wanted.
+    pub end_scn: Scn,
+}
+
+impl SessionPlan {
+    /// The `START_LOGMNR` request for this plan.
+    pub fn request(&self) -> SessionRequest {
+        SessionRequest {
+            log_files: self.logs.iter().map(|l| l.name.clone()).collect(),
+            // STARTSCN is inclusive; the window starts after from_scn.
+            start_scn: self.from_scn + 1,
+            end_scn: self.end_scn,
+            options: mining_options(),
+        }
+    }
+
+    /// Whether a running session over `other`'s files can serve this plan.
+    pub fn same_logs(&self, other: &SessionPlan) -> bool {
+        self.logs.len() == other.logs.len()
+            && self
+                .logs
+                .iter()
+                .zip(&other.logs)
+                .all(|(a, b)| a.name == b.name)
+    }
+}
+
+/// The options every cdcctl session uses, on every release.
+pub fn mining_options() -> MiningOptions {
+    MiningOptions {
+        dict_from_online_catalog: true,
+        no_rowid_in_stmt: true,
+        committed_data_only: false,
+        continuous_mine: false,
+    }
+}
+
+/// Why no session can be planned. Each is a stop, never a silent skip.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("no LOCAL archive destination is VALID; archived logs cannot be read")]
+    NoArchiveDestination,
+    #[error("archive destination `{0}` does not exist or is not VALID")]
+    UnknownArchiveDestination(String),
+    #[error(
+        "SCN {scn} on thread {thread} is older than every available log (oldest starts at SCN {oldest}): \
+         the archived logs holding it were deleted or never existed (ORA-01291)"
+    )]
+    StartScnNotCovered { thread: u16, scn: Scn, oldest: Scn },
+    #[error(
+        "archive gap on thread {thread}: sequence {from}..={to} is neither archived (available) nor online"
+    )]
+    SequenceGap { thread: u16, from: u64, to: u64 },
+    #[error("thread {0} has no CURRENT online log")]
+    NoCurrentLog(u16),
+}
+
+impl PlanError {
+    /// The source error this maps to for callers that speak `SourceError`.
+    pub fn to_source_error(&self) -> crate::source::SourceError {
+        use crate::source::SourceError;
+        match self {
+            PlanError::SequenceGap { thread, from, to } => SourceError::ArchiveGap {
+                thread: *thread,
+                missing_from: *from,
+                missing_to: *to,
+            },
+            PlanError::StartScnNotCovered { thread, scn, .. } => SourceError::MissingLog {
+                thread: *thread,
+                scn: *scn,
+                detail: self.to_string(),
+            },
+            other => SourceError::Invalid(other.to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Candidate {
+    log: PlannedLog,
+}
+
+/// Plans the session that reads `(from_scn, upper_scn]`, possibly ending
+/// earlier when more logs would be needed than the config allows.
+pub fn plan(
+    inventory: &LogInventory,
+    from_scn: Scn,
+    upper_scn: Scn,
+    config: &PlannerConfig,
+) -> Result<SessionPlan, PlanError> {
+    let dest_id = choose_destination(inventory, config)?;
+    let mut logs = Vec::new();
+    let mut end_scn = upper_scn;
+    let threads: Vec<u16> = {
+        let mut t: Vec<u16> = inventory.enabled_threads().map(|t| t.thread).collect();
+        if t.is_empty() {
+            t = inventory.online.iter().map(|l| l.thread).collect();
+            t.sort_unstable();
+            t.dedup();
+        }
+        t
+    };
+    // RAC: a thread's redo up to its LAST_REDO_SCN is complete; beyond the
+    // lowest of the open threads another instance may still write, so stop there.
+    if let Some(min_last) = inventory
+        .threads
+        .iter()
+        .filter(|t| t.status == "OPEN" && t.enabled != "DISABLED" && t.last_redo_scn > 0)
+        .map(|t| t.last_redo_scn)
+        .min()
+    {
+        if threads.len() > 1 {
+            end_scn = end_scn.min(min_last);
+        }
+    }
+    for thread in threads {
+        let (chosen, thread_end) =
+            plan_thread(inventory, thread, dest_id, from_scn, end_scn, config)?;
+        end_scn = end_scn.min(thread_end);
+        logs.extend(chosen);
+    }
+    // A window may have shrunk on a later thread; drop files that now start past it.
+    logs.retain(|l| l.first_change <= end_scn);
+    logs.sort_by_key(|l| (l.thread, l.sequence));
+    Ok(SessionPlan {
+        logs,
+        from_scn,
+        end_scn: end_scn.max(from_scn),
+    })
+}
+
+fn choose_destination(
+    inventory: &LogInventory,
+    config: &PlannerConfig,
+) -> Result<Option<u32>, PlanError> {
+    let valid_local =
+        |d: &&crate::source::ArchiveDestStatus| d.status == "VALID" && d.dest_type == "LOCAL";
+    match &config.archive_dest {
+        Some(name) => inventory
+            .destinations
+            .iter()
+            .filter(valid_local)
+            .find(|d| d.dest_name.eq_ignore_ascii_case(name))
+            .map(|d| Some(d.dest_id))
+            .ok_or_else(|| PlanError::UnknownArchiveDestination(name.clone())),
+        None => {
+            let first = inventory
+                .destinations
+                .iter()
+                .filter(valid_local)
+                .map(|d| d.dest_id)
+                .min();
+            match first {
+                Some(id) => Ok(Some(id)),
+                // With no archived logs at all (NOARCHIVELOG), online logs may still serve.
+                None if inventory.archived.iter().all(|a| !a.is_available()) => Ok(None),
+                None => Err(PlanError::NoArchiveDestination),
+            }
+        }
+    }
+}
+
+fn plan_thread(
+    inventory: &LogInventory,
+    thread: u16,
+    dest_id: Option<u32>,
+    from_scn: Scn,
+    end_scn: Scn,
+    config: &PlannerConfig,
+) -> Result<(Vec<PlannedLog>, Scn), PlanError> {
+    let mut by_seq: BTreeMap<u64, Candidate> = BTreeMap::new();
+    for a in &inventory.archived {
+        if a.thread != thread
+            || !a.is_available()
+            || Some(a.dest_id) != dest_id
+            || a.resetlogs_change != inventory.resetlogs_change
+        {
+            continue;
+        }
+        let Some(name) = &a.name else { continue };
+        by_seq.entry(a.sequence).or_insert(Candidate {
+            log: PlannedLog {
+                name: name.clone(),
+                thread,
+                sequence: a.sequence,
+                first_change: a.first_change,
+                next_change: Some(a.next_change),
+                online: false,
+            },
+        });
+    }
+    let current = inventory
+        .current_log(thread)
+        .ok_or(PlanError::NoCurrentLog(thread))?;
+    for o in &inventory.online {
+        if o.thread != thread || o.status == "UNUSED" || o.member_files.is_empty() {
+            continue;
+        }
+        // An archived copy is stable; an online log may be overwritten once
+        // archived, so it only stands in while the archive is not there yet
+        // (archiver lag) or for the CURRENT log.
+        let is_current = o.status == "CURRENT";
+        if by_seq.contains_key(&o.sequence) && !is_current {
+            continue;
+        }
+        by_seq.insert(
+            o.sequence,
+            Candidate {
+                log: PlannedLog {
+                    name: o.member_files[0].clone(),
+                    thread,
+                    sequence: o.sequence,
+                    first_change: o.first_change,
+                    next_change: if is_current { None } else { o.next_change },
+                    online: true,
+                },
+            },
+        );
+    }
+    // Keep only logs that hold SCNs above from_scn.
+    let needed: Vec<&Candidate> = by_seq
+        .values()
+        .filter(|c| {
+            c.log.next_change.is_none_or(|n| n > from_scn + 1) && c.log.sequence <= current.sequence
+        })
+        .collect();
+    let Some(first) = needed.first() else {
+        return Err(PlanError::StartScnNotCovered {
+            thread,
+            scn: from_scn + 1,
+            oldest: current.first_change,
+        });
+    };
+    if first.log.first_change > from_scn + 1 {
+        // The log that holds from_scn + 1 is missing. If an older log exists
+        // in V$ARCHIVED_LOG but is deleted, say which sequence is gone.
+        return Err(PlanError::StartScnNotCovered {
+            thread,
+            scn: from_scn + 1,
+            oldest: by_seq
+                .values()
+                .map(|c| c.log.first_change)
+                .min()
+                .unwrap_or(first.log.first_change),
+        });
+    }
+    let mut chosen: Vec<PlannedLog> = Vec::new();
+    let mut thread_end = end_scn;
+    let first_sequence = first.log.sequence;
+    for (expected, c) in (first_sequence..).zip(needed) {
+        if c.log.sequence != expected {
+            return Err(PlanError::SequenceGap {
+                thread,
+                from: expected,
+                to: c.log.sequence - 1,
+            });
+        }
+        if c.log.first_change > end_scn {
+            break;
+        }
+        if chosen.len() == config.max_logs_per_thread.max(1) {
+            // Window full: end where the last included log ends.
+            if let Some(prev) = chosen.last().and_then(|l| l.next_change) {
+                thread_end = thread_end.min(prev.saturating_sub(1));
+            }
+            break;
+        }
+        chosen.push(c.log.clone());
+    }
+    Ok((chosen, thread_end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{ArchiveDestStatus, ArchivedLog, OnlineLog, RedoThread};
+
+    fn arch(seq: u64, first: Scn, next: Scn, dest: u32) -> ArchivedLog {
+        ArchivedLog {
+            name: Some(format!("/arch{dest}/1_{seq}_1.arc")),
+            dest_id: dest,
+            thread: 1,
+            sequence: seq,
+            first_change: first,
+            next_change: next,
+            status: "A".into(),
+            archived: true,
+            resetlogs_change: 1,
+            ..Default::default()
+        }
+    }
+
+    fn online(group: u32, seq: u64, first: Scn, next: Option<Scn>, status: &str) -> OnlineLog {
+        OnlineLog {
+            group,
+            thread: 1,
+            sequence: seq,
+            bytes: 1 << 20,
+            members: 1,
+            status: status.into(),
+            archived: status != "CURRENT",
+            first_change: first,
+            next_change: next,
+            member_files: vec![format!("/redo/redo0{group}.log")],
+            ..Default::default()
+        }
+    }
+
+    fn inventory() -> LogInventory {
+        LogInventory {
+            resetlogs_change: 1,
+            online: vec![
+                online(1, 10, 1000, Some(2000), "INACTIVE"),
+                online(2, 11, 2000, Some(3000), "ACTIVE"),
+                online(3, 12, 3000, None, "CURRENT"),
+            ],
+            archived: vec![
+                arch(8, 100, 500, 1),
+                arch(9, 500, 1000, 1),
+                arch(10, 1000, 2000, 1),
+                arch(10, 1000, 2000, 2),
+            ],
+            destinations: vec![
+                ArchiveDestStatus {
+                    dest_id: 1,
+                    dest_name: "LOG_ARCHIVE_DEST_1".into(),
+                    status: "VALID".into(),
+                    dest_type: "LOCAL".into(),
+                    destination: None,
+                },
+                ArchiveDestStatus {
+                    dest_id: 2,
+                    dest_name: "LOG_ARCHIVE_DEST_2".into(),
+                    status: "VALID".into(),
+                    dest_type: "LOCAL".into(),
+                    destination: None,
+                },
+            ],
+            threads: vec![RedoThread {
+                thread: 1,
+                status: "OPEN".into(),
+                enabled: "PUBLIC".into(),
+                current_sequence: 12,
+                last_redo_scn: 3500,
+            }],
+        }
+    }
+
+    fn names(p: &SessionPlan) -> Vec<String> {
+        p.logs.iter().map(|l| l.name.clone()).collect()
+    }
+
+    #[test]
+    fn archives_from_one_destination_then_unarchived_online_then_current() {
+        let p = plan(&inventory(), 600, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(
+            names(&p),
+            [
+                "/arch1/1_9_1.arc",
+                "/arch1/1_10_1.arc",
+                "/redo/redo02.log",
+                "/redo/redo03.log"
+            ]
+        );
+        assert_eq!((p.from_scn, p.end_scn), (600, 3400));
+    }
+
+    #[test]
+    fn pinned_destination_is_used_and_unknown_one_is_an_error() {
+        let cfg = PlannerConfig {
+            archive_dest: Some("LOG_ARCHIVE_DEST_2".into()),
+            ..Default::default()
+        };
+        let p = plan(&inventory(), 1500, 3400, &cfg).unwrap();
+        assert_eq!(p.logs[0].name, "/arch2/1_10_1.arc");
+        let cfg = PlannerConfig {
+            archive_dest: Some("NOPE".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            plan(&inventory(), 1500, 3400, &cfg),
+            Err(PlanError::UnknownArchiveDestination("NOPE".into()))
+        );
+    }
+
+    #[test]
+    fn logs_wholly_below_the_window_are_not_added() {
+        let p = plan(&inventory(), 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(names(&p), ["/redo/redo02.log", "/redo/redo03.log"]);
+    }
+
+    #[test]
+    fn window_is_cut_at_the_end_of_the_last_log_that_fits() {
+        let cfg = PlannerConfig {
+            max_logs_per_thread: 2,
+            ..Default::default()
+        };
+        let p = plan(&inventory(), 200, 3400, &cfg).unwrap();
+        assert_eq!(names(&p), ["/arch1/1_8_1.arc", "/arch1/1_9_1.arc"]);
+        assert_eq!(p.end_scn, 999);
+    }
+
+    #[test]
+    fn deleted_archive_in_the_middle_is_a_gap_not_a_skip() {
+        let mut inv = inventory();
+        inv.archived.retain(|a| a.sequence != 9);
+        let err = plan(&inv, 200, 3400, &PlannerConfig::default()).unwrap_err();
+        assert_eq!(
+            err,
+            PlanError::SequenceGap {
+                thread: 1,
+                from: 9,
+                to: 9
+            }
+        );
+        assert!(matches!(
+            err.to_source_error(),
+            crate::source::SourceError::ArchiveGap { .. }
+        ));
+    }
+
+    #[test]
+    fn start_scn_older_than_every_log_is_ora_01291() {
+        let err = plan(&inventory(), 50, 3400, &PlannerConfig::default()).unwrap_err();
+        assert!(matches!(
+            err,
+            PlanError::StartScnNotCovered {
+                scn: 51,
+                oldest: 100,
+                ..
+            }
+        ));
+        assert_eq!(err.to_source_error().ora_code(), Some(1291));
+    }
+
+    #[test]
+    fn archives_of_an_older_incarnation_are_ignored() {
+        let mut inv = inventory();
+        for a in &mut inv.archived {
+            if a.sequence == 9 {
+                a.resetlogs_change = 0;
+            }
+        }
+        assert_eq!(
+            plan(&inv, 200, 3400, &PlannerConfig::default()),
+            Err(PlanError::SequenceGap {
+                thread: 1,
+                from: 9,
+                to: 9
+            })
+        );
+    }
+
+    #[test]
+    fn no_plan_ever_asks_for_continuous_mine() {
+        let p = plan(&inventory(), 600, 3400, &PlannerConfig::default()).unwrap();
+        let req = p.request();
+        assert!(!req.options.continuous_mine);
+        assert!(!req.options.committed_data_only);
+        assert_eq!(req.start_scn, 601);
+    }
+
+    #[test]
+    fn same_files_mean_the_session_can_be_reused() {
+        let a = plan(&inventory(), 3000, 3200, &PlannerConfig::default()).unwrap();
+        let b = plan(&inventory(), 3200, 3400, &PlannerConfig::default()).unwrap();
+        assert!(a.same_logs(&b));
+        let c = plan(&inventory(), 600, 3400, &PlannerConfig::default()).unwrap();
+        assert!(!a.same_logs(&c));
+    }
+}

@@ -1,0 +1,36 @@
+//! The one place the buffer calls the SQL_REDO parser: a buffered DML row's
+//! text into owned images and findings, at commit time.
+
+use crate::engine::event::Image;
+use crate::engine::finding::Finding;
+use crate::engine::redo::{self, DmlKind, ParseError};
+
+/// What the buffer keeps of a parsed statement.
+pub(crate) struct Decoded {
+    pub kind: DmlKind,
+    pub schema: String,
+    pub table: String,
+    pub before: Option<Image>,
+    pub after: Option<Image>,
+    pub findings: Vec<Finding>,
+    /// The `ROWID = '...'` of the WHERE clause, when present.
+    pub row_id: Option<String>,
+}
+
+pub(crate) fn decode(sql: &str) -> Result<Decoded, ParseError> {
+    let stmt = redo::parse(sql)?;
+    Ok(Decoded {
+        kind: stmt.kind,
+        schema: stmt.schema().to_string(),
+        table: stmt.table().to_string(),
+        before: stmt.before_image(),
+        after: stmt.after_image(),
+        findings: stmt.findings().to_vec(),
+        row_id: stmt.row_id().map(str::to_string),
+    })
+}
+
+/// The finding a row's STATUS/INFO stand for (`STATUS = 2`: not rebuilt).
+pub(crate) fn status_finding(status: i32, info: Option<&str>) -> Option<Finding> {
+    redo::finding_for_status(status, info)
+}

@@ -1,0 +1,666 @@
+use super::*;
+use crate::engine::event::Field;
+use chrono::NaiveDate;
+
+const A: &str = "0A0014005D3C0000";
+const B: &str = "0B0001000A000000";
+const C: &str = "0C0002000B000000";
+
+fn at(secs: i64) -> Option<NaiveDateTime> {
+    NaiveDate::from_ymd_opt(2025, 3, 1)
+        .and_then(|d| d.and_hms_opt(9, 0, 0))
+        .map(|t| t + chrono::Duration::seconds(secs))
+}
+
+fn ctl(scn: Scn, xid: &str, op: OperationCode) -> LogMinerRow {
+    LogMinerRow {
+        scn,
+        xid: xid.into(),
+        operation_code: op,
+        timestamp: at(scn as i64),
+        ..LogMinerRow::default()
+    }
+}
+
+fn start(scn: Scn, xid: &str) -> LogMinerRow {
+    ctl(scn, xid, OperationCode::Start)
+}
+
+fn commit(scn: Scn, xid: &str) -> LogMinerRow {
+    ctl(scn, xid, OperationCode::Commit)
+}
+
+fn rowid(n: u32) -> String {
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let c = |v: u32| char::from(B64[(v % 64) as usize]);
+    format!("AAAR3sAAEAAAACX{}{}{}", c(n / 4096), c(n / 64), c(n))
+}
+
+fn insert(scn: Scn, xid: &str, id: u32) -> LogMinerRow {
+    LogMinerRow {
+        seg_owner: Some("APP".into()),
+        table_name: Some("ORDERS".into()),
+        row_id: Some(rowid(id)),
+        sql_redo: Some(format!(
+            "insert into \"APP\".\"ORDERS\"(\"ORDER_ID\",\"STATUS\") values ('{id}','NEW');"
+        )),
+        ..ctl(scn, xid, OperationCode::Insert)
+    }
+}
+
+fn update(scn: Scn, xid: &str, id: u32, status: &str) -> LogMinerRow {
+    LogMinerRow {
+        seg_owner: Some("APP".into()),
+        table_name: Some("ORDERS".into()),
+        row_id: Some(rowid(id)),
+        sql_redo: Some(format!(
+            "update \"APP\".\"ORDERS\" set \"STATUS\" = '{status}' where \"ORDER_ID\" = '{id}' and \"STATUS\" = 'NEW';"
+        )),
+        ..ctl(scn, xid, OperationCode::Update)
+    }
+}
+
+/// The undo row LogMiner shows for a rolled-back INSERT: a DELETE, ROLLBACK = 1.
+fn undo_insert(scn: Scn, xid: &str, id: u32) -> LogMinerRow {
+    LogMinerRow {
+        rollback: true,
+        seg_owner: Some("APP".into()),
+        table_name: Some("ORDERS".into()),
+        row_id: Some(rowid(id)),
+        sql_redo: Some(format!(
+            "delete from \"APP\".\"ORDERS\" where \"ORDER_ID\" = '{id}' and \"STATUS\" = 'NEW';"
+        )),
+        ..ctl(scn, xid, OperationCode::Delete)
+    }
+}
+
+fn run(buf: &mut TxnBuffer, rows: Vec<LogMinerRow>) -> Vec<CapturedEvent> {
+    let mut out = Vec::new();
+    for r in rows {
+        buf.push(r, &mut |e| {
+            out.push(e);
+            Ok(())
+        })
+        .unwrap();
+    }
+    out
+}
+
+fn ids(events: &[CapturedEvent]) -> Vec<(String, String)> {
+    events
+        .iter()
+        .map(|e| match e {
+            CapturedEvent::Change(c) => {
+                let img = c.after.as_ref().or(c.before.as_ref()).unwrap();
+                let id = crate::engine::event::image_get(img, "ORDER_ID")
+                    .and_then(Field::as_str)
+                    .unwrap_or("?")
+                    .to_string();
+                (c.source.xid.clone(), format!("{}{}", c.op.code(), id))
+            }
+            CapturedEvent::Ddl(d) => (d.source.xid.clone(), d.ddl.clone()),
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+    v.iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+#[test]
+fn commit_order_follows_commit_rows_across_interleaved_transactions() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(100, A),
+            insert(101, A, 1),
+            start(102, B),
+            insert(103, B, 2),
+            insert(104, A, 3),
+            commit(105, B),
+            update(106, A, 1, "PAID"),
+            commit(107, A),
+        ],
+    );
+    assert_eq!(
+        ids(&events),
+        pairs(&[(B, "c2"), (A, "c1"), (A, "c3"), (A, "u1")])
+    );
+    let CapturedEvent::Change(first_a) = &events[1] else {
+        panic!("change expected")
+    };
+    assert_eq!(first_a.source.commit_scn, 107);
+    assert_eq!(first_a.source.scn, 101);
+    assert_eq!(first_a.index, 0);
+    assert_eq!(first_a.commit_ts_ms, ts_ms(at(107)));
+    assert_eq!(first_a.source.change_ts_ms, ts_ms(at(101)));
+    let CapturedEvent::Change(last_a) = &events[3] else {
+        panic!("change expected")
+    };
+    assert_eq!((last_a.index, last_a.table_order), (2, 3));
+    assert_eq!(buf.counts().commits, 2);
+    assert_eq!(buf.counts().inserts, 3);
+    assert_eq!(buf.counts().updates, 1);
+    assert_eq!(buf.commit_scn(), 107);
+}
+
+#[test]
+fn commits_at_one_scn_emit_in_arrival_order_and_are_all_recorded() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(10, B, 1),
+            insert(11, A, 2),
+            commit(12, A),
+            commit(12, B),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(A, "c2"), (B, "c1")]));
+    let cp = buf.checkpoint();
+    assert_eq!(cp.commit_scn, 12);
+    assert_eq!(
+        cp.committed_xids_at_commit_scn,
+        vec![A.to_string(), B.to_string()]
+    );
+}
+
+#[test]
+fn commit_below_an_earlier_commit_is_an_error() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    run(&mut buf, vec![insert(10, A, 1), commit(20, A)]);
+    let err = buf.push(commit(15, B), &mut |_| Ok(())).unwrap_err();
+    assert!(matches!(
+        err,
+        TxnError::CommitOutOfOrder {
+            scn: 15,
+            last: 20,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn full_rollback_drops_the_whole_transaction() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, A),
+            insert(2, A, 1),
+            insert(3, B, 2),
+            insert(4, A, 3),
+            ctl(5, A, OperationCode::Rollback),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(B, "c2")]));
+    assert_eq!(buf.counts().rollbacks, 1);
+    assert_eq!(buf.open_count(), 0);
+}
+
+#[test]
+fn rollback_to_savepoint_drops_only_later_rows() {
+    // insert 1; SAVEPOINT s; insert 2; update 1; ROLLBACK TO s; insert 3; COMMIT.
+    let mut undo_update = update(7, A, 1, "NEW");
+    undo_update.rollback = true;
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, A),
+            insert(2, A, 1),
+            insert(3, A, 2),
+            update(4, A, 1, "PAID"),
+            undo_update,
+            undo_insert(8, A, 2),
+            insert(9, A, 3),
+            commit(10, A),
+        ],
+    );
+    // The undo of the UPDATE removes the UPDATE (the later change of row 1),
+    // not the INSERT of row 1.
+    assert_eq!(ids(&events), pairs(&[(A, "c1"), (A, "c3")]));
+    assert_eq!(buf.counts().partial_rollbacks, 2);
+    let indexes: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            CapturedEvent::Change(c) => Some(c.index),
+            CapturedEvent::Ddl(_) => None,
+        })
+        .collect();
+    assert_eq!(indexes, vec![0, 1]);
+}
+
+#[test]
+fn unmatched_partial_rollback_is_a_warning() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![insert(1, A, 1), undo_insert(2, A, 5), commit(3, A)],
+    );
+    assert_eq!(ids(&events), pairs(&[(A, "c1")]));
+    let w = buf.take_warnings();
+    assert!(matches!(
+        &w[..],
+        [TxnWarning::UnmatchedPartialRollback { scn: 2, .. }]
+    ));
+}
+
+#[test]
+fn restart_scn_is_oldest_open_start_minus_one_else_last_complete_scn() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let noop = &mut |_| Ok(());
+    for r in [
+        start(100, A),
+        insert(101, A, 1),
+        start(105, B),
+        insert(106, B, 2),
+    ] {
+        buf.push(r, noop).unwrap();
+    }
+    assert_eq!(buf.restart_scn(), 99);
+    buf.push(commit(110, A), noop).unwrap();
+    assert_eq!(buf.restart_scn(), 104);
+    let open = buf.open_transactions();
+    assert_eq!(open.len(), 1);
+    assert_eq!(
+        (open[0].xid.as_str(), open[0].start_scn, open[0].events),
+        (B, 105, 1)
+    );
+    buf.push(commit(120, B), noop).unwrap();
+    buf.finish_window(120, noop).unwrap();
+    assert_eq!(buf.restart_scn(), 120);
+    assert_eq!(buf.commit_scn(), 120);
+}
+
+#[test]
+fn restart_scn_does_not_fall_back_when_a_transaction_rolls_back() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let noop = &mut |_| Ok(());
+    let mut seen = Vec::new();
+    for r in [
+        insert(10, A, 1),
+        commit(11, A),
+        insert(20, B, 2),
+        insert(30, C, 3),
+        ctl(31, B, OperationCode::Rollback),
+        commit(40, C),
+        insert(40, A, 4),
+        commit(41, A),
+    ] {
+        buf.push(r, noop).unwrap();
+        seen.push(buf.restart_scn());
+    }
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
+}
+
+fn big_txn_rows() -> Vec<LogMinerRow> {
+    let mut rows = vec![start(1, A), insert(2, B, 99)];
+    for i in 0..40u32 {
+        rows.push(insert(3 + u64::from(i), A, i));
+    }
+    // ROLLBACK TO SAVEPOINT over the last three inserts, after they spilled.
+    for (k, i) in [39u32, 38, 37].iter().enumerate() {
+        rows.push(undo_insert(50 + k as u64, A, *i));
+    }
+    rows.push(update(60, A, 3, "PAID"));
+    rows.push(commit(61, B));
+    rows.push(commit(62, A));
+    rows
+}
+
+#[test]
+fn spilled_transaction_emits_the_same_events_as_in_memory() {
+    let mut mem = TxnBuffer::new(BufferConfig {
+        spill_txn_bytes: None,
+        spill_total_bytes: None,
+        ..BufferConfig::default()
+    });
+    let in_memory = run(&mut mem, big_txn_rows());
+    assert_eq!(mem.stats().spilled_transactions, 0);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut spilling = TxnBuffer::new(BufferConfig {
+        spill_txn_bytes: Some(2_000),
+        spill_dir: Some(dir.path().to_path_buf()),
+        ..BufferConfig::default()
+    });
+    let mut spilled = Vec::new();
+    let mut saw_spill = false;
+    for r in big_txn_rows() {
+        spilling
+            .push(r, &mut |e| {
+                spilled.push(e);
+                Ok(())
+            })
+            .unwrap();
+        saw_spill |= spilling.open_transactions().iter().any(|t| t.spilled);
+    }
+    assert!(saw_spill);
+    assert_eq!(spilling.stats().spilled_transactions, 1);
+    assert!(spilling.stats().spilled_bytes > 2_000);
+    assert_eq!(spilled, in_memory);
+    assert_eq!(spilling.counts().partial_rollbacks, 3);
+    assert_eq!(spilled.len(), 1 + 37 + 1);
+}
+
+#[test]
+fn total_buffer_limit_spills_the_largest_transaction() {
+    let mut buf = TxnBuffer::new(BufferConfig {
+        spill_txn_bytes: None,
+        spill_total_bytes: Some(3_000),
+        ..BufferConfig::default()
+    });
+    let noop = &mut |_| Ok(());
+    for i in 0..6 {
+        buf.push(insert(10 + u64::from(i), A, i), noop).unwrap();
+    }
+    buf.push(insert(20, B, 7), noop).unwrap();
+    let open = buf.open_transactions();
+    let a = open.iter().find(|t| t.xid == A).unwrap();
+    let b = open.iter().find(|t| t.xid == B).unwrap();
+    assert!(a.spilled);
+    assert!(!b.spilled);
+    assert!(buf.memory_bytes() <= 3_000);
+}
+
+#[test]
+fn abandoned_transaction_is_dropped_and_its_late_commit_reported() {
+    let mut buf = TxnBuffer::new(BufferConfig {
+        abandon_after: Some(Duration::from_secs(60)),
+        ..BufferConfig::default()
+    });
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, A),
+            insert(2, A, 1),
+            insert(30, B, 2),
+            commit(40, B),
+        ],
+    );
+    assert_eq!(events.len(), 1);
+    assert!(
+        buf.abandon_expired().is_empty(),
+        "39 s is within the retention"
+    );
+    let events = run(&mut buf, vec![insert(100, B, 3)]);
+    assert!(events.is_empty());
+    assert_eq!(buf.long_running(Duration::from_secs(60)).len(), 1);
+    let w = buf.abandon_expired();
+    assert!(
+        matches!(&w[..], [TxnWarning::Abandoned { xid, start_scn: 1, events: 1, .. }] if xid == A),
+        "{w:?}"
+    );
+    assert!(w[0].message().contains(A));
+    assert_eq!(buf.restart_scn(), 99);
+    // Later rows of the abandoned XID are not buffered and its COMMIT emits nothing.
+    let events = run(
+        &mut buf,
+        vec![insert(101, A, 4), commit(102, A), commit(103, B)],
+    );
+    assert_eq!(ids(&events), pairs(&[(B, "c3")]));
+    let w = buf.take_warnings();
+    assert!(w
+        .iter()
+        .any(|w| matches!(w, TxnWarning::LateCommitIgnored { xid, scn: 102 } if xid == A)));
+}
+
+#[test]
+fn without_retention_long_transactions_are_reported_not_abandoned() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    run(
+        &mut buf,
+        vec![start(1, A), insert(2, A, 1), insert(5000, B, 2)],
+    );
+    assert!(buf.abandon_expired().is_empty());
+    let long = buf.long_running(Duration::from_secs(3600));
+    assert_eq!(long.len(), 1);
+    assert_eq!(long[0].summary.xid, A);
+    assert_eq!(long[0].age, Duration::from_secs(4999));
+    let events = run(&mut buf, vec![commit(5001, A)]);
+    assert_eq!(ids(&events), pairs(&[(A, "c1")]));
+}
+
+#[test]
+fn parse_failure_stops_with_scn_xid_position_and_raw_text() {
+    let mut bad = insert(2, A, 1);
+    bad.sql_redo = Some("insert into \"APP\".\"ORDERS\"(\"A\") valuez ('1');".into());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let noop = &mut |_| Ok(());
+    buf.push(bad, noop).unwrap();
+    let err = buf.push(commit(3, A), noop).unwrap_err();
+    match err {
+        TxnError::Parse {
+            scn,
+            xid,
+            raw,
+            position,
+            ..
+        } => {
+            assert_eq!((scn, xid.as_str()), (2, A));
+            assert!(raw.contains("valuez"));
+            assert!(position > 0);
+        }
+        other => panic!("parse error expected, got {other}"),
+    }
+}
+
+#[test]
+fn warn_mode_dead_letters_the_statement_and_continues() {
+    let mut bad = insert(3, A, 2);
+    bad.sql_redo = Some("garbage".into());
+    let mut buf = TxnBuffer::new(BufferConfig {
+        on_parse_error: OnParseError::Warn,
+        ..BufferConfig::default()
+    });
+    let events = run(
+        &mut buf,
+        vec![insert(2, A, 1), bad, insert(4, A, 3), commit(5, A)],
+    );
+    assert_eq!(ids(&events), pairs(&[(A, "c1"), (A, "c3")]));
+    let dead = buf.take_dead_letters();
+    assert_eq!(dead.len(), 1);
+    assert_eq!((dead[0].scn, dead[0].raw.as_str()), (3, "garbage"));
+    assert_eq!(buf.stats().dead_letters, 1);
+}
+
+#[test]
+fn missing_scn_row_is_an_error() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let err = buf
+        .push(ctl(7, A, OperationCode::MissingScn), &mut |_| Ok(()))
+        .unwrap_err();
+    assert!(matches!(err, TxnError::MissingScn { scn: 7, .. }));
+}
+
+fn ddl(scn: Scn, xid: &str, text: &str) -> LogMinerRow {
+    LogMinerRow {
+        seg_owner: Some("APP".into()),
+        table_name: Some("ORDER_HIS".into()),
+        sql_redo: Some(text.into()),
+        ..ctl(scn, xid, OperationCode::Ddl)
+    }
+}
+
+#[test]
+fn ddl_is_emitted_at_its_commit_in_commit_order() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(1, A, 1),
+            start(2, B),
+            ddl(
+                3,
+                B,
+                "ALTER TABLE \"APP\".\"ORDER_HIS\" TRUNCATE PARTITION \"P_202501\";",
+            ),
+            commit(4, B),
+            commit(5, A),
+        ],
+    );
+    assert_eq!(events.len(), 2);
+    let CapturedEvent::Ddl(d) = &events[0] else {
+        panic!("DDL first")
+    };
+    assert_eq!((d.source.scn, d.source.commit_scn), (3, 4));
+    assert_eq!(d.source.table, "ORDER_HIS");
+    assert_eq!(buf.counts().ddl, 1);
+}
+
+#[test]
+fn ddl_without_commit_auto_commits_at_window_end() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let mut out = Vec::new();
+    let mut sink = |e| {
+        out.push(e);
+        Ok(())
+    };
+    buf.push(ddl(3, B, "DROP TABLE \"APP\".\"T\";"), &mut sink)
+        .unwrap();
+    buf.finish_window(3, &mut sink).unwrap();
+    assert_eq!(buf.open_count(), 0);
+    buf.push(commit(4, B), &mut sink).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].source().commit_scn, 3);
+    assert_eq!(buf.counts().commits, 1);
+}
+
+#[test]
+fn status_2_and_unsupported_rows_become_findings_not_events() {
+    let mut s2 = insert(2, A, 1);
+    s2.status = 2;
+    s2.info = Some("Object contains a column of unsupported type".into());
+    let mut unsupported = ctl(3, A, OperationCode::Unsupported);
+    unsupported.seg_owner = Some("APP".into());
+    unsupported.table_name = Some("DOCS".into());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![s2, unsupported, insert(4, A, 2), commit(5, A)],
+    );
+    assert_eq!(ids(&events), pairs(&[(A, "c2")]));
+    let f = buf.take_findings();
+    assert_eq!(f.len(), 2);
+    assert!(f[0].finding.message().contains("unsupported type"));
+    assert!(f[1].finding.message().contains("APP.DOCS"));
+}
+
+#[test]
+fn lob_rows_are_buffered_counted_and_not_emitted() {
+    let mut ins = insert(2, A, 1);
+    ins.sql_redo =
+        Some("insert into \"APP\".\"DOCS\"(\"ID\",\"BODY\") values ('1',EMPTY_CLOB());".into());
+    let mut lob = ctl(3, A, OperationCode::LobWrite);
+    lob.sql_redo = Some("DECLARE loc_c CLOB; ... dbms_lob.write(loc_c, 5, 1, buf_c); END;".into());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(&mut buf, vec![ins, lob, commit(4, A)]);
+    assert_eq!(events.len(), 1);
+    assert_eq!(buf.stats().lob_rows, 1);
+    let CapturedEvent::Change(c) = &events[0] else {
+        panic!("change expected")
+    };
+    let body = c
+        .after
+        .as_ref()
+        .and_then(|a| crate::engine::event::image_get(a, "BODY"));
+    assert_eq!(body, Some(&Field::Unavailable));
+}
+
+#[test]
+fn continuation_pieces_are_joined_before_buffering() {
+    let full = insert(2, A, 7);
+    let sql = full.sql_redo.clone().unwrap();
+    let (p1, p2) = sql.split_at(20);
+    let mut first = full.clone();
+    first.sql_redo = Some(p1.into());
+    first.csf = true;
+    let mut second = full.clone();
+    second.sql_redo = Some(p2.into());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(&mut buf, vec![first.clone(), second, commit(3, A)]);
+    assert_eq!(ids(&events), pairs(&[(A, "c7")]));
+    buf.push(first, &mut |_| Ok(())).unwrap();
+    assert!(matches!(buf.finish(), Err(TxnError::Csf(_))));
+}
+
+#[test]
+fn source_db_is_src_con_name_or_the_configured_name() {
+    let mut pdb = insert(2, A, 1);
+    pdb.src_con_name = Some("ORCLPDB1".into());
+    let mut buf = TxnBuffer::new(BufferConfig {
+        db_name: "ORCL".into(),
+        ..BufferConfig::default()
+    });
+    let events = run(&mut buf, vec![pdb, insert(3, A, 2), commit(4, A)]);
+    let dbs: Vec<_> = events.iter().map(|e| e.source().db.clone()).collect();
+    assert_eq!(dbs, vec!["ORCLPDB1", "ORCL"]);
+}
+
+fn replay_rows() -> Vec<LogMinerRow> {
+    vec![
+        start(10, A),
+        insert(11, A, 1),
+        insert(12, B, 2),
+        commit(13, B),
+        insert(14, A, 3),
+        insert(15, C, 4),
+        commit(16, A),
+        insert(17, C, 5),
+        commit(18, C),
+    ]
+}
+
+#[test]
+fn replay_from_a_checkpoint_emits_nothing_twice() {
+    let rows = replay_rows();
+    for cut in 1..rows.len() {
+        let mut first = TxnBuffer::new(BufferConfig::default());
+        let mut got = run(&mut first, rows[..cut].to_vec());
+        first
+            .finish_window(rows[cut - 1].scn, &mut |_| Ok(()))
+            .unwrap();
+        let cp = first.checkpoint();
+        let mut second = TxnBuffer::resume(BufferConfig::default(), &cp);
+        got.extend(run(&mut second, rows.clone()));
+        let mut all = TxnBuffer::new(BufferConfig::default());
+        let expected = run(&mut all, rows.clone());
+        assert_eq!(ids(&got), ids(&expected), "cut after row {cut}");
+    }
+}
+
+#[test]
+fn transaction_cut_short_by_the_sink_resumes_after_its_last_emitted_event() {
+    let rows = replay_rows();
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let mut got = Vec::new();
+    let mut failed = false;
+    for r in rows.clone() {
+        let res = buf.push(r, &mut |e| {
+            // The sink accepts A's first change and then fails.
+            if e.source().xid == A && got.iter().any(|g: &CapturedEvent| g.source().xid == A) {
+                return Err("disk full".into());
+            }
+            got.push(e);
+            Ok(())
+        });
+        if let Err(e) = res {
+            assert!(matches!(e, TxnError::Sink(_)));
+            failed = true;
+            break;
+        }
+    }
+    assert!(failed);
+    let cp = buf.checkpoint();
+    assert_eq!(cp.last_event_index, Some((A.to_string(), 0)));
+    assert_eq!(cp.restart_scn, 9, "A is not done: restart at its start");
+    let mut again = TxnBuffer::resume(BufferConfig::default(), &cp);
+    got.extend(run(&mut again, rows.clone()));
+    let mut all = TxnBuffer::new(BufferConfig::default());
+    assert_eq!(ids(&got), ids(&run(&mut all, rows)));
+}

@@ -1,0 +1,494 @@
+//! Catalog facts of the simulated instance, filled from the model the way
+//! the real views would show them (`V$DATABASE`, `V$PARAMETER`,
+//! `SESSION_PRIVS`, `ALL_TAB_COLS`, `ALL_TAB_PARTITIONS`, `V$LOG`, ...).
+
+use std::collections::BTreeMap;
+
+use crate::source::catalog::*;
+use crate::source::inventory::*;
+
+use super::model::{high_value_text, Bound, Model};
+use super::scenario::{LogMode, PartitionKind, SuppLevel};
+
+/// What cdcctl's setup script grants a capture user, by release.
+pub fn default_privileges(major: u32) -> Vec<String> {
+    let mut p = vec![
+        "CREATE SESSION",
+        "SELECT ANY TRANSACTION",
+        "SELECT ANY DICTIONARY",
+        "FLASHBACK ANY TABLE",
+        "SELECT ANY TABLE",
+        "LOCK ANY TABLE",
+        "CREATE TABLE",
+    ];
+    if major >= 12 {
+        p.push("LOGMINING");
+        p.push("SET CONTAINER");
+    }
+    p.into_iter().map(String::from).collect()
+}
+
+pub fn default_roles(major: u32) -> Vec<String> {
+    let mut r = vec!["SELECT_CATALOG_ROLE".to_string()];
+    if major < 12 {
+        r.push("EXECUTE_CATALOG_ROLE".to_string());
+    }
+    r
+}
+
+pub fn instance(m: &Model) -> InstanceFacts {
+    let s = &m.scenario;
+    let i = &s.instance;
+    let version = s.version_full().unwrap_or_default();
+    let banner = match m.version_major {
+        11 => {
+            format!("Oracle Database 11g Enterprise Edition Release {version} - 64bit Production")
+        }
+        12 => {
+            format!("Oracle Database 12c Enterprise Edition Release {version} - 64bit Production")
+        }
+        23 => "Oracle Database 23ai Enterprise Edition Release 23.0.0.0.0 - Production".to_string(),
+        n => format!("Oracle Database {n}c Enterprise Edition Release {n}.0.0.0.0 - Production"),
+    };
+    let mut parameters = BTreeMap::new();
+    let mut set = |k: &str, v: String| {
+        parameters.insert(k.to_string(), v);
+    };
+    set("undo_retention", i.undo_retention_s.to_string());
+    set("undo_management", "AUTO".into());
+    set("undo_tablespace", i.undo_tablespace.clone());
+    set(
+        "db_recovery_file_dest",
+        "/u01/app/oracle/fast_recovery_area".into(),
+    );
+    set(
+        "db_recovery_file_dest_size",
+        i.recovery_area_size.to_string(),
+    );
+    set(
+        "compatible",
+        match m.version_major {
+            11 => "11.2.0.4.0".into(),
+            12 => "12.2.0".into(),
+            n => format!("{n}.0.0"),
+        },
+    );
+    set("max_string_size", "STANDARD".into());
+    set("log_archive_format", s.redo.log_archive_format.clone());
+    set("db_name", i.db_name.clone());
+    set("db_block_size", "8192".into());
+    set(
+        "enable_pluggable_database",
+        if i.cdb { "TRUE" } else { "FALSE" }.into(),
+    );
+    set("enable_goldengate_replication", "FALSE".into());
+    set("streams_pool_size", "0".into());
+    set(
+        "cluster_database",
+        if i.threads > 1 { "TRUE" } else { "FALSE" }.into(),
+    );
+    for d in &s.redo.destinations {
+        let v = if d.destination == "USE_DB_RECOVERY_FILE_DEST" {
+            "LOCATION=USE_DB_RECOVERY_FILE_DEST".to_string()
+        } else if d.destination.starts_with("LOCATION=") || d.destination.starts_with("SERVICE=") {
+            d.destination.clone()
+        } else {
+            format!("LOCATION={}", d.destination)
+        };
+        set(&format!("log_archive_dest_{}", d.id), v);
+        set(&format!("log_archive_dest_state_{}", d.id), "ENABLE".into());
+    }
+    for (k, v) in &i.parameters {
+        set(&k.to_ascii_lowercase(), v.clone());
+    }
+    let fra_files = m.archived.iter().filter(|a| !a.deleted).count() as u64;
+    let recovery_area = Some(RecoveryArea {
+        name: "/u01/app/oracle/fast_recovery_area".into(),
+        space_limit: i.recovery_area_size,
+        space_used: i.recovery_area_used + m.fra_archive_bytes,
+        space_reclaimable: i.recovery_area_reclaimable,
+        number_of_files: fra_files + 12,
+        archived_log_reclaimable_pct: Some(if i.recovery_area_size == 0 {
+            0.0
+        } else {
+            i.recovery_area_reclaimable as f64 * 100.0 / i.recovery_area_size as f64
+        }),
+    });
+    let pdbs = i
+        .pdbs
+        .iter()
+        .enumerate()
+        .map(|(n, name)| PdbFacts {
+            name: name.clone(),
+            con_id: n as u32 + 3,
+            open_mode: "READ WRITE".into(),
+            ..Default::default()
+        })
+        .collect();
+    let mut services = vec![ServiceFacts {
+        name: i.db_name.to_ascii_lowercase(),
+        network_name: Some(i.db_name.to_ascii_lowercase()),
+        pdb: i.cdb.then(|| "CDB$ROOT".to_string()),
+    }];
+    for p in &i.pdbs {
+        services.push(ServiceFacts {
+            name: p.to_ascii_lowercase(),
+            network_name: Some(p.to_ascii_lowercase()),
+            pdb: Some(p.clone()),
+        });
+    }
+    let mut per_hour: BTreeMap<String, u32> = BTreeMap::new();
+    for t in &m.switches {
+        *per_hour
+            .entry(t.format("%Y%m%d%H").to_string())
+            .or_default() += 1;
+    }
+    InstanceFacts {
+        dialect: Dialect::Oracle,
+        version,
+        banner,
+        db_name: i.db_name.clone(),
+        instance_name: i
+            .instance_name
+            .clone()
+            .unwrap_or_else(|| i.db_name.to_ascii_lowercase()),
+        cdb: i.cdb,
+        pdbs,
+        log_mode: match i.log_mode {
+            LogMode::Archivelog => "ARCHIVELOG".into(),
+            LogMode::Noarchivelog => "NOARCHIVELOG".into(),
+        },
+        supplemental_log_data_min: match i.supplemental_logging {
+            SuppLevel::None => "NO".into(),
+            SuppLevel::Min => "YES".into(),
+            // PK or ALL logging at database level implies minimal.
+            SuppLevel::Pk | SuppLevel::All => "IMPLICIT".into(),
+        },
+        supplemental_log_data_pk: i.supplemental_logging == SuppLevel::Pk,
+        supplemental_log_data_ui: false,
+        supplemental_log_data_all: i.supplemental_logging == SuppLevel::All,
+        force_logging: i.force_logging,
+        database_role: i.database_role.clone(),
+        open_mode: i.open_mode.clone(),
+        parameters,
+        recovery_area,
+        failed_archive_dests: s
+            .redo
+            .destinations
+            .iter()
+            .filter(|d| d.status == "ERROR" || d.status == "FULL")
+            .map(|d| {
+                d.name
+                    .clone()
+                    .unwrap_or_else(|| format!("LOG_ARCHIVE_DEST_{}", d.id))
+            })
+            .collect(),
+        undo: UndoFacts {
+            tablespace: Some(i.undo_tablespace.clone()),
+            retention_guarantee: i.undo_retention_guarantee,
+            autoextensible: i.undo_autoextensible,
+            tuned_undoretention_s: Some(i.undo_retention_s),
+            snapshot_too_old_errors: m.snapshot_too_old_errors,
+            no_space_errors: 0,
+        },
+        wallet_status: i.wallet_status.clone(),
+        encrypted_tablespaces: Vec::new(),
+        services,
+        switch_history: Some(SwitchHistory {
+            peak_per_hour: per_hour.values().copied().max().unwrap_or(0),
+            hours_observed: per_hour.len() as u32,
+        }),
+        current_scn: m.scn,
+        now: Some(m.now()),
+        dm: None,
+        yashan: None,
+    }
+}
+
+pub fn session(
+    m: &Model,
+    privileges: &[String],
+    roles: &[String],
+    container: &str,
+) -> SessionFacts {
+    let c = &m.scenario.connection;
+    let common = m.scenario.instance.cdb && c.user.to_ascii_uppercase().starts_with("C##");
+    let mut inaccessible = BTreeMap::new();
+    let has = |p: &str| privileges.iter().any(|x| x.eq_ignore_ascii_case(p));
+    let role = |r: &str| roles.iter().any(|x| x.eq_ignore_ascii_case(r));
+    if !(has("SELECT ANY DICTIONARY") || role("SELECT_CATALOG_ROLE") || role("DBA")) {
+        inaccessible.insert("V$LOGMNR_CONTENTS".to_string(), 942);
+        inaccessible.insert("V$DATABASE".to_string(), 942);
+        inaccessible.insert("V$ARCHIVED_LOG".to_string(), 942);
+    }
+    SessionFacts {
+        user: c.user.clone(),
+        con_name: container.to_string(),
+        common_user: common,
+        privileges: privileges.to_vec(),
+        roles: roles.to_vec(),
+        container_data: c.container_data.clone().unwrap_or_else(|| {
+            if common {
+                vec!["ALL".into()]
+            } else {
+                Vec::new()
+            }
+        }),
+        default_tablespace: Some(
+            c.default_tablespace
+                .clone()
+                .unwrap_or_else(|| "USERS".into()),
+        ),
+        has_quota: Some(c.has_quota),
+        profile: Some(ProfileFacts {
+            profile: c.profile.clone().unwrap_or_else(|| "DEFAULT".into()),
+            idle_time: Some(c.idle_time.clone().unwrap_or_else(|| "UNLIMITED".into())),
+            connect_time: Some("UNLIMITED".into()),
+            password_life_time: Some(c.password_life_time.clone().unwrap_or_else(|| "180".into())),
+            account_status: Some(c.account_status.clone().unwrap_or_else(|| "OPEN".into())),
+            expiry_date: None,
+        }),
+        inaccessible_objects: inaccessible,
+        service_name: Some(c.service_name.clone().unwrap_or_else(|| {
+            if container.eq_ignore_ascii_case("CDB$ROOT") || !m.scenario.instance.cdb {
+                m.scenario.instance.db_name.to_ascii_lowercase()
+            } else {
+                container.to_ascii_lowercase()
+            }
+        })),
+    }
+}
+
+pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<TableFacts> {
+    let in_root = !m.scenario.instance.cdb || container.eq_ignore_ascii_case("CDB$ROOT");
+    let mut out = Vec::new();
+    for (ti, t) in m.tables.iter().enumerate() {
+        if t.dropped {
+            continue;
+        }
+        if !in_root && t.pdb.as_deref() != Some(container) {
+            continue;
+        }
+        if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&t.name)) {
+            continue;
+        }
+        let columns =
+            t.columns
+                .iter()
+                .map(|c| {
+                    let (precision, scale) = match c.ty {
+                        super::value::ColType::Number { precision, scale } => (precision, scale),
+                        super::value::ColType::Timestamp(p)
+                        | super::value::ColType::TimestampTz(p) => (None, Some(i32::from(p))),
+                        _ => (None, None),
+                    };
+                    ColumnFacts {
+                        name: c.name.clone(),
+                        data_type: c.ty.data_type(),
+                        data_type_owner: None,
+                        nullable: c.nullable,
+                        data_length: Some(c.ty.data_length()),
+                        data_precision: precision,
+                        data_scale: scale,
+                        hidden: false,
+                        virtual_column: false,
+                    }
+                })
+                .collect();
+        let pk_cols: Vec<String> = t.pk.iter().map(|&i| t.columns[i].name.clone()).collect();
+        let mut constraints = Vec::new();
+        let mut indexes = Vec::new();
+        if !pk_cols.is_empty() {
+            constraints.push(KeyConstraint {
+                name: format!("PK_{}", t.name.table),
+                constraint_type: "P".into(),
+                columns: pk_cols.clone(),
+                enabled: true,
+            });
+            indexes.push(IndexFacts {
+                name: format!("PK_{}", t.name.table),
+                unique: true,
+                columns: pk_cols,
+                local: false,
+                status: "VALID".into(),
+                unusable_partitions: Vec::new(),
+            });
+        }
+        let mut log_groups = Vec::new();
+        match t.log_group {
+            Some(SuppLevel::All) => log_groups.push(LogGroupFacts {
+                name: format!("SYS_C00{}", 7000 + ti),
+                log_group_type: "ALL COLUMN LOGGING".into(),
+                always: true,
+            }),
+            Some(SuppLevel::Pk) => log_groups.push(LogGroupFacts {
+                name: format!("SYS_C00{}", 7000 + ti),
+                log_group_type: "PRIMARY KEY LOGGING".into(),
+                always: true,
+            }),
+            _ => {}
+        }
+        let avg_row = 120u64;
+        let partitioning = t.partitioning.as_ref().map(|p| {
+            let mut live: Vec<usize> = (0..p.partitions.len())
+                .filter(|&i| !p.partitions[i].dropped)
+                .collect();
+            live.sort_by(
+                |a, b| match (&p.partitions[*a].bound, &p.partitions[*b].bound) {
+                    (Bound::Date(x), Bound::Date(y)) => x.cmp(y),
+                    (Bound::MaxValue, _) => std::cmp::Ordering::Greater,
+                    (_, Bound::MaxValue) => std::cmp::Ordering::Less,
+                    _ => a.cmp(b),
+                },
+            );
+            let mut counts = vec![0u64; p.partitions.len()];
+            for r in t.rows.values() {
+                if let Some(c) = counts.get_mut(r.part) {
+                    *c += 1;
+                }
+            }
+            PartitioningFacts {
+                partitioning_type: match p.kind {
+                    PartitionKind::Range | PartitionKind::Interval => "RANGE".into(),
+                    PartitionKind::List => "LIST".into(),
+                    PartitionKind::Hash => "HASH".into(),
+                },
+                subpartitioning_type: None,
+                key_columns: vec![t.columns[p.column].name.clone()],
+                interval: p
+                    .interval_months
+                    .filter(|_| p.kind == PartitionKind::Interval)
+                    .map(|n| format!("NUMTOYMINTERVAL({n}, 'MONTH')")),
+                partitions: live
+                    .iter()
+                    .enumerate()
+                    .map(|(pos, &i)| {
+                        let x = &p.partitions[i];
+                        PartitionFacts {
+                            name: x.name.clone(),
+                            position: pos as u32 + 1,
+                            high_value: high_value_text(&x.bound),
+                            num_rows: Some(counts[i]),
+                            bytes: Some((counts[i] * avg_row).max(8 << 20)),
+                            object_id: x.obj_id,
+                            data_object_id: Some(x.data_obj_id),
+                            created: Some(x.created),
+                            last_ddl_time: Some(x.last_ddl),
+                            interval: x.interval,
+                            subpartition_count: 0,
+                        }
+                    })
+                    .collect(),
+            }
+        });
+        let probe = m.scenario.connection.privileges.as_ref().map(|p| {
+            p.iter()
+                .any(|x| x.eq_ignore_ascii_case("FLASHBACK ANY TABLE"))
+                || t.grants.iter().any(|g| g.eq_ignore_ascii_case("FLASHBACK"))
+        });
+        out.push(TableFacts {
+            name: t.name.clone(),
+            object_id: Some(t.obj_id),
+            data_object_id: t.partitioning.is_none().then_some(t.data_obj_id),
+            columns,
+            constraints,
+            indexes,
+            log_groups,
+            logging: true,
+            temporary: false,
+            iot_type: None,
+            nested: false,
+            compress_for: None,
+            num_rows: Some(t.rows.len() as u64),
+            segment_bytes: Some((t.rows.len() as u64 * avg_row).max(64 << 10)),
+            last_ddl_time: Some(t.last_ddl),
+            partitioning,
+            granted: t.grants.clone(),
+            flashback_probe_error: match probe {
+                Some(false) => Some(1031),
+                _ => None,
+            },
+            encrypted: false,
+        });
+    }
+    out
+}
+
+pub fn open_transactions(m: &Model) -> Vec<OpenTransaction> {
+    let mut v: Vec<OpenTransaction> = m
+        .open
+        .iter()
+        .filter(|t| t.start_scn > 0)
+        .map(|t| OpenTransaction {
+            xid: t.xid.to_string(),
+            start_scn: t.start_scn,
+            start_time: Some(t.start_time),
+            used_urec: t.change_count() as u64,
+            username: Some(t.username.to_string()),
+            con_name: t.pdb.as_ref().map(|p| p.to_string()),
+        })
+        .collect();
+    v.sort_by_key(|t| t.start_scn);
+    v
+}
+
+pub fn log_inventory(m: &Model) -> LogInventory {
+    let s = &m.scenario;
+    let mut online = Vec::new();
+    for t in &m.threads {
+        for g in &t.groups {
+            online.push(OnlineLog {
+                group: g.number,
+                thread: t.thread,
+                sequence: g.seq.unwrap_or(0),
+                bytes: s.redo.group_bytes,
+                members: g.members.len() as u32,
+                status: g.status.to_string(),
+                archived: g.archived,
+                first_change: g.first_change,
+                next_change: g.seq.map(|_| g.next_change),
+                first_time: g.first_time,
+                member_files: g.members.clone(),
+            });
+        }
+    }
+    LogInventory {
+        resetlogs_change: s.instance.resetlogs_change,
+        online,
+        archived: if s.instance.log_mode == LogMode::Archivelog {
+            m.archived.clone()
+        } else {
+            Vec::new()
+        },
+        destinations: s
+            .redo
+            .destinations
+            .iter()
+            .map(|d| ArchiveDestStatus {
+                dest_id: d.id,
+                dest_name: d
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("LOG_ARCHIVE_DEST_{}", d.id)),
+                status: d.status.clone(),
+                dest_type: "LOCAL".into(),
+                destination: Some(if d.destination == "USE_DB_RECOVERY_FILE_DEST" {
+                    "USE_DB_RECOVERY_FILE_DEST".into()
+                } else {
+                    d.destination.clone()
+                }),
+            })
+            .collect(),
+        threads: m
+            .threads
+            .iter()
+            .map(|t| RedoThread {
+                thread: t.thread,
+                status: "OPEN".into(),
+                enabled: "PUBLIC".into(),
+                current_sequence: t.seq,
+                last_redo_scn: t.last_redo_scn,
+            })
+            .collect(),
+    }
+}

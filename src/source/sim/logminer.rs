@@ -1,0 +1,655 @@
+//! LogMiner over the simulated redo: `ADD_LOGFILE`/`START_LOGMNR` checks
+//! (ORA-01284, ORA-01291, ORA-44609, ORA-65040, ORA-01031), and the rows of
+//! `V$LOGMNR_CONTENTS` rendered exactly as sql-redo-format.md describes:
+//! SQL_REDO text per supplemental logging level, CSF pieces of at most 4000
+//! bytes, ROLLBACK=1 rows, control rows, DDL, LOB rows and unknown-dictionary
+//! rows for objects the dictionary does not know.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use crate::engine::row::{LogMinerRow, OperationCode, Scn};
+use crate::source::{ContentsQuery, MiningOptions, SessionRequest, SourceError};
+
+use super::model::{Body, DmlOp, Model, Rec, MAX_NEXT_CHANGE};
+use super::scenario::SuppLevel;
+use super::value::Value;
+
+/// SQL_REDO pieces are at most this many bytes (`CSF = 1` on all but the last).
+pub const CSF_PIECE_BYTES: usize = 4000;
+
+/// ROW_ID LogMiner shows on rows that touch no table row.
+const NO_ROWID: &str = "AAAAAAAAAAAAAAAAAA";
+
+/// A log file added to the session.
+#[derive(Debug, Clone)]
+pub struct SessionFile {
+    pub name: String,
+    pub thread: u16,
+    pub seq: u64,
+    pub online: bool,
+}
+
+/// A running LogMiner session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub files: Vec<SessionFile>,
+    pub start_scn: Scn,
+    pub end_scn: Scn,
+    pub options: MiningOptions,
+    /// Objects the dictionary knew when the session started.
+    dropped: HashSet<u64>,
+    known_below: u64,
+}
+
+/// Which container the connection is in, for mining rules.
+pub struct Connection<'a> {
+    pub container: &'a str,
+    pub privileges: &'a [String],
+    pub roles: &'a [String],
+}
+
+impl Connection<'_> {
+    pub fn has_priv(&self, p: &str) -> bool {
+        self.privileges.iter().any(|x| x.eq_ignore_ascii_case(p))
+    }
+    pub fn has_role(&self, r: &str) -> bool {
+        self.roles.iter().any(|x| x.eq_ignore_ascii_case(r))
+    }
+}
+
+fn locate(model: &Model, name: &str) -> Option<SessionFile> {
+    for a in &model.archived {
+        if a.is_available() && a.name.as_deref() == Some(name) {
+            return Some(SessionFile {
+                name: name.to_string(),
+                thread: a.thread,
+                seq: a.sequence,
+                online: false,
+            });
+        }
+    }
+    for t in &model.threads {
+        for g in &t.groups {
+            if let (Some(seq), true) = (g.seq, g.members.iter().any(|m| m == name)) {
+                return Some(SessionFile {
+                    name: name.to_string(),
+                    thread: t.thread,
+                    seq,
+                    online: true,
+                });
+            }
+        }
+    }
+    None
+}
+
+/// SCN range [first, next) of a sequence, from any copy.
+fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
+    for t in model.threads.iter().filter(|t| t.thread == thread) {
+        if let Some(g) = t.groups.iter().find(|g| g.seq == Some(seq)) {
+            return Some((g.first_change, g.next_change));
+        }
+    }
+    model
+        .archived
+        .iter()
+        .find(|a| a.thread == thread && a.sequence == seq)
+        .map(|a| (a.first_change, a.next_change))
+}
+
+/// `ADD_LOGFILE` + `START_LOGMNR`, as Oracle would accept or refuse them.
+pub fn start(
+    model: &Model,
+    conn: &Connection<'_>,
+    req: &SessionRequest,
+) -> Result<Session, SourceError> {
+    let inst = &model.scenario.instance;
+    let in_pdb = inst.cdb && !conn.container.eq_ignore_ascii_case("CDB$ROOT");
+    if in_pdb && (12..=19).contains(&model.version_major) {
+        return Err(SourceError::oracle(
+            65040,
+            format!(
+                "operation not allowed from within a pluggable database (connected to {}; LogMiner runs in CDB$ROOT on {})",
+                conn.container,
+                model.version_major
+            ),
+        ));
+    }
+    let can_mine = conn.has_role("DBA")
+        || if model.version_major >= 12 {
+            conn.has_priv("LOGMINING")
+        } else {
+            conn.has_role("EXECUTE_CATALOG_ROLE")
+        };
+    if !can_mine {
+        return Err(SourceError::oracle(1031, "insufficient privileges (DBMS_LOGMNR needs LOGMINING on 12c+ or EXECUTE_CATALOG_ROLE on 11g)"));
+    }
+    let mut files: Vec<SessionFile> = Vec::new();
+    for name in &req.log_files {
+        let f = locate(model, name)
+            .ok_or_else(|| SourceError::oracle(1284, format!("file {name} cannot be opened")))?;
+        if files.iter().any(|x| x.thread == f.thread && x.seq == f.seq) {
+            return Err(SourceError::oracle(
+                1289,
+                format!("cannot add duplicate logfile {name}"),
+            ));
+        }
+        files.push(f);
+    }
+    if req.options.continuous_mine && model.version_major >= 19 {
+        return Err(SourceError::oracle(
+            44609,
+            "CONTINUOUS_MINE is desupported for use with DBMS_LOGMNR.START_LOGMNR",
+        ));
+    }
+    if files.is_empty() {
+        return Err(SourceError::oracle(
+            1291,
+            "missing logfile (no log file was added)",
+        ));
+    }
+    if req.end_scn < req.start_scn {
+        return Err(SourceError::oracle(1281, "SCN range specified is invalid"));
+    }
+    let upper = req.end_scn.min(model.scn);
+    let threads: Vec<u16> = model.threads.iter().map(|t| t.thread).collect();
+    for thread in threads {
+        let mut seqs: Vec<(u64, Scn, Scn)> = files
+            .iter()
+            .filter(|f| f.thread == thread)
+            .filter_map(|f| seq_range(model, thread, f.seq).map(|(a, b)| (f.seq, a, b)))
+            .collect();
+        seqs.sort_unstable();
+        let covered = (|| {
+            let first = seqs
+                .iter()
+                .position(|(_, a, b)| *a <= req.start_scn && req.start_scn < *b)?;
+            let mut last_next = seqs[first].2;
+            let mut last_seq = seqs[first].0;
+            for (seq, _, next) in &seqs[first + 1..] {
+                if last_next > upper {
+                    break;
+                }
+                if *seq != last_seq + 1 {
+                    return None;
+                }
+                last_seq = *seq;
+                last_next = *next;
+            }
+            (last_next > upper || last_next == MAX_NEXT_CHANGE).then_some(())
+        })();
+        if covered.is_none() {
+            return Err(SourceError::oracle(
+                1291,
+                format!(
+                    "missing logfile: the added logs of thread {thread} do not cover SCN {} to {}",
+                    req.start_scn, upper
+                ),
+            ));
+        }
+    }
+    Ok(Session {
+        files,
+        start_scn: req.start_scn,
+        end_scn: req.end_scn,
+        options: req.options,
+        dropped: model.dropped_objects.clone(),
+        known_below: model
+            .tables
+            .iter()
+            .flat_map(|t| {
+                let mut ids = vec![t.obj_id];
+                if let Some(p) = &t.partitioning {
+                    ids.extend(p.partitions.iter().map(|x| x.obj_id));
+                }
+                ids
+            })
+            .max()
+            .map_or(0, |m| m + 1),
+    })
+}
+
+impl Session {
+    /// A session over everything the model holds, for inspection and tests.
+    pub fn unrestricted(model: &Model) -> Session {
+        Session {
+            files: Vec::new(),
+            start_scn: 0,
+            end_scn: Scn::MAX,
+            options: MiningOptions::default(),
+            dropped: model.dropped_objects.clone(),
+            known_below: u64::MAX,
+        }
+    }
+
+    /// Every added file still readable; a deleted archive raises ORA-01291 and
+    /// an overwritten online log ORA-00310, as Oracle does when it reads them.
+    pub fn check_files(&self, model: &Model) -> Result<(), SourceError> {
+        for f in &self.files {
+            if f.online {
+                let still = model.threads.iter().any(|t| {
+                    t.thread == f.thread
+                        && t.groups
+                            .iter()
+                            .any(|g| g.seq == Some(f.seq) && g.members.contains(&f.name))
+                });
+                if !still {
+                    let now = model
+                        .threads
+                        .iter()
+                        .flat_map(|t| t.groups.iter())
+                        .find(|g| g.members.contains(&f.name))
+                        .and_then(|g| g.seq)
+                        .unwrap_or(0);
+                    return Err(SourceError::oracle(
+                        310,
+                        format!("archived log contains sequence {now}; sequence {} required (online log {} was reused)", f.seq, f.name),
+                    ));
+                }
+            } else if !model
+                .archived
+                .iter()
+                .any(|a| a.is_available() && a.name.as_deref() == Some(f.name.as_str()))
+            {
+                return Err(SourceError::oracle(
+                    1291,
+                    format!("missing logfile: {} (thread {} sequence {}) was deleted before it was read", f.name, f.thread, f.seq),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows `SELECT ... FROM V$LOGMNR_CONTENTS WHERE ...` returns, in view order.
+    pub fn query(&self, model: &Model, q: &ContentsQuery) -> Vec<LogMinerRow> {
+        let files: HashSet<(u16, u64)> = self.files.iter().map(|f| (f.thread, f.seq)).collect();
+        let lo = q.from_scn.max(self.start_scn.saturating_sub(1));
+        let hi = q.to_scn.min(self.end_scn);
+        let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
+        let mut rows: Vec<LogMinerRow> = Vec::new();
+        let start_idx = model.records.partition_point(|r| r.scn <= lo);
+        for rec in model.records.range(start_idx..) {
+            if rec.scn > hi {
+                break;
+            }
+            if !files.contains(&(rec.thread, rec.seq)) {
+                continue;
+            }
+            let row = self.render(model, rec);
+            if let Some(pdb) = &q.pdb {
+                if row.src_con_name.as_deref() != Some(pdb.as_str()) {
+                    continue;
+                }
+            }
+            let passes = match row.operation_code {
+                OperationCode::Start
+                | OperationCode::Commit
+                | OperationCode::Rollback
+                | OperationCode::Ddl => true,
+                _ => {
+                    let owner = row.seg_owner.as_deref().unwrap_or("");
+                    owner == "UNKNOWN"
+                        || if owners.is_empty() {
+                            !matches!(owner, "SYS" | "SYSTEM")
+                        } else {
+                            owners.iter().any(|o| o == owner)
+                        }
+                }
+            };
+            if passes {
+                split_csf(row, &mut rows);
+            }
+        }
+        if self.options.committed_data_only {
+            rows = committed_only(rows);
+        }
+        rows
+    }
+
+    fn known(&self, obj: u64) -> bool {
+        !self.dropped.contains(&obj) && obj < self.known_below
+    }
+
+    /// One redo record as one (unsplit) row.
+    pub fn render(&self, model: &Model, rec: &Rec) -> LogMinerRow {
+        let inst = &model.scenario.instance;
+        let mut row = LogMinerRow {
+            scn: rec.scn,
+            timestamp: Some(rec.time),
+            xid: rec.xid.to_string(),
+            username: Some(rec.username.to_string()),
+            rs_id: Some(rec.rs_id.to_string()),
+            ssn: rec.ssn,
+            thread: rec.thread,
+            sequence: rec.seq,
+            src_con_name: if inst.cdb {
+                rec.pdb.as_ref().map(|p| p.to_string())
+            } else {
+                None
+            },
+            row_id: Some(NO_ROWID.to_string()),
+            data_obj: Some(0),
+            data_objd: Some(0),
+            ..LogMinerRow::default()
+        };
+        let no_rowid = self.options.no_rowid_in_stmt;
+        match &rec.body {
+            Body::Start => {
+                row.operation_code = OperationCode::Start;
+                row.sql_redo = Some("set transaction read write;".into());
+            }
+            Body::Commit { start_scn } => {
+                row.operation_code = OperationCode::Commit;
+                row.sql_redo = Some("commit;".into());
+                row.start_scn = Some(*start_scn);
+                row.commit_scn = Some(rec.scn);
+            }
+            Body::Rollback { start_scn } => {
+                row.operation_code = OperationCode::Rollback;
+                row.sql_redo = Some("rollback;".into());
+                row.start_scn = Some(*start_scn);
+            }
+            Body::Ddl { table, sql } => {
+                row.operation_code = OperationCode::Ddl;
+                if let Some(t) = model.tables.get(*table) {
+                    row.seg_owner = Some(t.name.owner.clone());
+                    row.table_name = Some(t.name.table.clone());
+                    row.data_obj = Some(t.obj_id);
+                    row.data_objd = Some(t.data_obj_id);
+                }
+                row.sql_redo = Some(sql.clone());
+            }
+            Body::Dml {
+                table,
+                obj,
+                objd,
+                op,
+                rollback,
+                rowid,
+                before,
+                after,
+                changed,
+            } => {
+                row.operation_code = match op {
+                    DmlOp::Insert => OperationCode::Insert,
+                    DmlOp::Update => OperationCode::Update,
+                    DmlOp::Delete => OperationCode::Delete,
+                };
+                row.rollback = *rollback;
+                row.row_id = Some(rowid.to_string());
+                row.data_obj = Some(*obj);
+                row.data_objd = Some(*objd);
+                let Some(t) = model.tables.get(*table) else {
+                    return row;
+                };
+                let known = self.known(*obj);
+                let level = model.supp_level(*table);
+                let (owner, name) = if known {
+                    (t.name.owner.clone(), t.name.table.clone())
+                } else {
+                    ("UNKNOWN".to_string(), format!("OBJ# {obj}"))
+                };
+                row.seg_owner = Some(owner.clone());
+                row.table_name = Some(name.clone());
+                if !known {
+                    row.info = Some("Dictionary Version Mismatch".into());
+                }
+                let col = |i: usize| -> String {
+                    if known {
+                        format!("\"{}\"", t.columns[i].name)
+                    } else {
+                        format!("\"COL {}\"", i + 1)
+                    }
+                };
+                let lit = |v: &Value| -> String {
+                    if known || v.is_null() {
+                        v.sql_literal()
+                    } else {
+                        let b = v.storage_bytes();
+                        format!(
+                            "HEXTORAW('{}')",
+                            b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+                        )
+                    }
+                };
+                let target = format!("\"{owner}\".\"{name}\"");
+                let cond = |i: usize, v: &Value| -> String {
+                    if v.is_null() {
+                        format!("{} IS NULL", col(i))
+                    } else {
+                        format!("{} = {}", col(i), lit(v))
+                    }
+                };
+                let non_lob: Vec<usize> = (0..t.columns.len())
+                    .filter(|&i| !t.columns[i].ty.is_lob())
+                    .collect();
+                let rowid_clause = |w: &mut String| {
+                    if !no_rowid {
+                        if !w.is_empty() {
+                            w.push_str(" and ");
+                        }
+                        w.push_str(&format!("ROWID = '{rowid}'"));
+                    }
+                };
+                let sql = match op {
+                    DmlOp::Insert => {
+                        let vals = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
+                        let cols: Vec<String> = (0..vals.len()).map(col).collect();
+                        let lits: Vec<String> = vals
+                            .iter()
+                            .map(|v| if known { v.sql_literal() } else { lit(v) })
+                            .collect();
+                        format!(
+                            "insert into {target}({}) values ({});",
+                            cols.join(","),
+                            lits.join(",")
+                        )
+                    }
+                    DmlOp::Update => {
+                        let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
+                        let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
+                        let set: Vec<String> = changed
+                            .iter()
+                            .filter_map(|&i| a.get(i).map(|v| format!("{} = {}", col(i), lit(v))))
+                            .collect();
+                        let where_cols: Vec<usize> = match level {
+                            SuppLevel::All => non_lob.clone(),
+                            SuppLevel::Pk => non_lob
+                                .iter()
+                                .copied()
+                                .filter(|i| t.pk.contains(i) || changed.contains(i))
+                                .collect(),
+                            SuppLevel::Min | SuppLevel::None => changed.clone(),
+                        };
+                        let mut w = where_cols
+                            .iter()
+                            .filter_map(|&i| b.get(i).map(|v| cond(i, v)))
+                            .collect::<Vec<_>>()
+                            .join(" and ");
+                        rowid_clause(&mut w);
+                        format!("update {target} set {} where {w};", set.join(", "))
+                    }
+                    DmlOp::Delete => {
+                        // The undo of a delete holds the whole row, whatever the logging level.
+                        let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
+                        let mut w = non_lob
+                            .iter()
+                            .filter_map(|&i| b.get(i).map(|v| cond(i, v)))
+                            .collect::<Vec<_>>()
+                            .join(" and ");
+                        rowid_clause(&mut w);
+                        format!("delete from {target} where {w};")
+                    }
+                };
+                row.sql_redo = Some(sql);
+            }
+            Body::LobLocator {
+                table,
+                obj,
+                objd,
+                column,
+                rowid,
+                row: values,
+            } => {
+                row.operation_code = OperationCode::SelectLobLocator;
+                row.row_id = Some(rowid.to_string());
+                row.data_obj = Some(*obj);
+                row.data_objd = Some(*objd);
+                if let Some(t) = model.tables.get(*table) {
+                    row.seg_owner = Some(t.name.owner.clone());
+                    row.table_name = Some(t.name.table.clone());
+                    let var = if t
+                        .columns
+                        .get(*column)
+                        .is_some_and(|c| matches!(c.ty, super::value::ColType::Blob))
+                    {
+                        "loc_b"
+                    } else {
+                        "loc_c"
+                    };
+                    let mut w: Vec<String> =
+                        t.pk.iter()
+                            .filter_map(|&i| {
+                                values.get(i).map(|v| {
+                                    format!("\"{}\" = {}", t.columns[i].name, v.sql_literal())
+                                })
+                            })
+                            .collect();
+                    w.push(format!("ROWID = '{rowid}'"));
+                    row.sql_redo = Some(format!(
+                        "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6156); \n loc_b BLOB; \n buf_b RAW(6156);\n loc_nc NCLOB; \n buf_nc NVARCHAR2(6156); \nBEGIN\n select \"{}\" into {var} from \"{}\".\"{}\" where {} for update;",
+                        t.columns.get(*column).map_or("", |c| c.name.as_str()),
+                        t.name.owner,
+                        t.name.table,
+                        w.join(" and ")
+                    ));
+                }
+            }
+            Body::LobWrite {
+                table,
+                obj,
+                objd,
+                column,
+                rowid,
+                data,
+                offset,
+            } => {
+                row.operation_code = OperationCode::LobWrite;
+                row.row_id = Some(rowid.to_string());
+                row.data_obj = Some(*obj);
+                row.data_objd = Some(*objd);
+                if let Some(t) = model.tables.get(*table) {
+                    row.seg_owner = Some(t.name.owner.clone());
+                    row.table_name = Some(t.name.table.clone());
+                    let blob = t
+                        .columns
+                        .get(*column)
+                        .is_some_and(|c| matches!(c.ty, super::value::ColType::Blob));
+                    row.sql_redo = Some(if blob {
+                        format!(" buf_b := HEXTORAW('{data}'); \n  dbms_lob.write(loc_b, {}, {offset}, buf_b);\nEND;", data.len() / 2)
+                    } else {
+                        format!(
+                            " buf_c := '{}'; \n  dbms_lob.write(loc_c, {}, {offset}, buf_c);\nEND;",
+                            data.replace('\'', "''"),
+                            data.chars().count()
+                        )
+                    });
+                }
+            }
+        }
+        row
+    }
+}
+
+/// Splits SQL_REDO above 4000 bytes into CSF pieces at char boundaries.
+pub fn split_csf(row: LogMinerRow, out: &mut Vec<LogMinerRow>) {
+    let Some(sql) = row.sql_redo.as_deref() else {
+        out.push(row);
+        return;
+    };
+    if sql.len() <= CSF_PIECE_BYTES {
+        out.push(row);
+        return;
+    }
+    let sql = sql.to_string();
+    let mut start = 0;
+    while start < sql.len() {
+        let mut end = (start + CSF_PIECE_BYTES).min(sql.len());
+        while !sql.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut piece = row.clone();
+        piece.sql_redo = Some(sql[start..end].to_string());
+        piece.csf = end < sql.len();
+        out.push(piece);
+        start = end;
+    }
+}
+
+/// `COMMITTED_DATA_ONLY`: each committed transaction's rows together, in
+/// commit order; rolled-back and still-open transactions are left out.
+fn committed_only(rows: Vec<LogMinerRow>) -> Vec<LogMinerRow> {
+    let mut by_xid: HashMap<String, Vec<LogMinerRow>> = HashMap::new();
+    let mut commits: Vec<(Scn, String, Option<Scn>)> = Vec::new();
+    for r in rows {
+        if r.operation_code == OperationCode::Commit {
+            commits.push((r.scn, r.xid.clone(), r.start_scn));
+        }
+        by_xid.entry(r.xid.clone()).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for (commit_scn, xid, start_scn) in commits {
+        let Some(group) = by_xid.remove(&xid) else {
+            continue;
+        };
+        for mut r in group {
+            r.commit_scn = Some(commit_scn);
+            r.start_scn = start_scn;
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The files a client would add for a session starting at `start_scn`:
+/// available archives of the first destination with NEXT_CHANGE# above it,
+/// then the online logs not yet archived there.
+pub fn plan_logs(model: &Model, start_scn: Scn) -> Vec<String> {
+    let dest = model
+        .scenario
+        .redo
+        .destinations
+        .iter()
+        .find(|d| d.status == "VALID")
+        .map(|d| d.id);
+    let mut out = Vec::new();
+    let mut archived_seqs: HashSet<(u16, u64)> = HashSet::new();
+    let mut arch: Vec<_> = model
+        .archived
+        .iter()
+        .filter(|a| Some(a.dest_id) == dest && a.is_available() && a.next_change > start_scn)
+        .collect();
+    arch.sort_by_key(|a| (a.thread, a.sequence));
+    for a in arch {
+        if let Some(n) = &a.name {
+            out.push(n.clone());
+            archived_seqs.insert((a.thread, a.sequence));
+        }
+    }
+    for t in &model.threads {
+        let mut groups: Vec<_> = t.groups.iter().filter(|g| g.seq.is_some()).collect();
+        groups.sort_by_key(|g| g.seq);
+        for g in groups {
+            let Some(seq) = g.seq else { continue };
+            if g.next_change > start_scn && !archived_seqs.contains(&(t.thread, seq)) {
+                if let Some(m) = g.members.first() {
+                    out.push(m.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Rows still to hand out by `fetch`.
+pub type Pending = VecDeque<LogMinerRow>;

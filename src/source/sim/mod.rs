@@ -1,0 +1,462 @@
+//! The built-in Oracle simulator behind `--source sim[:SCENARIO]`.
+//!
+//! `Sim` is an in-process Oracle instance built from a [`Scenario`]: it
+//! answers catalog questions like the dictionary views would, generates a
+//! seeded workload into redo logs that switch and get archived, runs LogMiner
+//! sessions over them with Oracle's own errors, serves `AS OF SCN` snapshot
+//! reads, raises scheduled faults, and keeps the ground truth of every
+//! committed change so tests can compare what a capture engine produced.
+
+pub mod facts;
+pub mod logminer;
+pub mod model;
+pub mod rng;
+pub mod scenario;
+pub mod value;
+
+use std::time::Instant;
+
+use chrono::Timelike;
+
+use crate::engine::event::CapturedEvent;
+use crate::engine::row::{LogMinerRow, Scn};
+use crate::source::{
+    Catalog, ContentsQuery, InstanceFacts, LogInventory, OpenTransaction, RedoSource, ScnTime,
+    SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName, TablePattern,
+};
+
+pub use logminer::{plan_logs, CSF_PIECE_BYTES};
+pub use model::Model;
+pub use scenario::{Scenario, ScenarioError, BUILTINS};
+
+use logminer::{Connection, Pending, Session};
+
+/// How database time advances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Database time follows the wall clock from the moment the sim starts.
+    Real,
+    /// Each `current_scn` call advances database time by `step_ms`, as fast
+    /// as the CPU allows (tests, benchmarks, replays).
+    Virtual { step_ms: u64 },
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Clock::Virtual { step_ms: 1000 }
+    }
+}
+
+impl From<ScenarioError> for SourceError {
+    fn from(e: ScenarioError) -> Self {
+        match e {
+            ScenarioError::UnknownBuiltin { .. } | ScenarioError::Io { .. } => {
+                SourceError::NotFound(e.to_string())
+            }
+            _ => SourceError::Invalid(e.to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Link {
+    Up,
+    /// ORA-03113 was raised; every call fails until `reconnect`.
+    Down,
+}
+
+/// A simulated Oracle instance.
+pub struct Sim {
+    model: Model,
+    clock: Clock,
+    base_ms: i64,
+    virtual_ms: i64,
+    wall_start: Instant,
+    session: Option<Session>,
+    pending: Option<Pending>,
+    link: Link,
+    privileges: Vec<String>,
+    roles: Vec<String>,
+    container: String,
+}
+
+impl Sim {
+    /// Builds a simulator from a built-in name (`demo`, `noarchivelog`, ...)
+    /// or a scenario file path, with the virtual clock.
+    pub fn from_spec(spec: &str) -> Result<Sim, ScenarioError> {
+        Ok(Sim::new(Scenario::load(spec)?, Clock::default()))
+    }
+
+    /// Builds a simulator from a parsed scenario; the warm-up workload is
+    /// generated before this returns.
+    pub fn new(scenario: Scenario, clock: Clock) -> Sim {
+        let warmup_ms = scenario.warmup_s as i64 * 1000;
+        let mut model = Model::new(scenario);
+        model.advance_to(warmup_ms);
+        let major = model.version_major;
+        let c = &model.scenario.connection;
+        let privileges = c
+            .privileges
+            .clone()
+            .unwrap_or_else(|| facts::default_privileges(major));
+        let roles = if c.privileges.is_none() && c.roles.is_empty() {
+            facts::default_roles(major)
+        } else {
+            c.roles.clone()
+        };
+        let container = c.container.clone().unwrap_or_else(|| {
+            if model.scenario.instance.cdb {
+                "CDB$ROOT".into()
+            } else {
+                model.scenario.instance.db_name.clone()
+            }
+        });
+        Sim {
+            model,
+            clock,
+            base_ms: warmup_ms,
+            virtual_ms: warmup_ms,
+            wall_start: Instant::now(),
+            session: None,
+            pending: None,
+            link: Link::Up,
+            privileges,
+            roles,
+            container,
+        }
+    }
+
+    pub fn with_clock(mut self, clock: Clock) -> Sim {
+        self.clock = clock;
+        self
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.model.scenario
+    }
+
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Ground truth: every committed change (and DDL) in commit order.
+    pub fn truth(&self) -> impl Iterator<Item = &CapturedEvent> {
+        self.model.truth.iter().map(|(_, e)| e)
+    }
+
+    /// The truth a LogMiner session over `(from_scn, to_scn]` can show in
+    /// full: transactions that started after `from_scn` and committed at or
+    /// before `to_scn`.
+    pub fn truth_between(
+        &self,
+        from_scn: Scn,
+        to_scn: Scn,
+    ) -> impl Iterator<Item = &CapturedEvent> {
+        self.model
+            .truth
+            .iter()
+            .filter(move |(start, e)| *start > from_scn && e.source().commit_scn <= to_scn)
+            .map(|(_, e)| e)
+    }
+
+    /// Takes the ground truth recorded so far.
+    pub fn drain_truth(&mut self) -> Vec<CapturedEvent> {
+        self.model.truth.drain(..).map(|(_, e)| e).collect()
+    }
+
+    /// How many truth events to keep (`None`: all). Older ones are dropped
+    /// and counted, so an interactive sim stays bounded.
+    pub fn set_truth_limit(&mut self, limit: Option<usize>) {
+        self.model.truth_limit = limit;
+    }
+
+    /// Generates at least `n` more redo records without any engine: the
+    /// benchmark hook for rows/s.
+    pub fn pregenerate(&mut self, n: u64) -> u64 {
+        let before = self.model.rows_generated;
+        self.model.generate_records(n);
+        self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
+        self.model.rows_generated - before
+    }
+
+    /// Runs the workload until the SCN reaches `scn`.
+    pub fn advance_to_scn(&mut self, scn: Scn) {
+        self.model.advance_to_scn(scn);
+        self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
+    }
+
+    /// Runs the workload for `ms` more milliseconds of database time.
+    pub fn advance_ms(&mut self, ms: i64) {
+        self.virtual_ms = self.virtual_ms.max(self.model.now_ms) + ms.max(0);
+        self.model.advance_to(self.virtual_ms);
+    }
+
+    /// Forces a log switch on every thread (`ALTER SYSTEM ARCHIVE LOG CURRENT`).
+    pub fn switch_logs(&mut self) {
+        for i in 0..self.model.threads.len() {
+            self.model.switch_log(i);
+        }
+    }
+
+    /// The files a client adds for a session from `start_scn` (one
+    /// destination, archives then online logs).
+    pub fn plan_logs(&self, start_scn: Scn) -> Vec<String> {
+        plan_logs(&self.model, start_scn)
+    }
+
+    /// Renders every redo record still held, for tests (no CSF splitting).
+    pub fn all_rows(&self) -> Vec<LogMinerRow> {
+        let s = Session::unrestricted(&self.model);
+        self.model
+            .records
+            .iter()
+            .map(|r| s.render(&self.model, r))
+            .collect()
+    }
+
+    fn tick(&mut self, advance: bool) {
+        let target = match self.clock {
+            Clock::Real => self.base_ms + self.wall_start.elapsed().as_millis() as i64,
+            Clock::Virtual { step_ms } => {
+                if advance {
+                    self.virtual_ms += step_ms as i64;
+                }
+                self.virtual_ms
+            }
+        };
+        self.model.advance_to(target);
+    }
+
+    fn check_link(&mut self) -> Result<(), SourceError> {
+        if self.model.connection_dropped {
+            self.model.connection_dropped = false;
+            self.link = Link::Down;
+            self.session = None;
+            self.pending = None;
+            return Err(SourceError::oracle(
+                3113,
+                "end-of-file on communication channel",
+            ));
+        }
+        if self.link == Link::Down {
+            return Err(SourceError::oracle(3114, "not connected to ORACLE"));
+        }
+        Ok(())
+    }
+
+    fn conn(&self) -> Connection<'_> {
+        Connection {
+            container: &self.container,
+            privileges: &self.privileges,
+            roles: &self.roles,
+        }
+    }
+
+    fn has_priv(&self, p: &str) -> bool {
+        self.privileges.iter().any(|x| x.eq_ignore_ascii_case(p))
+    }
+
+    fn has_role(&self, r: &str) -> bool {
+        self.roles.iter().any(|x| x.eq_ignore_ascii_case(r))
+    }
+}
+
+impl Catalog for Sim {
+    fn instance(&mut self) -> Result<InstanceFacts, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::instance(&self.model))
+    }
+
+    fn session(&mut self) -> Result<SessionFacts, SourceError> {
+        self.check_link()?;
+        Ok(facts::session(
+            &self.model,
+            &self.privileges,
+            &self.roles,
+            &self.container,
+        ))
+    }
+
+    fn tables(&mut self, patterns: &[TablePattern]) -> Result<Vec<TableFacts>, SourceError> {
+        self.check_link()?;
+        Ok(facts::tables(&self.model, patterns, &self.container))
+    }
+
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::open_transactions(&self.model))
+    }
+
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::log_inventory(&self.model))
+    }
+}
+
+impl RedoSource for Sim {
+    fn describe(&self) -> String {
+        format!("sim:{}", self.model.scenario.name)
+    }
+
+    fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
+        self.tick(true);
+        self.check_link()?;
+        let t = self.model.now();
+        Ok(ScnTime {
+            scn: self.model.scn,
+            time: t.with_nanosecond(0).unwrap_or(t),
+        })
+    }
+
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        Catalog::log_inventory(self)
+    }
+
+    fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        let session = logminer::start(&self.model, &self.conn(), request)?;
+        self.session = Some(session);
+        self.pending = None;
+        Ok(())
+    }
+
+    fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        let Some(session) = &self.session else {
+            return Err(SourceError::oracle(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents"));
+        };
+        if !(self.has_priv("SELECT ANY DICTIONARY")
+            || self.has_role("SELECT_CATALOG_ROLE")
+            || self.has_role("DBA"))
+        {
+            return Err(SourceError::oracle(
+                942,
+                "table or view does not exist (V$LOGMNR_CONTENTS)",
+            ));
+        }
+        session.check_files(&self.model)?;
+        let rows = session.query(&self.model, query);
+        self.pending = Some(rows.into());
+        Ok(())
+    }
+
+    fn fetch(&mut self, max_rows: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        let Some(session) = &self.session else {
+            return Err(SourceError::oracle(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents"));
+        };
+        session.check_files(&self.model)?;
+        let Some(pending) = self.pending.as_mut() else {
+            return Ok(0);
+        };
+        let n = max_rows.min(pending.len());
+        out.extend(pending.drain(..n));
+        Ok(n)
+    }
+
+    fn end_session(&mut self) -> Result<(), SourceError> {
+        self.check_link()?;
+        self.session = None;
+        self.pending = None;
+        Ok(())
+    }
+
+    fn snapshot_chunk(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<SnapshotChunk, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        let in_root =
+            !self.model.scenario.instance.cdb || self.container.eq_ignore_ascii_case("CDB$ROOT");
+        let found = self.model.tables.iter().position(|t| {
+            !t.dropped
+                && t.name == *table
+                && (in_root || t.pdb.as_deref() == Some(self.container.as_str()))
+        });
+        let Some(t) = found else {
+            return Err(SourceError::oracle(
+                942,
+                format!("table or view does not exist ({table})"),
+            ));
+        };
+        let tb = &self.model.tables[t];
+        let dba = self.has_role("DBA");
+        let grant = |g: &str| tb.grants.iter().any(|x| x.eq_ignore_ascii_case(g));
+        if !(dba || self.has_priv("SELECT ANY TABLE") || grant("SELECT")) {
+            return Err(SourceError::oracle(
+                942,
+                format!("table or view does not exist ({table})"),
+            ));
+        }
+        if !(dba || self.has_priv("FLASHBACK ANY TABLE") || grant("FLASHBACK")) {
+            return Err(SourceError::oracle(
+                1031,
+                format!("insufficient privileges (FLASHBACK on {table})"),
+            ));
+        }
+        if as_of_scn > self.model.scn {
+            return Err(SourceError::oracle(
+                8181,
+                format!("specified number is not a valid system change number ({as_of_scn})"),
+            ));
+        }
+        if self.model.objd_changed_scn(t) > as_of_scn {
+            return Err(SourceError::oracle(
+                8103,
+                format!("object no longer exists: a segment of {table} got a new data object id after SCN {as_of_scn}"),
+            ));
+        }
+        if as_of_scn < self.model.undo_floor(t) {
+            self.model.snapshot_too_old_errors += 1;
+            return Err(SourceError::oracle(
+                1555,
+                format!(
+                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten; undo_retention = {})",
+                    self.model.scenario.instance.undo_retention_s
+                ),
+            ));
+        }
+        let after = match after_key {
+            Some(k) => Some(self.model.key_from_texts(t, k).ok_or_else(|| {
+                SourceError::Invalid(format!("after_key {k:?} is not a key of {table}"))
+            })?),
+            None => None,
+        };
+        let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
+        let tb = &self.model.tables[t];
+        let last_key = if rows.len() < limit {
+            None
+        } else {
+            rows.last().map(|(k, v)| self.model.key_texts(t, *k, v))
+        };
+        Ok(SnapshotChunk {
+            columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
+            rows: rows
+                .into_iter()
+                .map(|(_, v)| v.iter().map(value::Value::snapshot_text).collect())
+                .collect(),
+            last_key,
+        })
+    }
+
+    fn reconnect(&mut self) -> Result<(), SourceError> {
+        self.model.connection_dropped = false;
+        self.link = Link::Up;
+        self.session = None;
+        self.pending = None;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,784 @@
+//! Column types and values of the simulated tables, and how LogMiner shows
+//! them: the SQL_REDO literal (under the session NLS settings of
+//! sql-redo-format.md), the canonical text a correct capture engine emits,
+//! and the raw bytes LogMiner prints as `HEXTORAW` when it has no dictionary.
+
+use chrono::{Datelike, NaiveDateTime, Timelike};
+
+use crate::engine::event::Field;
+
+use super::rng::Rng;
+
+/// A column type the simulator models.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColType {
+    Number {
+        precision: Option<u32>,
+        scale: Option<i32>,
+    },
+    Varchar2(u32),
+    NVarchar2(u32),
+    Char(u32),
+    Date,
+    Timestamp(u8),
+    TimestampTz(u8),
+    Raw(u32),
+    Clob,
+    Blob,
+    IntervalYm,
+    IntervalDs,
+}
+
+/// The type names a scenario may use, for error messages.
+pub const ALLOWED_TYPES: &str = "NUMBER, NUMBER(p), NUMBER(p,s), VARCHAR2(n), NVARCHAR2(n), CHAR(n), DATE, \
+TIMESTAMP(n), TIMESTAMP(n) WITH TIME ZONE, RAW(n), CLOB, BLOB, INTERVAL YEAR TO MONTH, INTERVAL DAY TO SECOND";
+
+fn args(text: &str, prefix: &str) -> Option<Vec<u32>> {
+    let rest = text.strip_prefix(prefix)?.trim();
+    if rest.is_empty() {
+        return Some(Vec::new());
+    }
+    let inner = rest.strip_prefix('(')?.strip_suffix(')')?;
+    inner
+        .split(',')
+        .map(|p| p.trim().parse::<u32>().ok())
+        .collect()
+}
+
+impl ColType {
+    /// Parses an Oracle type name as a scenario writes it.
+    pub fn parse(text: &str) -> Result<ColType, String> {
+        let t = text.trim().to_ascii_uppercase();
+        let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let bad = || format!("`{text}` is not a supported column type (allowed: {ALLOWED_TYPES})");
+        let one = |prefix: &str, default: Option<u32>| -> Result<u32, String> {
+            match args(&t, prefix).ok_or_else(bad)?.as_slice() {
+                [n] if *n > 0 => Ok(*n),
+                [] => default.ok_or_else(bad),
+                _ => Err(bad()),
+            }
+        };
+        if t.starts_with("TIMESTAMP") {
+            let (head, tz) = match t.strip_suffix(" WITH TIME ZONE") {
+                Some(h) => (h.to_string(), true),
+                None => (t.clone(), false),
+            };
+            let p = match args(&head, "TIMESTAMP").ok_or_else(bad)?.as_slice() {
+                [] => 6,
+                [n] if *n <= 9 => *n as u8,
+                _ => return Err(bad()),
+            };
+            return Ok(if tz {
+                ColType::TimestampTz(p)
+            } else {
+                ColType::Timestamp(p)
+            });
+        }
+        if t.starts_with("INTERVAL YEAR") && t.ends_with("TO MONTH") {
+            return Ok(ColType::IntervalYm);
+        }
+        if t.starts_with("INTERVAL DAY") && t.contains("TO SECOND") {
+            return Ok(ColType::IntervalDs);
+        }
+        match t.as_str() {
+            "DATE" => return Ok(ColType::Date),
+            "CLOB" => return Ok(ColType::Clob),
+            "BLOB" => return Ok(ColType::Blob),
+            _ => {}
+        }
+        if t.starts_with("NUMBER") {
+            return match args(&t, "NUMBER").ok_or_else(bad)?.as_slice() {
+                [] => Ok(ColType::Number {
+                    precision: None,
+                    scale: None,
+                }),
+                [p] if (1..=38).contains(p) => Ok(ColType::Number {
+                    precision: Some(*p),
+                    scale: Some(0),
+                }),
+                [p, s] if (1..=38).contains(p) && s <= p => Ok(ColType::Number {
+                    precision: Some(*p),
+                    scale: Some(*s as i32),
+                }),
+                _ => Err(bad()),
+            };
+        }
+        if t.starts_with("NVARCHAR2") {
+            return Ok(ColType::NVarchar2(one("NVARCHAR2", None)?));
+        }
+        if t.starts_with("VARCHAR2") {
+            return Ok(ColType::Varchar2(one("VARCHAR2", None)?));
+        }
+        if t.starts_with("CHAR") {
+            return Ok(ColType::Char(one("CHAR", Some(1))?));
+        }
+        if t.starts_with("RAW") {
+            return Ok(ColType::Raw(one("RAW", None)?));
+        }
+        Err(bad())
+    }
+
+    /// `ALL_TAB_COLS.DATA_TYPE`.
+    pub fn data_type(&self) -> String {
+        match self {
+            ColType::Number { .. } => "NUMBER".into(),
+            ColType::Varchar2(_) => "VARCHAR2".into(),
+            ColType::NVarchar2(_) => "NVARCHAR2".into(),
+            ColType::Char(_) => "CHAR".into(),
+            ColType::Date => "DATE".into(),
+            ColType::Timestamp(p) => format!("TIMESTAMP({p})"),
+            ColType::TimestampTz(p) => format!("TIMESTAMP({p}) WITH TIME ZONE"),
+            ColType::Raw(_) => "RAW".into(),
+            ColType::Clob => "CLOB".into(),
+            ColType::Blob => "BLOB".into(),
+            ColType::IntervalYm => "INTERVAL YEAR(2) TO MONTH".into(),
+            ColType::IntervalDs => "INTERVAL DAY(2) TO SECOND(6)".into(),
+        }
+    }
+
+    /// `DATA_LENGTH` in bytes.
+    pub fn data_length(&self) -> u32 {
+        match self {
+            ColType::Number { .. } => 22,
+            ColType::Varchar2(n) | ColType::Char(n) | ColType::Raw(n) => *n,
+            ColType::NVarchar2(n) => n * 2,
+            ColType::Date => 7,
+            ColType::Timestamp(_) => 11,
+            ColType::TimestampTz(_) => 13,
+            ColType::Clob | ColType::Blob => 4000,
+            ColType::IntervalYm => 5,
+            ColType::IntervalDs => 11,
+        }
+    }
+
+    pub fn is_lob(&self) -> bool {
+        matches!(self, ColType::Clob | ColType::Blob)
+    }
+}
+
+/// One column value as the database holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Null,
+    /// Exact decimal text as Oracle prints it (`99.5`, `.5`, `-7`).
+    Number(String),
+    /// VARCHAR2 / CHAR (CHAR already blank-padded).
+    Str(String),
+    /// NVARCHAR2.
+    NStr(String),
+    Date(NaiveDateTime),
+    Timestamp(NaiveDateTime),
+    /// Local time and offset in minutes east of UTC.
+    TimestampTz(NaiveDateTime, i32),
+    Raw(Vec<u8>),
+    /// LOB content; the redo carries it in LOB_WRITE rows, never in DML text.
+    Clob(String),
+    Blob(Vec<u8>),
+    /// `+01-02`.
+    IntervalYm(String),
+    /// `+01 02:03:04.123456`.
+    IntervalDs(String),
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+fn quote(text: &str) -> String {
+    let mut s = String::with_capacity(text.len() + 2);
+    s.push('\'');
+    for c in text.chars() {
+        if c == '\'' {
+            s.push('\'');
+        }
+        s.push(c);
+    }
+    s.push('\'');
+    s
+}
+
+/// `UNISTR('...')` body: non-ASCII as `\XXXX` UTF-16 units (surrogate pairs
+/// above U+FFFF), backslash as `\005C`, quotes doubled.
+fn unistr(text: &str) -> String {
+    let mut s = String::from("UNISTR('");
+    for c in text.chars() {
+        if c == '\\' {
+            s.push_str("\\005C");
+        } else if c == '\'' {
+            s.push_str("''");
+        } else if c.is_ascii() {
+            s.push(c);
+        } else {
+            let mut buf = [0u16; 2];
+            for unit in c.encode_utf16(&mut buf) {
+                s.push_str(&format!("\\{unit:04X}"));
+            }
+        }
+    }
+    s.push_str("')");
+    s
+}
+
+/// An NVARCHAR2 literal: plain when ASCII, else `UNISTR(...)`; when `chain`
+/// is set, ASCII runs stay quoted literals joined to UNISTR runs with `||`.
+pub fn render_nvarchar(text: &str, chain: bool) -> String {
+    if text.is_ascii() {
+        return quote(text);
+    }
+    if !chain {
+        return unistr(text);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut run = String::new();
+    let mut run_ascii = true;
+    for c in text.chars() {
+        let a = c.is_ascii() && c != '\\';
+        if !run.is_empty() && a != run_ascii {
+            parts.push(if run_ascii { quote(&run) } else { unistr(&run) });
+            run.clear();
+        }
+        run_ascii = a;
+        run.push(c);
+    }
+    if !run.is_empty() {
+        parts.push(if run_ascii { quote(&run) } else { unistr(&run) });
+    }
+    parts.join(" || ")
+}
+
+fn fmt_date(t: &NaiveDateTime) -> String {
+    t.format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+fn fmt_frac(t: &NaiveDateTime) -> String {
+    format!("{}.{:09}", fmt_date(t), t.nanosecond() % 1_000_000_000)
+}
+
+fn fmt_offset(minutes: i32) -> String {
+    let sign = if minutes < 0 { '-' } else { '+' };
+    let m = minutes.unsigned_abs();
+    format!("{sign}{:02}:{:02}", m / 60, m % 60)
+}
+
+/// Deterministic choice of NVARCHAR2 rendering form, so the same value
+/// always renders the same way.
+fn chain_form(text: &str) -> bool {
+    text.bytes()
+        .fold(0u32, |a, b| a.wrapping_mul(31).wrapping_add(u32::from(b)))
+        % 3
+        == 0
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The literal LogMiner writes in SQL_REDO. LOB values render as
+    /// `EMPTY_CLOB()`/`EMPTY_BLOB()`: their content follows in LOB_WRITE rows.
+    pub fn sql_literal(&self) -> String {
+        match self {
+            Value::Null => "NULL".into(),
+            Value::Number(n) => quote(n),
+            Value::Str(s) => quote(s),
+            Value::NStr(s) => render_nvarchar(s, chain_form(s)),
+            Value::Date(t) => format!("TO_DATE('{}', 'YYYY-MM-DD HH24:MI:SS')", fmt_date(t)),
+            Value::Timestamp(t) => format!("TO_TIMESTAMP('{}')", fmt_frac(t)),
+            Value::TimestampTz(t, off) => {
+                format!("TO_TIMESTAMP_TZ('{} {}')", fmt_frac(t), fmt_offset(*off))
+            }
+            Value::Raw(b) => format!("HEXTORAW('{}')", hex(b)),
+            Value::Clob(_) => "EMPTY_CLOB()".into(),
+            Value::Blob(_) => "EMPTY_BLOB()".into(),
+            Value::IntervalYm(s) => format!("TO_YMINTERVAL('{s}')"),
+            Value::IntervalDs(s) => format!("TO_DSINTERVAL('{s}')"),
+        }
+    }
+
+    /// The canonical field text of the change envelope.
+    pub fn field(&self) -> Field {
+        match self {
+            Value::Null => Field::Null,
+            Value::Number(s) | Value::Str(s) | Value::NStr(s) => Field::text(s.clone()),
+            Value::Date(t) => Field::text(t.format("%Y-%m-%dT%H:%M:%S").to_string()),
+            Value::Timestamp(t) => Field::text(fmt_frac(t).replacen(' ', "T", 1)),
+            Value::TimestampTz(t, off) => Field::text(format!(
+                "{}{}",
+                fmt_frac(t).replacen(' ', "T", 1),
+                fmt_offset(*off)
+            )),
+            Value::Raw(b) => Field::text(hex(b)),
+            Value::Clob(_) | Value::Blob(_) => Field::Unavailable,
+            Value::IntervalYm(s) | Value::IntervalDs(s) => Field::text(s.clone()),
+        }
+    }
+
+    /// The value as a snapshot read returns it (canonical text, LOBs as content).
+    pub fn snapshot_text(&self) -> Option<String> {
+        match self {
+            Value::Null => None,
+            Value::Clob(s) => Some(s.clone()),
+            Value::Blob(b) => Some(hex(b)),
+            other => other.field().as_str().map(str::to_string),
+        }
+    }
+
+    /// The column's bytes as stored in the block: what LogMiner prints in
+    /// `HEXTORAW('...')` when it cannot map the object to a dictionary entry.
+    pub fn storage_bytes(&self) -> Vec<u8> {
+        match self {
+            Value::Null => Vec::new(),
+            Value::Number(n) => oracle_number(n),
+            Value::Str(s) | Value::Clob(s) => s.as_bytes().to_vec(),
+            Value::NStr(s) => s.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+            Value::Date(t) => date_bytes(t),
+            Value::Timestamp(t) | Value::TimestampTz(t, _) => {
+                let mut b = date_bytes(t);
+                b.extend_from_slice(&(t.nanosecond() % 1_000_000_000).to_be_bytes());
+                b
+            }
+            Value::Raw(b) | Value::Blob(b) => b.clone(),
+            Value::IntervalYm(s) | Value::IntervalDs(s) => s.as_bytes().to_vec(),
+        }
+    }
+
+    /// Byte length in the redo (a rough size for log filling).
+    pub fn redo_len(&self) -> usize {
+        match self {
+            Value::Null => 1,
+            Value::Number(n) => n.len() / 2 + 2,
+            Value::Str(s) | Value::NStr(s) | Value::Clob(s) => s.len() + 1,
+            Value::Raw(b) | Value::Blob(b) => b.len() + 1,
+            _ => 12,
+        }
+    }
+}
+
+fn date_bytes(t: &NaiveDateTime) -> Vec<u8> {
+    let y = t.year();
+    vec![
+        (y / 100 + 100) as u8,
+        (y % 100 + 100) as u8,
+        t.month() as u8,
+        t.day() as u8,
+        t.hour() as u8 + 1,
+        t.minute() as u8 + 1,
+        t.second() as u8 + 1,
+    ]
+}
+
+/// Oracle's internal NUMBER format: exponent byte then base-100 digits
+/// (+1 for positive; 101-d and a trailing 102 for negative).
+pub fn oracle_number(text: &str) -> Vec<u8> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let int = int.trim_start_matches('0');
+    if int.is_empty() && frac.trim_matches('0').is_empty() {
+        return vec![0x80];
+    }
+    // Pad to even-length groups around the decimal point.
+    let int_p = if int.len() % 2 == 1 {
+        format!("0{int}")
+    } else {
+        int.to_string()
+    };
+    let frac_p = if frac.len() % 2 == 1 {
+        format!("{frac}0")
+    } else {
+        frac.to_string()
+    };
+    let all: Vec<u8> = format!("{int_p}{frac_p}")
+        .bytes()
+        .map(|b| b.wrapping_sub(b'0'))
+        .collect();
+    let mut groups: Vec<u8> = all
+        .chunks(2)
+        .map(|c| c[0] * 10 + c.get(1).copied().unwrap_or(0))
+        .collect();
+    let mut exp = (int_p.len() / 2) as i32 - 1;
+    while groups.first() == Some(&0) {
+        groups.remove(0);
+        exp -= 1;
+    }
+    while groups.last() == Some(&0) {
+        groups.pop();
+    }
+    let mut out = Vec::with_capacity(groups.len() + 2);
+    if neg {
+        out.push((62 - exp) as u8);
+        out.extend(groups.iter().map(|g| 101 - g));
+        out.push(102);
+    } else {
+        out.push((exp + 193) as u8);
+        out.extend(groups.iter().map(|g| g + 1));
+    }
+    out
+}
+
+/// Oracle's text for a decimal `mantissa * 10^-scale`: no trailing zeros in
+/// the fraction, no leading zero before the point (`.5`, `-.25`).
+pub fn number_text(mantissa: i128, scale: u32) -> String {
+    let neg = mantissa < 0;
+    let m = mantissa.unsigned_abs().to_string();
+    let scale = scale as usize;
+    let (int, frac) = if m.len() > scale {
+        (
+            m[..m.len() - scale].to_string(),
+            m[m.len() - scale..].to_string(),
+        )
+    } else {
+        (String::new(), format!("{}{m}", "0".repeat(scale - m.len())))
+    };
+    let frac = frac.trim_end_matches('0');
+    let int = if int.is_empty() && frac.is_empty() {
+        "0".to_string()
+    } else {
+        int
+    };
+    let int = if int == "0" && !frac.is_empty() {
+        String::new()
+    } else {
+        int
+    };
+    let mut s = String::new();
+    if neg && (int != "0" || !frac.is_empty()) {
+        s.push('-');
+    }
+    s.push_str(&int);
+    if !frac.is_empty() {
+        s.push('.');
+        s.push_str(frac);
+    }
+    s
+}
+
+/// Text samples that exercise the parser: quotes, commas, parentheses,
+/// `;`, ` and `, newlines, keywords.
+const TRICKY: &[&str] = &[
+    "O'Brien",
+    "a, b (c); d",
+    "x and y",
+    "it''s",
+    "line1\nline2",
+    "values ('x')",
+    "where \"A\" = 'B'",
+    " and ROWID = 'AAAA'",
+    ");--",
+    "tab\there",
+    "NULL",
+    "",
+];
+
+const PLAIN: &[&str] = &[
+    "NEW",
+    "PAID",
+    "SHIPPED",
+    "CANCELLED",
+    "RETURNED",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "Shanghai",
+    "Beijing",
+    "Hangzhou",
+];
+
+const WIDE: &[&str] = &[
+    "café",
+    "中文",
+    "订单已支付",
+    "Zürich",
+    "naïve",
+    "😀 smile",
+    "𝄞 clef",
+    "ab\\cd é",
+    "Ελληνικά",
+    "日本語テキスト",
+];
+
+fn fit_bytes(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut end = max;
+    while end > 0 && !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
+}
+
+fn fit_chars(s: &str, max: usize) -> String {
+    s.chars()
+        .collect::<Vec<_>>()
+        .chunks(max.max(1))
+        .next()
+        .map(|c| c.iter().collect())
+        .unwrap_or_default()
+}
+
+/// Generates values per column type.
+pub struct ValueGen;
+
+impl ValueGen {
+    /// A fresh value for a column; `now` anchors dates, `long_text` allows
+    /// strings long enough to push SQL_REDO past 4000 bytes.
+    pub fn generate(
+        rng: &mut Rng,
+        ty: &ColType,
+        name: &str,
+        now: NaiveDateTime,
+        long_text: bool,
+    ) -> Value {
+        match ty {
+            ColType::Number { precision, scale } => {
+                let scale = scale.unwrap_or(0).max(0) as u32;
+                let digits = precision.unwrap_or(10).min(12);
+                let int_digits = digits.saturating_sub(scale).clamp(1, 9);
+                let max = 10i128.pow(int_digits + scale) - 1;
+                let mut m = i128::from(rng.below(max.min(i128::from(u32::MAX)) as u64 + 1));
+                if precision.is_none() && rng.chance(0.2) {
+                    // Unconstrained NUMBER: fractions and negatives.
+                    let s = rng.range(1, 4) as u32;
+                    m = i128::from(rng.below(100_000)) - 50_000;
+                    return Value::Number(number_text(m, s));
+                }
+                if rng.chance(0.05) {
+                    m = i128::from(rng.below(10)) * 10i128.pow(scale.saturating_sub(1));
+                }
+                Value::Number(number_text(m, scale))
+            }
+            ColType::Varchar2(n) | ColType::Char(n) => {
+                let upper = name.to_ascii_uppercase();
+                let mut s = if upper.contains("STATUS") {
+                    PLAIN[rng.below(5) as usize].to_string()
+                } else if long_text && *n > 1000 && rng.chance(0.15) {
+                    let mut s = String::new();
+                    while s.len() < (*n as usize).min(3900) {
+                        s.push_str(rng.pick(PLAIN).copied().unwrap_or("x"));
+                        s.push_str(rng.pick(TRICKY).copied().unwrap_or(" "));
+                        if rng.chance(0.1) {
+                            s.push_str(rng.pick(WIDE).copied().unwrap_or("é"));
+                        }
+                    }
+                    s
+                } else {
+                    match rng.below(10) {
+                        0..=3 => rng.pick(TRICKY).copied().unwrap_or("").to_string(),
+                        4 => rng.pick(WIDE).copied().unwrap_or("").to_string(),
+                        _ => format!(
+                            "{} {}",
+                            rng.pick(PLAIN).copied().unwrap_or(""),
+                            rng.below(10_000)
+                        ),
+                    }
+                };
+                s = fit_bytes(&s, *n as usize);
+                if let ColType::Char(n) = ty {
+                    // CHAR is blank-padded to its byte length.
+                    while s.len() < *n as usize {
+                        s.push(' ');
+                    }
+                    return Value::Str(s);
+                }
+                if s.is_empty() {
+                    // Oracle stores '' as NULL.
+                    return Value::Null;
+                }
+                Value::Str(s)
+            }
+            ColType::NVarchar2(n) => {
+                let s = match rng.below(4) {
+                    0 => rng.pick(PLAIN).copied().unwrap_or("x").to_string(),
+                    1 => format!(
+                        "{} {}",
+                        rng.pick(TRICKY).copied().unwrap_or(""),
+                        rng.pick(WIDE).copied().unwrap_or("")
+                    ),
+                    _ => rng.pick(WIDE).copied().unwrap_or("é").to_string(),
+                };
+                let s = fit_chars(&s, *n as usize);
+                if s.is_empty() {
+                    Value::Null
+                } else {
+                    Value::NStr(s)
+                }
+            }
+            ColType::Date => {
+                let back = rng.below(40 * 86_400) as i64;
+                let ahead = rng.below(2 * 86_400) as i64;
+                Value::Date(
+                    now - chrono::Duration::seconds(back) + chrono::Duration::seconds(ahead),
+                )
+            }
+            ColType::Timestamp(p) | ColType::TimestampTz(p) => {
+                let unit = 10u64.pow(9 - u32::from(*p));
+                let nanos = rng.below(1_000_000_000) / unit * unit;
+                let t = now - chrono::Duration::seconds(rng.below(3600) as i64)
+                    + chrono::Duration::nanoseconds(nanos as i64);
+                let t = t.with_nanosecond(nanos as u32).unwrap_or(t);
+                if matches!(ty, ColType::TimestampTz(_)) {
+                    let offs = [480, 0, -300, 330, 60];
+                    Value::TimestampTz(t, offs[rng.below(offs.len() as u64) as usize])
+                } else {
+                    Value::Timestamp(t)
+                }
+            }
+            ColType::Raw(n) => {
+                let len = rng.range(1, u64::from(*n).min(32)) as usize;
+                Value::Raw((0..len).map(|_| rng.below(256) as u8).collect())
+            }
+            ColType::Clob => {
+                let len = rng.range(10, 9000) as usize;
+                let mut s = String::new();
+                while s.len() < len {
+                    s.push_str(rng.pick(PLAIN).copied().unwrap_or("x"));
+                    s.push_str(rng.pick(TRICKY).copied().unwrap_or(" "));
+                }
+                Value::Clob(s)
+            }
+            ColType::Blob => {
+                let len = rng.range(1, 3000) as usize;
+                Value::Blob((0..len).map(|_| rng.below(256) as u8).collect())
+            }
+            ColType::IntervalYm => {
+                let sign = if rng.chance(0.2) { '-' } else { '+' };
+                Value::IntervalYm(format!("{sign}{:02}-{:02}", rng.below(100), rng.below(12)))
+            }
+            ColType::IntervalDs => {
+                let sign = if rng.chance(0.2) { '-' } else { '+' };
+                Value::IntervalDs(format!(
+                    "{sign}{:02} {:02}:{:02}:{:02}.{:06}",
+                    rng.below(100),
+                    rng.below(24),
+                    rng.below(60),
+                    rng.below(60),
+                    rng.below(1_000_000)
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn t(h: u32, m: u32, s: u32, nanos: u32) -> NaiveDateTime {
+        NaiveDate::from_ymd_opt(2025, 3, 1)
+            .and_then(|d| d.and_hms_nano_opt(h, m, s, nanos))
+            .unwrap()
+    }
+
+    #[test]
+    fn literals_match_the_reference_forms() {
+        assert_eq!(Value::Number("123.45".into()).sql_literal(), "'123.45'");
+        assert_eq!(Value::Str("it's".into()).sql_literal(), "'it''s'");
+        assert_eq!(
+            Value::Date(t(9, 0, 0, 0)).sql_literal(),
+            "TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')"
+        );
+        assert_eq!(
+            Value::Timestamp(t(9, 0, 0, 123_456_000)).sql_literal(),
+            "TO_TIMESTAMP('2025-03-01 09:00:00.123456000')"
+        );
+        assert_eq!(
+            Value::TimestampTz(t(9, 0, 0, 123_456_000), 480).sql_literal(),
+            "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00')"
+        );
+        assert_eq!(
+            Value::Raw(vec![10, 11, 12]).sql_literal(),
+            "HEXTORAW('0a0b0c')"
+        );
+        assert_eq!(Value::Clob("x".into()).sql_literal(), "EMPTY_CLOB()");
+        assert_eq!(Value::Blob(vec![1]).sql_literal(), "EMPTY_BLOB()");
+        assert_eq!(
+            Value::IntervalYm("+01-02".into()).sql_literal(),
+            "TO_YMINTERVAL('+01-02')"
+        );
+        assert_eq!(
+            Value::IntervalDs("+01 02:03:04.123456".into()).sql_literal(),
+            "TO_DSINTERVAL('+01 02:03:04.123456')"
+        );
+        assert_eq!(Value::Null.sql_literal(), "NULL");
+    }
+
+    #[test]
+    fn canonical_text_matches_the_envelope_rules() {
+        assert_eq!(
+            Value::Date(t(9, 0, 0, 0)).field(),
+            Field::text("2025-03-01T09:00:00")
+        );
+        assert_eq!(
+            Value::Timestamp(t(9, 0, 0, 123_456_000)).field(),
+            Field::text("2025-03-01T09:00:00.123456000")
+        );
+        assert_eq!(
+            Value::TimestampTz(t(9, 0, 0, 123_456_000), 480).field(),
+            Field::text("2025-03-01T09:00:00.123456000+08:00")
+        );
+        assert_eq!(Value::Raw(vec![0xAB, 1]).field(), Field::text("ab01"));
+        assert_eq!(Value::Clob("x".into()).field(), Field::Unavailable);
+        assert_eq!(Value::Null.field(), Field::Null);
+    }
+
+    #[test]
+    fn nvarchar_uses_unistr_with_surrogate_pairs() {
+        assert_eq!(render_nvarchar("中文", false), "UNISTR('\\4E2D\\6587')");
+        assert_eq!(render_nvarchar("😀", false), "UNISTR('\\D83D\\DE00')");
+        assert_eq!(render_nvarchar("abé", true), "'ab' || UNISTR('\\00E9')");
+        assert_eq!(render_nvarchar("a\\é", false), "UNISTR('a\\005C\\00E9')");
+        assert_eq!(render_nvarchar("plain", true), "'plain'");
+    }
+
+    #[test]
+    fn numbers_print_like_oracle() {
+        assert_eq!(number_text(9950, 2), "99.5");
+        assert_eq!(number_text(50, 2), ".5");
+        assert_eq!(number_text(-25, 2), "-.25");
+        assert_eq!(number_text(0, 2), "0");
+        assert_eq!(number_text(1001, 0), "1001");
+        assert_eq!(number_text(-7, 0), "-7");
+    }
+
+    #[test]
+    fn internal_number_bytes_match_oracle() {
+        assert_eq!(hex(&oracle_number("1010")), "c20b0b");
+        assert_eq!(hex(&oracle_number("101000")), "c30b0b");
+        assert_eq!(hex(&oracle_number(".5")), "c033");
+        assert_eq!(hex(&oracle_number("0")), "80");
+        assert_eq!(hex(&oracle_number("1")), "c102");
+        assert_eq!(hex(&oracle_number("-1")), "3e6466");
+        assert_eq!(hex(&oracle_number("99.5")), "c16433");
+    }
+
+    #[test]
+    fn type_names_parse_and_reject() {
+        assert_eq!(
+            ColType::parse("number(12,2)").unwrap(),
+            ColType::Number {
+                precision: Some(12),
+                scale: Some(2)
+            }
+        );
+        assert_eq!(
+            ColType::parse("TIMESTAMP(6) WITH TIME ZONE").unwrap(),
+            ColType::TimestampTz(6)
+        );
+        assert_eq!(
+            ColType::parse("INTERVAL DAY(2) TO SECOND(6)").unwrap(),
+            ColType::IntervalDs
+        );
+        let err = ColType::parse("VARCHAR").unwrap_err();
+        assert!(err.contains("allowed: NUMBER"), "{err}");
+        assert!(ColType::parse("VARCHAR2").is_err());
+    }
+}
