@@ -7,6 +7,7 @@ pub mod exit;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_parse;
+pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
@@ -33,6 +34,15 @@ pub struct GlobalArgs {
     /// (password from CDCCTL_PASSWORD or a prompt).
     #[arg(long, global = true, default_value = "sim", env = "CDCCTL_SOURCE")]
     pub source: String,
+
+    /// Directory of Oracle Instant Client, when it is not on LD_LIBRARY_PATH.
+    #[arg(
+        long,
+        global = true,
+        env = "CDCCTL_ORACLE_CLIENT_LIB",
+        value_name = "DIR"
+    )]
+    pub oracle_client_lib: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -58,6 +68,9 @@ pub enum RedoCommand {
     /// Parse SQL_REDO statements (one per line, or a V$LOGMNR_CONTENTS CSV
     /// with --csv) into JSON before/after images and findings.
     Parse(redo_parse::ParseArgs),
+    /// Replay a V$LOGMNR_CONTENTS CSV through the transaction buffer:
+    /// committed changes in commit order, then a summary on stderr.
+    Replay(redo_replay::ReplayArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -79,6 +92,7 @@ pub fn main() -> ExitCode {
         Command::Collect(args) => collect::run(args, &cli.global.source),
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
         Command::Run(args) => run::run(&cli.global, &args),
+        Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
         Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
     }
 }

@@ -142,10 +142,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, Some(scn)) => StartAt::Scn(scn),
         (None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source(&global.source).map_err(|e| Failure {
-        code: e.exit_code,
-        message: e.message,
-    })?;
+    let opened = source::open_redo_source(&global.source, global.oracle_client_lib.clone())
+        .map_err(|e| Failure {
+            code: e.exit_code,
+            message: e.message,
+        })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),

@@ -168,7 +168,7 @@ pub fn finding_for_status(status: i32, info: Option<&str>) -> Option<Finding> {
 
 fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
     s.skip_ws();
-    let mut stmt = if s.keyword(b"INSERT") {
+    let stmt = if s.keyword(b"INSERT") {
         s.expect_keyword(b"INTO", "after `insert`")?;
         let (schema, table) = table_name(s)?;
         insert_body(s, schema, table)?
@@ -196,7 +196,6 @@ fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
     if !s.at_end() {
         return s.fail("unexpected text after the end of the statement");
     }
-    stmt.assigned.shrink_to_fit();
     Ok(stmt)
 }
 

@@ -99,6 +99,26 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `(` after a function name; the message is built only on failure.
+    fn open_paren(&mut self, func: &str) -> Res<()> {
+        if self.eat(b'(') {
+            Ok(())
+        } else {
+            self.fail(format!("expected `(` after {func}, found {}", self.found()))
+        }
+    }
+
+    fn close_paren(&mut self, func: &str) -> Res<()> {
+        if self.eat(b')') {
+            Ok(())
+        } else {
+            self.fail(format!(
+                "expected `)` to close {func}(, found {}",
+                self.found()
+            ))
+        }
+    }
+
     /// Consumes the keyword `kw` (upper-case ASCII) in any case, when it is
     /// followed by something that cannot continue a word.
     #[inline]
@@ -294,14 +314,14 @@ impl<'a> Scanner<'a> {
 
     /// `( 'literal' [, 'format'] )`, returning the literal and the mask.
     fn literal_args(&mut self, name: &str) -> Res<(Cow<'a, str>, Option<Cow<'a, str>>)> {
-        self.expect(b'(', &format!("after {name}"))?;
+        self.open_paren(name)?;
         let s = self.string_lit()?;
         let mask = if self.eat(b',') {
             Some(self.string_lit()?)
         } else {
             None
         };
-        self.expect(b')', &format!("to close {name}("))?;
+        self.close_paren(name)?;
         Ok((s, mask))
     }
 
@@ -358,8 +378,8 @@ impl<'a> Scanner<'a> {
             return self.maybe_chain(s);
         }
         if upper("EMPTY_CLOB") || upper("EMPTY_BLOB") {
-            self.expect(b'(', &format!("after {name}"))?;
-            self.expect(b')', &format!("to close {name}("))?;
+            self.open_paren(name)?;
+            self.close_paren(name)?;
             return Ok(Value::EmptyLob);
         }
         if upper("TO_YMINTERVAL") || upper("TO_DSINTERVAL") {

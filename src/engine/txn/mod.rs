@@ -28,6 +28,26 @@
 //! - Restart SCN: the oldest open transaction's start SCN − 1, else the last
 //!   SCN known to be completely read (the last commit SCN when the window
 //!   ends on a commit). It never moves backwards.
+//!
+//! Driving it (what `run`, `tail` and `redo replay` do):
+//!
+//! ```text
+//! let mut buf = TxnBuffer::new(config);       // or TxnBuffer::resume(config, &checkpoint)
+//! for row in window_rows { buf.push(row, &mut sink)?; }   // sink: FnMut(CapturedEvent)
+//! buf.finish_window(window_upper_scn, &mut sink)?;
+//! warnings = buf.abandon_expired();           // and buf.long_running(age) for alerts
+//! buf.fill_status(&mut status);
+//! store.save(&buf.checkpoint())?;             // only once the sink made the events durable
+//! ```
+//!
+//! After an error the buffer must not be fed further: restart from the
+//! last checkpoint saved.
+//!
+//! Limits:
+//! - Abandoned XIDs are remembered in memory only: after a restart from a
+//!   checkpoint taken past the abandonment, later rows of such a transaction
+//!   form a new, partial transaction. Keep the retention well above the
+//!   longest legitimate transaction.
 
 mod decode;
 mod rowkey;
@@ -42,7 +62,7 @@ use chrono::NaiveDateTime;
 use super::checkpoint::{Checkpoint, ReplayFilter};
 use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Op, SourcePosition};
 use super::finding::Finding;
-use super::metrics::{OpCounts, OpenTxnSummary};
+use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
 use super::redo::csf::{CsfAssembler, CsfError};
 use super::redo::DmlKind;
 use super::row::{LogMinerRow, OperationCode, Scn};
@@ -189,7 +209,7 @@ pub struct TxnFinding {
 }
 
 /// A DML row the parser rejected while `OnParseError::Warn` was set.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DeadLetter {
     pub scn: Scn,
     pub commit_scn: Scn,
@@ -502,13 +522,6 @@ impl TxnBuffer {
         }
     }
 
-    /// Ends the stream of rows: a continuation chain left open is a
-    /// truncated statement.
-    pub fn finish(&mut self) -> Result<(), TxnError> {
-        self.csf.finish()?;
-        Ok(())
-    }
-
     fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         if self.ignore_through.is_some_and(|t| row.scn <= t) {
             self.stats.ignored_rows += 1;
@@ -574,17 +587,25 @@ impl TxnBuffer {
             rowkey::NONE
         };
         let op = row.operation_code;
-        let xid = row.xid.clone();
-        let txn = self
-            .open
-            .entry(row.xid.clone())
-            .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+        // Looked up before inserting so the hot path does not copy the XID.
+        if !self.open.contains_key(&row.xid) {
+            let txn = Txn::new(&row.xid, row.scn, row.timestamp);
+            self.open.insert(row.xid.clone(), txn);
+        }
+        let Some(txn) = self.open.get_mut(&row.xid) else {
+            return Ok(());
+        };
         let was_spilled = txn.spill.is_some();
         let mem_before = txn.mem_bytes;
-        let written = txn.push(row, key).map_err(|source| TxnError::Spill {
-            xid: xid.clone(),
-            source,
-        })?;
+        let written = match txn.push(row, key) {
+            Ok(w) => w,
+            Err(source) => {
+                return Err(TxnError::Spill {
+                    xid: txn.xid.clone(),
+                    source,
+                })
+            }
+        };
         if op.is_dml() {
             txn.changes += 1;
         } else if op == OperationCode::Ddl {
@@ -592,12 +613,13 @@ impl TxnBuffer {
         }
         self.stats.spilled_bytes += written;
         self.mem_bytes = self.mem_bytes + txn.mem_bytes - mem_before;
-        if !was_spilled
+        let over = !was_spilled
             && self
                 .config
                 .spill_txn_bytes
-                .is_some_and(|l| txn.mem_bytes > l)
-        {
+                .is_some_and(|l| txn.mem_bytes > l);
+        if over {
+            let xid = txn.xid.clone();
             self.spill(&xid)?;
         }
         while self
@@ -907,9 +929,11 @@ impl TxnBuffer {
     }
 
     /// Ends a mining window: every row at or below `upper_scn` has been read.
-    /// DDL transactions still waiting for their COMMIT auto-commit at the DDL's
-    /// SCN, as Oracle's DDL does.
+    /// A continuation chain left open is a truncated statement (an error);
+    /// DDL transactions still waiting for their COMMIT auto-commit at the
+    /// DDL's SCN, as Oracle's DDL does.
     pub fn finish_window(&mut self, upper_scn: Scn, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        self.csf.finish()?;
         self.complete_scn = self.complete_scn.max(upper_scn);
         self.seen_scn = self.seen_scn.max(upper_scn);
         let mut ddl_only: Vec<(Scn, String)> = self
@@ -1028,6 +1052,31 @@ impl TxnBuffer {
         let mut v: Vec<_> = self.open.values().map(Txn::summary).collect();
         v.sort_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)));
         v
+    }
+
+    /// Copies the buffer's part of the engine status: positions, open
+    /// transactions (oldest and largest), counts and findings.
+    pub fn fill_status(&self, status: &mut CaptureStatus) {
+        status.restart_scn = self.restart_scn();
+        status.commit_scn = self.commit_scn;
+        status.open_transactions = self.open.len();
+        status.oldest_open = self
+            .open
+            .values()
+            .min_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)))
+            .map(Txn::summary);
+        status.largest_open = self
+            .open
+            .values()
+            .max_by(|a, b| a.bytes.cmp(&b.bytes).then(b.xid.cmp(&a.xid)))
+            .map(Txn::summary);
+        status.counts = self.counts;
+        status.findings = self.stats.findings;
+    }
+
+    /// The latest redo time read (the clock of ages and abandonment).
+    pub fn redo_time(&self) -> Option<NaiveDateTime> {
+        self.redo_now
     }
 
     pub fn open_count(&self) -> usize {

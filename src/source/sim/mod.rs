@@ -126,8 +126,43 @@ impl Sim {
         }
     }
 
+    /// Opens the simulator a `--source` value names: `sim` (the demo),
+    /// `sim:NAME` or `sim:PATH.toml`, with the real clock; a `?clock=virtual`
+    /// suffix runs database time as fast as the engine polls instead.
+    /// `None` when the value does not name the simulator.
+    pub fn from_source(source: &str) -> Option<Result<Sim, ScenarioError>> {
+        let rest = source.trim().strip_prefix("sim")?;
+        let spec = match rest.strip_prefix(':') {
+            Some(spec) => spec,
+            None if rest.is_empty() || rest.starts_with('?') => rest,
+            None => return None,
+        };
+        let (spec, clock) = match spec.rsplit_once("?clock=") {
+            Some((s, "virtual")) => (s, Clock::default()),
+            Some((s, _)) => (s, Clock::Real),
+            None => (spec, Clock::Real),
+        };
+        let spec = if spec.is_empty() { "demo" } else { spec };
+        Some(Sim::from_spec(spec).map(|s| s.with_clock(clock)))
+    }
+
+    /// The `SRC_CON_NAME` to filter on: the first PDB when connected to the
+    /// root of a CDB, `None` otherwise.
+    pub fn default_pdb(&self) -> Option<String> {
+        let i = &self.model.scenario.instance;
+        (i.cdb && self.container.eq_ignore_ascii_case("CDB$ROOT"))
+            .then(|| i.pdbs.first().cloned())
+            .flatten()
+    }
+
+    /// `source.db` for rows without SRC_CON_NAME (non-CDB).
+    pub fn db_name(&self) -> &str {
+        &self.model.scenario.instance.db_name
+    }
+
     pub fn with_clock(mut self, clock: Clock) -> Sim {
         self.clock = clock;
+        self.wall_start = Instant::now();
         self
     }
 

@@ -328,6 +328,7 @@ pub struct Model {
     pub truth_dropped: u64,
     pub truth_limit: Option<usize>,
     scheduled: Vec<Scheduled>,
+    next_at: Option<i64>,
     scn_faults: Vec<(Scn, FaultKind, Option<u64>, Option<u32>)>,
     /// Archives of this many coming switches are deleted right away.
     gap_pending: u32,
@@ -642,6 +643,7 @@ impl Model {
             truth_dropped: 0,
             truth_limit: Some(200_000),
             scheduled,
+            next_at: None,
             scn_faults,
             gap_pending: 0,
             connection_dropped: false,
@@ -1141,36 +1143,57 @@ impl Model {
 
     /// Generates workload until database time reaches `target_ms`.
     pub fn advance_to(&mut self, target_ms: i64) {
-        while self.now_ms < target_ms {
-            self.step(target_ms);
+        loop {
+            let at = self.next_action_at();
+            if at > target_ms {
+                break;
+            }
+            self.run_next();
         }
+        self.now_ms = self.now_ms.max(target_ms);
     }
 
     /// Generates until at least `n` more redo records exist.
     pub fn generate_records(&mut self, n: u64) {
         let goal = self.rows_generated + n;
         while self.rows_generated < goal {
-            let t = self.now_ms + 1000;
-            self.step(t);
+            self.run_next();
         }
     }
 
     /// Generates until the SCN reaches `scn`.
     pub fn advance_to_scn(&mut self, scn: Scn) {
         while self.scn < scn {
-            let t = self.now_ms + 1000;
-            self.step(t);
+            self.run_next();
         }
     }
 
-    fn step(&mut self, cap_ms: i64) {
-        self.fire_due();
+    /// Database time of the next workload action. It is drawn once and kept,
+    /// so the redo is the same however often the clock is polled.
+    fn next_action_at(&mut self) -> i64 {
+        if let Some(at) = self.next_at {
+            return at;
+        }
         let rate = self.scenario.workload.rate.max(0.001);
         let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
         let mean_ms = 1000.0 / rate;
         let factor = if has_big { 0.1 } else { 1.0 };
         let dt = (mean_ms * factor * (0.5 + self.rng.unit())).max(1.0) as i64;
-        self.now_ms = (self.now_ms + dt).min(cap_ms.max(self.now_ms + 1));
+        let at = self.now_ms + dt;
+        self.next_at = Some(at);
+        at
+    }
+
+    fn run_next(&mut self) {
+        let at = self.next_action_at();
+        self.now_ms = self.now_ms.max(at);
+        self.next_at = None;
+        self.step();
+    }
+
+    fn step(&mut self) {
+        self.fire_due();
+        let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
         let now_ms = self.now_ms;
         // A long transaction due for its next change goes first.
         if let Some(i) = self.open.iter().position(

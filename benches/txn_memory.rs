@@ -1,0 +1,174 @@
+//! Peak memory of the transaction buffer holding one 1,000,000-row
+//! uncommitted transaction (~300-byte INSERTs), with spill to disk on and
+//! off, then committing it and streaming the events out.
+//!
+//! Each mode runs in a child process (this binary re-executed with
+//! `child MODE`), so the peaks (VmHWM from /proc/self/status) do not mix.
+//!
+//! Run: `cargo bench --bench txn_memory` (`-- --rows N` to change the size).
+
+use std::process::Command;
+use std::time::Instant;
+
+use cdcctl::engine::row::{LogMinerRow, OperationCode};
+use cdcctl::engine::txn::{BufferConfig, TxnBuffer};
+
+const XID: &str = "0A0014005D3C0000";
+
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn rowid(n: u64) -> String {
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let c = |v: u64| char::from(B64[(v % 64) as usize]);
+    format!(
+        "AAAR3sAAEAAA{}{}{}{}{}{}",
+        c(n >> 30),
+        c(n >> 24),
+        c(n >> 18),
+        c(n >> 12),
+        c(n >> 6),
+        c(n)
+    )
+}
+
+/// A realistic INSERT row: ~300 bytes of SQL_REDO plus the usual columns.
+fn insert_row(i: u64) -> LogMinerRow {
+    let sql = format!(
+        "insert into \"APP\".\"ORDERS\"(\"ORDER_ID\",\"CUSTOMER_ID\",\"STATUS\",\"AMOUNT\",\"CURRENCY\",\
+         \"ORDER_DATE\",\"NOTE\") values ('{}','{}','NEW','{}.{:02}','EUR',TO_DATE('2025-03-01 09:00:00', \
+         'YYYY-MM-DD HH24:MI:SS'),'order {} for the benchmark, padded to a typical row of an order table');",
+        1_000_000 + i,
+        40_000 + i % 977,
+        i % 1000,
+        i % 100,
+        i
+    );
+    LogMinerRow {
+        scn: 1_000 + i,
+        xid: XID.into(),
+        operation_code: OperationCode::Insert,
+        seg_owner: Some("APP".into()),
+        table_name: Some("ORDERS".into()),
+        row_id: Some(rowid(i)),
+        rs_id: Some(format!(" 0x000003.{:08x}.0010 ", i / 50)),
+        ssn: 0,
+        sql_redo: Some(sql),
+        sequence: 3,
+        ..LogMinerRow::default()
+    }
+}
+
+fn child(mode: &str, rows: u64) {
+    let spill_dir = std::env::temp_dir();
+    let config = match mode {
+        "spill" => BufferConfig {
+            spill_txn_bytes: Some(32 << 20),
+            spill_total_bytes: Some(64 << 20),
+            spill_dir: Some(spill_dir),
+            ..BufferConfig::default()
+        },
+        _ => BufferConfig {
+            spill_txn_bytes: None,
+            spill_total_bytes: None,
+            ..BufferConfig::default()
+        },
+    };
+    let baseline = vm_hwm_kib();
+    let mut buf = TxnBuffer::new(config);
+    let mut noop = |_| Ok(());
+    let t0 = Instant::now();
+    let start = LogMinerRow {
+        scn: 999,
+        xid: XID.into(),
+        operation_code: OperationCode::Start,
+        ..LogMinerRow::default()
+    };
+    let mut sql_bytes = 0u64;
+    let failed = |e: &dyn std::fmt::Display| -> ! {
+        eprintln!("txn_memory: {e}");
+        std::process::exit(1)
+    };
+    if let Err(e) = buf.push(start, &mut noop) {
+        failed(&e)
+    }
+    for i in 0..rows {
+        let r = insert_row(i);
+        sql_bytes += r.sql_redo.as_ref().map_or(0, |s| s.len() as u64);
+        if let Err(e) = buf.push(r, &mut noop) {
+            failed(&e)
+        }
+    }
+    let buffered_s = t0.elapsed().as_secs_f64();
+    let hwm_buffered = vm_hwm_kib();
+    let t1 = Instant::now();
+    let mut events = 0u64;
+    let mut json_bytes = 0u64;
+    let commit = LogMinerRow {
+        scn: 1_000 + rows,
+        xid: XID.into(),
+        operation_code: OperationCode::Commit,
+        ..LogMinerRow::default()
+    };
+    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
+        events += 1;
+        json_bytes += e.to_json_line().len() as u64 + 1;
+        Ok(())
+    };
+    if let Err(e) = buf.push(commit, &mut sink) {
+        failed(&e)
+    }
+    let commit_s = t1.elapsed().as_secs_f64();
+    let hwm_end = vm_hwm_kib();
+    println!(
+        "{mode} rows={rows} avg_sql_bytes={} baseline_mib={:.1} peak_buffered_mib={:.1} \
+         peak_after_commit_mib={:.1} buffer_s={buffered_s:.2} commit_stream_s={commit_s:.2} \
+         events={events} json_mib={:.1} spilled_mib={:.1}",
+        sql_bytes / rows.max(1),
+        baseline as f64 / 1024.0,
+        hwm_buffered as f64 / 1024.0,
+        hwm_end as f64 / 1024.0,
+        json_bytes as f64 / 1048576.0,
+        buf.stats().spilled_bytes as f64 / 1048576.0,
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let rows = args
+        .iter()
+        .position(|a| a == "--rows")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000u64);
+    if args.get(1).map(String::as_str) == Some("child") {
+        child(args.get(2).map_or("spill", String::as_str), rows);
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        eprintln!("txn_memory: cannot find the benchmark executable");
+        std::process::exit(1)
+    };
+    println!("txn_memory: one uncommitted transaction of {rows} INSERT rows, then COMMIT");
+    for mode in ["spill", "memory"] {
+        match Command::new(&exe)
+            .args(["child", mode, "--rows", &rows.to_string()])
+            .output()
+        {
+            Ok(out) => {
+                print!("{}", String::from_utf8_lossy(&out.stdout));
+                eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            }
+            Err(e) => eprintln!("txn_memory: cannot run the {mode} child: {e}"),
+        }
+    }
+}

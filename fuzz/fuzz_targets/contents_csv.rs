@@ -1,0 +1,35 @@
+//! Any bytes as a V$LOGMNR_CONTENTS CSV, through the reader, the CSF
+//! assembler and the parser: typed errors only, never a panic.
+//! Run: `cargo +nightly fuzz run contents_csv` from the crate root.
+#![no_main]
+
+use cdcctl::engine::contents_csv::{ContentsReader, REQUIRED_FOR_PARSE};
+use cdcctl::engine::redo::csf::{CsfAssembler, CsfError};
+use cdcctl::engine::redo::parse;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(reader) = ContentsReader::new(data, REQUIRED_FOR_PARSE) else {
+        return;
+    };
+    let mut csf = CsfAssembler::new();
+    for row in reader {
+        let Ok(row) = row else {
+            continue;
+        };
+        let mut next = Some(row);
+        while let Some(row) = next.take() {
+            match csf.push(row) {
+                Ok(Some(logical)) => {
+                    if let Some(sql) = logical.sql_redo.as_deref() {
+                        let _ = parse(sql);
+                    }
+                }
+                Ok(None) => {}
+                Err(CsfError::Interleaved { row, .. }) => next = Some(*row),
+                Err(CsfError::Truncated { .. }) => {}
+            }
+        }
+    }
+    let _ = csf.finish();
+});

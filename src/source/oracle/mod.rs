@@ -1,0 +1,624 @@
+//! The real Oracle backend: `RedoSource` and `Catalog` over the `oracle`
+//! crate (ODPI-C, loading the Oracle client library at the first connect).
+//!
+//! The layer is thin on purpose: statement texts live in [`sql`], row
+//! mappings in [`rows`], error mapping in [`error`], so each is tested
+//! without a database; this module only prepares, binds, fetches and hands
+//! text rows to those functions.
+
+pub mod catalog;
+pub mod error;
+pub mod rows;
+pub mod sql;
+pub mod url;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ::oracle::sql_type::ToSql;
+use ::oracle::{Connection, Connector, ResultSet, Row};
+
+use crate::engine::row::{LogMinerRow, Scn};
+use crate::source::{
+    ContentsQuery, LogInventory, RedoSource, ScnTime, SessionRequest, SnapshotChunk, SourceError,
+    TableName,
+};
+
+pub use error::map_error;
+pub use url::{ConnectSpec, Password, Target, UrlError, PASSWORD_ENV};
+
+use rows::{Reader, RowAccess};
+use sql::{BindValue, BoundSql, SnapshotColumn, SnapshotKey, ValueKind};
+
+/// Rows fetched per round trip from `V$LOGMNR_CONTENTS`. Safe only because
+/// every query covers a bounded SCN window: an open-ended query would block
+/// until this many rows exist.
+pub const CONTENTS_FETCH_SIZE: u32 = 10_000;
+
+/// Rows fetched per round trip of a snapshot chunk.
+pub const SNAPSHOT_FETCH_SIZE: u32 = 5_000;
+
+/// Rows per round trip of catalog and inventory queries.
+const CATALOG_FETCH_SIZE: u32 = 1_000;
+
+/// ORA-01307: no LogMiner session is currently active.
+const NO_LOGMINER_SESSION: u32 = 1307;
+
+/// How to reach a database.
+#[derive(Debug, Clone)]
+pub struct ConnectOptions {
+    pub spec: ConnectSpec,
+    /// Required unless the address has no user (wallet).
+    pub password: Option<Password>,
+    /// Directory of the Oracle client library, when it is not on the
+    /// loader's path.
+    pub client_lib_dir: Option<PathBuf>,
+}
+
+impl ConnectOptions {
+    /// Parses the address; the password comes from the caller (environment
+    /// or prompt), never from the address.
+    pub fn new(url: &str, password: Option<Password>) -> Result<Self, SourceError> {
+        let spec = ConnectSpec::parse(url).map_err(|e| SourceError::Invalid(e.to_string()))?;
+        Ok(ConnectOptions {
+            spec,
+            password,
+            client_lib_dir: None,
+        })
+    }
+
+    pub fn with_client_lib_dir(mut self, dir: Option<PathBuf>) -> Self {
+        self.client_lib_dir = dir;
+        self
+    }
+
+    /// A password is still missing: the address names a user and none was
+    /// given. The CLI prompts in that case.
+    pub fn needs_password(&self) -> bool {
+        self.spec.user.is_some() && self.password.is_none()
+    }
+
+    /// Fills a missing password from `CDCCTL_PASSWORD`, then from `prompt`
+    /// (called with the user name). A wallet address needs neither.
+    pub fn resolve_password(mut self, prompt: impl FnOnce(&str) -> Option<Password>) -> Self {
+        if !self.needs_password() {
+            return self;
+        }
+        self.password = Password::from_env();
+        if self.password.is_none() {
+            if let Some(user) = self.spec.user.clone() {
+                self.password = prompt(&user);
+            }
+        }
+        self
+    }
+}
+
+/// Loads the Oracle client library from `dir` before the first connect.
+/// Later calls have no effect (the library is loaded once per process).
+pub fn init_client(dir: &std::path::Path) -> Result<(), SourceError> {
+    let mut params = ::oracle::InitParams::new();
+    params
+        .oracle_client_lib_dir(dir)
+        .map_err(|e| map_error(&e))?;
+    params.init().map_err(|e| map_error(&e))?;
+    Ok(())
+}
+
+/// Parts of a table a snapshot reads, looked up once per table.
+#[derive(Debug, Clone)]
+struct SnapshotMeta {
+    columns: Vec<SnapshotColumn>,
+    key: SnapshotKey,
+}
+
+/// A connected Oracle database.
+pub struct OracleSource {
+    options: ConnectOptions,
+    // Declared before `conn` so an open query is dropped before its connection.
+    cursor: Option<ResultSet<'static, Row>>,
+    conn: Connection,
+    major_version: u32,
+    contents_fetch_size: u32,
+    snapshot_meta: HashMap<TableName, SnapshotMeta>,
+}
+
+impl std::fmt::Debug for OracleSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OracleSource")
+            .field("spec", &self.options.spec)
+            .field("major_version", &self.major_version)
+            .finish_non_exhaustive()
+    }
+}
+
+fn open(options: &ConnectOptions) -> Result<(Connection, u32), SourceError> {
+    if let Some(dir) = &options.client_lib_dir {
+        init_client(dir)?;
+    }
+    let connect_string = options.spec.connect_string();
+    let connector = match (&options.spec.user, &options.password) {
+        (None, _) => {
+            let mut c = Connector::new("", "", connect_string);
+            c.external_auth(true);
+            c
+        }
+        (Some(user), Some(password)) => Connector::new(user.as_str(), password.expose(), connect_string),
+        (Some(user), None) => {
+            return Err(SourceError::Authentication(format!(
+                "no password for {user}: set {PASSWORD_ENV} or answer the prompt (or use oracle://@ALIAS with a wallet)"
+            )))
+        }
+    };
+    let conn = connector.connect().map_err(|e| map_error(&e))?;
+    for statement in sql::SESSION_SETTINGS {
+        conn.execute(statement, &[]).map_err(|e| map_error(&e))?;
+    }
+    // Shows up in V$SESSION.MODULE so DBAs can tell cdcctl's sessions apart.
+    let _ = conn.set_module("cdcctl");
+    let major = conn
+        .server_version()
+        .map(|(v, _)| u32::try_from(v.major()).unwrap_or(0))
+        .map_err(|e| map_error(&e))?;
+    Ok((conn, major))
+}
+
+/// Runs `f` with the binds of a statement as the crate wants them.
+fn with_binds<T>(binds: &[(String, BindValue)], f: impl FnOnce(&[(&str, &dyn ToSql)]) -> T) -> T {
+    let values: Vec<(&str, &dyn ToSql)> = binds
+        .iter()
+        .map(|(name, value)| {
+            let v: &dyn ToSql = match value {
+                BindValue::Text(t) => t,
+                BindValue::Number(n) => n,
+            };
+            (name.as_str(), v)
+        })
+        .collect();
+    f(&values)
+}
+
+/// Every column of a row as text.
+fn text_row(row: &Row) -> Result<Vec<Option<String>>, SourceError> {
+    (0..row.sql_values().len()).map(|i| row.text(i)).collect()
+}
+
+impl OracleSource {
+    /// Connects and applies the session settings SQL_REDO parsing relies on.
+    /// Without an Oracle client library this fails at once with
+    /// `SourceError::NoClientLibrary`.
+    pub fn connect(options: ConnectOptions) -> Result<Self, SourceError> {
+        let (conn, major_version) = open(&options)?;
+        Ok(OracleSource {
+            options,
+            cursor: None,
+            conn,
+            major_version,
+            contents_fetch_size: CONTENTS_FETCH_SIZE,
+            snapshot_meta: HashMap::new(),
+        })
+    }
+
+    /// Rows per round trip of the contents query. The client allocates
+    /// this many rows of buffers (about 4 KB each for SQL_REDO), so a
+    /// smaller value trades round trips for memory.
+    pub fn set_contents_fetch_size(&mut self, rows: u32) {
+        self.contents_fetch_size = rows.max(1);
+    }
+
+    /// Parses `url`, fills the password (`CDCCTL_PASSWORD`, else `prompt`)
+    /// and connects: the one call a command needs.
+    pub fn open_url(
+        url: &str,
+        client_lib_dir: Option<PathBuf>,
+        prompt: impl FnOnce(&str) -> Option<Password>,
+    ) -> Result<Self, SourceError> {
+        let options = ConnectOptions::new(url, None)?
+            .with_client_lib_dir(client_lib_dir)
+            .resolve_password(prompt);
+        Self::connect(options)
+    }
+
+    /// The server's major release (11, 12, 18, 19, 21, 23).
+    pub fn major_version(&self) -> u32 {
+        self.major_version
+    }
+
+    /// Runs a small query and returns every row as text.
+    fn query_text(&self, bound: &BoundSql) -> Result<Vec<Vec<Option<String>>>, SourceError> {
+        // V$ARCHIVED_LOG can hold tens of thousands of rows; the driver's
+        // default of 100 rows per round trip would make that slow.
+        let stmt = self
+            .conn
+            .statement(&bound.text)
+            .prefetch_rows(CATALOG_FETCH_SIZE)
+            .fetch_array_size(CATALOG_FETCH_SIZE)
+            .build()
+            .map_err(|e| map_error(&e))?;
+        let rs = with_binds(&bound.binds, |b| stmt.into_result_set_named::<Row>(b))
+            .map_err(|e| map_error(&e))?;
+        let mut out = Vec::new();
+        for row in rs {
+            let row = row.map_err(|e| map_error(&e))?;
+            out.push(text_row(&row)?);
+        }
+        Ok(out)
+    }
+
+    fn query_plain(&self, text: &str) -> Result<Vec<Vec<Option<String>>>, SourceError> {
+        self.query_text(&BoundSql {
+            text: text.to_string(),
+            binds: Vec::new(),
+        })
+    }
+
+    fn execute(&self, bound: &BoundSql) -> Result<(), SourceError> {
+        with_binds(&bound.binds, |b| self.conn.execute_named(&bound.text, b))
+            .map(|_| ())
+            .map_err(|e| map_error(&e))
+    }
+
+    fn snapshot_meta(&mut self, table: &TableName) -> Result<SnapshotMeta, SourceError> {
+        if let Some(meta) = self.snapshot_meta.get(table) {
+            return Ok(meta.clone());
+        }
+        let binds = vec![
+            ("owner".to_string(), BindValue::Text(table.owner.clone())),
+            (
+                "table_name".to_string(),
+                BindValue::Text(table.table.clone()),
+            ),
+        ];
+        let cols = self.query_text(&BoundSql {
+            text: sql::TABLE_COLUMNS.to_string(),
+            binds: binds.clone(),
+        })?;
+        let keys = self.query_text(&BoundSql {
+            text: sql::TABLE_KEYS.to_string(),
+            binds,
+        })?;
+        let meta = snapshot_meta_from_rows(table, &cols, &keys)?;
+        self.snapshot_meta.insert(table.clone(), meta.clone());
+        Ok(meta)
+    }
+}
+
+/// Chooses the columns and the ordering key of a snapshot from
+/// `ALL_TAB_COLS` and `ALL_CONSTRAINTS` rows ([`sql::TABLE_COLUMNS`],
+/// [`sql::TABLE_KEYS`]).
+fn snapshot_meta_from_rows(
+    table: &TableName,
+    cols: &[Vec<Option<String>>],
+    keys: &[Vec<Option<String>>],
+) -> Result<SnapshotMeta, SourceError> {
+    let mut columns = Vec::new();
+    let mut not_null = Vec::new();
+    let mut unsupported = Vec::new();
+    for row in cols {
+        let r = Reader::new(row, "ALL_TAB_COLS");
+        let name = r.text(0, "COLUMN_NAME")?;
+        let data_type = r.text(1, "DATA_TYPE")?;
+        // Hidden columns are Oracle's bookkeeping; virtual ones are not in redo.
+        if r.flag(7)? || r.flag(8)? {
+            continue;
+        }
+        if r.opt_text(3)?.as_deref() == Some("N") {
+            not_null.push(name.clone());
+        }
+        match ValueKind::from_data_type(&data_type) {
+            Some(kind) => columns.push(SnapshotColumn { name, kind }),
+            None => unsupported.push(format!("{name} ({data_type})")),
+        }
+    }
+    if columns.is_empty() && unsupported.is_empty() {
+        return Err(SourceError::NotFound(format!(
+            "table {table} does not exist or is not visible to the connected user: check the name and GRANT SELECT, FLASHBACK ON it"
+        )));
+    }
+    if !unsupported.is_empty() {
+        return Err(SourceError::Unsupported(format!(
+            "cannot snapshot {table}: columns of types a snapshot cannot read faithfully: {}",
+            unsupported.join(", ")
+        )));
+    }
+    // (name, type, enabled, column) rows ordered by type (P first), name, position.
+    let mut candidates: Vec<(String, String, bool, Vec<String>)> = Vec::new();
+    for row in keys {
+        let r = Reader::new(row, "ALL_CONSTRAINTS");
+        let name = r.text(0, "CONSTRAINT_NAME")?;
+        let ctype = r.text(1, "CONSTRAINT_TYPE")?;
+        let enabled = r.opt_text(2)?.as_deref() == Some("ENABLED");
+        let column = r.text(3, "COLUMN_NAME")?;
+        match candidates.last_mut().filter(|c| c.0 == name) {
+            Some(c) => c.3.push(column),
+            None => candidates.push((name, ctype, enabled, vec![column])),
+        }
+    }
+    // BLOB columns cannot order a read (Oracle refuses LOBs in keys anyway).
+    let orderable = |name: &String| {
+        columns
+            .iter()
+            .find(|c| &c.name == name && c.kind != ValueKind::Blob)
+            .cloned()
+    };
+    let key = candidates
+        .iter()
+        .filter(|(_, ctype, enabled, cols)| {
+            *enabled && (ctype == "P" || cols.iter().all(|c| not_null.contains(c)))
+        })
+        .find_map(|(_, _, _, cols)| {
+            let key_cols: Option<Vec<SnapshotColumn>> = cols.iter().map(orderable).collect();
+            key_cols
+        })
+        .map(SnapshotKey::Columns)
+        .unwrap_or(SnapshotKey::RowId);
+    Ok(SnapshotMeta { columns, key })
+}
+
+/// A resumed read must name one value per key column, or the binds of the
+/// keyset condition would be incomplete.
+fn check_after_key(
+    table: &TableName,
+    key: &SnapshotKey,
+    after_key: Option<&[String]>,
+) -> Result<(), SourceError> {
+    let want = match key {
+        SnapshotKey::Columns(cols) => cols.len(),
+        SnapshotKey::RowId => 1,
+    };
+    match after_key {
+        Some(k) if k.len() != want => Err(SourceError::Invalid(format!(
+            "the snapshot of {table} resumes after a key of {} values, but its key has {want}; restart the snapshot of this table",
+            k.len()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Turns the text rows of a snapshot read into a chunk. `value_cols` is how
+/// many leading columns are table values; with a ROWID key the ROWID text
+/// follows them.
+fn chunk_from_rows(
+    columns: &[SnapshotColumn],
+    key: &SnapshotKey,
+    rows: Vec<Vec<Option<String>>>,
+    limit: usize,
+) -> Result<SnapshotChunk, SourceError> {
+    let names: Vec<String> = columns.iter().map(|c| c.name.clone()).collect();
+    let full = rows.len() >= limit && limit > 0;
+    let last_key =
+        match (rows.last(), full) {
+            (Some(last), true) => {
+                let positions: Vec<usize> = match key {
+                    SnapshotKey::Columns(k) => k
+                        .iter()
+                        .filter_map(|kc| names.iter().position(|n| n == &kc.name))
+                        .collect(),
+                    SnapshotKey::RowId => vec![names.len()],
+                };
+                let mut values = Vec::with_capacity(positions.len());
+                for p in positions {
+                    match last.get(p).cloned().flatten() {
+                        Some(v) => values.push(v),
+                        None => return Err(SourceError::Invalid(
+                            "a snapshot key column came back NULL; the key cannot order the read"
+                                .into(),
+                        )),
+                    }
+                }
+                Some(values)
+            }
+            _ => None,
+        };
+    let rows = rows
+        .into_iter()
+        .map(|mut r| {
+            r.truncate(names.len());
+            r
+        })
+        .collect();
+    Ok(SnapshotChunk {
+        columns: names,
+        rows,
+        last_key,
+    })
+}
+
+impl RedoSource for OracleSource {
+    fn describe(&self) -> String {
+        self.options.spec.to_string()
+    }
+
+    fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
+        let rows = self.query_plain(sql::CURRENT_SCN)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| SourceError::Invalid("V$DATABASE returned no row".into()))?;
+        let (scn, time) = rows::scn_time(row)?;
+        Ok(ScnTime { scn, time })
+    }
+
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
+        let resetlogs_change = match resetlogs.first() {
+            Some(r) => Reader::new(r, "V$DATABASE").u64_or_zero(0, "RESETLOGS_CHANGE#")?,
+            None => 0,
+        };
+        let online = rows::online_logs(&self.query_plain(sql::ONLINE_LOGS)?)?;
+        let archived = self
+            .query_plain(sql::ARCHIVED_LOGS)?
+            .iter()
+            .map(rows::archived_log)
+            .collect::<Result<_, _>>()?;
+        let destinations = self
+            .query_plain(sql::ARCHIVE_DESTS)?
+            .iter()
+            .map(rows::archive_dest)
+            .collect::<Result<_, _>>()?;
+        let threads = self
+            .query_plain(sql::THREADS)?
+            .iter()
+            .map(rows::redo_thread)
+            .collect::<Result<_, _>>()?;
+        Ok(LogInventory {
+            resetlogs_change,
+            online,
+            archived,
+            destinations,
+            threads,
+        })
+    }
+
+    fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
+        self.cursor = None;
+        if request.log_files.is_empty() && !request.options.continuous_mine {
+            return Err(SourceError::Invalid(
+                "a LogMiner session needs at least one log file; the planner found none for the window".into(),
+            ));
+        }
+        for (i, file) in request.log_files.iter().enumerate() {
+            let text = if i == 0 {
+                sql::ADD_LOGFILE_NEW
+            } else {
+                sql::ADD_LOGFILE_ADDFILE
+            };
+            self.execute(&BoundSql {
+                text: text.to_string(),
+                binds: vec![("name".to_string(), BindValue::Text(file.clone()))],
+            })?;
+        }
+        self.execute(&start_logmnr_bound(request))
+    }
+
+    fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
+        self.cursor = None;
+        let bound = sql::contents_query(query, self.major_version);
+        let stmt = self
+            .conn
+            .statement(&bound.text)
+            .prefetch_rows(self.contents_fetch_size)
+            .fetch_array_size(self.contents_fetch_size)
+            .build()
+            .map_err(|e| map_error(&e))?;
+        let rs = with_binds(&bound.binds, |b| stmt.into_result_set_named::<Row>(b))
+            .map_err(|e| map_error(&e))?;
+        self.cursor = Some(rs);
+        Ok(())
+    }
+
+    fn fetch(&mut self, max_rows: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
+        let Some(rs) = self.cursor.as_mut() else {
+            return Ok(0);
+        };
+        let mut n = 0;
+        while n < max_rows {
+            match rs.next() {
+                Some(Ok(row)) => {
+                    out.push(rows::contents_row(&row)?);
+                    n += 1;
+                }
+                Some(Err(e)) => {
+                    self.cursor = None;
+                    return Err(map_error(&e));
+                }
+                None => {
+                    self.cursor = None;
+                    break;
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    fn end_session(&mut self) -> Result<(), SourceError> {
+        self.cursor = None;
+        match self.conn.execute(sql::END_LOGMNR, &[]) {
+            Ok(_) => Ok(()),
+            Err(e) if error::ora_code(&e) == Some(NO_LOGMINER_SESSION) => Ok(()),
+            Err(e) => Err(map_error(&e)),
+        }
+    }
+
+    fn snapshot_chunk(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<SnapshotChunk, SourceError> {
+        let meta = self.snapshot_meta(table)?;
+        check_after_key(table, &meta.key, after_key)?;
+        let read = sql::SnapshotRead {
+            owner: &table.owner,
+            table: &table.table,
+            columns: &meta.columns,
+            key: &meta.key,
+            after_key,
+            limit,
+            as_of_scn,
+        };
+        let bound = sql::snapshot_chunk(&read, self.major_version)
+        .ok_or_else(|| {
+            SourceError::Unsupported(format!(
+                "cannot snapshot {table}: a name contains a double quote and cannot be quoted safely"
+            ))
+        })?;
+        let fetch = u32::try_from(limit.clamp(1, SNAPSHOT_FETCH_SIZE as usize))
+            .unwrap_or(SNAPSHOT_FETCH_SIZE);
+        let stmt = self
+            .conn
+            .statement(&bound.text)
+            .prefetch_rows(fetch)
+            .fetch_array_size(fetch)
+            .build()
+            .map_err(|e| map_error(&e))?;
+        let rs = with_binds(&bound.binds, |b| stmt.into_result_set_named::<Row>(b))
+            .map_err(|e| map_error(&e))?;
+        let mut out = Vec::new();
+        for row in rs {
+            let row = row.map_err(|e| map_error(&e))?;
+            let mut values = Vec::with_capacity(row.sql_values().len());
+            for (i, col) in meta.columns.iter().enumerate() {
+                values.push(if col.kind == ValueKind::Blob {
+                    row.get::<usize, Option<Vec<u8>>>(i)
+                        .map_err(|e| map_error(&e))?
+                        .map(|b| rows::hex_lower(&b))
+                } else {
+                    row.text(i)?
+                });
+            }
+            if matches!(meta.key, SnapshotKey::RowId) {
+                values.push(row.text(meta.columns.len())?);
+            }
+            out.push(values);
+        }
+        chunk_from_rows(&meta.columns, &meta.key, out, limit)
+    }
+
+    fn reconnect(&mut self) -> Result<(), SourceError> {
+        self.cursor = None;
+        let (conn, major) = open(&self.options)?;
+        let old = std::mem::replace(&mut self.conn, conn);
+        // The old session may already be gone; closing it is best effort.
+        let _ = old.close();
+        self.major_version = major;
+        Ok(())
+    }
+}
+
+/// `START_LOGMNR` with its SCN binds.
+pub fn start_logmnr_bound(request: &SessionRequest) -> BoundSql {
+    BoundSql {
+        text: sql::start_logmnr(&request.options),
+        binds: vec![
+            (
+                "start_scn".to_string(),
+                BindValue::Number(request.start_scn),
+            ),
+            ("end_scn".to_string(), BindValue::Number(request.end_scn)),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests;

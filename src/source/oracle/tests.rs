@@ -1,0 +1,707 @@
+//! Pins every statement the backend sends (insta snapshots under the
+//! top-level `snapshots/`, files `oracle_*.snap`), and the behaviour that
+//! needs no database: connecting without a client library, choosing a
+//! snapshot key, cutting chunks.
+
+use std::time::{Duration, Instant};
+
+use super::sql::{self, BoundSql, SnapshotColumn, SnapshotKey, ValueKind};
+use super::*;
+use crate::source::{ContentsQuery, MiningOptions, SessionRequest};
+
+macro_rules! snap {
+    ($name:expr, $value:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../../../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $value);
+        })
+    };
+}
+
+fn col(name: &str, kind: ValueKind) -> SnapshotColumn {
+    SnapshotColumn {
+        name: name.into(),
+        kind,
+    }
+}
+
+/// Breaks the long one-line statements at clause keywords so snapshot
+/// diffs show which clause changed. Only the snapshot is formatted; the
+/// statement sent stays one line.
+fn pretty(sql: &str) -> String {
+    let mut out = sql.to_string();
+    for kw in [
+        " FROM ",
+        " WHERE ",
+        " AND (",
+        " ORDER BY ",
+        " FETCH FIRST ",
+        " JOIN ",
+        " GROUP BY ",
+    ] {
+        out = out.replace(kw, &format!("\n{}", kw.trim_start()));
+    }
+    out
+}
+
+fn bound_text(b: &BoundSql) -> String {
+    let mut s = pretty(&b.text);
+    s.push_str("\n--\n");
+    for (name, value) in &b.binds {
+        match value {
+            sql::BindValue::Text(t) => s.push_str(&format!(":{name} = '{t}'\n")),
+            sql::BindValue::Number(n) => s.push_str(&format!(":{name} = {n}\n")),
+        }
+    }
+    s
+}
+
+#[test]
+fn session_settings_fix_the_literal_formats() {
+    snap!("oracle_session_settings", sql::SESSION_SETTINGS.join("\n"));
+}
+
+#[test]
+fn redo_source_statements_are_pinned() {
+    let texts = [
+        ("CURRENT_SCN", sql::CURRENT_SCN),
+        ("RESETLOGS_CHANGE", sql::RESETLOGS_CHANGE),
+        ("ONLINE_LOGS", sql::ONLINE_LOGS),
+        ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS),
+        ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS),
+        ("THREADS", sql::THREADS),
+        ("ADD_LOGFILE_NEW", sql::ADD_LOGFILE_NEW),
+        ("ADD_LOGFILE_ADDFILE", sql::ADD_LOGFILE_ADDFILE),
+        ("END_LOGMNR", sql::END_LOGMNR),
+    ];
+    let all: Vec<String> = texts
+        .iter()
+        .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
+        .collect();
+    snap!("oracle_redo_statements", all.join("\n"));
+}
+
+#[test]
+fn start_logmnr_spells_each_option_as_a_constant() {
+    let base = SessionRequest {
+        log_files: vec!["/u01/redo01.log".into()],
+        start_scn: 1_000,
+        end_scn: 2_000,
+        options: MiningOptions {
+            dict_from_online_catalog: true,
+            no_rowid_in_stmt: true,
+            ..Default::default()
+        },
+    };
+    let mut out = String::new();
+    out.push_str("-- planner default\n");
+    out.push_str(&bound_text(&start_logmnr_bound(&base)));
+    let mut all = base.clone();
+    all.options.committed_data_only = true;
+    all.options.continuous_mine = true;
+    out.push_str("\n-- every option\n");
+    out.push_str(&bound_text(&start_logmnr_bound(&all)));
+    let mut none = base;
+    none.options = MiningOptions::default();
+    out.push_str("\n-- no option\n");
+    out.push_str(&bound_text(&start_logmnr_bound(&none)));
+    snap!("oracle_start_logmnr", out);
+}
+
+#[test]
+fn continuous_mine_is_sent_only_when_asked() {
+    let text = sql::start_logmnr(&MiningOptions {
+        dict_from_online_catalog: true,
+        ..Default::default()
+    });
+    assert!(!text.contains("CONTINUOUS_MINE"));
+    assert!(text.contains(":start_scn") && text.contains(":end_scn"));
+}
+
+#[test]
+fn contents_query_all_owners_on_19c() {
+    let q = ContentsQuery {
+        from_scn: 100,
+        to_scn: 200,
+        owners: vec![],
+        pdb: None,
+    };
+    snap!(
+        "oracle_contents_all_owners",
+        bound_text(&sql::contents_query(&q, 19))
+    );
+}
+
+#[test]
+fn contents_query_binds_owners_and_pdb() {
+    let q = ContentsQuery {
+        from_scn: 100,
+        to_scn: 200,
+        owners: vec!["APP".into(), "it's".into()],
+        pdb: Some("FREEPDB1".into()),
+    };
+    let b = sql::contents_query(&q, 19);
+    assert!(
+        !b.text.contains("it's"),
+        "owner pasted into SQL: {}",
+        b.text
+    );
+    snap!("oracle_contents_owners_pdb", bound_text(&b));
+}
+
+#[test]
+fn contents_query_on_11g_reads_no_container() {
+    let q = ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners: vec!["APP".into()],
+        pdb: None,
+    };
+    let b = sql::contents_query(&q, 11);
+    assert!(!b.text.contains("SRC_CON_NAME"));
+    snap!("oracle_contents_11g", bound_text(&b));
+}
+
+#[test]
+fn contents_query_never_orders() {
+    let q = ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners: vec!["APP".into()],
+        pdb: Some("P".into()),
+    };
+    for v in [11, 12, 19, 23] {
+        assert!(!sql::contents_query(&q, v).text.contains("ORDER BY"));
+    }
+}
+
+#[test]
+fn contents_query_splits_owner_lists_at_1000() {
+    let q = ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners: (0..1001).map(|i| format!("O{i}")).collect(),
+        pdb: None,
+    };
+    let b = sql::contents_query(&q, 19);
+    assert_eq!(b.text.matches("SEG_OWNER IN (").count(), 2);
+    assert_eq!(b.binds.len(), 2 + 1001);
+    assert!(b.text.contains(":owner1001)"));
+}
+
+fn read<'a>(
+    owner: &'a str,
+    table: &'a str,
+    columns: &'a [SnapshotColumn],
+    key: &'a SnapshotKey,
+    after_key: Option<&'a [String]>,
+    limit: usize,
+) -> sql::SnapshotRead<'a> {
+    sql::SnapshotRead {
+        owner,
+        table,
+        columns,
+        key,
+        after_key,
+        limit,
+        as_of_scn: 777,
+    }
+}
+
+fn orders_columns() -> Vec<SnapshotColumn> {
+    vec![
+        col("ORDER_ID", ValueKind::Number),
+        col("LINE", ValueKind::Number),
+        col("STATUS", ValueKind::Text),
+        col("ORDER_DATE", ValueKind::Date),
+        col("UPDATED", ValueKind::Timestamp),
+        col("AT_TZ", ValueKind::TimestampTz),
+        col("TAG", ValueKind::Raw),
+        col("PHOTO", ValueKind::Blob),
+    ]
+}
+
+#[test]
+fn snapshot_chunk_statements_are_pinned() {
+    let columns = orders_columns();
+    let key = SnapshotKey::Columns(vec![
+        col("ORDER_ID", ValueKind::Number),
+        col("LINE", ValueKind::Number),
+    ]);
+    let after = vec!["1001".to_string(), "3".to_string()];
+    let mut out = String::new();
+    let cases: [(&str, Option<&[String]>, &SnapshotKey, u32); 5] = [
+        ("first chunk, 19c", None, &key, 19),
+        ("next chunk, 19c", Some(&after), &key, 19),
+        ("next chunk, 11g", Some(&after), &key, 11),
+        ("rowid key, first chunk", None, &SnapshotKey::RowId, 19),
+        (
+            "rowid key, next chunk",
+            Some(&after[..1]),
+            &SnapshotKey::RowId,
+            19,
+        ),
+    ];
+    for (title, after_key, key, version) in cases {
+        let read = read("APP", "ORDERS", &columns, key, after_key, 5000);
+        let b = sql::snapshot_chunk(&read, version).expect("quotable names");
+        out.push_str(&format!("-- {title}\n{}\n", bound_text(&b)));
+    }
+    snap!("oracle_snapshot_chunk", out);
+}
+
+#[test]
+fn snapshot_chunk_refuses_unquotable_names() {
+    let columns = vec![col("A", ValueKind::Number)];
+    let key = SnapshotKey::Columns(columns.clone());
+    let bad_table = read("APP", "X\"; DROP", &columns, &key, None, 1);
+    assert!(sql::snapshot_chunk(&bad_table, 19).is_none());
+    let bad_column = [col("B\"", ValueKind::Text)];
+    assert!(sql::snapshot_chunk(&read("APP", "T", &bad_column, &key, None, 1), 19).is_none());
+}
+
+#[test]
+fn snapshot_key_values_are_bound_not_pasted() {
+    let columns = vec![col("NAME", ValueKind::Text)];
+    let key = SnapshotKey::Columns(columns.clone());
+    let after = vec!["O'Brien) OR 1=1 --".to_string()];
+    let b = sql::snapshot_chunk(&read("APP", "T", &columns, &key, Some(&after), 10), 19)
+        .expect("quotable");
+    assert!(!b.text.contains("O'Brien"));
+    assert!(b
+        .binds
+        .iter()
+        .any(|(n, v)| n == "k1" && *v == sql::BindValue::Text(after[0].clone())));
+}
+
+#[test]
+fn catalog_statements_are_pinned() {
+    let texts: Vec<(&str, String)> = vec![
+        ("INSTANCE_DATABASE", sql::INSTANCE_DATABASE.into()),
+        ("INSTANCE_CDB", sql::INSTANCE_CDB.into()),
+        ("INSTANCE_VERSION_FULL", sql::INSTANCE_VERSION_FULL.into()),
+        ("INSTANCE_VERSION", sql::INSTANCE_VERSION.into()),
+        ("VERSION_BANNER", sql::VERSION_BANNER.into()),
+        ("PARAMETERS", sql::PARAMETERS.into()),
+        ("PDBS", sql::PDBS.into()),
+        ("PDBS_12_1", sql::PDBS_12_1.into()),
+        ("RECOVERY_AREA", sql::RECOVERY_AREA.into()),
+        ("RECOVERY_AREA_ARCHIVED", sql::RECOVERY_AREA_ARCHIVED.into()),
+        ("FAILED_ARCHIVE_DESTS", sql::FAILED_ARCHIVE_DESTS.into()),
+        ("SERVICES", sql::SERVICES.into()),
+        ("SERVICES_11G", sql::SERVICES_11G.into()),
+        ("UNDO_TABLESPACE", sql::UNDO_TABLESPACE.into()),
+        ("UNDO_STATS", sql::UNDO_STATS.into()),
+        ("WALLET_STATUS", sql::WALLET_STATUS.into()),
+        ("ENCRYPTED_TABLESPACES", sql::ENCRYPTED_TABLESPACES.into()),
+        ("SWITCH_HISTORY", sql::SWITCH_HISTORY.into()),
+        ("SESSION_CONTEXT", sql::SESSION_CONTEXT.into()),
+        ("SESSION_CONTEXT_11G", sql::SESSION_CONTEXT_11G.into()),
+        ("SESSION_PRIVS", sql::SESSION_PRIVS.into()),
+        ("SESSION_ROLES", sql::SESSION_ROLES.into()),
+        ("USER_ACCOUNT", sql::USER_ACCOUNT.into()),
+        ("USER_PROFILE", sql::USER_PROFILE.into()),
+        ("USER_COMMON", sql::USER_COMMON.into()),
+        ("USER_QUOTA", sql::USER_QUOTA.into()),
+        ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into()),
+        ("CONTAINER_DATA", sql::CONTAINER_DATA.into()),
+        ("TABLES_MATCHING", sql::tables_matching()),
+        ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into()),
+        ("TABLE_KEYS", sql::TABLE_KEYS.into()),
+        ("TABLE_INDEXES", sql::TABLE_INDEXES.into()),
+        (
+            "TABLE_UNUSABLE_INDEX_PARTITIONS",
+            sql::TABLE_UNUSABLE_INDEX_PARTITIONS.into(),
+        ),
+        ("TABLE_LOG_GROUPS", sql::TABLE_LOG_GROUPS.into()),
+        (
+            "PARTITION_SEGMENT_BYTES",
+            sql::PARTITION_SEGMENT_BYTES.into(),
+        ),
+        ("TABLE_PARTITIONING", sql::TABLE_PARTITIONING.into()),
+        ("TABLE_PARTITIONS", sql::TABLE_PARTITIONS.into()),
+        ("TABLE_PARTITIONS_11G", sql::TABLE_PARTITIONS_11G.into()),
+        ("TABLE_SEGMENT_BYTES", sql::TABLE_SEGMENT_BYTES.into()),
+        ("TABLE_ENCRYPTED", sql::TABLE_ENCRYPTED.into()),
+        ("TABLE_GRANTS", sql::TABLE_GRANTS.into()),
+        (
+            "FLASHBACK_PROBE",
+            sql::flashback_probe("APP", "ORDERS").unwrap_or_default(),
+        ),
+        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into()),
+        (
+            "OPEN_TRANSACTIONS_NO_CON",
+            sql::OPEN_TRANSACTIONS_NO_CON.into(),
+        ),
+    ];
+    let mut out: Vec<String> = texts
+        .iter()
+        .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
+        .collect();
+    for (object, probe) in sql::PROBED_OBJECTS {
+        out.push(format!("-- probe {object}\n{probe}\n"));
+    }
+    snap!("oracle_catalog_statements", out.join("\n"));
+}
+
+#[test]
+fn connect_without_instant_client_fails_fast_with_install_advice() {
+    let options = ConnectOptions::new(
+        "oracle://c##cdcctl@localhost:1521/FREE",
+        Some(Password::new("not-used")),
+    )
+    .expect("valid address");
+    let started = Instant::now();
+    let result = OracleSource::connect(options);
+    let elapsed = started.elapsed();
+    let Err(err) = result else {
+        // An Oracle client is installed here: the DPI-1047 path cannot be exercised.
+        eprintln!("skipped: an Oracle client library is installed on this machine");
+        return;
+    };
+    if !matches!(err, SourceError::NoClientLibrary(_)) {
+        // A client exists but no database listens: also not this test's path.
+        eprintln!("skipped: a client library loaded ({err})");
+        return;
+    }
+    let text = err.to_string();
+    assert!(text.contains("Instant Client"), "{text}");
+    assert!(text.contains("--source sim"), "{text}");
+    assert!(text.contains("DPI-1047"), "{text}");
+    let advice = err.advice().unwrap_or_default();
+    assert!(advice.contains("Instant Client") && advice.contains("--source sim"));
+    assert!(
+        !err.is_transient(),
+        "retrying cannot load a missing library"
+    );
+    // Loading the library is a local dlopen; no network wait may hide in it.
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+}
+
+#[test]
+fn connect_without_password_names_the_password_sources() {
+    let options = ConnectOptions::new("oracle://app@localhost/FREE", None).expect("valid address");
+    let err = OracleSource::connect(options).expect_err("no password given");
+    let text = err.to_string();
+    assert!(matches!(err, SourceError::Authentication(_)), "{err:?}");
+    assert!(text.contains("CDCCTL_PASSWORD"), "{text}");
+}
+
+#[test]
+fn bad_address_is_invalid_config() {
+    let err =
+        ConnectOptions::new("oracle://app:pw@localhost/FREE", None).expect_err("password in url");
+    assert!(matches!(err, SourceError::Invalid(_)));
+    assert!(err.to_string().contains("CDCCTL_PASSWORD"));
+}
+
+fn text_rows(rows: &[&[Option<&str>]]) -> Vec<Vec<Option<String>>> {
+    rows.iter()
+        .map(|r| r.iter().map(|v| v.map(str::to_string)).collect())
+        .collect()
+}
+
+fn orders() -> TableName {
+    TableName {
+        owner: "APP".into(),
+        table: "ORDERS".into(),
+    }
+}
+
+#[test]
+fn snapshot_key_prefers_the_primary_key() {
+    let cols = text_rows(&[
+        &[
+            Some("ID"),
+            Some("NUMBER"),
+            None,
+            Some("N"),
+            None,
+            None,
+            None,
+            Some("NO"),
+            Some("NO"),
+        ],
+        &[
+            Some("REF"),
+            Some("VARCHAR2"),
+            None,
+            Some("N"),
+            None,
+            None,
+            None,
+            Some("NO"),
+            Some("NO"),
+        ],
+        &[
+            Some("SYS_NC0001$"),
+            Some("NUMBER"),
+            None,
+            Some("Y"),
+            None,
+            None,
+            None,
+            Some("YES"),
+            Some("YES"),
+        ],
+    ]);
+    let keys = text_rows(&[
+        &[Some("PK"), Some("P"), Some("ENABLED"), Some("ID")],
+        &[Some("UK"), Some("U"), Some("ENABLED"), Some("REF")],
+    ]);
+    let meta = snapshot_meta_from_rows(&orders(), &cols, &keys).unwrap();
+    assert_eq!(meta.columns.len(), 2, "hidden columns are left out");
+    assert_eq!(
+        meta.key,
+        SnapshotKey::Columns(vec![col("ID", ValueKind::Number)])
+    );
+}
+
+#[test]
+fn snapshot_key_falls_back_to_not_null_unique_then_rowid() {
+    let cols = text_rows(&[
+        &[
+            Some("A"),
+            Some("NUMBER"),
+            None,
+            Some("Y"),
+            None,
+            None,
+            None,
+            Some("NO"),
+            Some("NO"),
+        ],
+        &[
+            Some("B"),
+            Some("VARCHAR2"),
+            None,
+            Some("N"),
+            None,
+            None,
+            None,
+            Some("NO"),
+            Some("NO"),
+        ],
+    ]);
+    let keys = text_rows(&[
+        &[Some("UK_A"), Some("U"), Some("ENABLED"), Some("A")],
+        &[Some("UK_B"), Some("U"), Some("ENABLED"), Some("B")],
+    ]);
+    let meta = snapshot_meta_from_rows(&orders(), &cols, &keys).unwrap();
+    assert_eq!(
+        meta.key,
+        SnapshotKey::Columns(vec![col("B", ValueKind::Text)])
+    );
+    let meta = snapshot_meta_from_rows(&orders(), &cols, &keys[..1]).unwrap();
+    assert_eq!(
+        meta.key,
+        SnapshotKey::RowId,
+        "nullable unique key cannot order"
+    );
+}
+
+#[test]
+fn snapshot_of_unknown_or_unreadable_tables_is_refused() {
+    let err = snapshot_meta_from_rows(&orders(), &[], &[]).unwrap_err();
+    assert!(matches!(err, SourceError::NotFound(_)), "{err:?}");
+    let cols = text_rows(&[&[
+        Some("DOC"),
+        Some("XMLTYPE"),
+        Some("SYS"),
+        Some("Y"),
+        None,
+        None,
+        None,
+        Some("NO"),
+        Some("NO"),
+    ]]);
+    let err = snapshot_meta_from_rows(&orders(), &cols, &[]).unwrap_err();
+    assert!(err.to_string().contains("DOC (XMLTYPE)"), "{err}");
+}
+
+#[test]
+fn a_full_chunk_returns_its_last_key_and_a_short_one_ends_the_table() {
+    let columns = vec![col("ID", ValueKind::Number), col("NAME", ValueKind::Text)];
+    let key = SnapshotKey::Columns(vec![col("ID", ValueKind::Number)]);
+    let rows = text_rows(&[&[Some("1"), Some("a")], &[Some("2"), None]]);
+    let c = chunk_from_rows(&columns, &key, rows.clone(), 2).unwrap();
+    assert_eq!(c.last_key, Some(vec!["2".to_string()]));
+    assert_eq!(c.columns, vec!["ID", "NAME"]);
+    let c = chunk_from_rows(&columns, &key, rows, 3).unwrap();
+    assert_eq!(c.last_key, None);
+    assert_eq!(c.rows.len(), 2);
+}
+
+#[test]
+fn rowid_keyed_chunks_hide_the_rowid_column() {
+    let columns = vec![col("A", ValueKind::Number)];
+    let rows = text_rows(&[&[Some("1"), Some("AAAR3sAAEAAAACXAAA")]]);
+    let c = chunk_from_rows(&columns, &SnapshotKey::RowId, rows, 1).unwrap();
+    assert_eq!(c.rows, vec![vec![Some("1".to_string())]]);
+    assert_eq!(c.last_key, Some(vec!["AAAR3sAAEAAAACXAAA".to_string()]));
+}
+
+#[test]
+fn wallet_address_needs_no_password_and_a_user_address_asks_once() {
+    let wallet = ConnectOptions::new("oracle://@PRODW", None).expect("valid");
+    assert!(!wallet.needs_password());
+    let wallet = wallet.resolve_password(|_| panic!("a wallet address must not prompt"));
+    assert!(wallet.password.is_none());
+
+    let given = ConnectOptions::new("oracle://app@localhost/FREE", Some(Password::new("x")))
+        .expect("valid");
+    assert!(!given.needs_password());
+
+    let missing = ConnectOptions::new("oracle://app@localhost/FREE", None).expect("valid");
+    assert!(missing.needs_password());
+    if std::env::var(PASSWORD_ENV).is_err() {
+        let mut asked = Vec::new();
+        let resolved = missing.resolve_password(|user| {
+            asked.push(user.to_string());
+            Some(Password::new("typed"))
+        });
+        assert_eq!(asked, vec!["APP".to_string()]);
+        assert_eq!(resolved.password, Some(Password::new("typed")));
+    }
+}
+
+/// The items of the outermost select list, split at top-level commas.
+fn select_items(sql: &str) -> Vec<String> {
+    let body = sql.strip_prefix("SELECT ").unwrap_or(sql);
+    let mut items = Vec::new();
+    let (mut depth, mut in_str, mut start) = (0i32, false, 0usize);
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        match c {
+            b'\'' => in_str = !in_str,
+            b'(' if !in_str => depth += 1,
+            b')' if !in_str => depth -= 1,
+            b',' if !in_str && depth == 0 => {
+                items.push(body[start..i].trim().to_string());
+                start = i + 1;
+            }
+            b' ' if !in_str && depth == 0 && body[i..].starts_with(" FROM ") => {
+                items.push(body[start..i].trim().to_string());
+                return items;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    items.push(body[start..].trim().to_string());
+    items
+}
+
+#[test]
+fn contents_select_list_matches_the_column_positions_the_mapping_reads() {
+    use super::sql::contents_col as c;
+    let q = ContentsQuery::default();
+    for version in [11, 19] {
+        let items = select_items(&sql::contents_query(&q, version).text);
+        assert_eq!(items.len(), c::COUNT, "{items:?}");
+        let expect = [
+            (c::SCN, "TO_CHAR(SCN)"),
+            (c::START_SCN, "TO_CHAR(START_SCN)"),
+            (c::COMMIT_SCN, "TO_CHAR(COMMIT_SCN)"),
+            (c::TIMESTAMP, "TO_CHAR(TIMESTAMP, 'YYYY-MM-DD HH24:MI:SS')"),
+            (c::XID, "RAWTOHEX(XID)"),
+            (c::OPERATION_CODE, "TO_CHAR(OPERATION_CODE)"),
+            (c::ROLLBACK, "TO_CHAR(ROLLBACK)"),
+            (c::SEG_OWNER, "SEG_OWNER"),
+            (c::TABLE_NAME, "TABLE_NAME"),
+            (c::ROW_ID, "ROW_ID"),
+            (c::USERNAME, "USERNAME"),
+            (c::RS_ID, "RS_ID"),
+            (c::SSN, "TO_CHAR(SSN)"),
+            (c::CSF, "TO_CHAR(CSF)"),
+            (c::SQL_REDO, "SQL_REDO"),
+            (c::STATUS, "TO_CHAR(STATUS)"),
+            (c::INFO, "INFO"),
+            (c::THREAD, "TO_CHAR(THREAD#)"),
+            (c::SEQUENCE, "TO_CHAR(SEQUENCE#)"),
+            (c::DATA_OBJ, "TO_CHAR(DATA_OBJ#)"),
+            (c::DATA_OBJD, "TO_CHAR(DATA_OBJD#)"),
+        ];
+        for (idx, text) in expect {
+            assert_eq!(items[idx], text, "column {idx} on {version}");
+        }
+        let src_con = if version >= 12 {
+            "SRC_CON_NAME"
+        } else {
+            "NULL"
+        };
+        assert_eq!(items[c::SRC_CON_NAME], src_con);
+    }
+}
+
+#[test]
+fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
+    let cases: &[(&str, String, usize)] = &[
+        ("CURRENT_SCN", sql::CURRENT_SCN.into(), 2),
+        ("ONLINE_LOGS", sql::ONLINE_LOGS.into(), 11),
+        ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS.into(), 13),
+        ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS.into(), 5),
+        ("THREADS", sql::THREADS.into(), 5),
+        ("INSTANCE_DATABASE", sql::INSTANCE_DATABASE.into(), 11),
+        ("PDBS", sql::PDBS.into(), 6),
+        ("PDBS_12_1", sql::PDBS_12_1.into(), 6),
+        ("RECOVERY_AREA", sql::RECOVERY_AREA.into(), 5),
+        ("SERVICES", sql::SERVICES.into(), 3),
+        ("SERVICES_11G", sql::SERVICES_11G.into(), 3),
+        ("UNDO_TABLESPACE", sql::UNDO_TABLESPACE.into(), 3),
+        ("UNDO_STATS", sql::UNDO_STATS.into(), 3),
+        ("SWITCH_HISTORY", sql::SWITCH_HISTORY.into(), 2),
+        ("SESSION_CONTEXT", sql::SESSION_CONTEXT.into(), 3),
+        ("SESSION_CONTEXT_11G", sql::SESSION_CONTEXT_11G.into(), 3),
+        ("USER_ACCOUNT", sql::USER_ACCOUNT.into(), 3),
+        ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into(), 2),
+        ("TABLES_MATCHING", sql::tables_matching(), 11),
+        ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into(), 9),
+        ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
+        ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),
+        (
+            "TABLE_UNUSABLE_INDEX_PARTITIONS",
+            sql::TABLE_UNUSABLE_INDEX_PARTITIONS.into(),
+            2,
+        ),
+        ("TABLE_LOG_GROUPS", sql::TABLE_LOG_GROUPS.into(), 3),
+        ("TABLE_PARTITIONING", sql::TABLE_PARTITIONING.into(), 4),
+        ("TABLE_PARTITIONS", sql::TABLE_PARTITIONS.into(), 10),
+        ("TABLE_PARTITIONS_11G", sql::TABLE_PARTITIONS_11G.into(), 10),
+        (
+            "PARTITION_SEGMENT_BYTES",
+            sql::PARTITION_SEGMENT_BYTES.into(),
+            2,
+        ),
+        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 6),
+        (
+            "OPEN_TRANSACTIONS_NO_CON",
+            sql::OPEN_TRANSACTIONS_NO_CON.into(),
+            6,
+        ),
+    ];
+    for (name, text, want) in cases {
+        let items = select_items(text);
+        assert_eq!(items.len(), *want, "{name}: {items:?}");
+    }
+}
+
+#[test]
+fn resuming_with_a_key_of_the_wrong_width_is_refused() {
+    let key = SnapshotKey::Columns(vec![
+        col("ORDER_ID", ValueKind::Number),
+        col("LINE", ValueKind::Number),
+    ]);
+    let one = vec!["1".to_string()];
+    let two = vec!["1".to_string(), "2".to_string()];
+    assert!(check_after_key(&orders(), &key, None).is_ok());
+    assert!(check_after_key(&orders(), &key, Some(&two)).is_ok());
+    let err = check_after_key(&orders(), &key, Some(&one)).unwrap_err();
+    assert!(err.to_string().contains("APP.ORDERS"), "{err}");
+    assert!(check_after_key(&orders(), &SnapshotKey::RowId, Some(&one)).is_ok());
+}

@@ -1,0 +1,261 @@
+//! `cdcctl redo parse` driven through the real binary: output per literal
+//! form, error lines and exit codes, and the V$LOGMNR_CONTENTS CSV path.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+fn cdcctl(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the cdcctl binary starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes())
+        .expect("stdin accepts the input");
+    child.wait_with_output().expect("cdcctl finishes")
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8(out.stdout.clone())
+        .expect("output is UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn every_literal_form_prints_its_canonical_value() {
+    let sql = concat!(
+        r#"insert into "APP"."ALL_TYPES"("S","Q","N","NEG","EXP","UN","UNF","D","TS","TZ","R","U","CH","CL","BL","YM","DS","X","NUL") values ("#,
+        r#"'a, (b); and c','it''s','123.45','-7','1.0E+30',123,3.14159E0,"#,
+        r#"TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS'),TO_TIMESTAMP('2025-03-01 09:00:00.123456000'),"#,
+        r#"TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00'),HEXTORAW('0A0B0C'),UNISTR('\4E2D\6587\D83D\DE00'),"#,
+        r#"'ab' || UNISTR('\00E9'),EMPTY_CLOB(),EMPTY_BLOB(),TO_YMINTERVAL('+01-02'),"#,
+        r#"TO_DSINTERVAL('+01 02:03:04.123456'),Unsupported Type,NULL);"#,
+        "\n"
+    );
+    let out = cdcctl(&["redo", "parse"], sql);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["op"], "insert");
+    assert_eq!(v[0]["schema"], "APP");
+    assert_eq!(v[0]["table"], "ALL_TYPES");
+    assert_eq!(v[0]["before"], Value::Null);
+    assert_eq!(
+        v[0]["after"],
+        json!({
+            "S": "a, (b); and c",
+            "Q": "it's",
+            "N": "123.45",
+            "NEG": "-7",
+            "EXP": "1.0E+30",
+            "UN": "123",
+            "UNF": "3.14159E0",
+            "D": "2025-03-01T09:00:00",
+            "TS": "2025-03-01T09:00:00.123456000",
+            "TZ": "2025-03-01T09:00:00.123456000+08:00",
+            "R": "0a0b0c",
+            "U": "中文😀",
+            "CH": "abé",
+            "CL": "__debezium_unavailable_value",
+            "BL": "__debezium_unavailable_value",
+            "YM": "+01-02",
+            "DS": "+01 02:03:04.123456",
+            "X": "__debezium_unavailable_value",
+            "NUL": null
+        })
+    );
+    let findings = v[0]["findings"].as_array().expect("findings is an array");
+    assert_eq!(findings.len(), 1);
+    assert_eq!(findings[0]["kind"], "unsupported_type");
+    assert_eq!(findings[0]["column"], "X");
+}
+
+#[test]
+fn update_and_delete_print_before_and_after_images_in_statement_order() {
+    let input = concat!(
+        r#"update "APP"."ORDERS" set "STATUS" = 'PAID' where "ORDER_ID" = '1001' and "STATUS" = 'NEW' and "NOTE" IS NULL;"#,
+        "\n",
+        r#"delete from "APP"."ORDERS" where "ORDER_ID" = '1001' and "STATUS" = 'PAID';"#,
+        "\n"
+    );
+    let out = cdcctl(&["redo", "parse"], input);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    let keys: Vec<_> = v[0].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        ["op", "schema", "table", "before", "after", "findings"]
+    );
+    assert_eq!(
+        serde_json::to_string(&v[0]["before"]).unwrap(),
+        r#"{"ORDER_ID":"1001","STATUS":"NEW","NOTE":null}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&v[0]["after"]).unwrap(),
+        r#"{"ORDER_ID":"1001","STATUS":"PAID","NOTE":null}"#
+    );
+    assert_eq!(v[1]["op"], "delete");
+    assert_eq!(v[1]["after"], Value::Null);
+    assert_eq!(v[1]["before"]["STATUS"], "PAID");
+}
+
+#[test]
+fn bad_statement_prints_an_error_line_continues_and_exits_4() {
+    let input = concat!(
+        r#"insert into "A"."T"("X") values ('1');"#,
+        "\n\n   \n",
+        r#"insert into "A"."T"("X") values ('open);"#,
+        "\n",
+        "commit;\n",
+        r#"delete from "A"."T" where "X" = '1';"#,
+        "\n"
+    );
+    let out = cdcctl(&["redo", "parse"], input);
+    assert_eq!(out.status.code(), Some(4));
+    let v = lines(&out);
+    assert_eq!(v.len(), 3, "blank lines and commit; are skipped");
+    assert_eq!(v[0]["op"], "insert");
+    assert_eq!(v[1]["position"], 33);
+    assert_eq!(v[1]["raw"], r#"insert into "A"."T"("X") values ('open);"#);
+    assert!(v[1]["error"].as_str().unwrap().contains("never ends"));
+    assert_eq!(v[2]["op"], "delete");
+}
+
+#[test]
+fn partial_before_image_and_dictionary_mismatch_are_findings() {
+    let input = concat!(
+        r#"update "APP"."ORDERS" set "STATUS" = 'SHIPPED' where "STATUS" = 'PAID' and ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+        "\n",
+        r#"insert into "UNKNOWN"."OBJ# 74622"("COL 1","COL 2") values (HEXTORAW('c30b0b'),HEXTORAW('4e4557'));"#,
+        "\n"
+    );
+    let out = cdcctl(&["redo", "parse"], input);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v[0]["findings"][0]["kind"], "partial_before_image");
+    assert_eq!(v[0]["findings"][0]["row_id"], "AAAR3sAAEAAAACXAAA");
+    assert!(v[0]["before"].get("ROWID").is_none());
+    assert_eq!(v[1]["findings"][0]["kind"], "dictionary_mismatch");
+    assert_eq!(v[1]["findings"][0]["object_id"], 74622);
+}
+
+#[test]
+fn csv_input_joins_continuation_pieces_and_reports_positions() {
+    let csv = concat!(
+        "SCN,XID,OPERATION_CODE,SEG_OWNER,TABLE_NAME,RS_ID,SSN,CSF,SQL_REDO,STATUS,INFO\n",
+        "100,0A0014005D3C0000,6,,, 0x000003.00000010.0010 ,0,0,set transaction read write;,0,\n",
+        "101,0A0014005D3C0000,1,APP,ORDERS, 0x000003.00000011.0010 ,0,1,\"insert into \"\"APP\"\".\"\"ORD\",0,\n",
+        "101,0A0014005D3C0000,1,APP,ORDERS, 0x000003.00000011.0010 ,0,1,\"ERS\"\"(\"\"ID\"\",\"\"NOTE\"\") values ('7','a, b\",0,\n",
+        "101,0A0014005D3C0000,1,APP,ORDERS, 0x000003.00000011.0010 ,0,0,\"\nc');\",0,\n",
+        "102,0A0014005D3C0000,5,APP,ORDERS, 0x000003.00000012.0010 ,0,0,\"ALTER TABLE \"\"APP\"\".\"\"ORDERS\"\" TRUNCATE PARTITION \"\"P_202501\"\";\",0,\n",
+        "103,0A0014005D3C0000,3,APP,DOCS, 0x000003.00000013.0010 ,1,0,Unsupported,2,Unsupported column type\n",
+        "104,0A0014005D3C0000,7,,, 0x000003.00000014.0010 ,0,0,commit;,0,\n",
+    );
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "the STATUS=2 row cannot be parsed"
+    );
+    let v = lines(&out);
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[0]["op"], "insert");
+    assert_eq!(v[0]["table"], "ORDERS");
+    assert_eq!(v[0]["after"], json!({"ID": "7", "NOTE": "a, b\nc"}));
+    assert_eq!(v[0]["scn"], 101);
+    assert_eq!(v[0]["rs_id"], " 0x000003.00000011.0010 ");
+    assert_eq!(v[0]["ssn"], 0);
+    assert_eq!(v[1]["op"], "ddl");
+    assert_eq!(v[1]["schema"], "APP");
+    assert_eq!(
+        v[1]["sql"],
+        r#"ALTER TABLE "APP"."ORDERS" TRUNCATE PARTITION "P_202501";"#
+    );
+    assert_eq!(v[2]["raw"], "Unsupported");
+    assert_eq!(v[2]["findings"][0]["kind"], "unreconstructable");
+    assert_eq!(v[2]["findings"][0]["info"], "Unsupported column type");
+    assert_eq!(v[2]["ssn"], 1);
+}
+
+#[test]
+fn csv_without_operation_column_sorts_rows_by_their_text() {
+    let csv = "sql_redo,csf\nset transaction read write;,0\n\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") values ('1');\",0\ncommit;,0\n";
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["after"]["X"], "1");
+    assert!(v[0].get("scn").is_none());
+}
+
+#[test]
+fn csv_ending_inside_a_continuation_chain_is_a_truncated_statement() {
+    let csv = "SCN,SQL_REDO,CSF\n7,\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") \",1\n";
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(out.status.code(), Some(4));
+    let v = lines(&out);
+    assert_eq!(v.len(), 1);
+    assert!(v[0]["error"].as_str().unwrap().contains("truncated"));
+}
+
+#[test]
+fn csv_header_without_csf_is_a_usage_error_on_one_line() {
+    let out = cdcctl(&["redo", "parse", "--csv"], "SCN,SQL_REDO\n1,commit;\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("CSF"), "{err}");
+}
+
+#[test]
+fn csv_row_with_a_bad_cell_stops_with_exit_4_naming_line_and_column() {
+    let csv = "SCN,SQL_REDO,CSF\n1,commit;,0\nx,commit;,0\n";
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(out.status.code(), Some(4));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3") && err.contains("SCN"), "{err}");
+}
+
+#[test]
+fn unreadable_file_is_a_usage_error() {
+    let out = cdcctl(
+        &["redo", "parse", "--file", "/nonexistent/cdcctl/input.sql"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/cdcctl/input.sql"), "{err}");
+    assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn example_orders_file_parses_cleanly() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/orders.sql");
+    let out = cdcctl(&["redo", "parse", "--file", path], "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = lines(&out);
+    assert!(v.len() >= 5);
+    assert!(v.iter().all(|l| l.get("error").is_none()));
+}
