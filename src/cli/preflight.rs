@@ -30,10 +30,11 @@ use cdcctl::preflight::defs::{self, CheckDef};
 use cdcctl::preflight::facts::{Facts, RuleOptions};
 use cdcctl::preflight::model::Status;
 use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
-use cdcctl::source::sim::Sim;
+use cdcctl::source::sim::Clock;
 use cdcctl::source::{Catalog, SourceError, TablePattern};
 
 use super::exit;
+use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -113,7 +114,9 @@ impl From<SourceError> for CliError {
     }
 }
 
-/// Opens the `--source` as a `Catalog`: `facts:PATH`, `evidence:PATH`, `sim[:NAME]`.
+/// Opens the `--source` as a `Catalog`: `sim[:NAME|:PATH.toml]`,
+/// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
+/// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
 pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
     if let Some(path) = source.strip_prefix("facts:") {
         return Ok(Box::new(FactsSnapshot::open(path.as_ref())?));
@@ -121,24 +124,31 @@ pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
     if let Some(path) = source.strip_prefix("evidence:") {
         return Ok(Box::new(EvidenceCatalog::open(path.as_ref())?));
     }
-    if source == "sim" || source.starts_with("sim:") {
-        return open_sim(source);
-    }
-    if source.starts_with("oracle://") {
-        return Err(CliError::Unreachable(format!(
-            "cannot connect to {source}: this build has no Oracle client backend; run `cdcctl collect` on the database and pass --evidence FILE, or use --source sim"
-        )));
-    }
-    Err(CliError::Usage(format!(
-        "unknown --source `{source}`: use sim, sim:NAME, facts:PATH, evidence:PATH or oracle://USER@HOST:PORT/SERVICE"
-    )))
-}
-
-/// The built-in simulator as a catalog: `sim` is the demo scenario.
-fn open_sim(spec: &str) -> Result<Box<dyn Catalog>, CliError> {
-    let name = spec.strip_prefix("sim:").unwrap_or("demo");
-    let sim = Sim::from_spec(name).map_err(SourceError::from)?;
-    Ok(Box::new(sim))
+    let opened: Result<Box<dyn Catalog>, OpenError> = match parse_spec(source) {
+        // Catalog facts are one moment of the simulated instance: the virtual
+        // clock keeps them the same however long the reads take.
+        Ok(SourceSpec::Sim(name)) => open_sim(&format!("sim:{name}"))
+            .map(|s| Box::new(s.with_clock(Clock::default())) as Box<dyn Catalog>),
+        Ok(SourceSpec::Oracle(url)) => {
+            open_oracle(url, None).map(|s| Box::new(s) as Box<dyn Catalog>)
+        }
+        Err(e) => Err(OpenError {
+            exit_code: e.exit_code,
+            message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
+        }),
+    };
+    opened.map_err(|e| {
+        let message = e.message.replace("\n  advice: ", " (")
+            + if e.message.contains("\n  advice: ") {
+                ")"
+            } else {
+                ""
+            };
+        match e.exit_code {
+            exit::UNREACHABLE => CliError::Unreachable(message),
+            _ => CliError::Usage(message),
+        }
+    })
 }
 
 pub fn parse_patterns(tables: &[String]) -> Result<Vec<TablePattern>, CliError> {
