@@ -249,14 +249,21 @@ pub fn service_from_url(url: &str) -> Option<String> {
     after.rsplit(':').next().map(str::to_string)
 }
 
-/// Reads every `'key' = 'value'` pair; SQL `--` comments are ignored.
+/// Reads every `'key' = 'value'` pair; SQL `--` comments are ignored. A
+/// pair that follows the previous one without a comma is still read, and
+/// noted: Flink rejects such a DDL.
 fn parse_flink_with(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
-    let mut tokens: Vec<String> = Vec::new();
+    // Each quoted token with what preceded it since the previous token.
+    struct Tok {
+        text: String,
+        after_eq: bool,
+        after_comma: bool,
+    }
+    let mut tokens: Vec<Tok> = Vec::new();
     let mut problems = Vec::new();
-    let mut eq_between: Vec<bool> = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let mut i = 0;
-    let mut saw_eq = false;
+    let (mut saw_eq, mut saw_comma) = (false, false);
     while i < chars.len() {
         let c = chars[i];
         if c == '-' && chars.get(i + 1) == Some(&'-') {
@@ -280,22 +287,35 @@ fn parse_flink_with(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
                 s.push(chars[i]);
                 i += 1;
             }
-            eq_between.push(saw_eq);
+            tokens.push(Tok {
+                text: s,
+                after_eq: saw_eq,
+                after_comma: saw_comma,
+            });
             saw_eq = false;
-            tokens.push(s);
+            saw_comma = false;
         } else if c == '=' {
             saw_eq = true;
+        } else if c == ',' {
+            saw_comma = true;
         }
         i += 1;
     }
     let mut m = BTreeMap::new();
     let mut k = 0;
+    let mut pairs = 0;
     while k + 1 < tokens.len() {
-        if eq_between[k + 1] {
-            let key = tokens[k].trim().to_ascii_lowercase();
-            if m.insert(key.clone(), tokens[k + 1].clone()).is_some() {
+        if tokens[k + 1].after_eq {
+            let key = tokens[k].text.trim().to_ascii_lowercase();
+            if pairs > 0 && !tokens[k].after_comma {
+                problems.push(format!(
+                    "no comma before option '{key}': Flink rejects the DDL"
+                ));
+            }
+            if m.insert(key.clone(), tokens[k + 1].text.clone()).is_some() {
                 problems.push(format!("option '{key}' is set twice"));
             }
+            pairs += 1;
             k += 2;
         } else {
             k += 1;
@@ -386,6 +406,10 @@ mod tests {
         .unwrap();
         assert_eq!(c.get(&["port"]), Some("1688"));
         assert_eq!(c.get(&["hostname"]), Some("h"));
+        assert_eq!(
+            c.problems,
+            vec!["no comma before option 'port': Flink rejects the DDL".to_string()]
+        );
     }
 
     #[test]

@@ -186,6 +186,10 @@ pub(crate) const CHECK_FILES: &[(&str, &str)] = &[
         include_str!("../../checks/ys-arch-supp.toml"),
     ),
     (
+        "ys-config.toml",
+        include_str!("../../checks/ys-config.toml"),
+    ),
+    (
         "ys-grants.toml",
         include_str!("../../checks/ys-grants.toml"),
     ),

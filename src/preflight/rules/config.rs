@@ -133,17 +133,16 @@ fn is_plain_name(s: &str) -> bool {
             .all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | '#'))
 }
 
-pub fn name_case(f: &Facts, _d: &CheckDef) -> Outcome {
-    let c = need_config!(f);
-    let _ = need!(f, tables, "tables");
-    let names = c.table_names();
-    if names.is_empty() {
-        return Outcome::skip("the config names no schema.table");
-    }
-    let mut t = Tally::default();
-    for (schema, table) in &names {
+/// Configured `schema.table` names that do not exist as written, each
+/// with the dictionary's spelling when only the case differs.
+pub(crate) fn name_case_issues(
+    f: &Facts,
+    names: &[(String, String)],
+) -> (Vec<String>, Vec<String>) {
+    let (mut issues, mut notes) = (Vec::new(), Vec::new());
+    for (schema, table) in names {
         if !is_plain_name(schema) || !is_plain_name(table) {
-            t.note(format!(
+            notes.push(format!(
                 "{schema}.{table} is a pattern; compared as written"
             ));
             continue;
@@ -165,13 +164,31 @@ pub fn name_case(f: &Facts, _d: &CheckDef) -> Outcome {
             .map(|x| format!("\"{}\".\"{}\"", x.name.owner, x.name.table))
             .collect();
         if ci.is_empty() {
-            t.fail(format!("{schema}.{table} does not exist"));
+            issues.push(format!("{schema}.{table} does not exist"));
         } else {
-            t.fail(format!(
+            issues.push(format!(
                 "{schema}.{table} does not exist as written; the dictionary has {}: names are case-sensitive",
                 ci.join(", ")
             ));
         }
+    }
+    (issues, notes)
+}
+
+pub fn name_case(f: &Facts, _d: &CheckDef) -> Outcome {
+    let c = need_config!(f);
+    let _ = need!(f, tables, "tables");
+    let names = c.table_names();
+    if names.is_empty() {
+        return Outcome::skip("the config names no schema.table");
+    }
+    let mut t = Tally::default();
+    let (issues, notes) = name_case_issues(f, &names);
+    for i in issues {
+        t.fail(i);
+    }
+    for n in notes {
+        t.note(n);
     }
     t.finish(format!(
         "{} configured table name(s) match the dictionary",

@@ -1,7 +1,7 @@
 //! The rules: one pure function per check id, from facts to an outcome.
 //! Thresholds come from the check's catalog file.
 
-mod config;
+pub(crate) mod config;
 mod dm;
 mod instance;
 mod multitenant;
@@ -80,6 +80,7 @@ pub fn rule_for(id: &str) -> Option<Rule> {
         "ys-grants" => yashandb::grants,
         "ys-startscn-hygiene" => yashandb::startscn_hygiene,
         "ys-types" => yashandb::types,
+        "ys-config" => yashandb::config,
         _ => return None,
     };
     Some(r)
@@ -143,4 +144,154 @@ pub(crate) fn is_lob_like(data_type: &str) -> bool {
         data_type,
         "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE" | "SDO_GEOMETRY"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preflight::config::ConnectorConfig;
+    use crate::preflight::defs;
+    use crate::preflight::model::Status;
+    use crate::source::{PdbFacts, SessionFacts};
+
+    fn def(id: &str) -> CheckDef {
+        defs::load()
+            .unwrap()
+            .into_iter()
+            .find(|d| d.id == id)
+            .unwrap()
+    }
+
+    fn cdb(version: &str) -> InstanceFacts {
+        InstanceFacts {
+            version: version.into(),
+            cdb: true,
+            db_name: "ORCLCDB".into(),
+            pdbs: vec![PdbFacts {
+                name: "ORCLPDB1".into(),
+                con_id: 3,
+                open_mode: "READ WRITE".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn local_user_in_pdb() -> SessionFacts {
+        SessionFacts {
+            user: "CDCUSER".into(),
+            con_name: "ORCLPDB1".into(),
+            common_user: false,
+            ..Default::default()
+        }
+    }
+
+    fn run(id: &str, facts: &Facts) -> Status {
+        (rule_for(id).unwrap())(facts, &def(id)).status
+    }
+
+    #[test]
+    fn per_pdb_mining_fails_on_19c_and_passes_from_21c() {
+        let mut f = Facts {
+            instance: Some(cdb("19.22.0.0.0")),
+            session: Some(local_user_in_pdb()),
+            ..Default::default()
+        };
+        assert_eq!(run("cdb-mining-container", &f), Status::Fail);
+        f.instance = Some(cdb("21.3.0.0.0"));
+        assert_eq!(run("cdb-mining-container", &f), Status::Pass);
+        f.instance = Some(cdb("12.1.0.2.0"));
+        assert_eq!(run("cdb-mining-container", &f), Status::Fail);
+    }
+
+    fn with_config(version: &str, text: &str) -> Facts {
+        Facts {
+            instance: Some(cdb(version)),
+            config: Some(ConnectorConfig::parse("c.sql", text).unwrap()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn continuous_mine_fails_from_19c_warns_on_12_2_and_passes_on_11g() {
+        let cfg =
+            "WITH ('connector' = 'oracle-cdc', 'debezium.log.mining.continuous.mine' = 'true')";
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("19.3.0.0.0", cfg)),
+            Status::Fail
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("23.4.0.24.5", cfg)),
+            Status::Fail
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("12.2.0.1.0", cfg)),
+            Status::Warn
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("11.2.0.4.0", cfg)),
+            Status::Pass
+        );
+        let off = "WITH ('connector' = 'oracle-cdc')";
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("19.3.0.0.0", off)),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn flink_database_name_must_be_the_pdb_on_a_cdb() {
+        let pdb = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLPDB1')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", pdb)),
+            Status::Pass
+        );
+        let root = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", root)),
+            Status::Fail
+        );
+        let both = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB', 'debezium.database.pdb.name' = 'ORCLPDB1')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", both)),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn logmining_privilege_is_required_only_from_12c() {
+        let session = |privs: &[&str]| SessionFacts {
+            user: "U".into(),
+            privileges: privs.iter().map(|p| p.to_string()).collect(),
+            roles: vec!["SELECT_CATALOG_ROLE".into(), "EXECUTE_CATALOG_ROLE".into()],
+            ..Default::default()
+        };
+        let base = [
+            "CREATE SESSION",
+            "SELECT ANY TRANSACTION",
+            "SELECT ANY TABLE",
+            "FLASHBACK ANY TABLE",
+        ];
+        let mut non_cdb = cdb("11.2.0.4.0");
+        non_cdb.cdb = false;
+        let mut f = Facts {
+            instance: Some(non_cdb.clone()),
+            session: Some(session(&base)),
+            ..Default::default()
+        };
+        assert_eq!(run("priv-sys", &f), Status::Pass);
+        non_cdb.version = "19.3.0.0.0".into();
+        f.instance = Some(non_cdb);
+        assert_eq!(run("priv-sys", &f), Status::Fail, "19c needs LOGMINING");
+    }
+
+    #[test]
+    fn missing_facts_skip_with_the_reason_instead_of_guessing() {
+        let mut f = Facts::default();
+        f.missing
+            .insert("instance", "ORA-00942: table or view does not exist".into());
+        let o = (rule_for("archivelog-mode").unwrap())(&f, &def("archivelog-mode"));
+        assert_eq!(o.status, Status::Skip);
+        assert!(o.detail.contains("ORA-00942"), "{}", o.detail);
+    }
 }

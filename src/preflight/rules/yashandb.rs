@@ -209,3 +209,32 @@ pub fn types(f: &Facts, _d: &CheckDef) -> Outcome {
     }
     t.finish("every column can be captured by YStream")
 }
+
+pub fn config(f: &Facts, _d: &CheckDef) -> Outcome {
+    let c = match f.config.as_ref() {
+        Some(c) => c,
+        None => return Outcome::skip("no connector config given (--config FILE)"),
+    };
+    let mut t = Tally::default();
+    for p in &c.problems {
+        t.fail(p.clone());
+    }
+    if f.tables.is_some() {
+        let (issues, notes) =
+            crate::preflight::rules::config::name_case_issues(f, &c.table_names());
+        for i in issues {
+            t.fail(i);
+        }
+        for n in notes {
+            t.note(n);
+        }
+    }
+    let clear = c.clear_passwords();
+    if !clear.is_empty() {
+        t.warn(format!(
+            "{} holds a password in clear text",
+            clear.join(", ")
+        ));
+    }
+    t.finish(format!("{} parses and its tables exist", c.path))
+}
