@@ -12,7 +12,13 @@ use cdcctl::source::{Catalog, TableFacts, TablePattern};
 use chrono::Duration;
 
 use super::exit;
-use super::preflight::{open_catalog, CliError, FormatArg};
+use super::preflight::{open_catalog, CliError};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PartitionsFormat {
+    Human,
+    Json,
+}
 
 /// Show a table's partitions and the risks they pose to a snapshot.
 #[derive(Debug, clap::Args)]
@@ -21,7 +27,7 @@ pub struct PartitionsArgs {
     #[arg(value_name = "[SCHEMA.]TABLE")]
     pub table: String,
     #[arg(long, value_enum, default_value = "human")]
-    pub format: FormatArg,
+    pub format: PartitionsFormat,
     /// Read rate assumed when estimating the snapshot's duration (MB/s).
     #[arg(long, default_value_t = 50.0, value_name = "MBPS")]
     pub snapshot_rate_mbps: f64,
@@ -156,13 +162,13 @@ fn execute(args: PartitionsArgs, source: &str) -> Result<ExitCode, CliError> {
         Duration::days(args.recent_days.max(0)),
     );
     let text = match args.format {
-        FormatArg::Json | FormatArg::Junit => {
+        PartitionsFormat::Json => {
             let mut s = serde_json::to_string_pretty(&rep)
                 .map_err(|e| CliError::Usage(format!("cannot render JSON: {e}")))?;
             s.push('\n');
             s
         }
-        FormatArg::Human => {
+        PartitionsFormat::Human => {
             let width = if std::io::stdout().is_terminal() {
                 crossterm::terminal::size().map(|(w, _)| w).unwrap_or(110)
             } else {

@@ -74,9 +74,27 @@ pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {
         return Outcome::pass("not a multitenant database");
     }
     let Some(name) = target_pdb(f) else {
-        return Outcome::skip(
-            "no target PDB: pass --config with database.pdb.name or connect to the PDB",
-        );
+        // No PDB named: every user PDB should be open for capture to see it.
+        let user_pdbs: Vec<_> = i.pdbs.iter().filter(|p| p.name != "PDB$SEED").collect();
+        if user_pdbs.is_empty() {
+            return Outcome::fail("the CDB has no pluggable database to capture from");
+        }
+        let mut t = Tally::default();
+        for p in &user_pdbs {
+            t.note(format!("{} (con_id {}): {}", p.name, p.con_id, p.open_mode));
+            if p.open_mode != "READ WRITE" || p.restricted {
+                t.warn(format!(
+                    "PDB {} is {}{}: its changes cannot be captured until it is open read-write",
+                    p.name,
+                    p.open_mode,
+                    if p.restricted { " RESTRICTED" } else { "" }
+                ));
+            }
+        }
+        return t.finish(format!(
+            "no PDB named by the config; all {} PDB(s) are open read-write",
+            user_pdbs.len()
+        ));
     };
     let Some(p) = i.pdbs.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) else {
         let known: Vec<&str> = i.pdbs.iter().map(|p| p.name.as_str()).collect();
