@@ -12,6 +12,7 @@ use cdcctl::source::evidence::collect_from;
 
 use super::exit;
 use super::preflight::{open_catalog, parse_patterns, CliError};
+use super::GlobalArgs;
 
 /// Print the offline evidence script (`cdcctl collect > collect.sql`).
 #[derive(Debug, clap::Args)]
@@ -30,14 +31,14 @@ pub struct CollectArgs {
     pub output: Option<PathBuf>,
 }
 
-pub fn run(args: CollectArgs, source: &str) -> ExitCode {
-    match execute(args, source) {
+pub fn run(args: CollectArgs, global: &GlobalArgs) -> ExitCode {
+    match execute(args, global) {
         Ok(c) => c,
         Err(e) => e.exit(),
     }
 }
 
-fn execute(args: CollectArgs, source: &str) -> Result<ExitCode, CliError> {
+fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
     let patterns = parse_patterns(&args.tables)?;
     if args.spool.contains(char::is_whitespace) || args.spool.contains(['\'', '"', ';']) {
         return Err(CliError::Usage(format!(
@@ -46,8 +47,8 @@ fn execute(args: CollectArgs, source: &str) -> Result<ExitCode, CliError> {
         )));
     }
     let text = if args.from_source {
-        let mut catalog = open_catalog(source)?;
-        let ev = collect_from(catalog.as_mut(), source)?;
+        let mut catalog = open_catalog(global)?;
+        let ev = collect_from(catalog.as_mut(), &global.source)?;
         let mut s = serde_json::to_string_pretty(&ev)
             .map_err(|e| CliError::Usage(format!("cannot render the evidence: {e}")))?;
         s.push('\n');

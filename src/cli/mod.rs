@@ -87,9 +87,9 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Preflight(args) => preflight::run(args, &cli.global.source),
-        Command::Partitions(args) => partitions::run(args, &cli.global.source),
-        Command::Collect(args) => collect::run(args, &cli.global.source),
+        Command::Preflight(args) => preflight::run(args, &cli.global),
+        Command::Partitions(args) => partitions::run(args, &cli.global),
+        Command::Collect(args) => collect::run(args, &cli.global),
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
         Command::Run(args) => run::run(&cli.global, &args),
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),

@@ -13,6 +13,7 @@ use chrono::Duration;
 
 use super::exit;
 use super::preflight::{open_catalog, CliError};
+use super::GlobalArgs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PartitionsFormat {
@@ -36,8 +37,8 @@ pub struct PartitionsArgs {
     pub recent_days: i64,
 }
 
-pub fn run(args: PartitionsArgs, source: &str) -> ExitCode {
-    match execute(args, source) {
+pub fn run(args: PartitionsArgs, global: &GlobalArgs) -> ExitCode {
+    match execute(args, global) {
         Ok(c) => c,
         Err(e) => e.exit(),
     }
@@ -141,13 +142,13 @@ fn find(catalog: &mut dyn Catalog, text: &str) -> Result<TableFacts, CliError> {
     )))
 }
 
-fn execute(args: PartitionsArgs, source: &str) -> Result<ExitCode, CliError> {
+fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
     if !(args.snapshot_rate_mbps > 0.0 && args.snapshot_rate_mbps.is_finite()) {
         return Err(CliError::Usage(
             "--snapshot-rate-mbps must be a positive number".into(),
         ));
     }
-    let mut catalog = open_catalog(source)?;
+    let mut catalog = open_catalog(global)?;
     let table = find(catalog.as_mut(), &args.table)?;
     let now = catalog
         .instance()

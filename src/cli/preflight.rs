@@ -35,6 +35,7 @@ use cdcctl::source::{Catalog, SourceError, TablePattern};
 
 use super::exit;
 use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
+use super::GlobalArgs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -117,7 +118,8 @@ impl From<SourceError> for CliError {
 /// Opens the `--source` as a `Catalog`: `sim[:NAME|:PATH.toml]`,
 /// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
 /// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
-pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
+pub fn open_catalog(global: &GlobalArgs) -> Result<Box<dyn Catalog>, CliError> {
+    let source = global.source.as_str();
     if let Some(path) = source.strip_prefix("facts:") {
         return Ok(Box::new(FactsSnapshot::open(path.as_ref())?));
     }
@@ -129,9 +131,8 @@ pub fn open_catalog(source: &str) -> Result<Box<dyn Catalog>, CliError> {
         // clock keeps them the same however long the reads take.
         Ok(SourceSpec::Sim(name)) => open_sim(&format!("sim:{name}"))
             .map(|s| Box::new(s.with_clock(Clock::default())) as Box<dyn Catalog>),
-        Ok(SourceSpec::Oracle(url)) => {
-            open_oracle(url, None).map(|s| Box::new(s) as Box<dyn Catalog>)
-        }
+        Ok(SourceSpec::Oracle(url)) => open_oracle(url, global.oracle_client_lib.clone())
+            .map(|s| Box::new(s) as Box<dyn Catalog>),
         Err(e) => Err(OpenError {
             exit_code: e.exit_code,
             message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
@@ -162,14 +163,14 @@ fn catalog_defs() -> Result<Vec<CheckDef>, CliError> {
     defs::load().map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))
 }
 
-pub fn run(args: PreflightArgs, source: &str) -> ExitCode {
-    match execute(args, source) {
+pub fn run(args: PreflightArgs, global: &GlobalArgs) -> ExitCode {
+    match execute(args, global) {
         Ok(code) => code,
         Err(e) => e.exit(),
     }
 }
 
-fn execute(args: PreflightArgs, source: &str) -> Result<ExitCode, CliError> {
+fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
     let defs = catalog_defs()?;
     if args.list {
         print!("{}", list(&defs));
@@ -195,7 +196,7 @@ fn execute(args: PreflightArgs, source: &str) -> Result<ExitCode, CliError> {
             Box::new(EvidenceCatalog::open(p)?),
             format!("evidence:{}", p.display()),
         ),
-        None => (open_catalog(source)?, source.to_string()),
+        None => (open_catalog(global)?, global.source.clone()),
     };
     let pb = progress::bar(5, "preflight");
     let facts = Facts::gather(
