@@ -2,7 +2,7 @@
 //! capture risks (interval partitions created during a snapshot, replaced
 //! segments, recent partition DDL, unusable local index partitions).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use cdcctl::output::partitions::render;
@@ -170,11 +170,7 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
             s
         }
         PartitionsFormat::Human => {
-            let width = if std::io::stdout().is_terminal() {
-                crossterm::terminal::size().map(|(w, _)| w).unwrap_or(110)
-            } else {
-                110
-            };
+            let width = cdcctl::output::stdout_width();
             render(&rep, width)
         }
     };

@@ -233,13 +233,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         Format::Junit => junit::render(&report, fail_on),
         Format::Human => {
             let tty = std::io::stdout().is_terminal();
-            let width = if tty {
-                crossterm::terminal::size()
-                    .map(|(w, _)| w)
-                    .unwrap_or(human::DEFAULT_WIDTH)
-            } else {
-                human::DEFAULT_WIDTH
-            };
+            let width = cdcctl::output::stdout_width();
             human::render(
                 &report,
                 width,

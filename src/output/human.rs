@@ -7,8 +7,7 @@ use comfy_table::{presets, Cell, CellAlignment, Color, ContentArrangement, Table
 use crate::preflight::defs::{group_rank, GROUPS};
 use crate::preflight::model::{CheckResult, Report, Status};
 
-/// Width used when stdout is not a terminal, so files and tests are stable.
-pub const DEFAULT_WIDTH: u16 = 110;
+pub use super::DEFAULT_WIDTH;
 
 fn status_cell(s: Status, color: bool) -> Cell {
     let label = s.as_str().to_ascii_uppercase();

@@ -205,6 +205,7 @@ pub fn script(defs: &[CheckDef], patterns: &[TablePattern], spool: &str) -> Stri
         s.push_str(&format!("-- Table scope: {}\n", p.join(", ")));
     }
     s.push_str("WHENEVER SQLERROR CONTINUE\n");
+    s.push_str("SET DEFINE OFF\n");
     s.push_str("SET ECHO OFF FEEDBACK OFF HEADING OFF VERIFY OFF TERMOUT OFF TRIMSPOOL ON TRIMOUT ON TAB OFF\n");
     s.push_str("SET PAGESIZE 0 LINESIZE 32767 LONG 1000000 LONGCHUNKSIZE 32767\n");
     s.push_str("SET SERVEROUTPUT ON SIZE UNLIMITED FORMAT WRAPPED\n");
