@@ -52,17 +52,31 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-fn measure(runs: usize, mut f: impl FnMut()) -> Duration {
+/// Time this thread spent on a CPU, from `/proc/thread-self/schedstat`
+/// (Linux). On a shared machine it measures one core's work where wall
+/// time would also count the waits for a core.
+fn cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// Median wall time and median on-CPU time of `runs` calls.
+fn measure(runs: usize, mut f: impl FnMut()) -> (Duration, Option<Duration>) {
     f(); // warm caches and the allocator
-    median(
-        (0..runs)
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed()
-            })
-            .collect(),
-    )
+    let mut wall = Vec::with_capacity(runs);
+    let mut cpu = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let c = cpu_time();
+        let t = Instant::now();
+        f();
+        wall.push(t.elapsed());
+        if let (Some(before), Some(after)) = (c, cpu_time()) {
+            cpu.push(after.saturating_sub(before));
+        }
+    }
+    let cpu = (cpu.len() == runs).then(|| median(cpu));
+    (median(wall), cpu)
 }
 
 fn main() {
@@ -122,12 +136,19 @@ fn main() {
         mb,
         lines.len()
     );
-    let (m, _) = rate(newline);
-    println!("memchr newline pass   {m:>9.1} MB/s");
-    let (m, s) = rate(parse_only);
-    println!("parse                 {m:>9.1} MB/s  {s:>10.0} statements/s");
-    let (m, s) = rate(with_images);
-    println!("parse + both images   {m:>9.1} MB/s  {s:>10.0} statements/s");
+    println!("                       wall clock                       on-CPU time of the thread");
+    for (name, (wall, cpu)) in [
+        ("memchr newline pass", newline),
+        ("parse", parse_only),
+        ("parse + both images", with_images),
+    ] {
+        let (wm, ws) = rate(wall);
+        let cpu = cpu.map_or_else(String::new, |c| {
+            let (cm, cs) = rate(c);
+            format!("{cm:>9.1} MB/s  {cs:>10.0} statements/s")
+        });
+        println!("{name:<21} {wm:>9.1} MB/s  {ws:>10.0} statements/s   {cpu}");
+    }
     println!(
         "failed statements     {failed} of {} ({:.3}%)",
         lines.len(),

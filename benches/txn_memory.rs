@@ -5,6 +5,9 @@
 //! Each mode runs in a child process (this binary re-executed with
 //! `child MODE`), so the peaks (VmHWM from /proc/self/status) do not mix.
 //!
+//! A third child measures throughput on OLTP-shaped redo (eight sessions
+//! interleaving ten-row transactions, parsed at commit, serialised).
+//!
 //! Run: `cargo bench --bench txn_memory` (`-- --rows N` to change the size).
 
 use std::process::Command;
@@ -142,6 +145,67 @@ fn child(mode: &str, rows: u64) {
     );
 }
 
+/// Throughput on OLTP-shaped redo: eight sessions interleaving ten-row
+/// transactions, parsed at commit and serialised as envelopes.
+fn oltp(rows: u64) {
+    const SESSIONS: u64 = 8;
+    const TXN_ROWS: u64 = 10;
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let mut events = 0u64;
+    let mut json_bytes = 0u64;
+    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
+        events += 1;
+        json_bytes += e.to_json_line().len() as u64 + 1;
+        Ok(())
+    };
+    let mut txn_of = [0u64; SESSIONS as usize];
+    let mut fill = [0u64; SESSIONS as usize];
+    let mut next_txn = 0u64;
+    for (s, t) in txn_of.iter_mut().enumerate() {
+        *t = s as u64;
+        next_txn += 1;
+    }
+    let t0 = Instant::now();
+    let mut scn = 1_000u64;
+    for i in 0..rows {
+        let s = (i % SESSIONS) as usize;
+        let xid = format!("{:016X}", txn_of[s]);
+        scn += 1;
+        let mut r = insert_row(i);
+        r.scn = scn;
+        r.xid = xid.clone();
+        if let Err(e) = buf.push(r, &mut sink) {
+            eprintln!("txn_memory: {e}");
+            std::process::exit(1)
+        }
+        fill[s] += 1;
+        if fill[s] == TXN_ROWS {
+            scn += 1;
+            let commit = LogMinerRow {
+                scn,
+                xid,
+                operation_code: OperationCode::Commit,
+                ..LogMinerRow::default()
+            };
+            if let Err(e) = buf.push(commit, &mut sink) {
+                eprintln!("txn_memory: {e}");
+                std::process::exit(1)
+            }
+            fill[s] = 0;
+            txn_of[s] = next_txn;
+            next_txn += 1;
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "oltp rows={rows} sessions={SESSIONS} txn_rows={TXN_ROWS} events={events} seconds={secs:.2} \
+         rows_per_s={:.0} json_mib={:.1} peak_mib={:.1}",
+        rows as f64 / secs,
+        json_bytes as f64 / 1048576.0,
+        vm_hwm_kib() as f64 / 1024.0
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let rows = args
@@ -151,7 +215,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000u64);
     if args.get(1).map(String::as_str) == Some("child") {
-        child(args.get(2).map_or("spill", String::as_str), rows);
+        match args.get(2).map(String::as_str) {
+            Some("oltp") => oltp(rows),
+            mode => child(mode.unwrap_or("spill"), rows),
+        }
         return;
     }
     let Ok(exe) = std::env::current_exe() else {
@@ -159,7 +226,7 @@ fn main() {
         std::process::exit(1)
     };
     println!("txn_memory: one uncommitted transaction of {rows} INSERT rows, then COMMIT");
-    for mode in ["spill", "memory"] {
+    for mode in ["spill", "memory", "oltp"] {
         match Command::new(&exe)
             .args(["child", mode, "--rows", &rows.to_string()])
             .output()

@@ -194,6 +194,38 @@ fn csv_input_joins_continuation_pieces_and_reports_positions() {
 }
 
 #[test]
+fn csv_rows_logminer_could_not_mine_are_errors_and_rollback_rows_are_marked() {
+    let csv = concat!(
+        "SCN,OPERATION,ROLLBACK,SQL_REDO,CSF\n",
+        "1,INSERT,1,\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") values ('1');\",0\n",
+        "2,LOB_WRITE,0,\"buf_c1 := 'x';\",0\n",
+        "3,UNSUPPORTED,0,Unsupported,0\n",
+        "4,MISSING_SCN,0,,0\n",
+    );
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(out.status.code(), Some(4));
+    let v = lines(&out);
+    assert_eq!(v.len(), 3);
+    assert_eq!(v[0]["rollback"], true);
+    assert!(v[1]["error"].as_str().unwrap().contains("UNSUPPORTED"));
+    assert_eq!(v[1]["scn"], 3);
+    assert!(v[2]["error"].as_str().unwrap().contains("MISSING_SCN"));
+}
+
+#[test]
+fn ddl_lines_print_as_ddl_in_line_mode() {
+    let out = cdcctl(
+        &["redo", "parse"],
+        "ALTER TABLE \"APP\".\"ORDER_HIS\" TRUNCATE PARTITION \"P_202501\";\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v[0]["op"], "ddl");
+    assert_eq!(v[0]["schema"], Value::Null);
+    assert!(v[0]["sql"].as_str().unwrap().starts_with("ALTER TABLE"));
+}
+
+#[test]
 fn csv_without_operation_column_sorts_rows_by_their_text() {
     let csv = "sql_redo,csf\nset transaction read write;,0\n\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") values ('1');\",0\ncommit;,0\n";
     let out = cdcctl(&["redo", "parse", "--csv"], csv);
@@ -258,4 +290,23 @@ fn example_orders_file_parses_cleanly() {
     let v = lines(&out);
     assert!(v.len() >= 5);
     assert!(v.iter().all(|l| l.get("error").is_none()));
+}
+
+#[test]
+fn example_contents_export_joins_a_4000_byte_break_and_skips_lob_rows() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&["redo", "parse", "--csv", "--file", path], "");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = lines(&out);
+    let ops: Vec<_> = v.iter().map(|l| l["op"].as_str().unwrap_or("?")).collect();
+    assert_eq!(ops, ["insert", "insert", "update", "update", "ddl"]);
+    let note = v[0]["after"]["NOTE"].as_str().unwrap();
+    assert!(note.len() > 4000);
+    assert!(note.ends_with("gate code 4711. "));
+    assert_eq!(v[3]["findings"][0]["kind"], "partial_before_image");
 }

@@ -11,6 +11,7 @@ pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
+pub mod tail;
 
 use std::process::ExitCode;
 
@@ -53,6 +54,8 @@ pub enum Command {
     Partitions(partitions::PartitionsArgs),
     /// Print the offline evidence script, or the evidence of --source.
     Collect(collect::CollectArgs),
+    /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
+    Tail(tail::TailArgs),
     /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
     Run(Box<run::RunArgs>),
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
@@ -94,5 +97,6 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(&cli.global, &args),
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
         Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
+        Command::Tail(args) => tail::run(&cli.global, &args),
     }
 }

@@ -129,8 +129,9 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Box<dyn Catalog>, CliError> {
     let opened: Result<Box<dyn Catalog>, OpenError> = match parse_spec(source) {
         // Catalog facts are one moment of the simulated instance: the virtual
         // clock keeps them the same however long the reads take.
-        Ok(SourceSpec::Sim(name)) => open_sim(&format!("sim:{name}"))
-            .map(|s| Box::new(s.with_clock(Clock::default())) as Box<dyn Catalog>),
+        Ok(SourceSpec::Sim(spec)) => {
+            open_sim(spec).map(|s| Box::new(s.with_clock(Clock::default())) as Box<dyn Catalog>)
+        }
         Ok(SourceSpec::Oracle(url)) => open_oracle(url, global.oracle_client_lib.clone())
             .map(|s| Box::new(s) as Box<dyn Catalog>),
         Err(e) => Err(OpenError {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
 use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
-use cdcctl::engine::redo::csf::{CsfAssembler, CsfError};
+use cdcctl::engine::redo::csf::{assemble, AssembleError};
 use cdcctl::engine::redo::{finding_for_status, parse};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
@@ -31,8 +31,9 @@ pub struct ParseArgs {
     pub file: Option<PathBuf>,
     /// The input is a CSV export of V$LOGMNR_CONTENTS: a header row naming
     /// at least SQL_REDO and CSF; SCN, RS_ID, SSN, OPERATION(_CODE),
-    /// SEG_OWNER, TABLE_NAME, STATUS and INFO are used when present.
-    /// Continuation rows (CSF=1) are joined; START/COMMIT rows are skipped.
+    /// SEG_OWNER, TABLE_NAME, ROLLBACK, STATUS and INFO are used when
+    /// present. Continuation rows (CSF=1) are joined; START, COMMIT and LOB
+    /// rows are skipped; UNSUPPORTED and MISSING_SCN rows are errors.
     #[arg(long)]
     pub csv: bool,
 }
@@ -131,6 +132,7 @@ struct Origin<'r> {
     schema: Option<&'r str>,
     table: Option<&'r str>,
     status: Option<Finding>,
+    rollback: bool,
 }
 
 struct Printer<W: Write> {
@@ -148,6 +150,9 @@ impl<W: Write> Printer<W> {
         }
         if let Some(ssn) = origin.ssn {
             obj.insert("ssn".into(), ssn.into());
+        }
+        if origin.rollback {
+            obj.insert("rollback".into(), true.into());
         }
         serde_json::to_writer(&mut self.out, &obj).map_err(io::Error::from)?;
         self.out.write_all(b"\n")
@@ -265,7 +270,7 @@ fn parse_lines<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(
 }
 
 fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
-    let mut reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
+    let reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
         ContentsError::Io(e) => Stop::Input(format!("cannot read the input: {e}")),
         other => Stop::Input(other.to_string()),
     })?;
@@ -275,26 +280,14 @@ fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(),
         reader.has(Column::RsId),
         reader.has(Column::Ssn),
     );
-    let mut csf = CsfAssembler::new();
-    while let Some(row) = reader.read_row() {
-        let row = row.map_err(|e| Stop::Row(format!("{e}; nothing after it was parsed")))?;
-        let mut next = Some(row);
-        while let Some(row) = next.take() {
-            match csf.push(row) {
-                Ok(Some(logical)) => logical_row(&logical, has_op, cols, out)?,
-                Ok(None) => {}
-                Err(e) => {
-                    let origin = Origin::default();
-                    out.error(&e.to_string(), 0, "", &origin)?;
-                    if let CsfError::Interleaved { row, .. } = e {
-                        next = Some(*row);
-                    }
-                }
+    for row in assemble(reader) {
+        match row {
+            Ok(logical) => logical_row(&logical, has_op, cols, out)?,
+            Err(AssembleError::Csf(e)) => out.error(&e.to_string(), 0, "", &Origin::default())?,
+            Err(AssembleError::Source(e)) => {
+                return Err(Stop::Row(format!("{e}; nothing after it was parsed")))
             }
         }
-    }
-    if let Err(e) = csf.finish() {
-        out.error(&e.to_string(), 0, "", &Origin::default())?;
     }
     Ok(())
 }
@@ -313,11 +306,25 @@ fn logical_row<W: Write>(
         schema: row.seg_owner.as_deref(),
         table: row.table_name.as_deref(),
         status: finding_for_status(row.status, row.info.as_deref()),
+        rollback: row.rollback,
     };
     let kind = if has_op {
         match row.operation_code {
             op if op.is_dml() => Kind::Dml,
             OperationCode::Ddl => Kind::Ddl,
+            // Changes LogMiner saw but could not show: skipping them would
+            // pass a hole in the data off as a clean run.
+            OperationCode::Unsupported => {
+                let msg = "LogMiner could not mine this change (OPERATION UNSUPPORTED)";
+                out.error(msg, 0, sql, &origin)?;
+                return Ok(());
+            }
+            OperationCode::MissingScn => {
+                let msg = "LogMiner reports missing redo here (MISSING_SCN): changes in this \
+                           range are lost to the miner; add the missing log files";
+                out.error(msg, 0, sql, &origin)?;
+                return Ok(());
+            }
             _ => Kind::Control,
         }
     } else if sql.trim().is_empty() {

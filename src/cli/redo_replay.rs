@@ -12,6 +12,7 @@
 //! statement that does not parse, a MISSING_SCN row, a truncated CSF chain or
 //! a malformed row.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::PathBuf;
@@ -22,7 +23,9 @@ use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::Scn;
-use cdcctl::engine::txn::{BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError};
+use cdcctl::engine::txn::{
+    BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
+};
 
 use super::exit;
 
@@ -152,7 +155,9 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     };
 
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl).err();
+    let mut findings = FindingTally::default();
+    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl, &mut findings).err();
+    findings.absorb(buffer.take_findings());
     if let Err(e) = out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {
             stopped = Some(Stop::usage(format!("cannot write the output: {e}")));
@@ -170,7 +175,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             return exit::code(exit::USAGE);
         }
     }
-    summary(&mut buffer, &dead);
+    summary(&mut buffer, &findings, &dead);
     if let Some(path) = &args.write_checkpoint {
         if let Err(e) = FileCheckpointStore::new(path).save(&buffer.checkpoint()) {
             eprintln!("cdcctl: {e}");
@@ -191,6 +196,7 @@ fn replay<R: io::Read>(
     buffer: &mut TxnBuffer,
     out: &mut impl Write,
     skip_ddl: bool,
+    findings: &mut FindingTally,
 ) -> Result<(), Stop> {
     let mut sink = |e: CapturedEvent| -> Result<(), _> {
         if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
@@ -201,7 +207,7 @@ fn replay<R: io::Read>(
         Ok(())
     };
     let mut last_scn: Option<Scn> = None;
-    for row in reader {
+    for (n, row) in reader.enumerate() {
         let row = row.map_err(|e| match e {
             ContentsError::Io(_) => Stop::usage(e.to_string()),
             other => Stop::untrusted(other.to_string()),
@@ -209,6 +215,9 @@ fn replay<R: io::Read>(
         last_scn = Some(last_scn.map_or(row.scn, |s| s.max(row.scn)));
         buffer.push(row, &mut sink).map_err(stop_for)?;
         buffer.abandon_expired();
+        if n % 4096 == 4095 {
+            findings.absorb(buffer.take_findings());
+        }
     }
     // The export is the whole window: a continuation chain must be complete
     // and DDL still waiting for its COMMIT auto-commits, as Oracle's does.
@@ -234,7 +243,36 @@ fn write_dead_letters(path: &std::path::Path, dead: &[DeadLetter]) -> io::Result
     w.flush()
 }
 
-fn summary(buffer: &mut TxnBuffer, dead: &[DeadLetter]) {
+/// Findings grouped by message, in order of first appearance: a table
+/// without supplemental logging yields one finding per change.
+#[derive(Default)]
+struct FindingTally {
+    total: u64,
+    /// Message, count, SCN and XID of the first occurrence.
+    kinds: Vec<(String, u64, Scn, String)>,
+    index: HashMap<String, usize>,
+}
+
+impl FindingTally {
+    fn absorb(&mut self, findings: Vec<TxnFinding>) {
+        for f in findings {
+            self.total += 1;
+            let message = f.finding.message();
+            match self.index.get(&message) {
+                Some(&i) => self.kinds[i].1 += 1,
+                None => {
+                    self.index.insert(message.clone(), self.kinds.len());
+                    self.kinds.push((message, 1, f.scn, f.xid));
+                }
+            }
+        }
+    }
+}
+
+/// Distinct finding messages listed before the rest is only counted.
+const FINDING_KINDS_SHOWN: usize = 20;
+
+fn summary(buffer: &mut TxnBuffer, findings: &FindingTally, dead: &[DeadLetter]) {
     let counts = buffer.counts();
     let stats = buffer.stats();
     let mut err = io::stderr().lock();
@@ -289,14 +327,19 @@ fn summary(buffer: &mut TxnBuffer, dead: &[DeadLetter]) {
             if t.spilled { ", spilled" } else { "" }
         ));
     }
-    let findings = buffer.take_findings();
-    lines.push(format!("findings: {}", findings.len()));
-    for f in &findings {
+    lines.push(format!("findings: {}", findings.total));
+    for (message, count, scn, xid) in findings.kinds.iter().take(FINDING_KINDS_SHOWN) {
+        let times = if *count > 1 {
+            format!("{count} times, first ")
+        } else {
+            String::new()
+        };
+        lines.push(format!("  {message} ({times}at SCN {scn}, XID {xid})"));
+    }
+    if findings.kinds.len() > FINDING_KINDS_SHOWN {
         lines.push(format!(
-            "  SCN {} XID {}: {}",
-            f.scn,
-            f.xid,
-            f.finding.message()
+            "  ... and {} more kinds of finding",
+            findings.kinds.len() - FINDING_KINDS_SHOWN
         ));
     }
     let warnings = buffer.take_warnings();

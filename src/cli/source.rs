@@ -54,11 +54,8 @@ pub enum SourceSpec<'a> {
 }
 
 pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
-    if spec == "sim" {
-        return Ok(SourceSpec::Sim("demo"));
-    }
-    if let Some(rest) = spec.strip_prefix("sim:") {
-        return Ok(SourceSpec::Sim(rest));
+    if spec == "sim" || spec.starts_with("sim:") || spec.starts_with("sim?") {
+        return Ok(SourceSpec::Sim(spec));
     }
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));

@@ -209,6 +209,11 @@ impl<S: RedoSource> Capture<S> {
         &mut self.source
     }
 
+    /// Ends capture and hands the source back (a restart reuses the connection).
+    pub fn into_source(self) -> S {
+        self.source
+    }
+
     /// Mines the next window. Transient source errors are retried (up to
     /// `max_retries` in a row) by reconnecting and re-mining from the
     /// restart SCN.

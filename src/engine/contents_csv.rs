@@ -506,6 +506,16 @@ mod tests {
     }
 
     #[test]
+    fn header_with_a_byte_order_mark_and_crlf_lines_reads() {
+        let rows = read("\u{feff}SQL_REDO,CSF\r\ncommit;,0\r\n", REQUIRED_FOR_PARSE);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            rows[0].as_ref().unwrap().sql_redo.as_deref(),
+            Some("commit;")
+        );
+    }
+
+    #[test]
     fn missing_required_column_names_it() {
         let err = ContentsReader::new("SCN,SQL_REDO\n1,x\n".as_bytes(), REQUIRED_FOR_PARSE)
             .err()
@@ -585,6 +595,45 @@ mod tests {
             rows[1],
             Err(ContentsError::Malformed { line: 3, .. })
         ));
+    }
+
+    fn text_strategy() -> impl proptest::strategy::Strategy<Value = Option<String>> {
+        proptest::option::of("[^\\x00]{1,24}")
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_row_survives_writer_then_reader(
+            scn in proptest::num::u64::ANY,
+            code in 0u16..300,
+            csf in proptest::bool::ANY,
+            sql in text_strategy(),
+            rs_id in text_strategy(),
+            info in text_strategy(),
+            status in -3i32..4,
+            ssn in proptest::num::u64::ANY,
+        ) {
+            let row = LogMinerRow {
+                scn,
+                xid: "0A0014005D3C0000".into(),
+                operation_code: OperationCode::from_code(code),
+                csf,
+                sql_redo: sql,
+                rs_id,
+                info,
+                status,
+                ssn,
+                ..LogMinerRow::default()
+            };
+            let mut w = ContentsWriter::new(Vec::new()).unwrap();
+            w.write_row(&row).unwrap();
+            let bytes = w.finish().unwrap();
+            let back: Vec<_> = ContentsReader::new(bytes.as_slice(), REQUIRED_FOR_REPLAY)
+                .unwrap()
+                .collect();
+            proptest::prop_assert_eq!(back.len(), 1);
+            proptest::prop_assert_eq!(back[0].as_ref().unwrap(), &row);
+        }
     }
 
     #[test]

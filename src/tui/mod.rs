@@ -1,1 +1,21 @@
-//! The `tail` screen: state, input and widgets; the engine runs on its own thread.
+//! The `tail` screen: state, input and widgets; the engine runs on its own
+//! thread and sends [`EngineMessage`](crate::engine::metrics::EngineMessage)s.
+//!
+//! - [`app`] owns the state and its pure update (`App::update`);
+//! - [`ui`] draws a frame from `&App`, [`widgets`] holds the panels;
+//! - [`term`] owns the terminal (raw mode, alternate screen, restore on
+//!   quit, error and panic) and the loop over {input, engine, tick};
+//! - [`plain`] is the no-terminal mode: JSON lines and a lag line;
+//! - [`feed`] produces realistic engine messages for tests and demos.
+
+pub mod app;
+pub mod feed;
+pub mod plain;
+pub mod term;
+pub mod ui;
+pub mod widgets;
+
+#[cfg(test)]
+mod snapshot_tests;
+
+pub use app::{App, AppEvent, HeaderInfo, Thresholds, ViewConfig};

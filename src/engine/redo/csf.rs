@@ -121,6 +121,77 @@ impl CsfAssembler {
     }
 }
 
+/// A row stream with its continuation pieces joined: see [`assemble`].
+#[derive(Debug)]
+pub struct Assembled<I> {
+    rows: I,
+    csf: CsfAssembler,
+    carry: Option<LogMinerRow>,
+    done: bool,
+}
+
+/// What [`Assembled`] yields besides rows.
+#[derive(Debug, Error)]
+pub enum AssembleError<E> {
+    /// The underlying stream failed; rows may still follow.
+    #[error(transparent)]
+    Source(E),
+    /// A broken chain; the stream goes on after it.
+    #[error(transparent)]
+    Csf(CsfError),
+}
+
+/// Joins the CSF pieces of a stream of rows in view order. A broken chain
+/// is reported once and the stream continues with the row that broke it;
+/// a chain still open at the end is reported as truncated.
+pub fn assemble<I, E>(rows: I) -> Assembled<I::IntoIter>
+where
+    I: IntoIterator<Item = Result<LogMinerRow, E>>,
+{
+    Assembled {
+        rows: rows.into_iter(),
+        csf: CsfAssembler::new(),
+        carry: None,
+        done: false,
+    }
+}
+
+impl<I, E> Iterator for Assembled<I>
+where
+    I: Iterator<Item = Result<LogMinerRow, E>>,
+{
+    type Item = Result<LogMinerRow, AssembleError<E>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            let row = match self.carry.take() {
+                Some(r) => r,
+                None => match self.rows.next() {
+                    Some(Ok(r)) => r,
+                    Some(Err(e)) => return Some(Err(AssembleError::Source(e))),
+                    None => {
+                        self.done = true;
+                        return self.csf.finish().err().map(|e| Err(AssembleError::Csf(e)));
+                    }
+                },
+            };
+            match self.csf.push(row) {
+                Ok(Some(r)) => return Some(Ok(r)),
+                Ok(None) => {}
+                Err(e) => {
+                    if let CsfError::Interleaved { row, .. } = &e {
+                        self.carry = Some((**row).clone());
+                    }
+                    return Some(Err(AssembleError::Csf(e)));
+                }
+            }
+        }
+    }
+}
+
 /// Pieces of one change share XID, RS_ID and SSN.
 fn same_change(head: &LogMinerRow, next: &LogMinerRow) -> bool {
     head.xid == next.xid && head.ssn == next.ssn && head.rs_id == next.rs_id
@@ -143,7 +214,7 @@ mod tests {
         }
     }
 
-    fn assemble(pieces: &[(&str, bool)]) -> Vec<LogMinerRow> {
+    fn join(pieces: &[(&str, bool)]) -> Vec<LogMinerRow> {
         let mut a = CsfAssembler::new();
         let mut out = Vec::new();
         for (sql, csf) in pieces {
@@ -157,7 +228,7 @@ mod tests {
 
     #[test]
     fn break_inside_a_literal_joins_into_one_parsable_statement() {
-        let rows = assemble(&[
+        let rows = join(&[
             (r#"insert into "APP"."T"("NOTE") values ('it''s a lo"#, true),
             ("ng note');", false),
         ]);
@@ -173,7 +244,7 @@ mod tests {
 
     #[test]
     fn break_inside_an_identifier_joins_the_name() {
-        let rows = assemble(&[
+        let rows = join(&[
             (r#"delete from "APP"."ORD"#, true),
             (r#"ERS" where "ID" = '1';"#, false),
         ]);
@@ -183,7 +254,7 @@ mod tests {
 
     #[test]
     fn break_between_multibyte_characters_keeps_the_text_exact() {
-        let rows = assemble(&[
+        let rows = join(&[
             (r#"insert into "APP"."T"("NOTE") values ('中"#, true),
             ("文');", false),
         ]);
@@ -247,6 +318,36 @@ mod tests {
         }
         assert!(!a.is_pending());
         assert_eq!(a.push(other.clone()).unwrap(), Some(other));
+    }
+
+    #[test]
+    fn assembled_stream_reports_broken_and_truncated_chains_and_goes_on() {
+        let mut other = piece("commit;", false);
+        other.ssn = 2;
+        let rows: Vec<Result<LogMinerRow, std::io::Error>> = vec![
+            Ok(piece(r#"delete from "A"."T" "#, true)),
+            Ok(piece(r#"where "ID" = '1';"#, false)),
+            Ok(piece("insert into ", true)),
+            Ok(other.clone()),
+            Err(std::io::Error::other("disk")),
+            Ok(piece("insert into ", true)),
+        ];
+        let out: Vec<_> = assemble(rows).collect();
+        assert_eq!(out.len(), 5);
+        assert_eq!(
+            out[0].as_ref().unwrap().sql_redo.as_deref(),
+            Some(r#"delete from "A"."T" where "ID" = '1';"#)
+        );
+        assert!(matches!(
+            out[1],
+            Err(AssembleError::Csf(CsfError::Interleaved { .. }))
+        ));
+        assert_eq!(out[2].as_ref().unwrap(), &other);
+        assert!(matches!(out[3], Err(AssembleError::Source(_))));
+        assert!(matches!(
+            out[4],
+            Err(AssembleError::Csf(CsfError::Truncated { .. }))
+        ));
     }
 
     #[test]

@@ -6,8 +6,23 @@
 //! only when unescaping (`''`, UNISTR, `||` chains) changes it. Owned
 //! [`Image`]s are built only when asked for, at commit time.
 //!
-//! Forms, canonical value text and findings follow
-//! `shared/reference/sql-redo-format.md`; see [`parse`].
+//! Forms and findings follow `shared/reference/sql-redo-format.md`. The
+//! canonical text of each value form (what [`Field::Text`] carries):
+//!
+//! | SQL_REDO literal | canonical text |
+//! |---|---|
+//! | `'it''s'`, `'99.5'`, `-1.5` (DM8) | `it's`, `99.5`, `-1.5` |
+//! | `TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')` | `2025-03-01T09:00:00` |
+//! | `TO_TIMESTAMP('2025-03-01 09:00:00.123456000')` | `2025-03-01T09:00:00.123456000` |
+//! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T09:00:00.1+08:00` |
+//! | `HEXTORAW('0A0B')` | `0a0b` |
+//! | `UNISTR('\4E2D')`, `'a' \|\| UNISTR('\00E9')` | `中`, `aé` |
+//! | `TO_YMINTERVAL('+01-02')`, `TO_DSINTERVAL('+01 02:03:04.5')` | `+01-02`, `+01 02:03:04.5` |
+//! | `NULL`, `"C" IS NULL` | [`Field::Null`] |
+//! | `EMPTY_CLOB()`, `EMPTY_BLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
+//!
+//! A date or timestamp in any other format is an error, not a guess: it
+//! means the mining session's NLS settings were not applied.
 
 pub mod csf;
 mod scan;
@@ -225,7 +240,7 @@ fn table_name<'a>(s: &mut Scanner<'a>) -> Res<(&'a str, &'a str)> {
 
 fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
     s.expect(b'(', "to open the column list")?;
-    let mut columns = Vec::with_capacity(16);
+    let mut columns = Vec::with_capacity(32);
     loop {
         columns.push(s.quoted_ident("in the column list")?);
         if !s.eat(b',') {
@@ -271,7 +286,9 @@ fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
 }
 
 fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>) -> Res<()> {
-    stmt.matched.reserve(16);
+    // A WHERE term takes at least ~20 bytes; sizing from what is left avoids
+    // regrowing the vector on wide tables.
+    stmt.matched.reserve((s.remaining() / 20).clamp(4, 64));
     loop {
         if s.keyword(b"ROWID") {
             s.expect(b'=', "after ROWID")?;

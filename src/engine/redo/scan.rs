@@ -25,6 +25,19 @@ pub(super) struct Scanner<'a> {
     pub pos: usize,
 }
 
+/// `it''s` → `it's`. The literal was already checked to hold quotes only
+/// in pairs.
+fn undouble_quotes(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    while let Some(q) = memchr(b'\'', rest.as_bytes()) {
+        out.push_str(&rest[..=q]);
+        rest = rest.get(q + 2..).unwrap_or_default();
+    }
+    out.push_str(rest);
+    out
+}
+
 #[inline]
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#'
@@ -56,6 +69,11 @@ impl<'a> Scanner<'a> {
                 format!("`{snippet}`")
             }
         }
+    }
+
+    /// Bytes not yet consumed.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
     }
 
     #[inline]
@@ -201,7 +219,7 @@ impl<'a> Scanner<'a> {
                 self.pos = q + 1;
                 let body = &self.src[start..q];
                 return Ok(if doubled {
-                    Cow::Owned(body.replace("''", "'"))
+                    Cow::Owned(undouble_quotes(body))
                 } else {
                     Cow::Borrowed(body)
                 });
@@ -328,11 +346,11 @@ impl<'a> Scanner<'a> {
     fn function(&mut self) -> Res<Value<'a>> {
         let at = self.pos;
         let name = self.word();
-        let upper = |n: &str| -> bool { name.eq_ignore_ascii_case(n) };
-        if upper("NULL") {
+        let is = |n: &str| -> bool { name.eq_ignore_ascii_case(n) };
+        if is("NULL") {
             return Ok(Value::Null);
         }
-        if upper("TO_DATE") {
+        if is("TO_DATE") {
             let (s, mask) = self.literal_args("TO_DATE")?;
             if let Some(m) = mask {
                 if !m.trim().eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS") {
@@ -347,12 +365,12 @@ impl<'a> Scanner<'a> {
             }
             return self.checked(at, s, is_date_time, "TO_DATE", Value::Date);
         }
-        if upper("TO_TIMESTAMP") {
+        if is("TO_TIMESTAMP") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP")?;
             self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP")?;
             return self.checked(at, s, is_timestamp, "TO_TIMESTAMP", Value::Timestamp);
         }
-        if upper("TO_TIMESTAMP_TZ") {
+        if is("TO_TIMESTAMP_TZ") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP_TZ")?;
             self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP_TZ")?;
             return self.checked(
@@ -363,7 +381,7 @@ impl<'a> Scanner<'a> {
                 Value::TimestampTz,
             );
         }
-        if upper("HEXTORAW") {
+        if is("HEXTORAW") {
             let (s, _) = self.literal_args("HEXTORAW")?;
             if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
                 return Err(Fail {
@@ -373,20 +391,20 @@ impl<'a> Scanner<'a> {
             }
             return Ok(Value::Raw(s));
         }
-        if upper("UNISTR") {
+        if is("UNISTR") {
             let s = self.unistr_args(at)?;
             return self.maybe_chain(s);
         }
-        if upper("EMPTY_CLOB") || upper("EMPTY_BLOB") {
+        if is("EMPTY_CLOB") || is("EMPTY_BLOB") {
             self.open_paren(name)?;
             self.close_paren(name)?;
             return Ok(Value::EmptyLob);
         }
-        if upper("TO_YMINTERVAL") || upper("TO_DSINTERVAL") {
+        if is("TO_YMINTERVAL") || is("TO_DSINTERVAL") {
             let (s, _) = self.literal_args(name)?;
             return Ok(Value::Interval(s));
         }
-        if upper("Unsupported") {
+        if is("Unsupported") {
             self.expect_keyword(b"TYPE", "after `Unsupported`")?;
             return Ok(Value::Unsupported);
         }

@@ -402,61 +402,103 @@ fn errors_carry_message_position_and_raw_text() {
     assert!(parse("").is_err());
 }
 
-fn literal_strategy() -> impl Strategy<Value = String> {
+/// A literal as LogMiner writes it, with the canonical field it must become.
+fn literal_strategy() -> impl Strategy<Value = (String, Field)> {
+    let fixed = |lit: &str, f: Field| Just((lit.to_string(), f));
     prop_oneof![
-        Just("NULL".to_string()),
-        "[^']{0,12}".prop_map(|s| format!("'{s}'")),
-        "[a-z' ,();]{0,12}".prop_map(|s| format!("'{}'", s.replace('\'', "''"))),
-        (-99999i64..99999).prop_map(|n| format!("'{n}'")),
-        (-99999i64..99999).prop_map(|n| n.to_string()),
-        Just("TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')".to_string()),
-        Just("TO_TIMESTAMP('2025-03-01 09:00:00.123456000')".to_string()),
-        Just("TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00')".to_string()),
-        Just("HEXTORAW('0a0b0c')".to_string()),
-        Just(r"UNISTR('\4E2D\6587')".to_string()),
-        Just(r"'ab' || UNISTR('\00E9')".to_string()),
-        Just("EMPTY_CLOB()".to_string()),
-        Just("TO_DSINTERVAL('+01 02:03:04.123456')".to_string()),
-        Just("Unsupported Type".to_string()),
+        fixed("NULL", Field::Null),
+        "[^']{0,12}".prop_map(|s| (format!("'{s}'"), Field::Text(s))),
+        "[a-z' ,();|\n]{0,12}"
+            .prop_map(|s| (format!("'{}'", s.replace('\'', "''")), Field::Text(s))),
+        (-99999i64..99999).prop_map(|n| (format!("'{n}'"), Field::Text(n.to_string()))),
+        (-99999i64..99999).prop_map(|n| (n.to_string(), Field::Text(n.to_string()))),
+        (1u32..13, 1u32..29, 0u32..24).prop_map(|(m, d, h)| (
+            format!("TO_DATE('2025-{m:02}-{d:02} {h:02}:00:00', 'YYYY-MM-DD HH24:MI:SS')"),
+            Field::Text(format!("2025-{m:02}-{d:02}T{h:02}:00:00")),
+        )),
+        (0u32..1_000_000).prop_map(|f| (
+            format!("TO_TIMESTAMP('2025-03-01 09:00:00.{f:06}000')"),
+            Field::Text(format!("2025-03-01T09:00:00.{f:06}000")),
+        )),
+        fixed(
+            "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456000 +08:00')",
+            Field::text("2025-03-01T09:00:00.123456000+08:00"),
+        ),
+        "[0-9a-fA-F]{0,8}"
+            .prop_map(|h| (format!("HEXTORAW('{h}')"), Field::Text(h.to_lowercase()))),
+        prop::collection::vec(any::<char>(), 0..4).prop_map(|cs| {
+            let text: String = cs.iter().collect();
+            let esc: String = text.encode_utf16().map(|u| format!("\\{u:04X}")).collect();
+            (format!("UNISTR('{esc}')"), Field::Text(text))
+        }),
+        fixed(r"'ab' || UNISTR('\00E9')", Field::text("abé")),
+        fixed("EMPTY_CLOB()", Field::Unavailable),
+        fixed(
+            "TO_DSINTERVAL('+01 02:03:04.123456')",
+            Field::text("+01 02:03:04.123456")
+        ),
+        fixed("Unsupported Type", Field::Unavailable),
     ]
 }
 
-fn statement_strategy() -> impl Strategy<Value = String> {
-    (0..3u8, prop::collection::vec(literal_strategy(), 1..6)).prop_map(|(k, vals)| {
-        let cols: Vec<String> = (0..vals.len()).map(|i| format!("\"C{i}\"")).collect();
-        match k {
-            0 => format!(
-                r#"insert into "S"."T"({}) values ({});"#,
-                cols.join(","),
-                vals.join(",")
-            ),
-            1 => format!(
-                r#"update "S"."T" set {} where {} and ROWID = 'AAAR3s';"#,
+/// A statement, and the values its image must hold in column order.
+fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
+    (
+        0..3u8,
+        any::<bool>(),
+        prop::collection::vec(literal_strategy(), 1..6),
+    )
+        .prop_map(|(k, upper, lits)| {
+            let kw = |w: &str| {
+                if upper {
+                    w.to_uppercase()
+                } else {
+                    w.to_string()
+                }
+            };
+            let cols: Vec<String> = (0..lits.len()).map(|i| format!("\"C{i}\"")).collect();
+            let pairs = |sep: &str, null_as_is: bool| {
                 cols.iter()
-                    .zip(&vals)
-                    .map(|(c, v)| format!("{c} = {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                cols.iter()
-                    .zip(&vals)
-                    .map(|(c, v)| if v == "NULL" {
-                        format!("{c} IS NULL")
-                    } else {
-                        format!("{c} = {v}")
+                    .zip(&lits)
+                    .map(|(c, (v, _))| {
+                        if null_as_is && v == "NULL" {
+                            format!("{c} {}", kw("IS NULL"))
+                        } else {
+                            format!("{c} = {v}")
+                        }
                     })
                     .collect::<Vec<_>>()
-                    .join(" and ")
-            ),
-            _ => format!(
-                r#"delete from "S"."T" where {};"#,
-                cols.iter()
-                    .zip(&vals)
-                    .map(|(c, v)| format!("{c} = {v}"))
-                    .collect::<Vec<_>>()
-                    .join(" and ")
-            ),
-        }
-    })
+                    .join(sep)
+            };
+            let and = format!(" {} ", kw("and"));
+            let sql = match k {
+                0 => format!(
+                    "{} \"S\".\"T\"({}) {} ({});",
+                    kw("insert into"),
+                    cols.join(","),
+                    kw("values"),
+                    lits.iter()
+                        .map(|(v, _)| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",\n")
+                ),
+                1 => format!(
+                    "{} \"S\".\"T\" {} {} {} {}{and}ROWID = 'AAAR3s';",
+                    kw("update"),
+                    kw("set"),
+                    pairs(", ", false),
+                    kw("where"),
+                    pairs(&and, true)
+                ),
+                _ => format!(
+                    "{} \"S\".\"T\" {} {}",
+                    kw("delete from"),
+                    kw("where"),
+                    pairs(&and, true)
+                ),
+            };
+            (sql, lits.into_iter().map(|(_, f)| f).collect())
+        })
 }
 
 proptest! {
@@ -474,18 +516,23 @@ proptest! {
     }
 
     #[test]
-    fn generated_statements_parse_with_one_value_per_column(sql in statement_strategy()) {
+    fn generated_statements_parse_to_the_canonical_values((sql, expected) in statement_strategy()) {
         let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
-        let n = match st.kind {
-            DmlKind::Insert => st.after_image().map(|i| i.len()),
-            _ => st.before_image().map(|i| i.len()),
+        let image = match st.kind {
+            DmlKind::Insert => st.after_image(),
+            DmlKind::Update => {
+                prop_assert_eq!(st.after_image(), st.before_image());
+                st.before_image()
+            }
+            DmlKind::Delete => st.before_image(),
         };
-        prop_assert!(n.unwrap_or(0) >= 1);
+        let got: Vec<Field> = image.unwrap_or_default().into_iter().map(|(_, f)| f).collect();
+        prop_assert_eq!(got, expected);
     }
 
     #[test]
     fn mutated_statements_never_panic(
-        sql in statement_strategy(),
+        (sql, _) in statement_strategy(),
         cut in any::<prop::sample::Index>(),
         insert in any::<prop::sample::Index>(),
         byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", ""]),

@@ -9,7 +9,13 @@
 //!   transaction with the same ROW_ID.
 //! - Parsing happens at COMMIT, so rolled-back work is never parsed. A parse
 //!   failure stops the buffer with the raw SQL, SCN, XID and byte position,
-//!   unless [`OnParseError::Warn`] sends it to the dead-letter list.
+//!   unless [`OnParseError::Warn`] sends it to the dead-letter list. A
+//!   `STATUS = 2` row (LogMiner could not rebuild it) is a finding, never an
+//!   event; parser findings (partial before image, dictionary mismatch)
+//!   travel next to the event they concern.
+//! - Resumed from a checkpoint, rows at or below its restart SCN are skipped
+//!   and events it records as emitted, by (commit SCN, XID, index), are not
+//!   emitted again.
 //! - DDL (5) is emitted at its transaction's COMMIT; a DDL whose COMMIT has
 //!   not come when the window ends auto-commits at its own SCN, as in Oracle.
 //! - MISSING_SCN (34) is an error: a log is missing from the session.
@@ -118,7 +124,8 @@ pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 #[derive(Debug, thiserror::Error)]
 pub enum TxnError {
     #[error(
-        "cannot parse SQL_REDO at SCN {scn}, XID {xid}: {message} at byte {position}; raw text: {raw}"
+        "cannot parse SQL_REDO at SCN {scn}, XID {xid}: {message} at byte {position}; raw text: {}",
+        clip(.raw)
     )]
     Parse {
         scn: Scn,
@@ -258,6 +265,21 @@ fn row_bytes(r: &LogMinerRow) -> u64 {
         + s(&r.sql_redo)
         + s(&r.info)
         + s(&r.src_con_name)) as u64
+}
+
+/// Raw statements can be megabytes (joined CSF pieces): an error message
+/// shows the start; the error value keeps the whole text.
+const RAW_SHOWN: usize = 2000;
+
+fn clip(raw: &str) -> String {
+    if raw.len() <= RAW_SHOWN {
+        return raw.to_string();
+    }
+    let mut end = RAW_SHOWN;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes in all)", &raw[..end], raw.len())
 }
 
 fn ts_ms(ts: Option<NaiveDateTime>) -> i64 {
@@ -462,6 +484,7 @@ pub struct TxnBuffer {
     seen_scn: Scn,
     complete_scn: Scn,
     redo_now: Option<NaiveDateTime>,
+    abandon_checked_at: Option<NaiveDateTime>,
     mem_bytes: u64,
     counts: OpCounts,
     stats: BufferStats,
@@ -489,6 +512,7 @@ impl TxnBuffer {
             seen_scn: 0,
             complete_scn: 0,
             redo_now: None,
+            abandon_checked_at: None,
             mem_bytes: 0,
             counts: OpCounts::default(),
             stats: BufferStats::default(),
@@ -982,6 +1006,11 @@ impl TxnBuffer {
         let (Some(limit), Some(now)) = (self.config.abandon_after, self.redo_now) else {
             return Vec::new();
         };
+        // Ages only change when redo time moves: polling per row stays cheap.
+        if self.abandon_checked_at == Some(now) {
+            return Vec::new();
+        }
+        self.abandon_checked_at = Some(now);
         let expired: Vec<String> = self
             .open
             .values()
@@ -1127,7 +1156,7 @@ fn unsupported_finding(row: &LogMinerRow) -> TxnFinding {
     let info = match row.info.as_deref().filter(|s| !s.is_empty()) {
         Some(i) => i.to_string(),
         None => format!(
-            "operation UNSUPPORTED on {}.{}",
+            "operation UNSUPPORTED (code 255) on {}.{}; the change is not captured",
             row.seg_owner.as_deref().unwrap_or("?"),
             row.table_name.as_deref().unwrap_or("?")
         ),

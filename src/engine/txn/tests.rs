@@ -1,3 +1,6 @@
+//! Buffer behaviour pinned row by row: commit order, rollbacks, restart
+//! SCN, spill, abandonment, DDL, findings and restarts from checkpoints.
+
 use super::*;
 use crate::engine::event::Field;
 use chrono::NaiveDate;
@@ -502,6 +505,24 @@ fn parse_failure_stops_with_scn_xid_position_and_raw_text() {
         }
         other => panic!("parse error expected, got {other}"),
     }
+}
+
+#[test]
+fn parse_error_message_clips_a_huge_statement_but_keeps_it_whole() {
+    let mut bad = insert(2, A, 1);
+    let huge = format!(
+        "insert into \"APP\".\"T\"(\"A\") valuez ('{}');",
+        "é".repeat(5000)
+    );
+    bad.sql_redo = Some(huge.clone());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let noop = &mut |_| Ok(());
+    buf.push(bad, noop).unwrap();
+    let err = buf.push(commit(3, A), noop).unwrap_err();
+    let text = err.to_string();
+    assert!(text.len() < 3000, "{} bytes", text.len());
+    assert!(text.contains(&format!("({} bytes in all)", huge.len())));
+    assert!(matches!(err, TxnError::Parse { raw, .. } if raw == huge));
 }
 
 #[test]

@@ -1,0 +1,1193 @@
+//! The state of the `tail` screen and its pure update function.
+//!
+//! Everything the screen shows is derived from [`App`]; [`App::update`] is
+//! the only way it changes, and it takes time as an input ([`AppEvent::Tick`])
+//! so that tests replay a session deterministically. Memory is bounded: the
+//! change list is a ring, alerts are de-duplicated and capped, totals are
+//! counted rather than stored.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image};
+use crate::engine::finding::Finding;
+use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
+
+/// What the header says about the source; filled once by whoever starts the
+/// engine.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeaderInfo {
+    /// `sim:demo`, `oracle://cdc@db1:1521/ORCLPDB1`, ...
+    pub source: String,
+    /// Banner version, e.g. `Oracle 19.21.0.0.0`.
+    pub version: String,
+    /// The container mined from (`ORCLPDB1`, `CDB$ROOT`, or empty for a non-CDB).
+    pub container: String,
+    pub user: String,
+    /// The table filter as the operator typed it.
+    pub tables: String,
+    /// Key columns per `SCHEMA.TABLE`, used for the list's key column; a
+    /// table without an entry shows its first column.
+    pub key_columns: BTreeMap<String, Vec<String>>,
+}
+
+/// Lag thresholds for the gauges' colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Thresholds {
+    pub time_warn_s: u64,
+    pub time_crit_s: u64,
+    pub scn_warn: u64,
+    pub scn_crit: u64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Self {
+            time_warn_s: 10,
+            time_crit_s: 60,
+            scn_warn: 100_000,
+            scn_crit: 1_000_000,
+        }
+    }
+}
+
+/// How bad a lag is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Ok,
+    Warn,
+    Crit,
+}
+
+impl Thresholds {
+    pub fn time_level(&self, lag_s: u64) -> Level {
+        level(lag_s, self.time_warn_s, self.time_crit_s)
+    }
+
+    pub fn scn_level(&self, lag: u64) -> Level {
+        level(lag, self.scn_warn, self.scn_crit)
+    }
+}
+
+fn level(v: u64, warn: u64, crit: u64) -> Level {
+    if v >= crit {
+        Level::Crit
+    } else if v >= warn {
+        Level::Warn
+    } else {
+        Level::Ok
+    }
+}
+
+/// Settings of the view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewConfig {
+    pub thresholds: Thresholds,
+    /// How many recent changes the list keeps.
+    pub ring_capacity: usize,
+    /// Seconds of throughput history kept for the sparkline.
+    pub throughput_secs: usize,
+    /// A status older than this marks the header stale.
+    pub stale_after: Duration,
+    /// Most alerts kept (the oldest go first).
+    pub max_alerts: usize,
+}
+
+impl Default for ViewConfig {
+    fn default() -> Self {
+        Self {
+            thresholds: Thresholds::default(),
+            ring_capacity: 10_000,
+            throughput_secs: 120,
+            stale_after: Duration::from_secs(5),
+            max_alerts: 200,
+        }
+    }
+}
+
+/// Everything that changes the screen's state.
+#[derive(Debug, Clone)]
+pub enum AppEvent {
+    Engine(EngineMessage),
+    Key(KeyEvent),
+    Resize(u16, u16),
+    /// Time since the screen started; drives throughput, ages and staleness.
+    Tick(Duration),
+    /// The keyboard can no longer be read (the terminal went away): nobody
+    /// could ever quit, so the screen ends.
+    InputClosed,
+}
+
+/// Where an alert came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlertKind {
+    Finding,
+    SourceError,
+}
+
+/// A finding or source error, de-duplicated by code and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alert {
+    pub kind: AlertKind,
+    /// `ORA-01291`, `partial_before_image`, ...
+    pub code: String,
+    pub message: String,
+    pub advice: Option<String>,
+    pub count: u64,
+    pub first_at: Duration,
+    pub last_at: Duration,
+    /// The engine said it will retry by itself.
+    pub retrying: bool,
+    /// The engine went back to mining after this error.
+    pub resolved: bool,
+}
+
+impl Alert {
+    /// An error that stopped capture and needs an operator.
+    pub fn is_fatal(&self) -> bool {
+        self.kind == AlertKind::SourceError && !self.retrying && !self.resolved
+    }
+}
+
+/// A change in the list, with the text the list shows computed once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Position in arrival order; identifies the entry while it is in the ring.
+    pub seq: u64,
+    pub event: CapturedEvent,
+    pub key: String,
+    pub changed: String,
+}
+
+impl Entry {
+    fn new(seq: u64, event: CapturedEvent, keys: &BTreeMap<String, Vec<String>>) -> Self {
+        let (key, changed) = match &event {
+            CapturedEvent::Change(c) => {
+                let table = format!("{}.{}", c.source.schema, c.source.table);
+                (key_text(c, keys.get(&table)), changed_text(c))
+            }
+            CapturedEvent::Ddl(d) => (String::new(), one_line(&d.ddl)),
+        };
+        Entry {
+            seq,
+            event,
+            key,
+            changed,
+        }
+    }
+
+    /// `c`, `u`, `d`, `r` or `ddl`.
+    pub fn op_label(&self) -> &'static str {
+        match &self.event {
+            CapturedEvent::Change(c) => c.op.code(),
+            CapturedEvent::Ddl(_) => "ddl",
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn field_text(f: &Field) -> String {
+    match f {
+        Field::Null => "NULL".into(),
+        Field::Text(t) => t.clone(),
+        Field::Unavailable => "?".into(),
+    }
+}
+
+fn key_text(c: &ChangeEvent, key_columns: Option<&Vec<String>>) -> String {
+    let Some(image) = c.after.as_ref().or(c.before.as_ref()) else {
+        return String::new();
+    };
+    let pick = |col: &str| {
+        // A key missing from the after image (a partial update) is in the before image.
+        crate::engine::event::image_get(image, col)
+            .or_else(|| {
+                c.before
+                    .as_ref()
+                    .and_then(|b| crate::engine::event::image_get(b, col))
+            })
+            .map(field_text)
+    };
+    match key_columns.filter(|k| !k.is_empty()) {
+        Some(cols) => cols
+            .iter()
+            .map(|col| pick(col).unwrap_or_else(|| "?".into()))
+            .collect::<Vec<_>>()
+            .join(","),
+        None => image
+            .first()
+            .map(|(_, v)| field_text(v))
+            .unwrap_or_default(),
+    }
+}
+
+/// Columns whose value differs between the images (updates), or the
+/// non-null columns written (inserts) or removed (deletes).
+pub fn changed_columns(c: &ChangeEvent) -> Vec<String> {
+    match (&c.before, &c.after) {
+        (Some(before), Some(after)) => after
+            .iter()
+            .filter(|(col, v)| crate::engine::event::image_get(before, col) != Some(v))
+            .map(|(col, _)| col.clone())
+            .collect(),
+        (None, Some(img)) | (Some(img), None) => img
+            .iter()
+            .filter(|(_, v)| *v != Field::Null)
+            .map(|(col, _)| col.clone())
+            .collect(),
+        (None, None) => Vec::new(),
+    }
+}
+
+fn changed_text(c: &ChangeEvent) -> String {
+    changed_columns(c).join(",")
+}
+
+/// Events per second over the last N whole seconds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Throughput {
+    capacity: usize,
+    history: VecDeque<u64>,
+    current: u64,
+    current_sec: u64,
+}
+
+impl Throughput {
+    fn new(capacity: usize) -> Self {
+        Self {
+            capacity: capacity.max(1),
+            history: VecDeque::new(),
+            current: 0,
+            current_sec: 0,
+        }
+    }
+
+    fn record(&mut self, n: u64) {
+        self.current = self.current.saturating_add(n);
+    }
+
+    fn advance(&mut self, now: Duration) {
+        let sec = now.as_secs();
+        if sec <= self.current_sec {
+            return;
+        }
+        let gap = sec - self.current_sec;
+        self.history.push_back(std::mem::take(&mut self.current));
+        // Seconds without any event still count as zero.
+        let zeros = (gap - 1).min(self.capacity as u64);
+        for _ in 0..zeros {
+            self.history.push_back(0);
+        }
+        while self.history.len() > self.capacity {
+            self.history.pop_front();
+        }
+        self.current_sec = sec;
+    }
+
+    /// Complete seconds, oldest first.
+    pub fn history(&self) -> &VecDeque<u64> {
+        &self.history
+    }
+
+    /// Events in the last complete second.
+    pub fn last(&self) -> u64 {
+        self.history.back().copied().unwrap_or(0)
+    }
+
+    /// Highest second in the history.
+    pub fn peak(&self) -> u64 {
+        self.history.iter().copied().max().unwrap_or(0)
+    }
+
+    /// Mean over the last `n` complete seconds.
+    pub fn average(&self, n: usize) -> u64 {
+        let n = n.min(self.history.len());
+        if n == 0 {
+            return 0;
+        }
+        self.history.iter().rev().take(n).sum::<u64>() / n as u64
+    }
+}
+
+/// The list filter: every term must match.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Filter {
+    pub text: String,
+    ops: Vec<&'static str>,
+    terms: Vec<String>,
+}
+
+impl Filter {
+    /// `op:u`, `insert`/`update`/`delete`/`ddl` select operations; any other
+    /// word matches the table, XID, column names or values, ignoring case.
+    pub fn parse(text: &str) -> Self {
+        let mut ops = Vec::new();
+        let mut terms = Vec::new();
+        for word in text.split_whitespace() {
+            let lower = word.to_lowercase();
+            let op = match lower.strip_prefix("op:") {
+                Some("c" | "i" | "insert" | "create") => Some("c"),
+                Some("u" | "update") => Some("u"),
+                Some("d" | "delete") => Some("d"),
+                Some("r" | "read") => Some("r"),
+                Some("ddl") => Some("ddl"),
+                Some(_) => None,
+                None => match lower.as_str() {
+                    "insert" => Some("c"),
+                    "update" => Some("u"),
+                    "delete" => Some("d"),
+                    "ddl" => Some("ddl"),
+                    _ => None,
+                },
+            };
+            match op {
+                Some(op) => ops.push(op),
+                None => terms.push(lower),
+            }
+        }
+        Filter {
+            text: text.trim().to_string(),
+            ops,
+            terms,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty() && self.terms.is_empty()
+    }
+
+    pub fn matches(&self, e: &Entry) -> bool {
+        if !self.ops.is_empty() && !self.ops.contains(&e.op_label()) {
+            return false;
+        }
+        self.terms.iter().all(|t| entry_contains(e, t))
+    }
+}
+
+fn contains_ci(hay: &str, needle_lower: &str) -> bool {
+    // The filter runs over the whole ring on every frame: no allocation on
+    // the common all-ASCII path.
+    if hay.is_ascii() && needle_lower.is_ascii() {
+        let n = needle_lower.as_bytes();
+        return n.is_empty()
+            || hay
+                .as_bytes()
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n));
+    }
+    hay.to_lowercase().contains(needle_lower)
+}
+
+fn image_contains(img: &Option<Image>, t: &str) -> bool {
+    img.iter()
+        .flatten()
+        .any(|(col, v)| contains_ci(col, t) || v.as_str().is_some_and(|s| contains_ci(s, t)))
+}
+
+fn entry_contains(e: &Entry, t: &str) -> bool {
+    let src = e.event.source();
+    if contains_ci(&src.table, t)
+        || contains_ci(&src.schema, t)
+        || (t.contains('.') && contains_ci(&format!("{}.{}", src.schema, src.table), t))
+        || contains_ci(&src.xid, t)
+        || contains_ci(&e.key, t)
+    {
+        return true;
+    }
+    match &e.event {
+        CapturedEvent::Change(c) => image_contains(&c.before, t) || image_contains(&c.after, t),
+        CapturedEvent::Ddl(d) => contains_ci(&d.ddl, t),
+    }
+}
+
+/// What the keyboard is talking to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// Typing a filter; the text so far.
+    FilterInput(String),
+    Help,
+}
+
+/// The `tail` screen's state.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub header: HeaderInfo,
+    pub config: ViewConfig,
+    pub status: CaptureStatus,
+    /// When the last status arrived (screen time); `None` before the first.
+    pub status_at: Option<Duration>,
+    pub now: Duration,
+    ring: VecDeque<Entry>,
+    /// Arrived while paused; joins the ring on resume.
+    pending: VecDeque<Entry>,
+    next_seq: u64,
+    /// Events received (changes and DDL), including those the ring dropped.
+    pub received: u64,
+    pub throughput: Throughput,
+    pub alerts: Vec<Alert>,
+    pub paused: bool,
+    pub filter: Option<Filter>,
+    /// `seq`s of the ring's entries the filter matches, oldest first; kept
+    /// as entries come and go so a frame does not rescan the ring.
+    matches: VecDeque<u64>,
+    pub mode: Mode,
+    /// The selected entry's `seq`; `None` follows the newest.
+    pub selected: Option<u64>,
+    pub show_detail: bool,
+    pub size: (u16, u16),
+    pub engine_stopped: bool,
+    pub should_quit: bool,
+}
+
+impl App {
+    pub fn new(header: HeaderInfo, config: ViewConfig) -> Self {
+        let throughput = Throughput::new(config.throughput_secs);
+        Self {
+            header,
+            config,
+            status: CaptureStatus::default(),
+            status_at: None,
+            now: Duration::ZERO,
+            ring: VecDeque::new(),
+            pending: VecDeque::new(),
+            next_seq: 0,
+            received: 0,
+            throughput,
+            alerts: Vec::new(),
+            paused: false,
+            filter: None,
+            matches: VecDeque::new(),
+            mode: Mode::Normal,
+            selected: None,
+            show_detail: false,
+            size: (80, 24),
+            engine_stopped: false,
+            should_quit: false,
+        }
+    }
+
+    /// Applies one event. Pure: no I/O, no clock.
+    pub fn update(&mut self, ev: AppEvent) {
+        match ev {
+            AppEvent::Engine(msg) => self.on_engine(msg),
+            AppEvent::Key(key) => self.on_key(key),
+            AppEvent::Resize(w, h) => self.size = (w, h),
+            AppEvent::InputClosed => self.should_quit = true,
+            AppEvent::Tick(now) => {
+                if now > self.now {
+                    self.now = now;
+                }
+                self.throughput.advance(self.now);
+            }
+        }
+    }
+
+    fn on_engine(&mut self, msg: EngineMessage) {
+        match msg {
+            EngineMessage::Events(events) => self.on_events(events),
+            EngineMessage::Status(status) => self.on_status(*status),
+            EngineMessage::Finding(f) => {
+                let advice = finding_advice(&f).map(str::to_string);
+                self.raise(
+                    AlertKind::Finding,
+                    f.code().to_string(),
+                    f.message(),
+                    advice,
+                    false,
+                );
+            }
+            EngineMessage::SourceError {
+                error,
+                ora_code,
+                advice,
+                retrying,
+            } => {
+                let code = ora_code
+                    .map(|c| format!("ORA-{c:05}"))
+                    .unwrap_or_else(|| "error".into());
+                self.raise(AlertKind::SourceError, code, error, advice, retrying);
+            }
+            EngineMessage::Stopped => self.engine_stopped = true,
+        }
+    }
+
+    fn on_events(&mut self, events: Vec<CapturedEvent>) {
+        self.throughput.record(events.len() as u64);
+        self.received = self.received.saturating_add(events.len() as u64);
+        let cap = self.config.ring_capacity.max(1);
+        for event in events {
+            let entry = Entry::new(self.next_seq, event, &self.header.key_columns);
+            self.next_seq += 1;
+            if self.paused {
+                self.pending.push_back(entry);
+                if self.pending.len() > cap {
+                    self.pending.pop_front();
+                }
+            } else {
+                self.admit(entry);
+                if self.ring.len() > cap {
+                    self.trim_ring();
+                }
+            }
+        }
+        if !self.paused {
+            self.trim_ring();
+        }
+    }
+
+    /// Appends to the ring, noting whether the filter matches.
+    fn admit(&mut self, entry: Entry) {
+        if self.filter.as_ref().is_some_and(|f| f.matches(&entry)) {
+            self.matches.push_back(entry.seq);
+        }
+        self.ring.push_back(entry);
+    }
+
+    fn trim_ring(&mut self) {
+        let cap = self.config.ring_capacity.max(1);
+        while self.ring.len() > cap {
+            self.ring.pop_front();
+        }
+        if let Some(front) = self.ring.front().map(|e| e.seq) {
+            while self.matches.front().is_some_and(|&s| s < front) {
+                self.matches.pop_front();
+            }
+        }
+        // A selection that fell out of the ring moves to the oldest entry.
+        if let (Some(sel), Some(front)) = (self.selected, self.ring.front()) {
+            if sel < front.seq {
+                self.selected = Some(front.seq);
+            }
+        }
+    }
+
+    fn on_status(&mut self, status: CaptureStatus) {
+        if matches!(status.state, MiningState::Mining | MiningState::Idle) {
+            for a in &mut self.alerts {
+                if a.kind == AlertKind::SourceError && a.retrying {
+                    a.resolved = true;
+                }
+            }
+        }
+        // The state may carry an error the engine did not also send as a
+        // message; it must show all the same, once.
+        let from_state = match &status.state {
+            MiningState::Stopped { error, advice } => Some((error, advice, false)),
+            MiningState::Retrying { error, advice, .. } => Some((error, advice, true)),
+            _ => None,
+        };
+        if let Some((error, advice, retrying)) = from_state {
+            let error_line = one_line(error);
+            let known = self.alerts.iter().any(|a| {
+                a.kind == AlertKind::SourceError && a.message == error_line && !a.resolved
+            });
+            if !known {
+                let fallback = if retrying { "retrying" } else { "stopped" };
+                self.raise(
+                    AlertKind::SourceError,
+                    ora_code_of(&error_line).unwrap_or_else(|| fallback.into()),
+                    error_line,
+                    advice.clone(),
+                    retrying,
+                );
+            }
+        }
+        self.status = status;
+        self.status_at = Some(self.now);
+    }
+
+    fn raise(
+        &mut self,
+        kind: AlertKind,
+        code: String,
+        message: String,
+        advice: Option<String>,
+        retrying: bool,
+    ) {
+        let now = self.now;
+        // Driver messages can span lines; an alert is one line plus advice.
+        let message = one_line(&message);
+        let advice = advice.map(|a| one_line(&a));
+        if let Some(pos) = self
+            .alerts
+            .iter()
+            .position(|a| a.kind == kind && a.code == code && a.message == message)
+        {
+            let mut a = self.alerts.remove(pos);
+            a.count += 1;
+            a.last_at = now;
+            a.retrying = retrying;
+            a.resolved = false;
+            if advice.is_some() {
+                a.advice = advice;
+            }
+            self.alerts.push(a);
+        } else {
+            self.alerts.push(Alert {
+                kind,
+                code,
+                message,
+                advice,
+                count: 1,
+                first_at: now,
+                last_at: now,
+                retrying,
+                resolved: false,
+            });
+        }
+        let max = self.config.max_alerts.max(1);
+        if self.alerts.len() > max {
+            let excess = self.alerts.len() - max;
+            self.alerts.drain(..excess);
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.should_quit = true;
+            return;
+        }
+        match std::mem::replace(&mut self.mode, Mode::Normal) {
+            Mode::FilterInput(mut text) => match key.code {
+                KeyCode::Enter => {
+                    let f = Filter::parse(&text);
+                    self.matches = self
+                        .ring
+                        .iter()
+                        .filter(|e| f.matches(e))
+                        .map(|e| e.seq)
+                        .collect();
+                    self.filter = (!f.is_empty()).then_some(f);
+                    self.selected = None;
+                }
+                KeyCode::Esc => {}
+                KeyCode::Backspace => {
+                    text.pop();
+                    self.mode = Mode::FilterInput(text);
+                }
+                KeyCode::Char(c) => {
+                    text.push(c);
+                    self.mode = Mode::FilterInput(text);
+                }
+                _ => self.mode = Mode::FilterInput(text),
+            },
+            Mode::Help => {
+                // Any key closes the help; q also quits.
+                if key.code == KeyCode::Char('q') {
+                    self.should_quit = true;
+                }
+            }
+            Mode::Normal => self.on_normal_key(key),
+        }
+    }
+
+    fn on_normal_key(&mut self, key: KeyEvent) {
+        let page = self.page_rows() as isize;
+        match key.code {
+            KeyCode::Char('q') => self.should_quit = true,
+            KeyCode::Esc => {
+                if self.show_detail {
+                    self.show_detail = false;
+                } else {
+                    self.should_quit = true;
+                }
+            }
+            KeyCode::Char('p') | KeyCode::Char(' ') => self.toggle_pause(),
+            KeyCode::Char('/') => {
+                let current = self
+                    .filter
+                    .as_ref()
+                    .map(|f| f.text.clone())
+                    .unwrap_or_default();
+                self.mode = Mode::FilterInput(current);
+            }
+            KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Enter => self.show_detail = !self.show_detail,
+            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
+            KeyCode::PageUp => self.move_by(-page),
+            KeyCode::PageDown => self.move_by(page),
+            KeyCode::Home | KeyCode::Char('g') => self.move_to_first(),
+            KeyCode::End | KeyCode::Char('G') => self.selected = None,
+            _ => {}
+        }
+    }
+
+    fn toggle_pause(&mut self) {
+        self.paused = !self.paused;
+        if !self.paused {
+            for entry in std::mem::take(&mut self.pending) {
+                self.admit(entry);
+            }
+            self.trim_ring();
+        }
+    }
+
+    /// Rows a page of the list scrolls by.
+    fn page_rows(&self) -> usize {
+        (self.size.1 as usize).saturating_sub(18).max(1)
+    }
+
+    /// The entries the list shows (filtered), oldest first.
+    pub fn visible(&self) -> Vec<&Entry> {
+        match &self.filter {
+            Some(_) => self
+                .matches
+                .iter()
+                .filter_map(|seq| {
+                    let i = self.ring.binary_search_by_key(seq, |e| e.seq).ok()?;
+                    self.ring.get(i)
+                })
+                .collect(),
+            None => self.ring.iter().collect(),
+        }
+    }
+
+    /// Index of the selection in `visible`.
+    pub fn selected_index(&self, visible: &[&Entry]) -> Option<usize> {
+        if visible.is_empty() {
+            return None;
+        }
+        match self.selected {
+            None => Some(visible.len() - 1),
+            Some(seq) => Some(match visible.binary_search_by_key(&seq, |e| e.seq) {
+                Ok(i) => i,
+                // Filtered out: the nearest older one.
+                Err(i) => i.saturating_sub(1),
+            }),
+        }
+    }
+
+    /// The entry the detail pane shows.
+    pub fn selected_entry(&self) -> Option<&Entry> {
+        let visible = self.visible();
+        let i = self.selected_index(&visible)?;
+        visible.get(i).copied()
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        let visible = self.visible();
+        let Some(i) = self.selected_index(&visible) else {
+            return;
+        };
+        let last = visible.len() - 1;
+        let j = (i as isize + delta).clamp(0, last as isize) as usize;
+        self.selected = if j == last && delta > 0 {
+            None
+        } else {
+            Some(visible[j].seq)
+        };
+    }
+
+    fn move_to_first(&mut self) {
+        let first = self.visible().first().map(|e| e.seq);
+        if first.is_some() {
+            self.selected = first;
+        }
+    }
+
+    /// Changes waiting while paused.
+    pub fn pending_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Entries in the ring.
+    pub fn ring_len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// The status is older than `stale_after`, or none came in that long
+    /// since the screen started: the engine is not reporting.
+    pub fn stale_for(&self) -> Option<Duration> {
+        let age = self
+            .now
+            .saturating_sub(self.status_at.unwrap_or(Duration::ZERO));
+        (age >= self.config.stale_after && !self.engine_stopped).then_some(age)
+    }
+
+    /// Age of the oldest open transaction, from the database's clock.
+    pub fn oldest_txn_age_s(&self) -> Option<i64> {
+        let start = self.status.oldest_open.as_ref()?.start_time?;
+        let now = self.status.current_time?;
+        Some((now - start).num_seconds().max(0))
+    }
+
+    /// Alerts in the order the panel lists them: stopped capture first, then
+    /// retries, findings and resolved errors; newest first within each.
+    pub fn alerts_by_urgency(&self) -> Vec<&Alert> {
+        let rank = |a: &Alert| match (a.kind, a.retrying, a.resolved) {
+            (AlertKind::SourceError, false, false) => 0,
+            (AlertKind::SourceError, true, false) => 1,
+            (AlertKind::Finding, _, _) => 2,
+            (AlertKind::SourceError, _, true) => 3,
+        };
+        let mut v: Vec<(usize, &Alert)> = self.alerts.iter().enumerate().collect();
+        v.sort_by_key(|&(i, a)| (rank(a), std::cmp::Reverse(i)));
+        v.into_iter().map(|(_, a)| a).collect()
+    }
+
+    /// The alert the status line repeats: the newest of the most urgent kind.
+    pub fn headline_alert(&self) -> Option<&Alert> {
+        self.alerts_by_urgency().into_iter().next()
+    }
+
+    /// The last source error that stopped capture, if capture stopped on one.
+    pub fn fatal_error(&self) -> Option<&Alert> {
+        self.alerts.iter().rev().find(|a| a.is_fatal())
+    }
+}
+
+/// `ORA-01291` from a message that starts with it.
+fn ora_code_of(message: &str) -> Option<String> {
+    let code = message.get(..9)?;
+    (code.starts_with("ORA-") && code[4..].bytes().all(|b| b.is_ascii_digit()))
+        .then(|| code.to_string())
+}
+
+/// Time lag as the screen shows it: zero while the engine is caught up
+/// (idle), since then no redo is waiting however old the last row is.
+pub fn time_lag_s(status: &CaptureStatus) -> Option<u64> {
+    if status.state == MiningState::Idle {
+        return Some(0);
+    }
+    status.time_lag_s().map(|s| s.max(0) as u64)
+}
+
+/// What to do about a finding, where its message does not say it already.
+pub fn finding_advice(f: &Finding) -> Option<&'static str> {
+    match f {
+        Finding::PartialBeforeImage { .. } => None,
+        Finding::DictionaryMismatch { .. } => Some(
+            "rebuild the LogMiner dictionary (EXECUTE DBMS_LOGMNR_D.BUILD) or mine with the online catalog once the DDL has settled",
+        ),
+        Finding::Unreconstructable { .. } => {
+            Some("check supplemental logging on the table and that its column types are ones LogMiner supports")
+        }
+        Finding::UnsupportedType { .. } => {
+            Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::event::Op;
+    use crate::tui::feed;
+
+    fn key(c: KeyCode) -> AppEvent {
+        AppEvent::Key(KeyEvent::new(c, KeyModifiers::NONE))
+    }
+
+    fn app_with(n: usize) -> App {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (0..n).map(|i| feed::sample_change(i as u64)).collect(),
+        )));
+        app
+    }
+
+    #[test]
+    fn ring_keeps_the_newest_and_counts_all() {
+        let mut app = App::new(
+            feed::demo_header(),
+            ViewConfig {
+                ring_capacity: 5,
+                ..ViewConfig::default()
+            },
+        );
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (0..12).map(feed::sample_change).collect(),
+        )));
+        assert_eq!(app.ring_len(), 5);
+        assert_eq!(app.received, 12);
+        assert_eq!(app.visible().first().map(|e| e.seq), Some(7));
+    }
+
+    #[test]
+    fn pause_freezes_the_list_and_resume_appends_what_arrived() {
+        let mut app = app_with(3);
+        app.update(key(KeyCode::Char('p')));
+        assert!(app.paused);
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            feed::sample_change(3),
+        ])));
+        assert_eq!(app.ring_len(), 3);
+        assert_eq!(app.pending_count(), 1);
+        assert_eq!(app.received, 4);
+        app.update(key(KeyCode::Char('p')));
+        assert_eq!(app.ring_len(), 4);
+        assert_eq!(app.pending_count(), 0);
+    }
+
+    #[test]
+    fn selection_follows_newest_until_moved() {
+        let mut app = app_with(5);
+        assert_eq!(app.selected_entry().map(|e| e.seq), Some(4));
+        app.update(key(KeyCode::Char('k')));
+        assert_eq!(app.selected_entry().map(|e| e.seq), Some(3));
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            feed::sample_change(5),
+        ])));
+        assert_eq!(app.selected_entry().map(|e| e.seq), Some(3));
+        app.update(key(KeyCode::Char('G')));
+        assert_eq!(app.selected_entry().map(|e| e.seq), Some(5));
+        app.update(key(KeyCode::Char('g')));
+        assert_eq!(app.selected_entry().map(|e| e.seq), Some(0));
+    }
+
+    #[test]
+    fn filter_applies_on_enter_and_esc_cancels() {
+        let mut app = app_with(9);
+        app.update(key(KeyCode::Char('/')));
+        for c in "op:d".chars() {
+            app.update(key(KeyCode::Char(c)));
+        }
+        app.update(key(KeyCode::Esc));
+        assert!(app.filter.is_none());
+        assert!(!app.should_quit);
+        app.update(key(KeyCode::Char('/')));
+        for c in "op:d".chars() {
+            app.update(key(KeyCode::Char(c)));
+        }
+        app.update(key(KeyCode::Enter));
+        let visible = app.visible();
+        assert!(!visible.is_empty());
+        assert!(visible.iter().all(|e| e.op_label() == "d"));
+    }
+
+    #[test]
+    fn filtered_view_follows_new_events_eviction_and_resume() {
+        let mut app = App::new(
+            feed::demo_header(),
+            ViewConfig {
+                ring_capacity: 6,
+                ..ViewConfig::default()
+            },
+        );
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (0..6).map(feed::sample_change).collect(),
+        )));
+        app.update(key(KeyCode::Char('/')));
+        for c in "delete".chars() {
+            app.update(key(KeyCode::Char(c)));
+        }
+        app.update(key(KeyCode::Enter));
+        let seqs = |app: &App| app.visible().iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(&app), [2, 5]);
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (6..9).map(feed::sample_change).collect(),
+        )));
+        assert_eq!(seqs(&app), [5, 8]);
+        app.update(key(KeyCode::Char('p')));
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (9..12).map(feed::sample_change).collect(),
+        )));
+        assert_eq!(seqs(&app), [5, 8]);
+        app.update(key(KeyCode::Char('p')));
+        assert_eq!(seqs(&app), [8, 11]);
+    }
+
+    #[test]
+    fn filter_text_matches_column_values_ignoring_case() {
+        let app = app_with(9);
+        let f = Filter::parse("shipped");
+        let hits: Vec<_> = app.visible().into_iter().filter(|e| f.matches(e)).collect();
+        assert!(!hits.is_empty());
+        let f = Filter::parse("no-such-value");
+        assert!(app.visible().into_iter().all(|e| !f.matches(e)));
+    }
+
+    #[test]
+    fn filter_matches_qualified_names_and_non_ascii_values() {
+        let app = app_with(3);
+        assert_eq!(
+            app.visible()
+                .into_iter()
+                .filter(|e| Filter::parse("app.order_lines").matches(e))
+                .count(),
+            1
+        );
+        assert!(contains_ci("Straße 5", "straße"));
+        assert!(contains_ci("订单已发货", "发货"));
+        assert!(!contains_ci("SHIPPED", "shipper"));
+    }
+
+    #[test]
+    fn ddl_is_listed_with_its_statement_and_selectable_by_filter() {
+        let mut app = app_with(2);
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            feed::sample_ddl(2),
+        ])));
+        let ddl = app
+            .visible()
+            .into_iter()
+            .filter(|e| Filter::parse("ddl").matches(e))
+            .collect::<Vec<_>>();
+        assert_eq!(ddl.len(), 1);
+        assert_eq!(ddl[0].op_label(), "ddl");
+        assert_eq!(
+            ddl[0].changed,
+            "ALTER TABLE \"APP\".\"ORDERS\" ADD (\"CHANNEL\" VARCHAR2(16))"
+        );
+    }
+
+    #[test]
+    fn multi_line_errors_become_one_line_alerts() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::SourceError {
+            error: "ORA-00604: error at recursive SQL level 1\nORA-01555: snapshot too old".into(),
+            ora_code: Some(604),
+            advice: None,
+            retrying: false,
+        }));
+        assert_eq!(
+            app.alerts[0].message,
+            "ORA-00604: error at recursive SQL level 1 ORA-01555: snapshot too old"
+        );
+    }
+
+    #[test]
+    fn lost_keyboard_ends_the_screen() {
+        let mut app = app_with(1);
+        app.update(AppEvent::InputClosed);
+        assert!(app.should_quit);
+    }
+
+    #[test]
+    fn esc_closes_detail_before_quitting() {
+        let mut app = app_with(1);
+        app.update(key(KeyCode::Enter));
+        assert!(app.show_detail);
+        app.update(key(KeyCode::Esc));
+        assert!(!app.show_detail && !app.should_quit);
+        app.update(key(KeyCode::Esc));
+        assert!(app.should_quit);
+    }
+
+    #[test]
+    fn repeated_findings_are_one_alert_with_a_count() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        for _ in 0..3 {
+            app.update(AppEvent::Engine(EngineMessage::Finding(
+                feed::partial_image_finding(),
+            )));
+        }
+        assert_eq!(app.alerts.len(), 1);
+        assert_eq!(app.alerts[0].count, 3);
+    }
+
+    #[test]
+    fn retrying_error_is_resolved_when_mining_resumes() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(feed::connection_dropped(true)));
+        assert!(app.alerts[0].retrying && !app.alerts[0].resolved);
+        assert!(app.fatal_error().is_none());
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+            feed::steady_status(0),
+        ))));
+        assert!(app.alerts[0].resolved);
+    }
+
+    #[test]
+    fn idle_engine_has_no_time_lag_however_old_the_last_row() {
+        let mut st = feed::status_with_lag(5, 100, 300, 10);
+        assert_eq!(time_lag_s(&st), Some(300));
+        st.state = MiningState::Idle;
+        assert_eq!(time_lag_s(&st), Some(0));
+    }
+
+    #[test]
+    fn headline_alert_prefers_a_stopped_capture_over_newer_findings() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(feed::missing_log_error()));
+        app.update(AppEvent::Engine(EngineMessage::Finding(
+            feed::dictionary_finding(),
+        )));
+        assert_eq!(
+            app.headline_alert().map(|a| a.code.as_str()),
+            Some("ORA-01291")
+        );
+    }
+
+    #[test]
+    fn retrying_state_without_an_error_message_still_raises_one_alert() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        let mut st = feed::steady_status(3);
+        st.state = MiningState::Retrying {
+            attempt: 1,
+            error: "ORA-03135: connection lost contact".into(),
+            advice: Some("check firewalls' idle timeouts".into()),
+        };
+        for _ in 0..3 {
+            app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                st.clone(),
+            ))));
+        }
+        assert_eq!(app.alerts.len(), 1);
+        assert_eq!(app.alerts[0].code, "ORA-03135");
+        assert!(app.alerts[0].retrying);
+    }
+
+    #[test]
+    fn error_without_retry_is_fatal() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(feed::missing_log_error()));
+        assert_eq!(
+            app.fatal_error().map(|a| a.code.as_str()),
+            Some("ORA-01291")
+        );
+    }
+
+    #[test]
+    fn throughput_counts_per_second_and_fills_idle_seconds_with_zero() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::Events(
+            (0..7).map(feed::sample_change).collect(),
+        )));
+        app.update(AppEvent::Tick(Duration::from_millis(1_100)));
+        app.update(AppEvent::Tick(Duration::from_millis(4_000)));
+        let h: Vec<u64> = app.throughput.history().iter().copied().collect();
+        assert_eq!(h, [7, 0, 0, 0]);
+        assert_eq!(app.throughput.peak(), 7);
+    }
+
+    #[test]
+    fn status_older_than_the_limit_is_stale() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+            feed::steady_status(0),
+        ))));
+        app.update(AppEvent::Tick(Duration::from_secs(2)));
+        assert_eq!(app.stale_for(), None);
+        app.update(AppEvent::Tick(Duration::from_secs(9)));
+        assert_eq!(app.stale_for(), Some(Duration::from_secs(9)));
+    }
+
+    #[test]
+    fn no_status_at_all_is_stale_too() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Tick(Duration::from_secs(2)));
+        assert_eq!(app.stale_for(), None);
+        app.update(AppEvent::Tick(Duration::from_secs(12)));
+        assert_eq!(app.stale_for(), Some(Duration::from_secs(12)));
+    }
+
+    #[test]
+    fn update_changed_columns_are_those_whose_value_differs() {
+        let CapturedEvent::Change(c) = feed::sample_change(1) else {
+            panic!("sample 1 is a change");
+        };
+        assert_eq!(c.op, Op::Update);
+        assert_eq!(changed_columns(&c), ["STATUS", "UPDATED_AT"]);
+    }
+}

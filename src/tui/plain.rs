@@ -1,0 +1,378 @@
+//! `tail` without a terminal: one JSON line per event on stdout, in the same
+//! envelope as `run`, and a lag line on stderr every few seconds. Findings
+//! and source errors go to stderr as they come. Stops at `--count`,
+//! `--until-scn`, when the engine stops, or quietly when stdout is closed.
+
+use std::io::{self, Write};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::engine::event::CapturedEvent;
+use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
+use crate::engine::row::Scn;
+
+use super::widgets::duration_s;
+
+/// When plain mode stops and how often it reports lag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlainOptions {
+    /// Stop after this many events.
+    pub count: Option<u64>,
+    /// Stop once everything committed at or below this SCN is out.
+    pub until_scn: Option<Scn>,
+    /// How often the lag line is written; zero turns it off.
+    pub lag_every: Duration,
+}
+
+/// Why plain mode stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlainEnd {
+    Count,
+    UntilScn,
+    /// The engine finished or stopped (see `fatal`).
+    EngineStopped,
+    /// The reader of stdout went away (`| head`).
+    BrokenPipe,
+}
+
+/// A source error that stopped capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FatalError {
+    pub error: String,
+    pub ora_code: Option<u32>,
+    pub advice: Option<String>,
+}
+
+/// What plain mode did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlainOutcome {
+    pub end: PlainEnd,
+    pub emitted: u64,
+    pub fatal: Option<FatalError>,
+}
+
+fn is_broken_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
+}
+
+/// The lag line written to stderr.
+pub fn lag_line(st: &CaptureStatus, emitted: u64) -> String {
+    let state = match &st.state {
+        MiningState::Connecting => "connecting".to_string(),
+        MiningState::Mining => "mining".to_string(),
+        MiningState::Idle => "idle".to_string(),
+        MiningState::Retrying { attempt, error, .. } => {
+            format!("retrying (attempt {attempt}: {error})")
+        }
+        MiningState::Stopped { error, .. } => format!("stopped ({error})"),
+        MiningState::Finished => "finished".to_string(),
+    };
+    let time = super::app::time_lag_s(st)
+        .map(duration_s)
+        .unwrap_or_else(|| "?".into());
+    format!(
+        "cdcctl tail: {state}; lag {time}, {} SCN (mined {} of {}); {} open transaction(s); {emitted} event(s) written",
+        st.scn_lag(),
+        st.mined_scn,
+        st.current_scn,
+        st.open_transactions
+    )
+}
+
+/// Writes events from `rx` to `out` until a stop condition; diagnostics go
+/// to `err`. A closed `out` ends it quietly; other write errors are returned.
+pub fn run_plain(
+    rx: &Receiver<EngineMessage>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    opts: &PlainOptions,
+) -> io::Result<PlainOutcome> {
+    let mut emitted = 0u64;
+    let mut status: Option<CaptureStatus> = None;
+    let mut fatal = None;
+    let mut last_lag = Instant::now();
+    let finish = |end, emitted, fatal| {
+        Ok(PlainOutcome {
+            end,
+            emitted,
+            fatal,
+        })
+    };
+    if opts.count == Some(0) {
+        return finish(PlainEnd::Count, 0, None);
+    }
+    loop {
+        let msg = if opts.lag_every.is_zero() {
+            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
+        } else {
+            let wait = opts.lag_every.saturating_sub(last_lag.elapsed());
+            rx.recv_timeout(wait)
+        };
+        match msg {
+            Ok(EngineMessage::Events(events)) => {
+                for ev in &events {
+                    if let Some(until) = opts.until_scn {
+                        if ev.source().commit_scn > until {
+                            out.flush().or_else(ignore_pipe)?;
+                            return finish(PlainEnd::UntilScn, emitted, None);
+                        }
+                    }
+                    match write_event(out, ev) {
+                        Ok(()) => {}
+                        Err(e) if is_broken_pipe(&e) => {
+                            return finish(PlainEnd::BrokenPipe, emitted, None)
+                        }
+                        Err(e) => return Err(e),
+                    }
+                    emitted += 1;
+                    if opts.count.is_some_and(|n| emitted >= n) {
+                        out.flush().or_else(ignore_pipe)?;
+                        return finish(PlainEnd::Count, emitted, None);
+                    }
+                }
+                // Consumers of a live tail want each batch as it comes.
+                match out.flush() {
+                    Ok(()) => {}
+                    Err(e) if is_broken_pipe(&e) => {
+                        return finish(PlainEnd::BrokenPipe, emitted, None)
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(EngineMessage::Status(st)) => {
+                let reached = opts.until_scn.is_some_and(|u| st.mined_scn >= u);
+                if let MiningState::Stopped { error, advice } = &st.state {
+                    if fatal.is_none() {
+                        fatal = Some(FatalError {
+                            error: error.clone(),
+                            ora_code: None,
+                            advice: advice.clone(),
+                        });
+                    }
+                }
+                status = Some(*st);
+                if reached {
+                    return finish(PlainEnd::UntilScn, emitted, None);
+                }
+            }
+            Ok(EngineMessage::Finding(f)) => {
+                let _ = writeln!(err, "cdcctl tail: finding {}: {}", f.code(), f.message());
+                if let Some(advice) = super::app::finding_advice(&f) {
+                    let _ = writeln!(err, "  advice: {advice}");
+                }
+            }
+            Ok(EngineMessage::SourceError {
+                error,
+                ora_code,
+                advice,
+                retrying,
+            }) => {
+                let what = if retrying {
+                    "retrying after"
+                } else {
+                    "stopped on"
+                };
+                let _ = writeln!(err, "cdcctl tail: {what} a source error: {error}");
+                if let Some(a) = &advice {
+                    let _ = writeln!(err, "  advice: {a}");
+                }
+                if !retrying {
+                    fatal = Some(FatalError {
+                        error,
+                        ora_code,
+                        advice,
+                    });
+                }
+            }
+            Ok(EngineMessage::Stopped) | Err(RecvTimeoutError::Disconnected) => {
+                out.flush().or_else(ignore_pipe)?;
+                return finish(PlainEnd::EngineStopped, emitted, fatal);
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if !opts.lag_every.is_zero() && last_lag.elapsed() >= opts.lag_every {
+            last_lag = Instant::now();
+            if let Some(st) = &status {
+                let _ = writeln!(err, "{}", lag_line(st, emitted));
+            }
+        }
+    }
+}
+
+fn ignore_pipe(e: io::Error) -> io::Result<()> {
+    if is_broken_pipe(&e) {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+fn write_event(out: &mut dyn Write, ev: &CapturedEvent) -> io::Result<()> {
+    out.write_all(ev.to_json_line().as_bytes())?;
+    out.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::feed::{self, Script, SyntheticFeed};
+    use std::sync::mpsc::sync_channel;
+
+    fn opts() -> PlainOptions {
+        PlainOptions {
+            count: None,
+            until_scn: None,
+            lag_every: Duration::ZERO,
+        }
+    }
+
+    fn channel_of(msgs: Vec<EngineMessage>) -> Receiver<EngineMessage> {
+        let (tx, rx) = sync_channel(msgs.len() + 1);
+        for m in msgs {
+            let _ = tx.send(m);
+        }
+        rx
+    }
+
+    #[test]
+    fn count_stops_after_n_events_in_the_run_envelope() {
+        let rx = SyntheticFeed::new(Script::Steady).spawn(Duration::ZERO, None);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let o = run_plain(
+            &rx,
+            &mut out,
+            &mut err,
+            &PlainOptions {
+                count: Some(25),
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(o.end, PlainEnd::Count);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 25);
+        assert_eq!(lines[0], feed::sample_change(0).to_json_line());
+        let v: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
+        assert_eq!(v["op"], "u");
+    }
+
+    #[test]
+    fn until_scn_emits_only_what_committed_at_or_below_it() {
+        let until = feed::sample_change(4).source().commit_scn;
+        let rx = channel_of(vec![EngineMessage::Events(
+            (0..10).map(feed::sample_change).collect(),
+        )]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let o = run_plain(
+            &rx,
+            &mut out,
+            &mut err,
+            &PlainOptions {
+                until_scn: Some(until),
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(o.end, PlainEnd::UntilScn);
+        assert_eq!(o.emitted, 5);
+    }
+
+    #[test]
+    fn until_scn_also_stops_when_mining_passes_it_without_events() {
+        let rx = channel_of(vec![EngineMessage::Status(Box::new(feed::steady_status(
+            5,
+        )))]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let o = run_plain(
+            &rx,
+            &mut out,
+            &mut err,
+            &PlainOptions {
+                until_scn: Some(feed::BASE_SCN),
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(o.end, PlainEnd::UntilScn);
+        assert_eq!(o.emitted, 0);
+    }
+
+    struct ClosedPipe;
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+    }
+
+    #[test]
+    fn broken_pipe_ends_quietly() {
+        let rx = channel_of(vec![EngineMessage::Events(vec![feed::sample_change(0)])]);
+        let mut err = Vec::new();
+        let o = run_plain(&rx, &mut ClosedPipe, &mut err, &opts()).unwrap();
+        assert_eq!(o.end, PlainEnd::BrokenPipe);
+        assert!(err.is_empty());
+    }
+
+    #[test]
+    fn source_errors_and_findings_go_to_stderr_with_advice() {
+        let rx = channel_of(vec![
+            EngineMessage::Finding(feed::dictionary_finding()),
+            feed::connection_dropped(true),
+            feed::missing_log_error(),
+            EngineMessage::Stopped,
+        ]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let o = run_plain(&rx, &mut out, &mut err, &opts()).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains("finding dictionary_mismatch"));
+        assert!(err.contains("retrying after a source error: ORA-03113"));
+        assert!(err.contains("stopped on a source error: ORA-01291"));
+        assert!(err.contains("advice: restore the archived log"));
+        assert_eq!(o.end, PlainEnd::EngineStopped);
+        assert_eq!(o.fatal.and_then(|f| f.ora_code), Some(1291));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn lag_line_reports_time_and_scn_lag() {
+        let line = lag_line(&feed::status_with_lag(3, 100, 75, 5_000), 42);
+        assert_eq!(
+            line,
+            "cdcctl tail: mining; lag 1m15s, 5000 SCN (mined 10042400 of 10047400); 3 open transaction(s); 42 event(s) written"
+        );
+    }
+
+    #[test]
+    fn lag_line_is_written_periodically() {
+        let (tx, rx) = sync_channel(4);
+        let _ = tx.send(EngineMessage::Status(Box::new(feed::steady_status(1))));
+        let handle = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(120));
+            let _ = tx.send(EngineMessage::Stopped);
+        });
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        run_plain(
+            &rx,
+            &mut out,
+            &mut err,
+            &PlainOptions {
+                lag_every: Duration::from_millis(30),
+                ..opts()
+            },
+        )
+        .unwrap();
+        let _ = handle.join();
+        let err = String::from_utf8(err).unwrap();
+        assert!(
+            err.lines()
+                .filter(|l| l.contains("; lag 2s, 240 SCN"))
+                .count()
+                >= 2,
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,255 @@
+//! Full-screen snapshots of the `tail` screen on a `TestBackend`: what an
+//! operator sees in steady flow, with rising lag, on a finding, on a source
+//! error, in the help overlay and on an 80×24 terminal. Time is injected
+//! through `AppEvent::Tick` and the feed is deterministic, so frames are too.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::style::Color;
+use ratatui::Terminal;
+
+use crate::engine::metrics::{EngineMessage, MiningState};
+
+use super::app::{App, AppEvent, ViewConfig};
+use super::feed::{self, Script, SyntheticFeed};
+use super::ui;
+
+fn frame(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut terminal = match Terminal::new(TestBackend::new(w, h)) {
+        Ok(t) => t,
+        Err(e) => panic!("test backend: {e}"),
+    };
+    if let Err(e) = terminal.draw(|f| ui::draw(app, f)) {
+        panic!("draw: {e}");
+    }
+    terminal
+}
+
+macro_rules! snapshot {
+    ($name:expr, $terminal:expr) => {
+        insta::with_settings!({
+            snapshot_path => "../../snapshots",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!($name, $terminal.backend());
+        })
+    };
+}
+
+/// Plays `seconds` of a script into a fresh app sized `w`×`h`.
+fn play(script: Script, seconds: u64, w: u16, h: u16) -> App {
+    let mut app = App::new(feed::demo_header(), ViewConfig::default());
+    app.update(AppEvent::Resize(w, h));
+    let mut feed = SyntheticFeed::new(script);
+    for s in 0..seconds {
+        for msg in feed.next_second() {
+            app.update(AppEvent::Engine(msg));
+        }
+        app.update(AppEvent::Tick(Duration::from_secs(s + 1)));
+    }
+    app
+}
+
+fn key(app: &mut App, code: KeyCode) {
+    app.update(AppEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+#[test]
+fn tui_steady_flow() {
+    let app = play(Script::Steady, 30, 140, 40);
+    assert!(app.received > 0);
+    snapshot!("tui_steady_flow", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_rising_lag() {
+    let app = play(Script::RisingLag, 25, 140, 40);
+    assert_eq!(app.status.time_lag_s(), Some(72));
+    let terminal = frame(&app, 140, 40);
+    // Colour is not in the text snapshot: 72 s is past the 60 s critical
+    // threshold, 60,000 SCNs are below the 100,000 warning.
+    let buf = terminal.backend().buffer();
+    assert_eq!(buf[(71, 2)].fg, Color::Red);
+    assert_eq!(buf[(1, 2)].fg, Color::Green);
+    snapshot!("tui_rising_lag", terminal);
+}
+
+#[test]
+fn tui_parser_finding() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    for _ in 0..4 {
+        app.update(AppEvent::Engine(EngineMessage::Finding(
+            feed::partial_image_finding(),
+        )));
+    }
+    app.update(AppEvent::Engine(EngineMessage::Finding(
+        feed::dictionary_finding(),
+    )));
+    snapshot!("tui_parser_finding", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_source_error_retrying() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    app.update(AppEvent::Engine(feed::connection_dropped(true)));
+    let mut st = feed::steady_status(12);
+    st.state = MiningState::Retrying {
+        attempt: 2,
+        error: "ORA-03113: end-of-file on communication channel".into(),
+        advice: None,
+    };
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    snapshot!("tui_source_error_retrying", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_source_error_stopped() {
+    let mut app = play(Script::Steady, 12, 140, 40);
+    app.update(AppEvent::Engine(feed::missing_log_error()));
+    app.update(AppEvent::Engine(EngineMessage::Stopped));
+    app.update(AppEvent::Tick(Duration::from_secs(30)));
+    snapshot!("tui_source_error_stopped", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_finished_at_until_scn() {
+    let mut app = play(Script::Steady, 6, 100, 30);
+    let mut st = feed::steady_status(6);
+    st.state = MiningState::Finished;
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    app.update(AppEvent::Engine(EngineMessage::Stopped));
+    app.update(AppEvent::Tick(Duration::from_secs(60)));
+    let terminal = frame(&app, 100, 30);
+    let text = format!("{}", terminal.backend());
+    assert!(text.contains("FINISHED") && !text.contains("no status for"));
+    snapshot!("tui_finished", terminal);
+}
+
+#[test]
+fn tui_stale_engine() {
+    let mut app = play(Script::Steady, 6, 100, 30);
+    app.update(AppEvent::Tick(Duration::from_secs(48)));
+    snapshot!("tui_stale_engine", frame(&app, 100, 30));
+}
+
+#[test]
+fn tui_help_screen() {
+    let mut app = play(Script::Steady, 5, 100, 30);
+    key(&mut app, KeyCode::Char('?'));
+    snapshot!("tui_help_screen", frame(&app, 100, 30));
+}
+
+#[test]
+fn tui_narrow_terminal() {
+    let app = play(Script::Faults, 14, 80, 24);
+    snapshot!("tui_narrow_terminal", frame(&app, 80, 24));
+}
+
+#[test]
+fn tui_detail_paused_filtered() {
+    let mut app = play(Script::Steady, 8, 140, 40);
+    key(&mut app, KeyCode::Char('/'));
+    for c in "update".chars() {
+        key(&mut app, KeyCode::Char(c));
+    }
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Up);
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Char('p'));
+    let mut feed = SyntheticFeed::new(Script::Steady);
+    for _ in 0..3 {
+        for msg in feed.next_second() {
+            app.update(AppEvent::Engine(msg));
+        }
+    }
+    snapshot!("tui_detail_paused_filtered", frame(&app, 140, 40));
+}
+
+#[test]
+fn tui_narrow_terminal_detail() {
+    let mut app = play(Script::Steady, 8, 80, 24);
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Enter);
+    snapshot!("tui_narrow_terminal_detail", frame(&app, 80, 24));
+}
+
+#[test]
+fn tui_connecting_before_any_status() {
+    let app = App::new(feed::demo_header(), ViewConfig::default());
+    snapshot!("tui_connecting", frame(&app, 100, 24));
+}
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn step(app: &mut App, kind: u8, n: u16, next: &mut u64) {
+        let code = match kind {
+            0 => KeyCode::Char('j'),
+            1 => KeyCode::Char('k'),
+            2 => KeyCode::PageUp,
+            3 => KeyCode::PageDown,
+            4 => KeyCode::Char('g'),
+            5 => KeyCode::Char('G'),
+            6 => KeyCode::Char('p'),
+            7 => KeyCode::Enter,
+            8 => KeyCode::Char('/'),
+            9 => KeyCode::Char(['d', 'u', 'x', '1', ' '][usize::from(n % 5)]),
+            10 => KeyCode::Esc,
+            11 => KeyCode::Char('?'),
+            12 => {
+                let batch = (0..u64::from(n))
+                    .map(|i| feed::sample_change(*next + i))
+                    .collect();
+                *next += u64::from(n);
+                app.update(AppEvent::Engine(EngineMessage::Events(batch)));
+                return;
+            }
+            13 => {
+                app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                    feed::steady_status(u64::from(n)),
+                ))));
+                return;
+            }
+            14 => {
+                app.update(AppEvent::Engine(feed::connection_dropped(n % 2 == 0)));
+                return;
+            }
+            _ => {
+                app.update(AppEvent::Tick(Duration::from_millis(u64::from(n) * 700)));
+                return;
+            }
+        };
+        app.update(AppEvent::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_input_keeps_memory_bounded_and_every_size_draws(
+            steps in proptest::collection::vec((0u8..16, 0u16..40), 0..120),
+            w in 1u16..200,
+            h in 1u16..60,
+        ) {
+            let mut app = App::new(feed::demo_header(), ViewConfig { ring_capacity: 25, ..ViewConfig::default() });
+            let mut next = 0;
+            for (kind, n) in steps {
+                step(&mut app, kind, n, &mut next);
+                prop_assert!(app.ring_len() <= 25);
+                prop_assert!(app.pending_count() <= 25);
+                let visible = app.visible();
+                if let Some(i) = app.selected_index(&visible) {
+                    prop_assert!(i < visible.len());
+                }
+            }
+            prop_assert_eq!(app.received, next);
+            // Drawing must not panic at any size, including tiny ones.
+            let mut terminal = Terminal::new(TestBackend::new(w, h)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            terminal.draw(|f| ui::draw(&app, f)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        }
+    }
+}

@@ -1,0 +1,771 @@
+//! Draws the whole `tail` screen from `&App`: header, lag gauges, the stats
+//! row, the mined-logs line, the change list with its detail pane, alerts
+//! and the status line, plus the help overlay. Layout adapts to the size;
+//! nothing here changes state.
+
+use chrono::DateTime;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+use ratatui::Frame;
+
+use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Field};
+use crate::engine::metrics::MiningState;
+
+use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Mode};
+use super::widgets::{
+    duration_s, thousands, CountsPanel, LagGauge, LogsLine, ThroughputPanel, TxPanel,
+};
+
+/// Draws the screen into a frame.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    render(app, area, frame.buffer_mut());
+}
+
+/// Draws the screen into any buffer area.
+pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
+    if area.width < 20 || area.height < 8 {
+        Paragraph::new("cdcctl tail: terminal too small")
+            .wrap(Wrap { trim: true })
+            .render(area, buf);
+        return;
+    }
+    let alerts_h = alerts_height(app, area);
+    // On a short terminal the detail pane takes the stats row and the whole
+    // list area: j/k still move through the changes.
+    let cramped_detail = app.show_detail && area.height < 32;
+    let stats_h = match area.height {
+        _ if cramped_detail => 0,
+        36.. => 7,
+        _ => 6,
+    };
+    let [header, gauges, stats, logs, list, alerts, status] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(3),
+        Constraint::Length(stats_h),
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(alerts_h),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    render_header(app, header, buf);
+    render_gauges(app, gauges, buf);
+    if stats.height > 0 {
+        render_stats(app, stats, buf);
+    }
+    LogsLine {
+        status: &app.status,
+    }
+    .render(logs, buf);
+    if cramped_detail {
+        render_detail(&app.visible(), app, list, buf);
+    } else if app.show_detail {
+        let wide = list.width >= 160;
+        let [top, bottom] = if wide {
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(list)
+        } else {
+            Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(list)
+        };
+        let visible = app.visible();
+        render_list(app, &visible, top, buf);
+        render_detail(&visible, app, bottom, buf);
+    } else {
+        render_list(app, &app.visible(), list, buf);
+    }
+    render_alerts(app, alerts, buf);
+    render_status_line(app, status, buf);
+    if app.mode == Mode::Help {
+        render_help(area, buf);
+    }
+}
+
+/// Rows a line of `chars` characters takes when wrapped at `width`.
+fn wrapped_rows(chars: usize, width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    u16::try_from(chars.div_ceil(w).max(1)).unwrap_or(u16::MAX)
+}
+
+/// The lines of one alert: what happened, then what to do.
+fn alert_lines(a: &Alert) -> Vec<Line<'static>> {
+    let mut lines = vec![alert_line(a)];
+    if let Some(advice) = &a.advice {
+        lines.push(Line::from(vec![
+            Span::styled("  → ", Style::new().fg(Color::Cyan)),
+            Span::styled(advice.clone(), Style::new().fg(Color::Cyan)),
+        ]));
+    }
+    lines
+}
+
+fn alerts_height(app: &App, area: Rect) -> u16 {
+    if app.alerts.is_empty() {
+        return 1;
+    }
+    let inner_w = area.width.saturating_sub(2);
+    let want: u16 = app
+        .alerts
+        .iter()
+        .flat_map(alert_lines)
+        .map(|l| wrapped_rows(l.width(), inner_w))
+        .fold(0u16, u16::saturating_add)
+        .saturating_add(2);
+    want.min((area.height / 4).max(4))
+}
+
+fn state_badge(app: &App) -> Span<'static> {
+    let bold = Modifier::BOLD;
+    let (text, color) = match &app.status.state {
+        _ if app.engine_stopped
+            && !matches!(
+                app.status.state,
+                MiningState::Finished | MiningState::Stopped { .. }
+            ) =>
+        {
+            ("STOPPED".to_string(), Color::Red)
+        }
+        MiningState::Connecting => ("CONNECTING".to_string(), Color::Yellow),
+        MiningState::Mining => ("MINING".to_string(), Color::Green),
+        MiningState::Idle => ("IDLE (caught up)".to_string(), Color::Green),
+        MiningState::Retrying { attempt, .. } => {
+            (format!("RETRYING (attempt {attempt})"), Color::Yellow)
+        }
+        MiningState::Stopped { .. } => ("STOPPED".to_string(), Color::Red),
+        MiningState::Finished => ("FINISHED".to_string(), Color::Blue),
+    };
+    Span::styled(
+        format!(" ● {text} "),
+        Style::new().fg(color).add_modifier(bold),
+    )
+}
+
+fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
+    let h = &app.header;
+    let sep = Span::styled(" │ ", Style::new().fg(Color::DarkGray));
+    // Parts in the order shown, with the priority to keep them when the
+    // line is too narrow (the version goes first, the tables last).
+    let parts = [
+        (&h.source, Style::new().add_modifier(Modifier::BOLD), 0),
+        (&h.version, Style::new(), 3),
+        (&h.container, Style::new(), 1),
+        (&h.user, Style::new(), 2),
+        (&h.tables, Style::new().fg(Color::Cyan), 0),
+    ];
+
+    let mut right = Vec::new();
+    if app.paused {
+        right.push(Span::styled(
+            " PAUSED ",
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
+    if let Some(age) = app.stale_for() {
+        right.push(Span::styled(
+            format!(" no status for {} ", duration_s(age.as_secs())),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    right.push(state_badge(app));
+    let right = Line::from(right);
+    let rw = (right.width() as u16).min(area.width);
+    let room = usize::from(area.width - rw);
+    let mut drop_from = 4;
+    let left = loop {
+        let mut left = vec![Span::styled(
+            " cdcctl tail ",
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Cyan)
+                .add_modifier(Modifier::BOLD),
+        )];
+        for (text, style, prio) in &parts {
+            if text.is_empty() || *prio >= drop_from {
+                continue;
+            }
+            left.push(if left.len() == 1 {
+                Span::raw(" ")
+            } else {
+                sep.clone()
+            });
+            left.push(Span::styled((*text).clone(), *style));
+        }
+        let line = Line::from(left);
+        if line.width() < room || drop_from <= 1 {
+            break line;
+        }
+        drop_from -= 1;
+    };
+    let left_area = Rect {
+        width: area.width - rw,
+        ..area
+    };
+    buf.set_line(left_area.x, left_area.y, &left, left_area.width);
+    buf.set_line(area.x + area.width - rw, area.y, &right, rw);
+}
+
+fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
+    let th = app.config.thresholds;
+    let [scn, time] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let have = app.status_at.is_some() && app.status.current_scn > 0;
+    let scn_lag = app.status.scn_lag();
+    LagGauge {
+        title: "SCN lag",
+        legend: format!(
+            "warn {} · crit {}",
+            compact(th.scn_warn),
+            compact(th.scn_crit)
+        ),
+        value: have.then_some(scn_lag),
+        text: thousands(scn_lag),
+        full: th.scn_crit,
+        level: th.scn_level(scn_lag),
+    }
+    .render(scn, buf);
+    let time_lag = time_lag_s(&app.status);
+    LagGauge {
+        title: "Time lag",
+        legend: format!(
+            "warn {} · crit {}",
+            duration_s(th.time_warn_s),
+            duration_s(th.time_crit_s)
+        ),
+        value: time_lag.filter(|_| have),
+        text: duration_s(time_lag.unwrap_or(0)),
+        full: th.time_crit_s,
+        level: th.time_level(time_lag.unwrap_or(0)),
+    }
+    .render(time, buf);
+}
+
+fn render_stats(app: &App, area: Rect, buf: &mut Buffer) {
+    let [spark, counts, tx] = if area.width >= 120 {
+        Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(37),
+            Constraint::Length(40),
+        ])
+        .areas(area)
+    } else {
+        Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(20),
+            Constraint::Length(38),
+        ])
+        .areas(area)
+    };
+    ThroughputPanel {
+        throughput: &app.throughput,
+    }
+    .render(spark, buf);
+    CountsPanel {
+        counts: &app.status.counts,
+        rows_read: app.status.rows_read,
+    }
+    .render(counts, buf);
+    TxPanel {
+        status: &app.status,
+        oldest_age_s: app.oldest_txn_age_s(),
+        warn_age_s: app.config.thresholds.time_crit_s.max(1) * 10,
+    }
+    .render(tx, buf);
+}
+
+fn op_style(op: &str) -> Style {
+    match op {
+        "c" | "r" => Style::new().fg(Color::Green),
+        "u" => Style::new().fg(Color::Yellow),
+        "d" => Style::new().fg(Color::Red),
+        _ => Style::new().fg(Color::Magenta),
+    }
+}
+
+/// `100000` as `100k`, `1000000` as `1M`; other values in full.
+fn compact(n: u64) -> String {
+    match n {
+        _ if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        _ if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        _ => thousands(n),
+    }
+}
+
+fn clock(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms)
+        .map(|d| d.format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| "--:--:--".into())
+}
+
+/// `s` in exactly `w` terminal columns: padded, or cut with `…`. Control
+/// characters (a newline inside a VARCHAR2) show as `·` so a value can never
+/// break the grid; wide (CJK) characters count two columns.
+fn fit(s: &str, w: usize) -> String {
+    let mut out = String::with_capacity(w);
+    let mut used = 0;
+    let total: usize = s.chars().map(char_width).sum();
+    let budget = if total > w { w.saturating_sub(1) } else { w };
+    for c in s.chars() {
+        let cw = char_width(c);
+        if used + cw > budget {
+            break;
+        }
+        out.push(if c.is_control() { '·' } else { c });
+        used += cw;
+    }
+    if total > w && w > 0 {
+        out.push('…');
+        used += 1;
+    }
+    out.extend(std::iter::repeat_n(' ', w.saturating_sub(used)));
+    out
+}
+
+fn char_width(c: char) -> usize {
+    if c.is_control() {
+        1
+    } else {
+        unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+    }
+}
+
+/// The list's columns for a width: (name, width); the last fills.
+fn list_columns(width: u16) -> Vec<(&'static str, usize)> {
+    let mut cols = vec![("TIME", 8), ("COMMIT SCN", 12)];
+    if width >= 110 {
+        cols.push(("XID", 16));
+    }
+    cols.push(("OP", 3));
+    cols.push(("TABLE", if width >= 110 { 24 } else { 16 }));
+    cols.push(("KEY", if width >= 110 { 16 } else { 10 }));
+    cols.push(("CHANGED", 0));
+    cols
+}
+
+fn entry_cells(e: &Entry) -> Vec<String> {
+    let src = e.event.source();
+    let ts = match &e.event {
+        CapturedEvent::Change(c) => c.commit_ts_ms,
+        CapturedEvent::Ddl(d) => d.commit_ts_ms,
+    };
+    vec![
+        clock(ts),
+        src.commit_scn.to_string(),
+        src.xid.clone(),
+        e.op_label().to_string(),
+        format!("{}.{}", src.schema, src.table),
+        e.key.clone(),
+        e.changed.clone(),
+    ]
+}
+
+fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
+    let cap = app.config.ring_capacity;
+    let title = match &app.filter {
+        Some(f) => format!(
+            " Changes matching “{}”: {} of {} kept ",
+            f.text,
+            thousands(visible.len() as u64),
+            thousands(app.ring_len() as u64)
+        ),
+        None => format!(
+            " Changes: {} kept of {} received ",
+            thousands(app.ring_len().min(cap) as u64),
+            thousands(app.received)
+        ),
+    };
+    let mut block = Block::bordered().title(title);
+    if app.paused {
+        block = block
+            .border_style(Style::new().fg(Color::Yellow))
+            .title_top(
+                Line::from(format!(
+                    " PAUSED · {} new ",
+                    thousands(app.pending_count() as u64)
+                ))
+                .right_aligned(),
+            );
+    } else if app.selected.is_none() {
+        block = block.title_top(Line::from(" following ").right_aligned());
+    }
+    let inner = block.inner(area);
+    block.render(area, buf);
+    if inner.height == 0 {
+        return;
+    }
+    let cols = list_columns(inner.width);
+    let fixed: usize = cols.iter().map(|(_, w)| w + 1).sum();
+    let last_w = (inner.width as usize).saturating_sub(fixed);
+    let width_of = |i: usize, w: usize| if i + 1 == cols.len() { last_w } else { w };
+    let head: Vec<Span> = cols
+        .iter()
+        .enumerate()
+        .map(|(i, (name, w))| {
+            Span::styled(
+                format!("{} ", fit(name, width_of(i, *w))),
+                Style::new().add_modifier(Modifier::BOLD),
+            )
+        })
+        .collect();
+    buf.set_line(inner.x, inner.y, &Line::from(head), inner.width);
+    let rows = (inner.height as usize).saturating_sub(1);
+    if visible.is_empty() {
+        let msg = if app.filter.is_some() {
+            "no change matches the filter (/ to change it, / then Enter on an empty line to clear)"
+        } else {
+            "no change captured yet"
+        };
+        buf.set_line(
+            inner.x,
+            inner.y + 1,
+            &Line::styled(msg, Style::new().fg(Color::Gray)),
+            inner.width,
+        );
+        return;
+    }
+    let sel = app.selected_index(visible).unwrap_or(0);
+    let top = if app.selected.is_none() {
+        visible.len().saturating_sub(rows)
+    } else {
+        (sel - sel % rows.max(1)).min(visible.len().saturating_sub(rows))
+    };
+    let show_xid = inner.width >= 110;
+    for (row, (i, e)) in visible.iter().enumerate().skip(top).take(rows).enumerate() {
+        let cells = entry_cells(e);
+        let cells: Vec<&String> = cells
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != 2 || show_xid)
+            .map(|(_, c)| c)
+            .collect();
+        let spans: Vec<Span> = cells
+            .iter()
+            .zip(cols.iter())
+            .enumerate()
+            .map(|(j, (text, (name, w)))| {
+                let style = if *name == "OP" {
+                    op_style(text)
+                } else {
+                    Style::new()
+                };
+                Span::styled(format!("{} ", fit(text, width_of(j, *w))), style)
+            })
+            .collect();
+        let mut line = Line::from(spans);
+        if i == sel {
+            line = line.patch_style(Style::new().add_modifier(Modifier::REVERSED));
+        }
+        buf.set_line(inner.x, inner.y + 1 + row as u16, &line, inner.width);
+    }
+}
+
+fn field_span(f: Option<&Field>) -> Span<'static> {
+    match f {
+        None => Span::raw(""),
+        Some(Field::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
+        Some(Field::Text(t)) => Span::raw(t.clone()),
+        Some(Field::Unavailable) => Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta)),
+    }
+}
+
+fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
+    let index = app.selected_index(visible);
+    let Some(entry) = index.and_then(|i| visible.get(i).copied()) else {
+        let block = Block::bordered().title(" Detail ");
+        let inner = block.inner(area);
+        block.render(area, buf);
+        Paragraph::new("no change selected").render(inner, buf);
+        return;
+    };
+    let src = entry.event.source();
+    let title = format!(
+        " {}.{} · {} · SCN {} · commit {} · XID {} ",
+        src.schema,
+        src.table,
+        entry.op_label(),
+        src.scn,
+        src.commit_scn,
+        src.xid
+    );
+    let position = format!(
+        " {} of {} ",
+        thousands(index.unwrap_or(0) as u64 + 1),
+        thousands(visible.len() as u64)
+    );
+    let block = Block::bordered()
+        .title(title)
+        .title_bottom(Line::from(position))
+        .title_bottom(
+            Line::from(format!(" row {} ", src.row_id.as_deref().unwrap_or("-"))).right_aligned(),
+        );
+    let inner = block.inner(area);
+    block.render(area, buf);
+    match &entry.event {
+        CapturedEvent::Ddl(d) => Paragraph::new(d.ddl.clone())
+            .wrap(Wrap { trim: false })
+            .render(inner, buf),
+        CapturedEvent::Change(c) => render_images(c, inner, buf),
+    }
+}
+
+fn render_images(c: &ChangeEvent, area: Rect, buf: &mut Buffer) {
+    let changed = changed_columns(c);
+    let mut columns: Vec<&String> = Vec::new();
+    for img in [&c.before, &c.after].into_iter().flatten() {
+        for (col, _) in img {
+            if !columns.contains(&col) {
+                columns.push(col);
+            }
+        }
+    }
+    let name_w = columns
+        .iter()
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(6)
+        .clamp(6, 30);
+    let rest = (area.width as usize).saturating_sub(name_w + 4);
+    let half = rest / 2;
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let head = Line::from(vec![
+        Span::styled(format!("  {} ", fit("COLUMN", name_w)), bold),
+        Span::styled(format!("{} ", fit("BEFORE", half)), bold),
+        Span::styled(fit("AFTER", half), bold),
+    ]);
+    buf.set_line(area.x, area.y, &head, area.width);
+    for (row, col) in columns
+        .iter()
+        .enumerate()
+        .take((area.height as usize).saturating_sub(1))
+    {
+        let is_changed = changed.contains(col);
+        let before = field_span(c.before.as_ref().and_then(|b| image_get(b, col)));
+        let after = field_span(c.after.as_ref().and_then(|a| image_get(a, col)));
+        let marker = if is_changed { "* " } else { "  " };
+        let mut line = Line::from(vec![
+            Span::raw(format!("{marker}{} ", fit(col, name_w))),
+            Span::styled(format!("{} ", fit(&before.content, half)), before.style),
+            Span::styled(fit(&after.content, half), after.style),
+        ]);
+        if is_changed {
+            line = line.patch_style(Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD));
+        }
+        buf.set_line(area.x, area.y + 1 + row as u16, &line, area.width);
+    }
+}
+
+fn alert_style(a: &Alert) -> (&'static str, Style) {
+    match (a.kind, a.retrying, a.resolved) {
+        (AlertKind::SourceError, _, true) => ("✔ resolved", Style::new().fg(Color::Gray)),
+        (AlertKind::SourceError, true, false) => (
+            "↻ retrying",
+            Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        ),
+        (AlertKind::SourceError, false, false) => (
+            "✖ stopped",
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+        (AlertKind::Finding, _, _) => ("▲ finding", Style::new().fg(Color::Yellow)),
+    }
+}
+
+fn alert_line(a: &Alert) -> Line<'static> {
+    let (tag, style) = alert_style(a);
+    let mut spans = vec![Span::styled(format!("{tag} "), style)];
+    // ORA- messages already start with their code.
+    if !a.message.starts_with(&a.code) {
+        spans.push(Span::styled(format!("{} ", a.code), style));
+    }
+    spans.push(Span::raw(a.message.clone()));
+    if a.count > 1 {
+        spans.push(Span::styled(
+            format!(" ×{}", thousands(a.count)),
+            Style::new().fg(Color::Gray),
+        ));
+    }
+    Line::from(spans)
+}
+
+fn render_alerts(app: &App, area: Rect, buf: &mut Buffer) {
+    if app.alerts.is_empty() {
+        buf.set_line(
+            area.x,
+            area.y,
+            &Line::styled(" alerts: none", Style::new().fg(Color::DarkGray)),
+            area.width,
+        );
+        return;
+    }
+    let border = if app.fatal_error().is_some() {
+        Color::Red
+    } else if app.alerts.iter().any(|a| !a.resolved) {
+        Color::Yellow
+    } else {
+        Color::DarkGray
+    };
+    let block = Block::bordered()
+        .border_style(Style::new().fg(border))
+        .title(match app.alerts.iter().filter(|a| a.resolved).count() {
+            0 => format!(" Alerts: {} ", app.alerts.len()),
+            r => format!(" Alerts: {} ({r} resolved) ", app.alerts.len()),
+        });
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let mut lines = Vec::new();
+    let mut rows = 0u16;
+    for a in app.alerts_by_urgency() {
+        for l in alert_lines(a) {
+            rows = rows.saturating_add(wrapped_rows(l.width(), inner.width));
+            lines.push(l);
+        }
+        if rows >= inner.height {
+            break;
+        }
+    }
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
+}
+
+fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
+    if let Mode::FilterInput(text) = &app.mode {
+        let line = Line::from(vec![
+            Span::styled(" filter: ", Style::new().fg(Color::Black).bg(Color::Cyan)),
+            Span::raw(format!(" {text}")),
+            Span::styled("▏", Style::new().add_modifier(Modifier::SLOW_BLINK)),
+            Span::styled(
+                "   Enter apply · Esc cancel · words: insert update delete ddl op:u, or any text",
+                Style::new().fg(Color::Gray),
+            ),
+        ]);
+        buf.set_line(area.x, area.y, &line, area.width);
+        return;
+    }
+    let mut spans = Vec::new();
+    if app.paused {
+        spans.push(Span::styled(
+            format!(" PAUSED +{} ", thousands(app.pending_count() as u64)),
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(f) = &app.filter {
+        spans.push(Span::styled(
+            format!(" /{} ", f.text),
+            Style::new().fg(Color::Black).bg(Color::Cyan),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    match app.headline_alert() {
+        Some(a) => {
+            let (tag, style) = alert_style(a);
+            let text = if a.message.starts_with(&a.code) {
+                format!("{tag}: {}", a.message)
+            } else {
+                format!("{tag}: {} {}", a.code, a.message)
+            };
+            spans.push(Span::styled(text, style));
+        }
+        None if app.engine_stopped || app.status.state == MiningState::Finished => {
+            spans.push(Span::styled(
+                "capture ended; the list stays for reading · q quit",
+                Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
+            ))
+        }
+        None => spans.push(Span::styled(
+            "q quit · p pause · / filter · ↑↓ PgUp PgDn g G scroll · Enter detail",
+            Style::new().fg(Color::Gray),
+        )),
+    }
+    let help = Span::styled(" ? help ", Style::new().fg(Color::Gray));
+    let hw = help.width() as u16;
+    buf.set_line(
+        area.x,
+        area.y,
+        &Line::from(spans),
+        area.width.saturating_sub(hw),
+    );
+    if area.width > hw {
+        buf.set_span(area.x + area.width - hw, area.y, &help, hw);
+    }
+}
+
+const HELP: &[(&str, &str)] = &[
+    ("q  Esc", "quit (Esc first closes the detail pane)"),
+    ("p  Space", "pause the list; capture continues"),
+    ("/", "filter: insert update delete ddl op:u, or text"),
+    ("", "(table, XID, column or value); Enter applies,"),
+    ("", "Esc cancels, an empty filter clears it"),
+    ("↑ ↓  j k", "select the previous / next change"),
+    ("PgUp PgDn", "a page up / down"),
+    ("g  G", "oldest kept / follow the newest"),
+    ("Enter", "before and after of the selected change"),
+    ("?", "this help; any key closes it"),
+];
+
+fn render_help(area: Rect, buf: &mut Buffer) {
+    let w = 62.min(area.width);
+    let h = (HELP.len() as u16 + 4).min(area.height);
+    let popup = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    Clear.render(popup, buf);
+    let block = Block::bordered()
+        .title(" Keys ")
+        .border_style(Style::new().fg(Color::Cyan));
+    let inner = block.inner(popup);
+    block.render(popup, buf);
+    let mut lines: Vec<Line> = HELP
+        .iter()
+        .map(|(k, v)| {
+            Line::from(vec![
+                Span::styled(
+                    format!(" {k:<11}"),
+                    Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(*v),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        " Gauges: red at the critical threshold (--lag-crit).",
+        Style::new().fg(Color::Gray),
+    ));
+    Paragraph::new(lines).render(inner, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_pads_and_cuts_to_terminal_columns() {
+        assert_eq!(fit("ORDERS", 8), "ORDERS  ");
+        assert_eq!(fit("ORDER_LINES", 8), "ORDER_L…");
+        assert_eq!(fit("", 0), "");
+    }
+
+    #[test]
+    fn fit_counts_wide_characters_twice() {
+        // 订单已发货 is five characters, ten columns.
+        assert_eq!(fit("订单已发货", 10), "订单已发货");
+        assert_eq!(fit("订单已发货", 8), "订单已… ");
+    }
+
+    #[test]
+    fn fit_shows_control_characters_as_dots() {
+        assert_eq!(fit("line1\nline2", 11), "line1·line2");
+        assert_eq!(fit("a\tb", 4), "a·b ");
+    }
+}
