@@ -895,3 +895,15 @@ fn snapshot_demo_and_churn_scenarios() {
         ])),
     );
 }
+
+#[test]
+fn an_evidence_file_with_refused_queries_still_evaluates() {
+    let (r, o) = json_report(&["preflight", "--evidence", &fixture("evidence-19c-cdb.json")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(r.source.source.starts_with("evidence:"));
+    assert_eq!(r.source.version, "19.22.0.0.0");
+    // CDB_CONTAINER_DATA was refused: unknown, not empty.
+    assert_eq!(status_of(&r, "container-data"), "skip");
+    assert_eq!(status_of(&r, "priv-objects"), "pass");
+    assert_eq!(status_of(&r, "archivelog-mode"), "pass");
+}

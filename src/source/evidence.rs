@@ -418,6 +418,15 @@ fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
         let ts = s.default_tablespace.clone().unwrap_or_default();
         s.has_quota = Some(q.iter().any(|r| text_or(r, "TABLESPACE_NAME") == ts));
     }
+    // A refused CDB_CONTAINER_DATA is unknown, not empty.
+    if let Some(QueryRows::Error { error }) = ev.queries.get("container_data") {
+        let code = error
+            .trim_start_matches("ORA-")
+            .parse::<u32>()
+            .unwrap_or(942);
+        s.inaccessible_objects
+            .insert("CDB_CONTAINER_DATA".into(), code);
+    }
     for r in ev.rows_or_empty("object_access") {
         let code = num(r, "ORA_CODE").unwrap_or(0) as u32;
         if code != 0 {

@@ -134,6 +134,11 @@ pub fn container_data(f: &Facts, _d: &CheckDef) -> Outcome {
             s.con_name
         ));
     }
+    if let Some(code) = s.inaccessible_objects.get("CDB_CONTAINER_DATA") {
+        return Outcome::skip(format!(
+            "CDB_CONTAINER_DATA could not be read (ORA-{code:05}); run the check as a user who can select from it"
+        ));
+    }
     let ev = format!(
         "CDB_CONTAINER_DATA for {}: {}",
         s.user,
