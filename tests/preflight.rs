@@ -773,9 +773,13 @@ fn each_scenario_flags_exactly_its_misconfiguration() {
                 ("priv-sys", "fail"),
                 ("priv-scope", "fail"),
                 ("flashback-probe", "fail"),
+                ("smoke-mine", "fail"),
             ],
         ),
-        ("wrong-container", &[("cdb-mining-container", "fail")]),
+        (
+            "wrong-container",
+            &[("cdb-mining-container", "fail"), ("smoke-mine", "fail")],
+        ),
         ("undo-too-small", &[("undo-vs-snapshot", "warn")]),
         ("fra-nearly-full", &[("fra-usage", "warn")]),
         (
@@ -906,4 +910,20 @@ fn an_evidence_file_with_refused_queries_still_evaluates() {
     assert_eq!(status_of(&r, "container-data"), "skip");
     assert_eq!(status_of(&r, "priv-objects"), "pass");
     assert_eq!(status_of(&r, "archivelog-mode"), "pass");
+}
+
+#[test]
+fn smoke_mine_runs_only_on_live_sources() {
+    let (live, _) = json_report(&["--source", "sim:demo", "preflight"]);
+    assert_eq!(status_of(&live, "smoke-mine"), "pass");
+    let mined = live.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
+    assert!(
+        mined.evidence.iter().any(|e| e.starts_with("mined ")),
+        "{mined:?}"
+    );
+    let (offline, _) = json_report(&["preflight", "--evidence", &fixture("evidence-19c-cdb.json")]);
+    assert_eq!(status_of(&offline, "smoke-mine"), "skip");
+    let (mg, _) = json_report(&["--source", "sim:missing-grants", "preflight"]);
+    let c = mg.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
+    assert!(c.detail.contains("ORA-01031"), "{}", c.detail);
 }

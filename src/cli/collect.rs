@@ -47,8 +47,9 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
         )));
     }
     let text = if args.from_source {
-        let mut catalog = open_catalog(global)?;
-        let ev = collect_from(catalog.as_mut(), &global.source)?;
+        let mut opened = open_catalog(global)?;
+        let catalog = opened.catalog();
+        let ev = collect_from(catalog, &global.source)?;
         let mut s = serde_json::to_string_pretty(&ev)
             .map_err(|e| CliError::Usage(format!("cannot render the evidence: {e}")))?;
         s.push('\n');

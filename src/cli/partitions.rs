@@ -148,8 +148,9 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
             "--snapshot-rate-mbps must be a positive number".into(),
         ));
     }
-    let mut catalog = open_catalog(global)?;
-    let table = find(catalog.as_mut(), &args.table)?;
+    let mut opened = open_catalog(global)?;
+    let catalog = opened.catalog();
+    let table = find(catalog, &args.table)?;
     let now = catalog
         .instance()
         .ok()

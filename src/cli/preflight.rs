@@ -29,9 +29,10 @@ use cdcctl::preflight::config::ConnectorConfig;
 use cdcctl::preflight::defs::{self, CheckDef};
 use cdcctl::preflight::facts::{Facts, RuleOptions};
 use cdcctl::preflight::model::Status;
+use cdcctl::preflight::smoke::smoke_mine;
 use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
 use cdcctl::source::sim::Clock;
-use cdcctl::source::{Catalog, SourceError, TablePattern};
+use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
 
 use super::exit;
 use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
@@ -115,37 +116,77 @@ impl From<SourceError> for CliError {
     }
 }
 
-/// Opens the `--source` as a `Catalog`: `sim[:NAME|:PATH.toml]`,
+/// A source that can also mine: the simulator and Oracle.
+pub trait LiveSource: Catalog + RedoSource {
+    fn catalog(&mut self) -> &mut dyn Catalog;
+    fn redo(&mut self) -> &mut dyn RedoSource;
+}
+
+impl<T: Catalog + RedoSource> LiveSource for T {
+    fn catalog(&mut self) -> &mut dyn Catalog {
+        self
+    }
+    fn redo(&mut self) -> &mut dyn RedoSource {
+        self
+    }
+}
+
+/// An opened `--source`: catalog facts only, or a live source that can mine.
+pub enum Opened {
+    Offline(Box<dyn Catalog>),
+    Live(Box<dyn LiveSource>),
+}
+
+impl Opened {
+    pub fn catalog(&mut self) -> &mut dyn Catalog {
+        match self {
+            Opened::Offline(c) => c.as_mut(),
+            Opened::Live(l) => l.catalog(),
+        }
+    }
+
+    pub fn redo(&mut self) -> Option<&mut dyn RedoSource> {
+        match self {
+            Opened::Offline(_) => None,
+            Opened::Live(l) => Some(l.redo()),
+        }
+    }
+}
+
+/// Opens the `--source`: `sim[:NAME|:PATH.toml]`,
 /// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
 /// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
-pub fn open_catalog(global: &GlobalArgs) -> Result<Box<dyn Catalog>, CliError> {
+pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
     let source = global.source.as_str();
     if let Some(path) = source.strip_prefix("facts:") {
-        return Ok(Box::new(FactsSnapshot::open(path.as_ref())?));
+        return Ok(Opened::Offline(Box::new(FactsSnapshot::open(
+            path.as_ref(),
+        )?)));
     }
     if let Some(path) = source.strip_prefix("evidence:") {
-        return Ok(Box::new(EvidenceCatalog::open(path.as_ref())?));
+        return Ok(Opened::Offline(Box::new(EvidenceCatalog::open(
+            path.as_ref(),
+        )?)));
     }
-    let opened: Result<Box<dyn Catalog>, OpenError> = match parse_spec(source) {
+    let opened: Result<Opened, OpenError> = match parse_spec(source) {
         // Catalog facts are one moment of the simulated instance: the virtual
         // clock keeps them the same however long the reads take.
         Ok(SourceSpec::Sim(spec)) => {
-            open_sim(spec).map(|s| Box::new(s.with_clock(Clock::default())) as Box<dyn Catalog>)
+            open_sim(spec).map(|s| Opened::Live(Box::new(s.with_clock(Clock::default()))))
         }
-        Ok(SourceSpec::Oracle(url)) => open_oracle(url, global.oracle_client_lib.clone())
-            .map(|s| Box::new(s) as Box<dyn Catalog>),
+        Ok(SourceSpec::Oracle(url)) => {
+            open_oracle(url, global.oracle_client_lib.clone()).map(|s| Opened::Live(Box::new(s)))
+        }
         Err(e) => Err(OpenError {
             exit_code: e.exit_code,
             message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
         }),
     };
     opened.map_err(|e| {
-        let message = e.message.replace("\n  advice: ", " (")
-            + if e.message.contains("\n  advice: ") {
-                ")"
-            } else {
-                ""
-            };
+        let message = match e.message.split_once("\n  advice: ") {
+            Some((m, a)) => format!("{m} ({a})"),
+            None => e.message,
+        };
         match e.exit_code {
             exit::UNREACHABLE => CliError::Unreachable(message),
             _ => CliError::Usage(message),
@@ -192,16 +233,16 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
         None => None,
     };
-    let (mut catalog, label): (Box<dyn Catalog>, String) = match &args.evidence {
+    let (mut opened, label): (Opened, String) = match &args.evidence {
         Some(p) => (
-            Box::new(EvidenceCatalog::open(p)?),
+            Opened::Offline(Box::new(EvidenceCatalog::open(p)?)),
             format!("evidence:{}", p.display()),
         ),
         None => (open_catalog(global)?, global.source.clone()),
     };
-    let pb = progress::bar(5, "preflight");
-    let facts = Facts::gather(
-        catalog.as_mut(),
+    let pb = progress::bar(6, "preflight");
+    let mut facts = Facts::gather(
+        opened.catalog(),
         &patterns,
         config,
         RuleOptions {
@@ -212,6 +253,22 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             pb.inc(1);
         },
     )?;
+    pb.set_message("smoke mine");
+    let oracle = facts
+        .instance
+        .as_ref()
+        .is_some_and(|i| i.dialect == Dialect::Oracle);
+    if let (Some(redo), Some(inventory), true) = (opened.redo(), facts.inventory.clone(), oracle) {
+        let max_rows = defs
+            .iter()
+            .find(|d| d.id == "smoke-mine")
+            .map(|d| d.threshold("max_rows", 20000.0) as usize)
+            .unwrap_or(20000);
+        let owners = facts.scope_owners();
+        let pdb = facts.target_pdb();
+        facts.smoke = Some(smoke_mine(redo, &inventory, &owners, pdb, max_rows));
+    }
+    pb.inc(1);
     pb.finish_and_clear();
     if facts.instance.is_none() && facts.session.is_none() {
         return Err(CliError::Usage(format!(

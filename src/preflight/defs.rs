@@ -139,6 +139,10 @@ pub(crate) const CHECK_FILES: &[(&str, &str)] = &[
         "redo-size.toml",
         include_str!("../../checks/redo-size.toml"),
     ),
+    (
+        "smoke-mine.toml",
+        include_str!("../../checks/smoke-mine.toml"),
+    ),
     ("supp-min.toml", include_str!("../../checks/supp-min.toml")),
     (
         "switch-rate.toml",
@@ -244,6 +248,9 @@ pub struct CheckDef {
     /// Only meaningful with a connector config (`--config`).
     #[serde(default)]
     pub needs_config: bool,
+    /// Needs a live source (it mines); an evidence file cannot answer it.
+    #[serde(default)]
+    pub live_only: bool,
     pub remediation: String,
     #[serde(default)]
     pub references: Vec<String>,

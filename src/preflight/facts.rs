@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use chrono::NaiveDateTime;
 
 use crate::preflight::config::ConnectorConfig;
+use crate::preflight::smoke::SmokeResult;
 use crate::source::{
     Catalog, InstanceFacts, LogInventory, OpenTransaction, SessionFacts, SourceError, TableFacts,
     TableName, TablePattern,
@@ -41,6 +42,9 @@ pub struct Facts {
     pub config: Option<ConnectorConfig>,
     pub options: RuleOptions,
     pub scope: Vec<TablePattern>,
+    /// The smoke mine of a live source; `None` when the source cannot mine
+    /// (facts and evidence files).
+    pub smoke: Option<Result<SmokeResult, SourceError>>,
 }
 
 impl Facts {
@@ -94,6 +98,36 @@ impl Facts {
                 .max()
         });
         newest.unwrap_or_else(|| chrono::Utc::now().naive_utc())
+    }
+
+    /// Owners of the in-scope tables, for the smoke mine.
+    pub fn scope_owners(&self) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .tables
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .map(|t| t.name.owner.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    /// The PDB whose rows a root session filters on: the config's, if any.
+    pub fn target_pdb(&self) -> Option<String> {
+        let i = self.instance.as_ref()?;
+        let s = self.session.as_ref()?;
+        if !i.cdb || s.con_name != "CDB$ROOT" {
+            return None;
+        }
+        let c = self.config.as_ref()?;
+        c.pdb_name()
+            .or_else(|| {
+                c.database_name()
+                    .filter(|d| i.pdbs.iter().any(|p| p.name.eq_ignore_ascii_case(d)))
+            })
+            .map(str::to_string)
     }
 
     /// Why a fact is missing, as a skip reason.

@@ -10,6 +10,7 @@ pub mod facts;
 pub mod model;
 pub mod partitions;
 pub mod rules;
+pub mod smoke;
 
 use crate::source::Dialect;
 use defs::CheckDef;

@@ -39,6 +39,7 @@ pub fn rule_for(id: &str) -> Option<Rule> {
         "arch-files-present" => redo::arch_files_present,
         "arch-format" => redo::arch_format,
         "fra-usage" => redo::fra_usage,
+        "smoke-mine" => redo::smoke_mine,
         "priv-sys" => privileges::priv_sys,
         "priv-objects" => privileges::priv_objects,
         "profile" => privileges::profile,

@@ -305,3 +305,54 @@ pub fn fra_usage(f: &Facts, d: &CheckDef) -> Outcome {
     }
     t.finish(format!("the recovery area is {used:.1}% used"))
 }
+
+pub fn smoke_mine(f: &Facts, _d: &CheckDef) -> Outcome {
+    let r = match &f.smoke {
+        None => {
+            return Outcome::skip(
+                "needs a live source (sim or oracle://): an evidence or facts file cannot mine",
+            )
+        }
+        Some(Err(e)) => {
+            let mut o = Outcome::fail(format!("LogMiner failed: {e}"));
+            if let Some(a) = e.advice() {
+                o = o.with(format!("advice: {a}"));
+            }
+            return o;
+        }
+        Some(Ok(r)) => r,
+    };
+    let mut t = Tally::default();
+    t.note(format!("mined {} row(s) of {}", r.rows, r.log));
+    if r.unknown_objects > 0 {
+        t.warn(format!(
+            "{} row(s) name OBJ# n: LogMiner's dictionary does not know those objects (dropped or changed after the dictionary was read)",
+            r.unknown_objects
+        ));
+    }
+    if r.unsupported > 0 {
+        t.warn(format!(
+            "{} UNSUPPORTED row(s) (OPERATION_CODE 255)",
+            r.unsupported
+        ));
+    }
+    if r.unreconstructable > 0 {
+        t.warn(format!(
+            "{} row(s) with STATUS 2 (statement not rebuilt)",
+            r.unreconstructable
+        ));
+    }
+    if r.dictionary_mismatch > 0 {
+        t.warn(format!(
+            "{} row(s) report a dictionary mismatch",
+            r.dictionary_mismatch
+        ));
+    }
+    for e in &r.examples {
+        t.note(e.clone());
+    }
+    t.finish(format!(
+        "LogMiner decoded {} row(s) of the newest log",
+        r.rows
+    ))
+}
