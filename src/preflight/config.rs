@@ -439,6 +439,18 @@ mod tests {
         assert_eq!(c.table_names(), vec![("ADMIN".into(), "ORDERS".into())]);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn parsing_arbitrary_text_never_panics(text in "\\PC{0,200}") {
+            if let Ok(c) = ConnectorConfig::parse("x", &text) {
+                let _ = c.service();
+                let _ = c.table_names();
+                let _ = c.clear_passwords();
+            }
+            let _ = service_from_url(&text);
+        }
+    }
+
     #[test]
     fn text_without_options_is_not_a_config() {
         assert!(ConnectorConfig::parse("x", "hello world").is_err());

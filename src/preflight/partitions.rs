@@ -42,6 +42,9 @@ pub const ADVICE: &[&str] = &[
 pub fn high_value_date(high_value: &str) -> Option<NaiveDateTime> {
     let b = high_value.as_bytes();
     for start in 0..b.len().saturating_sub(9) {
+        if !high_value.is_char_boundary(start) {
+            continue;
+        }
         let s = &high_value[start..];
         if s.len() >= 10 && s.is_char_boundary(10) {
             if let Ok(d) = NaiveDate::parse_from_str(&s[..10], "%Y-%m-%d") {
@@ -224,6 +227,22 @@ mod tests {
             Duration::days(7),
         );
         assert_eq!(calm.len(), 1, "only the moved segment remains");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn high_value_parsing_never_panics(text in "\\PC{0,60}") {
+            let _ = high_value_date(&text);
+            let _ = interval_length(&text);
+        }
+    }
+
+    #[test]
+    fn high_value_with_multibyte_text_is_read() {
+        assert_eq!(
+            high_value_date("日期 TO_DATE(' 2025-02-01 00:00:00')"),
+            Some(at("2025-02-01 00:00:00"))
+        );
     }
 
     #[test]
