@@ -1,8 +1,11 @@
 //! Command-line interface: clap definitions and dispatch. Each command lives
 //! in its own module and returns the process exit code.
 
+pub mod collect;
 pub mod duration;
 pub mod exit;
+pub mod partitions;
+pub mod preflight;
 pub mod redo_parse;
 pub mod redo_replay;
 pub mod run;
@@ -45,6 +48,12 @@ pub struct GlobalArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Go-live checks against the source (and a connector config).
+    Preflight(preflight::PreflightArgs),
+    /// A table's partitions and the risks they pose to capture.
+    Partitions(partitions::PartitionsArgs),
+    /// Print the offline evidence script, or the evidence of --source.
+    Collect(collect::CollectArgs),
     /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
     Tail(tail::TailArgs),
     /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
@@ -81,6 +90,9 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Preflight(args) => preflight::run(args, &cli.global),
+        Command::Partitions(args) => partitions::run(args, &cli.global),
+        Command::Collect(args) => collect::run(args, &cli.global),
         Command::Redo(RedoCommand::Parse(args)) => redo_parse::run(&args),
         Command::Run(args) => run::run(&cli.global, &args),
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),

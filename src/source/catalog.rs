@@ -26,6 +26,7 @@ pub enum Dialect {
 
 /// A row of `V$PDBS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct PdbFacts {
     pub name: String,
     pub con_id: u32,
@@ -38,6 +39,7 @@ pub struct PdbFacts {
 
 /// A row of `V$SERVICES`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ServiceFacts {
     pub name: String,
     pub network_name: Option<String>,
@@ -47,6 +49,7 @@ pub struct ServiceFacts {
 
 /// `V$RECOVERY_FILE_DEST`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct RecoveryArea {
     pub name: String,
     pub space_limit: u64,
@@ -59,6 +62,7 @@ pub struct RecoveryArea {
 
 /// Undo configuration and history.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct UndoFacts {
     pub tablespace: Option<String>,
     /// `DBA_TABLESPACES.RETENTION = 'GUARANTEE'`.
@@ -75,6 +79,7 @@ pub struct UndoFacts {
 
 /// Log switches per hour from `V$LOG_HISTORY` over the last seven days.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct SwitchHistory {
     pub peak_per_hour: u32,
     pub hours_observed: u32,
@@ -82,6 +87,7 @@ pub struct SwitchHistory {
 
 /// DM8-specific facts (`V$DM_INI`, `V$DM_ARCH_INI`, packages).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct DmFacts {
     pub arch_ini: Option<String>,
     pub rlog_append_logic: Option<String>,
@@ -92,6 +98,7 @@ pub struct DmFacts {
 
 /// A row of DM8's `V$DM_ARCH_INI`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct DmArchDest {
     pub arch_name: String,
     pub arch_type: String,
@@ -102,6 +109,7 @@ pub struct DmArchDest {
 
 /// YashanDB-specific facts (YStream).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct YashanFacts {
     pub stream_pool_size: Option<String>,
     pub servers: Vec<YstreamServer>,
@@ -109,6 +117,7 @@ pub struct YashanFacts {
 
 /// A row of YashanDB's `V$YSTREAM_SERVER`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct YstreamServer {
     pub server_name: String,
     pub status: String,
@@ -119,6 +128,7 @@ pub struct YstreamServer {
 
 /// The instance as a whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct InstanceFacts {
     pub dialect: Dialect,
     /// `V$INSTANCE.VERSION_FULL` (or `VERSION` before 18c), e.g. `19.22.0.0.0`.
@@ -179,6 +189,7 @@ impl InstanceFacts {
 
 /// `DBA_PROFILES` limits and account state of the connector user.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ProfileFacts {
     pub profile: String,
     pub idle_time: Option<String>,
@@ -190,6 +201,7 @@ pub struct ProfileFacts {
 
 /// The connected session and the user behind it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct SessionFacts {
     pub user: String,
     /// `SYS_CONTEXT('USERENV','CON_NAME')`.
@@ -227,6 +239,7 @@ impl SessionFacts {
 
 /// `OWNER.TABLE_NAME`, both as stored in the dictionary.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct TableName {
     pub owner: String,
     pub table: String,
@@ -337,6 +350,7 @@ pub fn like(pattern: &str, text: &str) -> bool {
 
 /// A row of `ALL_TAB_COLS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ColumnFacts {
     pub name: String,
     pub data_type: String,
@@ -352,6 +366,7 @@ pub struct ColumnFacts {
 
 /// A primary-key or unique constraint (`ALL_CONSTRAINTS` + `ALL_CONS_COLUMNS`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct KeyConstraint {
     pub name: String,
     /// `P` or `U`.
@@ -362,6 +377,7 @@ pub struct KeyConstraint {
 
 /// An index (`ALL_INDEXES` + `ALL_IND_COLUMNS`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct IndexFacts {
     pub name: String,
     pub unique: bool,
@@ -376,6 +392,7 @@ pub struct IndexFacts {
 
 /// A row of `ALL_LOG_GROUPS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct LogGroupFacts {
     pub name: String,
     /// `ALL COLUMN LOGGING`, `PRIMARY KEY LOGGING`, `UNIQUE KEY LOGGING`,
@@ -386,6 +403,7 @@ pub struct LogGroupFacts {
 
 /// One partition (`ALL_TAB_PARTITIONS` joined with `ALL_OBJECTS`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct PartitionFacts {
     pub name: String,
     pub position: u32,
@@ -404,6 +422,7 @@ pub struct PartitionFacts {
 
 /// `ALL_PART_TABLES` and `ALL_PART_KEY_COLUMNS`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct PartitioningFacts {
     /// `RANGE`, `LIST`, `HASH`, `REFERENCE`, `SYSTEM`.
     pub partitioning_type: String,
@@ -416,6 +435,7 @@ pub struct PartitioningFacts {
 
 /// A table in scope: columns, keys, logging, partitioning, grants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct TableFacts {
     pub name: TableName,
     pub object_id: Option<u64>,
@@ -483,6 +503,7 @@ impl TableFacts {
 
 /// A row of `V$TRANSACTION`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct OpenTransaction {
     pub xid: String,
     pub start_scn: Scn,

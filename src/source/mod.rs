@@ -10,6 +10,7 @@
 
 pub mod catalog;
 pub mod error;
+pub mod evidence;
 pub mod inventory;
 pub mod oracle;
 pub mod sim;

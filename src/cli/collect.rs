@@ -1,0 +1,75 @@
+//! `cdcctl collect`: prints the SQL*Plus evidence script, or with
+//! `--from-source` writes the evidence JSON of the current `--source`
+//! (its facts rendered as the rows the script would have spooled).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cdcctl::preflight::collect::script;
+use cdcctl::preflight::defs;
+use cdcctl::source::evidence::collect_from;
+
+use super::exit;
+use super::preflight::{open_catalog, parse_patterns, CliError};
+use super::GlobalArgs;
+
+/// Print the offline evidence script (`cdcctl collect > collect.sql`).
+#[derive(Debug, clap::Args)]
+pub struct CollectArgs {
+    /// Limit the table queries to SCHEMA.TABLE (repeatable; % and _ wildcards).
+    #[arg(long = "table", value_name = "SCHEMA.TABLE")]
+    pub tables: Vec<String>,
+    /// File name the script spools to.
+    #[arg(long, default_value = "cdcctl-evidence.json", value_name = "FILE")]
+    pub spool: String,
+    /// Write the evidence JSON of --source instead of the script.
+    #[arg(long)]
+    pub from_source: bool,
+    /// Where to write (default: stdout).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(args: CollectArgs, global: &GlobalArgs) -> ExitCode {
+    match execute(args, global) {
+        Ok(c) => c,
+        Err(e) => e.exit(),
+    }
+}
+
+fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
+    let patterns = parse_patterns(&args.tables)?;
+    if args.spool.contains(char::is_whitespace) || args.spool.contains(['\'', '"', ';']) {
+        return Err(CliError::Usage(format!(
+            "--spool `{}`: use a file name without spaces or quotes",
+            args.spool
+        )));
+    }
+    let text = if args.from_source {
+        let mut opened = open_catalog(global)?;
+        let catalog = opened.catalog();
+        let ev = collect_from(catalog, &global.source)?;
+        let mut s = serde_json::to_string_pretty(&ev)
+            .map_err(|e| CliError::Usage(format!("cannot render the evidence: {e}")))?;
+        s.push('\n');
+        s
+    } else {
+        let defs = defs::load()
+            .map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))?;
+        script(&defs, &patterns, &args.spool)
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text).map_err(|e| {
+            CliError::Usage(format!(
+                "cannot write {}: {e}; choose a writable path",
+                path.display()
+            ))
+        })?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(exit::code(exit::OK))
+}

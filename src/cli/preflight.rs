@@ -1,0 +1,385 @@
+//! `cdcctl preflight`: go-live checks against a source (simulator, database
+//! or offline evidence), with an optional connector config to lint.
+//!
+//! Exit codes: 0 healthy, 1 a finding at or above `--fail-on`, 2 usage or
+//! config error (unreadable config, bad evidence file, unknown check),
+//! 3 source unreachable.
+//!
+//! `--format json` prints one object:
+//!
+//! ```json
+//! {"source": {"source": "sim:demo", "dialect": "oracle", "version": "19.22.0.0.0",
+//!             "db_name": "ORCLCDB", "cdb": true, "user": "C##DBZUSER",
+//!             "container": "CDB$ROOT", "scope": ["APP.%"], "config": null},
+//!  "checks": [{"id": "archivelog-mode", "group": "instance", "status": "pass",
+//!              "title": "...", "detail": "...", "evidence": ["..."],
+//!              "remediation": null, "references": ["..."]}],
+//!  "summary": {"pass": 40, "warn": 3, "fail": 0, "skip": 1}}
+//! ```
+//!
+//! `status` is one of pass, warn, fail, skip; `remediation` is set for
+//! warnings and failures; a skip's `detail` says which fact was missing.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cdcctl::output::{human, junit, progress, Format};
+use cdcctl::preflight::config::ConnectorConfig;
+use cdcctl::preflight::defs::{self, CheckDef};
+use cdcctl::preflight::facts::{Facts, RuleOptions};
+use cdcctl::preflight::model::Status;
+use cdcctl::preflight::smoke::smoke_mine;
+use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
+use cdcctl::source::sim::Clock;
+use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
+
+use super::exit;
+use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
+use super::GlobalArgs;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+    Junit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    Warn,
+    Fail,
+}
+
+/// Go-live checks: instance, redo and archive, privileges, multitenant,
+/// undo, tables, partitions, and the connector config.
+#[derive(Debug, clap::Args)]
+pub struct PreflightArgs {
+    /// Limit the per-table checks to SCHEMA.TABLE (repeatable; % and _ wildcards).
+    #[arg(long = "table", value_name = "SCHEMA.TABLE")]
+    pub tables: Vec<String>,
+    /// Connector config to lint: Flink CDC SQL, pipeline YAML, Debezium properties or JSON.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Evaluate an evidence file written by the `cdcctl collect` script instead of --source.
+    #[arg(long, value_name = "FILE")]
+    pub evidence: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: FormatArg,
+    /// Exit 1 when a finding is at or above this level.
+    #[arg(long, value_enum, default_value = "fail")]
+    pub fail_on: FailOn,
+    /// Read rate assumed when estimating the snapshot's duration (MB/s).
+    #[arg(long, default_value_t = 50.0, value_name = "MBPS")]
+    pub snapshot_rate_mbps: f64,
+    /// List the checks of the catalog and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Show one check of the catalog (rule, SQL, remediation) and exit.
+    #[arg(long, value_name = "ID")]
+    pub explain: Option<String>,
+}
+
+/// An error that ends a command, with its exit code.
+#[derive(Debug)]
+pub enum CliError {
+    Usage(String),
+    Unreachable(String),
+    /// The source reported missing or gapped redo: data cannot be trusted.
+    Untrusted(String),
+}
+
+impl CliError {
+    pub fn exit(&self) -> ExitCode {
+        let (code, msg) = match self {
+            CliError::Usage(m) => (exit::USAGE, m),
+            CliError::Unreachable(m) => (exit::UNREACHABLE, m),
+            CliError::Untrusted(m) => (exit::UNTRUSTED_DATA, m),
+        };
+        eprintln!("cdcctl: {msg}");
+        exit::code(code)
+    }
+}
+
+impl From<SourceError> for CliError {
+    fn from(e: SourceError) -> Self {
+        let advice = e.advice().map(|a| format!(" ({a})")).unwrap_or_default();
+        match e {
+            SourceError::Unreachable(_)
+            | SourceError::Authentication(_)
+            | SourceError::NoClientLibrary(_) => CliError::Unreachable(format!("{e}{advice}")),
+            SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => {
+                CliError::Untrusted(format!("{e}{advice}"))
+            }
+            _ => CliError::Usage(format!("{e}{advice}")),
+        }
+    }
+}
+
+/// A source that can also mine: the simulator and Oracle.
+pub trait LiveSource: Catalog + RedoSource {
+    fn catalog(&mut self) -> &mut dyn Catalog;
+    fn redo(&mut self) -> &mut dyn RedoSource;
+}
+
+impl<T: Catalog + RedoSource> LiveSource for T {
+    fn catalog(&mut self) -> &mut dyn Catalog {
+        self
+    }
+    fn redo(&mut self) -> &mut dyn RedoSource {
+        self
+    }
+}
+
+/// An opened `--source`: catalog facts only, or a live source that can mine.
+pub enum Opened {
+    Offline(Box<dyn Catalog>),
+    Live(Box<dyn LiveSource>),
+}
+
+impl Opened {
+    pub fn catalog(&mut self) -> &mut dyn Catalog {
+        match self {
+            Opened::Offline(c) => c.as_mut(),
+            Opened::Live(l) => l.catalog(),
+        }
+    }
+
+    pub fn redo(&mut self) -> Option<&mut dyn RedoSource> {
+        match self {
+            Opened::Offline(_) => None,
+            Opened::Live(l) => Some(l.redo()),
+        }
+    }
+}
+
+/// Opens the `--source`: `sim[:NAME|:PATH.toml]`,
+/// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
+/// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
+pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
+    let source = global.source.as_str();
+    if let Some(path) = source.strip_prefix("facts:") {
+        return Ok(Opened::Offline(Box::new(FactsSnapshot::open(
+            path.as_ref(),
+        )?)));
+    }
+    if let Some(path) = source.strip_prefix("evidence:") {
+        return Ok(Opened::Offline(Box::new(EvidenceCatalog::open(
+            path.as_ref(),
+        )?)));
+    }
+    let opened: Result<Opened, OpenError> = match parse_spec(source) {
+        // Catalog facts are one moment of the simulated instance: the virtual
+        // clock keeps them the same however long the reads take.
+        Ok(SourceSpec::Sim(spec)) => {
+            open_sim(spec).map(|s| Opened::Live(Box::new(s.with_clock(Clock::default()))))
+        }
+        Ok(SourceSpec::Oracle(url)) => {
+            open_oracle(url, global.oracle_client_lib.clone()).map(|s| Opened::Live(Box::new(s)))
+        }
+        Err(e) => Err(OpenError {
+            exit_code: e.exit_code,
+            message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
+        }),
+    };
+    opened.map_err(|e| {
+        let message = match e.message.split_once("\n  advice: ") {
+            Some((m, a)) => format!("{m} ({a})"),
+            None => e.message,
+        };
+        match e.exit_code {
+            exit::UNREACHABLE => CliError::Unreachable(message),
+            _ => CliError::Usage(message),
+        }
+    })
+}
+
+pub fn parse_patterns(tables: &[String]) -> Result<Vec<TablePattern>, CliError> {
+    tables
+        .iter()
+        .map(|t| TablePattern::parse(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
+        .collect()
+}
+
+fn catalog_defs() -> Result<Vec<CheckDef>, CliError> {
+    defs::load().map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))
+}
+
+pub fn run(args: PreflightArgs, global: &GlobalArgs) -> ExitCode {
+    match execute(args, global) {
+        Ok(code) => code,
+        Err(e) => e.exit(),
+    }
+}
+
+fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
+    let defs = catalog_defs()?;
+    if args.list {
+        print!("{}", list(&defs));
+        return Ok(exit::code(exit::OK));
+    }
+    if let Some(id) = &args.explain {
+        print!("{}", explain(&defs, id)?);
+        return Ok(exit::code(exit::OK));
+    }
+    if !(args.snapshot_rate_mbps > 0.0 && args.snapshot_rate_mbps.is_finite()) {
+        return Err(CliError::Usage(format!(
+            "--snapshot-rate-mbps must be a positive number, not {}",
+            args.snapshot_rate_mbps
+        )));
+    }
+    let patterns = parse_patterns(&args.tables)?;
+    let config = match &args.config {
+        Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
+        None => None,
+    };
+    let (mut opened, label): (Opened, String) = match &args.evidence {
+        Some(p) => (
+            Opened::Offline(Box::new(EvidenceCatalog::open(p)?)),
+            format!("evidence:{}", p.display()),
+        ),
+        None => (open_catalog(global)?, global.source.clone()),
+    };
+    let pb = progress::bar(6, "preflight");
+    let mut facts = Facts::gather(
+        opened.catalog(),
+        &patterns,
+        config,
+        RuleOptions {
+            snapshot_rate_mbps: args.snapshot_rate_mbps,
+        },
+        |step| {
+            pb.set_message(step.to_string());
+            pb.inc(1);
+        },
+    )?;
+    pb.set_message("smoke mine");
+    let oracle = facts
+        .instance
+        .as_ref()
+        .is_some_and(|i| i.dialect == Dialect::Oracle);
+    if let (Some(redo), Some(inventory), true) = (opened.redo(), facts.inventory.clone(), oracle) {
+        let max_rows = defs
+            .iter()
+            .find(|d| d.id == "smoke-mine")
+            .map(|d| d.threshold("max_rows", 20000.0) as usize)
+            .unwrap_or(20000);
+        let owners = facts.scope_owners();
+        let pdb = facts.target_pdb();
+        facts.smoke = Some(smoke_mine(redo, &inventory, &owners, pdb, max_rows));
+    }
+    pb.inc(1);
+    pb.finish_and_clear();
+    if facts.instance.is_none() && facts.session.is_none() {
+        return Err(CliError::Usage(format!(
+            "{label} provides neither instance nor session facts: {}",
+            facts.missing_reason("instance")
+        )));
+    }
+    let report = cdcctl::preflight::run(&defs, &facts, &label);
+    let fail_on = match args.fail_on {
+        FailOn::Warn => Status::Warn,
+        FailOn::Fail => Status::Fail,
+    };
+    let text = match format_of(args.format) {
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&report)
+                .map_err(|e| CliError::Usage(format!("cannot render JSON: {e}")))?;
+            s.push('\n');
+            s
+        }
+        Format::Junit => junit::render(&report, fail_on),
+        Format::Human => {
+            let tty = std::io::stdout().is_terminal();
+            let width = cdcctl::output::stdout_width();
+            human::render(
+                &report,
+                width,
+                tty && std::env::var_os("NO_COLOR").is_none(),
+            )
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(exit::code(if report.worst() >= fail_on {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }))
+}
+
+fn format_of(f: FormatArg) -> Format {
+    match f {
+        FormatArg::Human => Format::Human,
+        FormatArg::Json => Format::Json,
+        FormatArg::Junit => Format::Junit,
+    }
+}
+
+fn list(defs: &[CheckDef]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING)
+        .set_header(vec!["ID", "GROUP", "DIALECT", "TITLE"]);
+    for d in defs {
+        t.add_row(vec![
+            d.id.clone(),
+            d.group.clone(),
+            format!("{:?}", d.dialect).to_lowercase(),
+            d.title.clone(),
+        ]);
+    }
+    format!(
+        "{t}\n{} checks; `cdcctl preflight --explain ID` shows one\n",
+        defs.len()
+    )
+}
+
+fn explain(defs: &[CheckDef], id: &str) -> Result<String, CliError> {
+    let Some(d) = defs.iter().find(|d| d.id == id) else {
+        let close: Vec<&str> = defs
+            .iter()
+            .filter(|d| {
+                d.id.contains(id)
+                    || id.contains(d.id.as_str())
+                    || d.id.split('-').any(|w| id.contains(w) && w.len() > 3)
+            })
+            .map(|d| d.id.as_str())
+            .take(5)
+            .collect();
+        return Err(CliError::Usage(format!(
+            "no check `{id}`{}; `cdcctl preflight --list` lists them",
+            if close.is_empty() {
+                String::new()
+            } else {
+                format!(" (did you mean {}?)", close.join(", "))
+            }
+        )));
+    };
+    let mut s = format!(
+        "{} — {}\ngroup: {}    dialect: {:?}\n",
+        d.id, d.title, d.group, d.dialect
+    );
+    s.push_str(&format!("\nprevents: {}\nrule: {}\n", d.prevents, d.rule));
+    if !d.thresholds.is_empty() {
+        s.push_str("thresholds:");
+        for (k, v) in &d.thresholds {
+            s.push_str(&format!(" {k}={v}"));
+        }
+        s.push('\n');
+    }
+    for q in &d.sql {
+        s.push_str(&format!(
+            "\nquery {} ({:?}):\n  {}\n",
+            q.name, q.dialect, q.text
+        ));
+    }
+    s.push_str("\nremediation:\n");
+    for line in d.remediation.lines() {
+        s.push_str(&format!("  {line}\n"));
+    }
+    if !d.references.is_empty() {
+        s.push_str(&format!("\nreferences: {}\n", d.references.join("; ")));
+    }
+    Ok(s)
+}

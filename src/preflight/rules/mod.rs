@@ -1,0 +1,298 @@
+//! The rules: one pure function per check id, from facts to an outcome.
+//! Thresholds come from the check's catalog file.
+
+pub(crate) mod config;
+mod dm;
+mod instance;
+mod multitenant;
+mod privileges;
+pub use privileges::REQUIRED_OBJECTS;
+mod redo;
+pub mod snapshot;
+pub(crate) mod tables;
+mod yashandb;
+
+use crate::preflight::defs::CheckDef;
+use crate::preflight::facts::Facts;
+use crate::preflight::model::Outcome;
+use crate::source::{InstanceFacts, LogInventory, TableFacts};
+
+/// A rule: facts and its own catalog entry in, verdict out.
+pub type Rule = fn(&Facts, &CheckDef) -> Outcome;
+
+/// The rule implementing a catalog id.
+pub fn rule_for(id: &str) -> Option<Rule> {
+    let r: Rule = match id {
+        "version-edition" => instance::version_edition,
+        "archivelog-mode" => instance::archivelog_mode,
+        "supp-min" => instance::supp_min,
+        "force-logging" => instance::force_logging,
+        "db-role" => instance::db_role,
+        "compat-params" => instance::compat_params,
+        "tde-wallet" => instance::tde_wallet,
+        "rac-threads" => instance::rac_threads,
+        "redo-size" => redo::redo_size,
+        "switch-rate" => redo::switch_rate,
+        "arch-dest" => redo::arch_dest,
+        "arch-retention" => redo::arch_retention,
+        "arch-gap" => redo::arch_gap,
+        "arch-files-present" => redo::arch_files_present,
+        "arch-format" => redo::arch_format,
+        "fra-usage" => redo::fra_usage,
+        "smoke-mine" => redo::smoke_mine,
+        "priv-sys" => privileges::priv_sys,
+        "priv-objects" => privileges::priv_objects,
+        "profile" => privileges::profile,
+        "priv-scope" => privileges::priv_scope,
+        "cdb-mining-container" => multitenant::cdb_mining_container,
+        "pdb-open" => multitenant::pdb_open,
+        "container-data" => multitenant::container_data,
+        "undo-vs-snapshot" => snapshot::undo_vs_snapshot,
+        "long-txn" => snapshot::long_txn,
+        "flashback-probe" => snapshot::flashback_probe,
+        "tbl-key" => tables::tbl_key,
+        "tbl-supp-log" => tables::tbl_supp_log,
+        "tbl-name-len" => tables::tbl_name_len,
+        "tbl-types" => tables::tbl_types,
+        "tbl-lob-xml" => tables::tbl_lob_xml,
+        "tbl-storage" => tables::tbl_storage,
+        "tbl-recent-ddl" => tables::tbl_recent_ddl,
+        "part-churn" => tables::part_churn,
+        "cfg-continuous-mine" => config::continuous_mine,
+        "cfg-database-name" => config::database_name,
+        "cfg-service" => config::service,
+        "cfg-name-case" => config::name_case,
+        "cfg-chunk-key" => config::chunk_key,
+        "cfg-strategy" => config::strategy,
+        "cfg-archive-dest" => config::archive_dest,
+        "cfg-mining-ranges" => config::mining_ranges,
+        "cfg-password" => config::password,
+        "cfg-chunk-size" => config::chunk_size,
+        "cfg-lint" => config::lint,
+        "dm-arch" => dm::arch,
+        "dm-arch-dest" => dm::arch_dest,
+        "dm-logic-log" => dm::logic_log,
+        "dm-pkg" => dm::pkg,
+        "dm-archive-only" => dm::archive_only,
+        "dm-topology-ddl" => dm::topology_ddl,
+        "ys-pool" => yashandb::pool,
+        "ys-arch-supp" => yashandb::arch_supp,
+        "ys-server" => yashandb::server,
+        "ys-grants" => yashandb::grants,
+        "ys-startscn-hygiene" => yashandb::startscn_hygiene,
+        "ys-types" => yashandb::types,
+        "ys-config" => yashandb::config,
+        _ => return None,
+    };
+    Some(r)
+}
+
+/// Short-circuits a rule with a skip when a fact is missing.
+macro_rules! need {
+    ($facts:expr, $field:ident, $name:literal) => {
+        match $facts.$field.as_ref() {
+            Some(v) => v,
+            None => return $crate::preflight::model::Outcome::skip($facts.missing_reason($name)),
+        }
+    };
+}
+pub(crate) use need;
+
+/// Skips when no connector config was given.
+macro_rules! need_config {
+    ($facts:expr) => {
+        match $facts.config.as_ref() {
+            Some(c) => c,
+            None => {
+                return $crate::preflight::model::Outcome::skip(
+                    "no connector config given (--config FILE)",
+                )
+            }
+        }
+    };
+}
+pub(crate) use need_config;
+
+pub(crate) fn inst(f: &Facts) -> Option<&InstanceFacts> {
+    f.instance.as_ref()
+}
+
+pub(crate) fn inv(f: &Facts) -> Option<&LogInventory> {
+    f.inventory.as_ref()
+}
+
+pub(crate) fn scoped(f: &Facts) -> &[TableFacts] {
+    f.tables.as_deref().unwrap_or(&[])
+}
+
+pub(crate) fn gib(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.1} GiB", b / 1024.0 / 1024.0 / 1024.0)
+    } else {
+        format!("{:.0} MiB", b / 1024.0 / 1024.0)
+    }
+}
+
+/// Whether database-level ALL COLUMNS supplemental logging is on.
+pub(crate) fn db_all_columns(f: &Facts) -> bool {
+    inst(f).is_some_and(|i| i.supplemental_log_data_all)
+}
+
+/// Whether a data type is a LOB, XML or spatial type.
+pub(crate) fn is_lob_like(data_type: &str) -> bool {
+    matches!(
+        data_type,
+        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE" | "SDO_GEOMETRY"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preflight::config::ConnectorConfig;
+    use crate::preflight::defs;
+    use crate::preflight::model::Status;
+    use crate::source::{PdbFacts, SessionFacts};
+
+    fn def(id: &str) -> CheckDef {
+        defs::load()
+            .unwrap()
+            .into_iter()
+            .find(|d| d.id == id)
+            .unwrap()
+    }
+
+    fn cdb(version: &str) -> InstanceFacts {
+        InstanceFacts {
+            version: version.into(),
+            cdb: true,
+            db_name: "ORCLCDB".into(),
+            pdbs: vec![PdbFacts {
+                name: "ORCLPDB1".into(),
+                con_id: 3,
+                open_mode: "READ WRITE".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn local_user_in_pdb() -> SessionFacts {
+        SessionFacts {
+            user: "CDCUSER".into(),
+            con_name: "ORCLPDB1".into(),
+            common_user: false,
+            ..Default::default()
+        }
+    }
+
+    fn run(id: &str, facts: &Facts) -> Status {
+        (rule_for(id).unwrap())(facts, &def(id)).status
+    }
+
+    #[test]
+    fn per_pdb_mining_fails_on_19c_and_passes_from_21c() {
+        let mut f = Facts {
+            instance: Some(cdb("19.22.0.0.0")),
+            session: Some(local_user_in_pdb()),
+            ..Default::default()
+        };
+        assert_eq!(run("cdb-mining-container", &f), Status::Fail);
+        f.instance = Some(cdb("21.3.0.0.0"));
+        assert_eq!(run("cdb-mining-container", &f), Status::Pass);
+        f.instance = Some(cdb("12.1.0.2.0"));
+        assert_eq!(run("cdb-mining-container", &f), Status::Fail);
+    }
+
+    fn with_config(version: &str, text: &str) -> Facts {
+        Facts {
+            instance: Some(cdb(version)),
+            config: Some(ConnectorConfig::parse("c.sql", text).unwrap()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn continuous_mine_fails_from_19c_warns_on_12_2_and_passes_on_11g() {
+        let cfg =
+            "WITH ('connector' = 'oracle-cdc', 'debezium.log.mining.continuous.mine' = 'true')";
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("19.3.0.0.0", cfg)),
+            Status::Fail
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("23.4.0.24.5", cfg)),
+            Status::Fail
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("12.2.0.1.0", cfg)),
+            Status::Warn
+        );
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("11.2.0.4.0", cfg)),
+            Status::Pass
+        );
+        let off = "WITH ('connector' = 'oracle-cdc')";
+        assert_eq!(
+            run("cfg-continuous-mine", &with_config("19.3.0.0.0", off)),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn flink_database_name_must_be_the_pdb_on_a_cdb() {
+        let pdb = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLPDB1')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", pdb)),
+            Status::Pass
+        );
+        let root = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", root)),
+            Status::Fail
+        );
+        let both = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB', 'debezium.database.pdb.name' = 'ORCLPDB1')";
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", both)),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn logmining_privilege_is_required_only_from_12c() {
+        let session = |privs: &[&str]| SessionFacts {
+            user: "U".into(),
+            privileges: privs.iter().map(|p| p.to_string()).collect(),
+            roles: vec!["SELECT_CATALOG_ROLE".into(), "EXECUTE_CATALOG_ROLE".into()],
+            ..Default::default()
+        };
+        let base = [
+            "CREATE SESSION",
+            "SELECT ANY TRANSACTION",
+            "SELECT ANY TABLE",
+            "FLASHBACK ANY TABLE",
+        ];
+        let mut non_cdb = cdb("11.2.0.4.0");
+        non_cdb.cdb = false;
+        let mut f = Facts {
+            instance: Some(non_cdb.clone()),
+            session: Some(session(&base)),
+            ..Default::default()
+        };
+        assert_eq!(run("priv-sys", &f), Status::Pass);
+        non_cdb.version = "19.3.0.0.0".into();
+        f.instance = Some(non_cdb);
+        assert_eq!(run("priv-sys", &f), Status::Fail, "19c needs LOGMINING");
+    }
+
+    #[test]
+    fn missing_facts_skip_with_the_reason_instead_of_guessing() {
+        let mut f = Facts::default();
+        f.missing
+            .insert("instance", "ORA-00942: table or view does not exist".into());
+        let o = (rule_for("archivelog-mode").unwrap())(&f, &def("archivelog-mode"));
+        assert_eq!(o.status, Status::Skip);
+        assert!(o.detail.contains("ORA-00942"), "{}", o.detail);
+    }
+}

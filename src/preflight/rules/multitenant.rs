@@ -1,0 +1,165 @@
+//! Multitenant rules: the mining container per release, the target PDB,
+//! CONTAINER_DATA of the common user.
+
+use super::need;
+use crate::preflight::defs::CheckDef;
+use crate::preflight::facts::Facts;
+use crate::preflight::model::{Outcome, Tally};
+
+/// The PDB the capture targets: the config's, else the session's container.
+fn target_pdb(f: &Facts) -> Option<String> {
+    let i = f.instance.as_ref()?;
+    if let Some(c) = f.config.as_ref() {
+        if let Some(p) = c.pdb_name() {
+            return Some(p.to_string());
+        }
+        if c.format.is_flink() {
+            if let Some(db) = c.database_name() {
+                if i.pdbs.iter().any(|p| p.name.eq_ignore_ascii_case(db)) {
+                    return Some(db.to_string());
+                }
+            }
+        }
+    }
+    let s = f.session.as_ref()?;
+    (s.con_name != "CDB$ROOT" && !s.con_name.is_empty()).then(|| s.con_name.clone())
+}
+
+pub fn cdb_mining_container(f: &Facts, _d: &CheckDef) -> Outcome {
+    let i = need!(f, instance, "instance");
+    let s = need!(f, session, "session");
+    if !i.cdb {
+        return Outcome::pass("not a multitenant database").with("V$DATABASE.CDB = NO");
+    }
+    let major = i.major_version().unwrap_or(19);
+    let ev = format!(
+        "Oracle {}, CON_NAME = {}, user {} ({})",
+        i.version,
+        s.con_name,
+        s.user,
+        if s.common_user { "common" } else { "local" }
+    );
+    let in_root = s.con_name == "CDB$ROOT";
+    if major >= 21 {
+        if in_root && !s.common_user {
+            return Outcome::fail("a local user cannot be in CDB$ROOT").with(ev);
+        }
+        return Outcome::pass(if in_root {
+            "mining from CDB$ROOT with a common user".to_string()
+        } else {
+            format!("per-PDB mining in {} is allowed from 21c", s.con_name)
+        })
+        .with(ev);
+    }
+    let mut t = Tally::default();
+    if !in_root {
+        t.fail(format!(
+            "connected to {} on {}: before 21c LogMiner runs only in CDB$ROOT (ORA-65040)",
+            s.con_name, i.version
+        ));
+    }
+    if !s.common_user {
+        t.fail(format!(
+            "{} is a local user: mining needs a common C## user in CDB$ROOT",
+            s.user
+        ));
+    }
+    t.note(ev);
+    t.finish("mining from CDB$ROOT with a common user")
+}
+
+pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {
+    let i = need!(f, instance, "instance");
+    if !i.cdb {
+        return Outcome::pass("not a multitenant database");
+    }
+    let Some(name) = target_pdb(f) else {
+        // No PDB named: every user PDB should be open for capture to see it.
+        let user_pdbs: Vec<_> = i.pdbs.iter().filter(|p| p.name != "PDB$SEED").collect();
+        if user_pdbs.is_empty() {
+            return Outcome::fail("the CDB has no pluggable database to capture from");
+        }
+        let mut t = Tally::default();
+        for p in &user_pdbs {
+            t.note(format!("{} (con_id {}): {}", p.name, p.con_id, p.open_mode));
+            if p.open_mode != "READ WRITE" || p.restricted {
+                t.warn(format!(
+                    "PDB {} is {}{}: its changes cannot be captured until it is open read-write",
+                    p.name,
+                    p.open_mode,
+                    if p.restricted { " RESTRICTED" } else { "" }
+                ));
+            }
+        }
+        return t.finish(format!(
+            "no PDB named by the config; all {} PDB(s) are open read-write",
+            user_pdbs.len()
+        ));
+    };
+    let Some(p) = i.pdbs.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) else {
+        let known: Vec<&str> = i.pdbs.iter().map(|p| p.name.as_str()).collect();
+        return Outcome::fail(format!("PDB {name} does not exist"))
+            .with(format!("V$PDBS: {}", known.join(", ")));
+    };
+    let ev = format!(
+        "{} (con_id {}): {}{}",
+        p.name,
+        p.con_id,
+        p.open_mode,
+        if p.restricted { ", RESTRICTED" } else { "" }
+    );
+    let mut t = Tally::default();
+    if p.open_mode != "READ WRITE" {
+        t.fail(format!("PDB {} is {}, not READ WRITE", p.name, p.open_mode));
+    }
+    if p.restricted {
+        t.fail(format!("PDB {} is open RESTRICTED", p.name));
+    }
+    if p.application_root || p.application_pdb {
+        t.fail(format!("PDB {} is an application container", p.name));
+    }
+    t.note(ev);
+    t.finish(format!("PDB {} is open read-write", p.name))
+}
+
+pub fn container_data(f: &Facts, _d: &CheckDef) -> Outcome {
+    let i = need!(f, instance, "instance");
+    let s = need!(f, session, "session");
+    if !i.cdb {
+        return Outcome::pass("not a multitenant database");
+    }
+    if s.con_name != "CDB$ROOT" {
+        return Outcome::pass(format!(
+            "the session is in {}: V$ views show that container's rows",
+            s.con_name
+        ));
+    }
+    if let Some(code) = s.inaccessible_objects.get("CDB_CONTAINER_DATA") {
+        return Outcome::skip(format!(
+            "CDB_CONTAINER_DATA could not be read (ORA-{code:05}); run the check as a user who can select from it"
+        ));
+    }
+    let ev = format!(
+        "CDB_CONTAINER_DATA for {}: {}",
+        s.user,
+        s.container_data.join(", ")
+    );
+    if s.container_data.iter().any(|c| c == "ALL") {
+        return Outcome::pass("CONTAINER_DATA = ALL").with(ev);
+    }
+    match target_pdb(f) {
+        Some(pdb) if s.container_data.iter().any(|c| c.eq_ignore_ascii_case(&pdb)) => {
+            Outcome::pass(format!("CONTAINER_DATA lists {pdb}")).with(ev)
+        }
+        Some(pdb) => Outcome::warn(format!(
+            "CONTAINER_DATA of {} does not include {pdb}: V$TRANSACTION at root hides its open transactions",
+            s.user
+        ))
+        .with(ev),
+        None => Outcome::warn(format!(
+            "CONTAINER_DATA of {} is not ALL: V$TRANSACTION at root may hide PDB transactions",
+            s.user
+        ))
+        .with(ev),
+    }
+}

@@ -1,0 +1,161 @@
+//! Snapshot and undo rules: undo retention against the estimated snapshot
+//! time, open transactions against the logs, the AS OF SCN probe.
+
+use super::{gib, need};
+use crate::preflight::defs::CheckDef;
+use crate::preflight::facts::Facts;
+use crate::preflight::model::{Outcome, Tally};
+
+/// Seconds a snapshot of `bytes` takes at `rate_mbps` MB/s.
+pub fn snapshot_seconds(bytes: u64, rate_mbps: f64) -> f64 {
+    if rate_mbps <= 0.0 {
+        return f64::INFINITY;
+    }
+    bytes as f64 / (rate_mbps * 1024.0 * 1024.0)
+}
+
+pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
+    let i = need!(f, instance, "instance");
+    let tables = need!(f, tables, "tables");
+    if tables.is_empty() {
+        return Outcome::skip("no table in scope");
+    }
+    let sized: Vec<u64> = tables.iter().filter_map(|t| t.segment_bytes).collect();
+    if sized.is_empty() {
+        return Outcome::skip("no segment size is known for the in-scope tables (DBA_SEGMENTS)");
+    }
+    let bytes: u64 = sized.iter().sum();
+    let rate = f.options.snapshot_rate_mbps;
+    let est = snapshot_seconds(bytes, rate);
+    let param = i
+        .parameter("undo_retention")
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let Some(retention) = i.undo.tuned_undoretention_s.or(param) else {
+        return Outcome::skip("neither V$UNDOSTAT.TUNED_UNDORETENTION nor undo_retention was read");
+    };
+    let ratio = d.threshold("warn_ratio", 2.0);
+    let floor = d.threshold("min_retention_s", 900.0);
+    let mut t = Tally::default();
+    t.note(format!(
+        "{} in {} table(s) at {rate} MB/s: about {:.0} s (--snapshot-rate-mbps)",
+        gib(bytes),
+        sized.len(),
+        est
+    ));
+    t.note(format!(
+        "undo retention {retention} s (tuned {}, undo_retention {}), guarantee {}, autoextend {}",
+        i.undo
+            .tuned_undoretention_s
+            .map(|v| format!("{v} s"))
+            .unwrap_or_else(|| "unknown".into()),
+        param
+            .map(|v| format!("{v} s"))
+            .unwrap_or_else(|| "unknown".into()),
+        i.undo.retention_guarantee,
+        i.undo.autoextensible
+    ));
+    let est_r = est.ceil() as u64;
+    if est > retention as f64 * ratio {
+        if i.undo.retention_guarantee || i.undo.autoextensible {
+            t.warn(format!(
+                "the snapshot (~{est_r} s) outlasts undo retention ({retention} s) more than {ratio}x; undo can grow, but watch for ORA-30036"
+            ));
+        } else {
+            t.fail(format!(
+                "the snapshot (~{est_r} s) outlasts undo retention ({retention} s) and undo neither guarantees retention nor autoextends: ORA-01555"
+            ));
+        }
+    } else if est > retention as f64 {
+        t.warn(format!(
+            "the snapshot (~{est_r} s) is longer than undo retention ({retention} s): ORA-01555 is likely"
+        ));
+    }
+    if (retention as f64) < floor && !i.undo.retention_guarantee {
+        t.warn(format!(
+            "undo retention is {retention} s, below {floor} s: any snapshot read or chunk query longer than that risks ORA-01555"
+        ));
+    }
+    if i.undo.snapshot_too_old_errors > 0 || i.undo.no_space_errors > 0 {
+        t.warn(format!(
+            "V$UNDOSTAT recorded {} ORA-01555 and {} no-space error(s) recently",
+            i.undo.snapshot_too_old_errors, i.undo.no_space_errors
+        ));
+    }
+    t.finish(format!(
+        "the snapshot (~{est_r} s) fits in undo retention ({retention} s)"
+    ))
+}
+
+pub fn long_txn(f: &Facts, d: &CheckDef) -> Outcome {
+    let txns = need!(f, transactions, "transactions");
+    let Some(oldest) = txns.iter().min_by_key(|t| t.start_scn) else {
+        return Outcome::pass("no open transaction");
+    };
+    let mut t = Tally::default();
+    let now = f.now();
+    let ev = format!(
+        "oldest open transaction {} started at SCN {}{} by {}",
+        oldest.xid,
+        oldest.start_scn,
+        oldest
+            .start_time
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default(),
+        oldest.username.clone().unwrap_or_else(|| "?".into())
+    );
+    t.note(ev);
+    let warn_min = d.threshold("warn_minutes", 5.0);
+    if let Some(start) = oldest.start_time {
+        let minutes = (now - start).num_seconds() as f64 / 60.0;
+        if minutes > warn_min {
+            t.warn(format!(
+                "transaction {} has been open {minutes:.0} min: the restart SCN cannot pass its START_SCN {}, so the logs from there on must be kept",
+                oldest.xid, oldest.start_scn
+            ));
+        }
+    }
+    if let Some(inv) = f.inventory.as_ref() {
+        let first = inv
+            .archived
+            .iter()
+            .filter(|a| a.is_available())
+            .map(|a| a.first_change)
+            .chain(inv.online.iter().map(|o| o.first_change))
+            .min();
+        if let Some(first) = first {
+            if oldest.start_scn < first {
+                t.fail(format!(
+                    "transaction {} started at SCN {}, before the oldest available log (SCN {first}): its first changes cannot be mined (ORA-01291)",
+                    oldest.xid, oldest.start_scn
+                ));
+            }
+        }
+    }
+    t.finish(format!("{} open transaction(s), none old", txns.len()))
+}
+
+pub fn flashback_probe(f: &Facts, _d: &CheckDef) -> Outcome {
+    let tables = need!(f, tables, "tables");
+    if tables.is_empty() {
+        return Outcome::skip("no table in scope");
+    }
+    let mut t = Tally::default();
+    for tab in tables {
+        match tab.flashback_probe_error {
+            None => {}
+            Some(code @ (1031 | 8180 | 8181)) => t.fail(format!(
+                "{}: AS OF SCN read fails with ORA-{code:05}",
+                tab.name
+            )),
+            Some(1466) => t.warn(format!(
+                "{}: ORA-01466, the table definition changed recently",
+                tab.name
+            )),
+            Some(code) => t.warn(format!(
+                "{}: AS OF SCN read fails with ORA-{code:05}",
+                tab.name
+            )),
+        }
+    }
+    t.finish(format!("AS OF SCN reads work on {} table(s)", tables.len()))
+}

@@ -1,0 +1,929 @@
+//! Drives the real `cdcctl` binary: preflight on hand-built facts fixtures
+//! and field-report configs, the JSON contract, exit codes, evidence round
+//! trips, `partitions`, `collect`, and the Oracle 19c dictionary check of
+//! the catalog's SQL.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use std::process::{Command, Output};
+
+use serde::Deserialize;
+
+const FIX: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/preflight");
+
+fn fixture(name: &str) -> String {
+    format!("{FIX}/{name}")
+}
+
+fn config(name: &str) -> String {
+    format!("{FIX}/configs/{name}")
+}
+
+fn cdcctl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the cdcctl binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+// ---- the documented JSON shape, mirrored independently of the library types
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct JsonReport {
+    source: JsonSource,
+    checks: Vec<JsonCheck>,
+    summary: JsonSummary,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct JsonSource {
+    source: String,
+    dialect: String,
+    version: String,
+    db_name: String,
+    cdb: bool,
+    user: String,
+    container: String,
+    scope: Vec<String>,
+    config: Option<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq, Clone)]
+#[serde(deny_unknown_fields)]
+struct JsonCheck {
+    id: String,
+    group: String,
+    status: String,
+    title: String,
+    detail: String,
+    evidence: Vec<String>,
+    remediation: Option<String>,
+    references: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+struct JsonSummary {
+    pass: usize,
+    warn: usize,
+    fail: usize,
+    skip: usize,
+}
+
+fn json_report(args: &[&str]) -> (JsonReport, Output) {
+    let mut a: Vec<&str> = args.to_vec();
+    a.extend(["--format", "json"]);
+    let o = cdcctl(&a);
+    let r: JsonReport = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not the documented JSON ({e}): {}{}",
+            stdout(&o),
+            stderr(&o)
+        )
+    });
+    (r, o)
+}
+
+fn status_of<'a>(r: &'a JsonReport, id: &str) -> &'a str {
+    r.checks
+        .iter()
+        .find(|c| c.id == id)
+        .map(|c| c.status.as_str())
+        .unwrap_or_else(|| panic!("no check {id} in the report"))
+}
+
+fn not_passing(r: &JsonReport) -> BTreeMap<String, String> {
+    r.checks
+        .iter()
+        .filter(|c| c.status != "pass")
+        .map(|c| (c.id.clone(), c.status.clone()))
+        .collect()
+}
+
+fn facts(name: &str) -> String {
+    format!("facts:{}", fixture(name))
+}
+
+#[test]
+fn json_report_has_the_documented_shape_and_consistent_summary() {
+    let (r, o) = json_report(&["--source", &facts("healthy-19c-cdb.json"), "preflight"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(r.source.dialect, "oracle");
+    assert!(r.source.cdb);
+    let count = |s: &str| r.checks.iter().filter(|c| c.status == s).count();
+    assert_eq!(
+        (
+            r.summary.pass,
+            r.summary.warn,
+            r.summary.fail,
+            r.summary.skip
+        ),
+        (count("pass"), count("warn"), count("fail"), count("skip"))
+    );
+    for c in &r.checks {
+        assert!(["pass", "warn", "fail", "skip"].contains(&c.status.as_str()));
+        assert_eq!(
+            c.remediation.is_some(),
+            c.status == "warn" || c.status == "fail",
+            "{}: remediation only for warnings and failures",
+            c.id
+        );
+        assert!(!c.group.is_empty() && !c.title.is_empty());
+    }
+}
+
+#[test]
+fn healthy_cdb_passes_with_no_warning_or_failure() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("healthy-19c-cdb.json"),
+        "preflight",
+        "--config",
+        &config("debezium-healthy.properties"),
+    ]);
+    let bad: BTreeMap<_, _> = not_passing(&r)
+        .into_iter()
+        .filter(|(_, s)| s != "skip")
+        .collect();
+    assert!(bad.is_empty(), "unexpected findings: {bad:?}");
+    assert_eq!(status_of(&r, "pdb-open"), "pass");
+}
+
+#[test]
+fn seed000_flink_config_on_19c_pdb_is_caught() {
+    let (r, o) = json_report(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "preflight",
+        "--config",
+        &config("seed000-flink-oracle-cdc.sql"),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    // CONTINUOUS_MINE=true on 19c: ORA-44609.
+    assert_eq!(status_of(&r, "cfg-continuous-mine"), "fail");
+    // A local user connected to the PDB on 19c: ORA-65040.
+    assert_eq!(status_of(&r, "cdb-mining-container"), "fail");
+    // database-name names the PDB, as the report says it must.
+    assert_eq!(status_of(&r, "cfg-database-name"), "pass");
+    // Interval partitions, a replaced segment, the default chunk size: ORA-08103.
+    assert_eq!(status_of(&r, "part-churn"), "warn");
+    assert_eq!(status_of(&r, "cfg-chunk-size"), "warn");
+    // 3 TiB at 50 MB/s against 900 s of undo that cannot grow: ORA-01555.
+    assert_eq!(status_of(&r, "undo-vs-snapshot"), "fail");
+    assert_eq!(status_of(&r, "cfg-password"), "warn");
+    assert_eq!(status_of(&r, "cfg-mining-ranges"), "warn");
+    let pw = r.checks.iter().find(|c| c.id == "cfg-password").unwrap();
+    assert!(
+        !pw.detail.contains("your_password"),
+        "the password is never echoed"
+    );
+}
+
+#[test]
+fn seed002_lower_case_table_and_11g_are_caught() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("seed002-11g-lowercase-table.json"),
+        "preflight",
+        "--config",
+        &config("seed002-flink-11g.sql"),
+    ]);
+    assert_eq!(status_of(&r, "cfg-name-case"), "fail");
+    let d = &r
+        .checks
+        .iter()
+        .find(|c| c.id == "cfg-name-case")
+        .unwrap()
+        .detail;
+    assert!(d.contains("\"SINFOR\".\"sinfor_user\""), "{d}");
+    assert_eq!(status_of(&r, "version-edition"), "warn");
+    // CONTINUOUS_MINE still exists on 11g.
+    assert_eq!(status_of(&r, "cfg-continuous-mine"), "pass");
+    assert_eq!(status_of(&r, "cdb-mining-container"), "pass");
+    assert_eq!(status_of(&r, "fra-usage"), "warn");
+    assert_eq!(status_of(&r, "tbl-supp-log"), "warn");
+    assert_eq!(status_of(&r, "cfg-password"), "warn");
+    assert_eq!(status_of(&r, "force-logging"), "pass");
+}
+
+#[test]
+fn seed001_pipeline_with_local_user_in_pdb_fails_mining_container_but_not_password() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "preflight",
+        "--config",
+        &config("seed001-pipeline.yaml"),
+    ]);
+    assert_eq!(status_of(&r, "cdb-mining-container"), "fail");
+    assert_eq!(
+        status_of(&r, "cfg-password"),
+        "pass",
+        "a masked password is not clear text"
+    );
+    assert_eq!(status_of(&r, "cfg-service"), "pass");
+}
+
+#[test]
+fn debezium_json_config_errors_are_each_reported() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("healthy-19c-cdb.json"),
+        "preflight",
+        "--config",
+        &config("debezium-connect.json"),
+    ]);
+    assert_eq!(status_of(&r, "cfg-archive-dest"), "fail");
+    assert_eq!(status_of(&r, "cfg-database-name"), "fail");
+    assert_eq!(status_of(&r, "pdb-open"), "fail");
+    assert_eq!(status_of(&r, "cfg-lint"), "fail");
+    assert_eq!(status_of(&r, "cfg-mining-ranges"), "warn");
+    assert_eq!(status_of(&r, "tbl-lob-xml"), "pass");
+}
+
+#[test]
+fn dm8_and_yashandb_sources_run_their_own_checks() {
+    let (dm, _) = json_report(&["--source", &facts("dm8-pk-only-logging.json"), "preflight"]);
+    assert!(dm.checks.iter().all(|c| c.group == "dm"));
+    assert_eq!(status_of(&dm, "dm-logic-log"), "warn");
+    assert_eq!(status_of(&dm, "dm-pkg"), "fail");
+    assert_eq!(status_of(&dm, "dm-arch"), "pass");
+    let (ys, _) = json_report(&[
+        "--source",
+        &facts("yashandb-no-server.json"),
+        "preflight",
+        "--config",
+        &config("seed004-yashandb-cdc.sql"),
+    ]);
+    assert!(ys.checks.iter().all(|c| c.group == "yashandb"));
+    for id in [
+        "ys-pool",
+        "ys-server",
+        "ys-grants",
+        "ys-types",
+        "ys-arch-supp",
+    ] {
+        assert_eq!(status_of(&ys, id), "fail", "{id}");
+    }
+    assert_eq!(status_of(&ys, "ys-startscn-hygiene"), "warn");
+}
+
+#[test]
+fn fail_on_warn_turns_warnings_into_exit_1() {
+    let args = [
+        "--source",
+        &facts("dm8-pk-only-logging.json"),
+        "preflight",
+        "--table",
+        "BIZ.ORDERS",
+    ];
+    let o = cdcctl(&args);
+    assert_eq!(o.status.code(), Some(1), "a failure exits 1");
+    let healthy = facts("healthy-19c-cdb.json");
+    let o = cdcctl(&["--source", &healthy, "preflight", "--fail-on", "warn"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = cdcctl(&[
+        "--source",
+        &facts("seed002-11g-lowercase-table.json"),
+        "preflight",
+        "--fail-on",
+        "warn",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn table_patterns_scope_the_per_table_checks() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("healthy-19c-cdb.json"),
+        "preflight",
+        "--table",
+        "app.nothing%",
+    ]);
+    assert_eq!(r.source.scope, vec!["APP.NOTHING%".to_string()]);
+    assert_eq!(status_of(&r, "tbl-key"), "skip");
+    let o = cdcctl(&[
+        "--source",
+        &facts("healthy-19c-cdb.json"),
+        "preflight",
+        "--table",
+        "ORDERS",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("SCHEMA.TABLE"), "{}", stderr(&o));
+}
+
+#[test]
+fn unreadable_config_exits_2_with_one_clear_sentence() {
+    let healthy = facts("healthy-19c-cdb.json");
+    for bad in [config("not-a-config.txt"), config("does-not-exist.sql")] {
+        let o = cdcctl(&["--source", &healthy, "preflight", "--config", &bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        let e = stderr(&o);
+        assert!(
+            e.starts_with("cdcctl: ") && e.trim().lines().count() == 1,
+            "{e}"
+        );
+        assert!(!e.contains("panicked"));
+    }
+}
+
+#[test]
+fn evidence_from_another_tool_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = dir.path().join("other.json");
+    std::fs::write(
+        &other,
+        r#"{"format":"dms-assessment","version":1,"queries":{}}"#,
+    )
+    .unwrap();
+    let text = dir.path().join("text.json");
+    std::fs::write(&text, "SQL*Plus: Release 19.0.0.0.0\nORA-00942").unwrap();
+    for f in [&other, &text] {
+        let o = cdcctl(&["preflight", "--evidence", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("cdcctl collect"), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn unknown_source_and_unreachable_oracle_have_distinct_exit_codes() {
+    let o = cdcctl(&["--source", "mysql://x", "preflight"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = cdcctl(&[
+        "--source",
+        "oracle://c##dbzuser@db:1521/ORCLCDB",
+        "preflight",
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+}
+
+fn roundtrip(fixture_name: &str, extra: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let ev = dir.path().join("evidence.json");
+    let src = facts(fixture_name);
+    let o = cdcctl(&[
+        "--source",
+        &src,
+        "collect",
+        "--from-source",
+        "-o",
+        ev.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut live = vec!["--source", src.as_str(), "preflight"];
+    live.extend(extra);
+    let evs = ev.to_str().unwrap().to_string();
+    let mut off = vec!["preflight", "--evidence", evs.as_str()];
+    off.extend(extra);
+    let (a, _) = json_report(&live);
+    let (b, _) = json_report(&off);
+    assert_eq!(
+        a.checks, b.checks,
+        "{fixture_name}: evidence evaluates differently"
+    );
+}
+
+#[test]
+fn evidence_from_a_source_evaluates_to_the_same_findings() {
+    roundtrip("healthy-19c-cdb.json", &[]);
+    roundtrip(
+        "seed000-19c-pdb-local-user.json",
+        &["--config", &config("seed000-flink-oracle-cdc.sql")],
+    );
+    roundtrip(
+        "seed002-11g-lowercase-table.json",
+        &["--config", &config("seed002-flink-11g.sql")],
+    );
+    roundtrip("dm8-pk-only-logging.json", &[]);
+    roundtrip(
+        "yashandb-no-server.json",
+        &["--config", &config("seed004-yashandb-cdc.sql")],
+    );
+}
+
+#[test]
+fn partitions_shows_interval_risk_and_advice() {
+    let o = cdcctl(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "partitions",
+        "app.order_his",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["interval"], "NUMTOYMINTERVAL(1, 'MONTH')");
+    let kinds: BTreeSet<String> = v["risks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap().to_string())
+        .collect();
+    for k in [
+        "interval-during-snapshot",
+        "segment-replaced",
+        "recent-ddl",
+        "unusable-index",
+    ] {
+        assert!(kinds.contains(k), "{k} missing from {kinds:?}");
+    }
+    assert!(v["advice"].to_string().contains("SET INTERVAL ()"));
+}
+
+#[test]
+fn partitions_of_a_missing_table_suggests_close_names_and_exits_2() {
+    let o = cdcctl(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "partitions",
+        "APP.ORDER_HIST",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("does not exist") && e.contains("APP.ORDER_HIS"),
+        "{e}"
+    );
+    let o = cdcctl(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "partitions",
+        "ORDER_HIS",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "an unambiguous bare name is enough: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn explain_and_list_read_the_catalog() {
+    let o = cdcctl(&["preflight", "--list"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("cfg-continuous-mine"));
+    let o = cdcctl(&["preflight", "--explain", "undo-vs-snapshot"]);
+    assert!(stdout(&o).contains("ORA-01555") && stdout(&o).contains("v$undostat"));
+    let o = cdcctl(&["preflight", "--explain", "undo"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("undo-vs-snapshot"));
+}
+
+#[test]
+fn collect_prints_a_spooling_script_of_every_named_query() {
+    let o = cdcctl(&["collect", "--table", "APP.ORDER%"]);
+    assert_eq!(o.status.code(), Some(0));
+    let s = stdout(&o);
+    assert!(s.contains("SPOOL cdcctl-evidence.json") && s.contains("SPOOL OFF"));
+    assert!(s.contains("json_object("));
+    assert!(s.contains("table_name LIKE 'ORDER%'"));
+    for name in [
+        "database",
+        "archived_logs",
+        "tab_partitions",
+        "object_access",
+        "flashback_probe",
+    ] {
+        assert!(s.contains(&format!("q('{name}'")), "{name}");
+    }
+}
+
+// ---- snapshots of what people see
+
+fn snap(name: &str, text: &str) {
+    // The simulator's count of open transactions depends on where its
+    // workload stands when the catalog is read.
+    insta::with_settings!({
+        snapshot_path => "../snapshots",
+        prepend_module_to_snapshot => false,
+        filters => vec![(r"\d+ open transaction\(s\)", "[n] open transaction(s)")],
+    }, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+#[test]
+fn snapshot_human_and_json_reports() {
+    let healthy = facts("healthy-19c-cdb.json");
+    let seed = facts("seed000-19c-pdb-local-user.json");
+    let cfg = config("seed000-flink-oracle-cdc.sql");
+    let strip = |s: String| s.replace(FIX, "<fixtures>");
+    snap(
+        "preflight_healthy_human",
+        &strip(stdout(&cdcctl(&["--source", &healthy, "preflight"]))),
+    );
+    snap(
+        "preflight_seed000_human",
+        &strip(stdout(&cdcctl(&[
+            "--source",
+            &seed,
+            "preflight",
+            "--config",
+            &cfg,
+        ]))),
+    );
+    snap(
+        "preflight_seed000_json",
+        &strip(stdout(&cdcctl(&[
+            "--source",
+            &seed,
+            "preflight",
+            "--config",
+            &cfg,
+            "--format",
+            "json",
+        ]))),
+    );
+    snap(
+        "preflight_seed000_junit",
+        &strip(stdout(&cdcctl(&[
+            "--source",
+            &seed,
+            "preflight",
+            "--config",
+            &cfg,
+            "--format",
+            "junit",
+        ]))),
+    );
+    snap(
+        "partitions_seed000_human",
+        &stdout(&cdcctl(&["--source", &seed, "partitions", "APP.ORDER_HIS"])),
+    );
+}
+
+// ---- every view and column of the Oracle SQL exists in Oracle 19c
+
+const KEYWORDS: &[&str] = &[
+    "SELECT", "FROM", "WHERE", "AND", "OR", "NOT", "IN", "IS", "NULL", "AS", "ON", "JOIN", "LEFT",
+    "RIGHT", "INNER", "OUTER", "GROUP", "BY", "ORDER", "HAVING", "LIKE", "BETWEEN", "CASE", "WHEN",
+    "THEN", "ELSE", "END", "DISTINCT", "UNION", "ALL", "EXISTS", "WITH",
+];
+/// Pseudo-columns Oracle provides everywhere.
+const PSEUDO: &[&str] = &["SYSDATE", "USER", "ROWNUM", "COLUMN_VALUE", "LEVEL"];
+
+fn dictionary() -> BTreeMap<String, BTreeSet<String>> {
+    let text = std::fs::read_to_string(fixture("oracle19c-dictionary.txt")).unwrap();
+    let mut m: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let (v, c) = line.split_once('.').expect("VIEW.COLUMN");
+        m.entry(v.to_string()).or_default().insert(c.to_string());
+    }
+    m
+}
+
+fn is_ident(t: &str) -> bool {
+    t.chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+}
+
+/// Views (after FROM/JOIN) with their aliases, and column references, of one statement.
+/// Alias (or view name) → view, and (qualifier, column) references.
+type Parsed = (BTreeMap<String, String>, Vec<(Option<String>, String)>);
+
+fn views_and_columns(sql: &str) -> Parsed {
+    let toks = cdcctl::preflight::collect::tokens(sql);
+    let up: Vec<String> = toks.iter().map(|t| t.to_ascii_uppercase()).collect();
+    let mut aliases: BTreeMap<String, String> = BTreeMap::new();
+    let mut skip: BTreeSet<usize> = BTreeSet::new();
+    for i in 0..up.len() {
+        if (up[i] == "FROM" || up[i] == "JOIN") && i + 1 < up.len() && is_ident(&up[i + 1]) {
+            let view = up[i + 1].clone();
+            skip.insert(i + 1);
+            aliases.insert(view.clone(), view.clone());
+            if let Some(a) = up.get(i + 2) {
+                if is_ident(a) && !KEYWORDS.contains(&a.as_str()) {
+                    aliases.insert(a.clone(), view.clone());
+                    skip.insert(i + 2);
+                }
+            }
+        }
+        // A subquery alias: `) h` after a closing parenthesis.
+        if up[i] == ")" {
+            if let Some(a) = up.get(i + 1) {
+                if is_ident(a) && !KEYWORDS.contains(&a.as_str()) {
+                    aliases.insert(a.clone(), String::new());
+                    skip.insert(i + 1);
+                }
+            }
+        }
+        if up[i] == "AS" && i + 1 < up.len() {
+            skip.insert(i + 1);
+        }
+    }
+    let mut cols = Vec::new();
+    for i in 0..up.len() {
+        let t = &up[i];
+        if skip.contains(&i)
+            || !is_ident(t)
+            || KEYWORDS.contains(&t.as_str())
+            || PSEUDO.contains(&t.as_str())
+        {
+            continue;
+        }
+        if up.get(i + 1).map(String::as_str) == Some("(") {
+            continue; // a function
+        }
+        if up.get(i + 1).map(String::as_str) == Some(".") {
+            continue; // a qualifier; the column follows
+        }
+        let qualifier = if i >= 2 && up[i - 1] == "." {
+            Some(up[i - 2].clone())
+        } else {
+            None
+        };
+        cols.push((qualifier, t.clone()));
+    }
+    (aliases, cols)
+}
+
+#[test]
+fn oracle_sql_in_checks_uses_only_19c_views_and_columns() {
+    let dict = dictionary();
+    let defs = cdcctl::preflight::defs::load().unwrap();
+    let mut problems = Vec::new();
+    let mut views_seen = BTreeSet::new();
+    for q in defs
+        .iter()
+        .flat_map(|d| d.sql.iter())
+        .filter(|q| format!("{:?}", q.dialect) == "Oracle")
+    {
+        let (aliases, cols) = views_and_columns(&q.text);
+        let views: BTreeSet<String> = aliases
+            .values()
+            .filter(|v| !v.is_empty() && !v.starts_with("CDCCTL_"))
+            .cloned()
+            .collect();
+        for v in &views {
+            views_seen.insert(v.clone());
+            if !dict.contains_key(v) {
+                problems.push(format!("{}: view {v} is not in the 19c list", q.name));
+            }
+        }
+        let script_defined = aliases.values().any(|v| v.starts_with("CDCCTL_"));
+        for (qual, col) in cols {
+            let candidates: Vec<&String> = match &qual {
+                Some(a) => aliases
+                    .get(a)
+                    .into_iter()
+                    .filter(|v| !v.is_empty() && !v.starts_with("CDCCTL_"))
+                    .collect(),
+                None => views.iter().collect(),
+            };
+            if candidates.is_empty() && (script_defined || qual.is_some()) {
+                continue; // a column of a script-defined row source or a subquery
+            }
+            if !candidates
+                .iter()
+                .any(|v| dict.get(*v).is_some_and(|c| c.contains(&col)))
+            {
+                problems.push(format!(
+                    "{}: column {col} is in none of {candidates:?}",
+                    q.name
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+    assert!(
+        views_seen.len() >= 30,
+        "only {} views checked",
+        views_seen.len()
+    );
+}
+
+#[test]
+fn the_dictionary_check_catches_a_wrong_column() {
+    let dict = dictionary();
+    let (aliases, cols) = views_and_columns("SELECT log_mode, flashback_status FROM v$database");
+    assert_eq!(
+        aliases.get("V$DATABASE").map(String::as_str),
+        Some("V$DATABASE")
+    );
+    let missing: Vec<String> = cols
+        .into_iter()
+        .filter(|(_, c)| !dict["V$DATABASE"].contains(c))
+        .map(|(_, c)| c)
+        .collect();
+    assert_eq!(missing, vec!["FLASHBACK_STATUS".to_string()]);
+}
+
+// ---- the built-in simulator's scenarios
+
+/// Warnings every simulated instance shows: its online logs are a few MiB so
+/// that they switch quickly, and the default profile expires passwords after
+/// 180 days.
+const SIM_BASELINE: &[(&str, &str)] = &[("redo-size", "warn"), ("profile", "warn")];
+
+fn findings(r: &JsonReport) -> BTreeSet<(String, String)> {
+    r.checks
+        .iter()
+        .filter(|c| c.status == "warn" || c.status == "fail")
+        .map(|c| (c.id.clone(), c.status.clone()))
+        .collect()
+}
+
+#[test]
+fn demo_scenario_passes_with_no_failure() {
+    let (r, o) = json_report(&["--source", "sim:demo", "preflight"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(r.summary.fail, 0, "{:?}", findings(&r));
+    let (plain, _) = json_report(&["--source", "sim", "preflight"]);
+    let statuses = |r: &JsonReport| -> Vec<(String, String)> {
+        r.checks
+            .iter()
+            .map(|c| (c.id.clone(), c.status.clone()))
+            .collect()
+    };
+    assert_eq!(statuses(&plain), statuses(&r), "`sim` is the demo scenario");
+}
+
+#[test]
+fn each_scenario_flags_exactly_its_misconfiguration() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("demo", &[("tbl-lob-xml", "warn")]),
+        ("noarchivelog", &[("archivelog-mode", "fail")]),
+        (
+            "no-supplemental-logging",
+            &[("supp-min", "fail"), ("tbl-supp-log", "warn")],
+        ),
+        (
+            "missing-grants",
+            &[
+                ("priv-sys", "fail"),
+                ("priv-scope", "fail"),
+                ("flashback-probe", "fail"),
+                ("smoke-mine", "fail"),
+            ],
+        ),
+        (
+            "wrong-container",
+            &[("cdb-mining-container", "fail"), ("smoke-mine", "fail")],
+        ),
+        ("undo-too-small", &[("undo-vs-snapshot", "warn")]),
+        ("fra-nearly-full", &[("fra-usage", "warn")]),
+        (
+            "archive-gap",
+            &[
+                ("arch-gap", "fail"),
+                ("arch-retention", "fail"),
+                ("arch-files-present", "warn"),
+            ],
+        ),
+        ("interval-partition-churn", &[("part-churn", "warn")]),
+        ("long-transaction", &[("long-txn", "warn")]),
+        ("big-transaction", &[]),
+        ("oracle11g", &[("version-edition", "warn")]),
+    ];
+    let mut wrong = Vec::new();
+    for (scenario, extra) in cases {
+        let (r, _) = json_report(&["--source", &format!("sim:{scenario}"), "preflight"]);
+        let expected: BTreeSet<(String, String)> = SIM_BASELINE
+            .iter()
+            .chain(extra.iter())
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let got = findings(&r);
+        if got != expected {
+            wrong.push(format!(
+                "{scenario}: unexpected {:?}, missing {:?}",
+                got.difference(&expected).collect::<Vec<_>>(),
+                expected.difference(&got).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
+fn evidence_from_each_scenario_evaluates_to_the_same_findings_as_the_live_run() {
+    use cdcctl::preflight::facts::{Facts, RuleOptions};
+    use cdcctl::source::evidence::{collect_from, EvidenceCatalog, EvidenceFile, FactsSnapshot};
+    use cdcctl::source::sim::Sim;
+    use cdcctl::source::Catalog;
+
+    let defs = cdcctl::preflight::defs::load().unwrap();
+    for scenario in cdcctl::source::sim::BUILTINS.iter().map(|b| b.name) {
+        let mut sim = Sim::from_spec(scenario).unwrap();
+        // One moment of the instance, read once: what the live run sees.
+        let moment = FactsSnapshot {
+            instance: sim.instance().ok(),
+            session: sim.session().ok(),
+            tables: sim.tables(&[]).ok(),
+            transactions: sim.open_transactions().ok(),
+            inventory: sim.log_inventory().ok(),
+        };
+        let mut live = moment.clone();
+        let ev = collect_from(&mut live.clone(), "sim").unwrap();
+        let text = serde_json::to_string(&ev).unwrap();
+        let mut offline =
+            EvidenceCatalog::from_file(&EvidenceFile::parse(&text, "ev").unwrap(), "ev");
+        let a = Facts::gather(
+            &mut live as &mut dyn Catalog,
+            &[],
+            None,
+            RuleOptions::default(),
+            |_| {},
+        )
+        .unwrap();
+        let b = Facts::gather(&mut offline, &[], None, RuleOptions::default(), |_| {}).unwrap();
+        let ra = cdcctl::preflight::run(&defs, &a, "x");
+        let rb = cdcctl::preflight::run(&defs, &b, "x");
+        let key = |r: &cdcctl::preflight::model::Report| -> Vec<(String, String, String)> {
+            r.checks
+                .iter()
+                .map(|c| {
+                    (
+                        c.id.clone(),
+                        c.status.as_str().to_string(),
+                        c.detail.clone(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&ra), key(&rb), "{scenario}");
+    }
+}
+
+#[test]
+fn snapshot_demo_and_churn_scenarios() {
+    snap(
+        "preflight_sim_demo_human",
+        &stdout(&cdcctl(&["--source", "sim:demo", "preflight"])),
+    );
+    snap(
+        "preflight_sim_demo_json",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:demo",
+            "preflight",
+            "--format",
+            "json",
+        ])),
+    );
+    snap(
+        "preflight_sim_churn_human",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:interval-partition-churn",
+            "preflight",
+        ])),
+    );
+    snap(
+        "partitions_sim_churn_human",
+        &stdout(&cdcctl(&[
+            "--source",
+            "sim:interval-partition-churn",
+            "partitions",
+            "APP.ORDER_HIS",
+        ])),
+    );
+}
+
+#[test]
+fn an_evidence_file_with_refused_queries_still_evaluates() {
+    let (r, o) = json_report(&["preflight", "--evidence", &fixture("evidence-19c-cdb.json")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(r.source.source.starts_with("evidence:"));
+    assert_eq!(r.source.version, "19.22.0.0.0");
+    // CDB_CONTAINER_DATA was refused: unknown, not empty.
+    assert_eq!(status_of(&r, "container-data"), "skip");
+    assert_eq!(status_of(&r, "priv-objects"), "pass");
+    assert_eq!(status_of(&r, "archivelog-mode"), "pass");
+}
+
+#[test]
+fn smoke_mine_runs_only_on_live_sources() {
+    let (live, _) = json_report(&["--source", "sim:demo", "preflight"]);
+    assert_eq!(status_of(&live, "smoke-mine"), "pass");
+    let mined = live.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
+    assert!(
+        mined.evidence.iter().any(|e| e.starts_with("mined ")),
+        "{mined:?}"
+    );
+    let (offline, _) = json_report(&["preflight", "--evidence", &fixture("evidence-19c-cdb.json")]);
+    assert_eq!(status_of(&offline, "smoke-mine"), "skip");
+    let (mg, _) = json_report(&["--source", "sim:missing-grants", "preflight"]);
+    let c = mg.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
+    assert!(c.detail.contains("ORA-01031"), "{}", c.detail);
+}
