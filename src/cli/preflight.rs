@@ -171,8 +171,8 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
     let opened: Result<Opened, OpenError> = match parse_spec(source) {
         // Catalog facts are one moment of the simulated instance: the virtual
         // clock keeps them the same however long the reads take.
-        Ok(SourceSpec::Sim(spec)) => {
-            open_sim(spec).map(|s| Opened::Live(Box::new(s.with_clock(Clock::default()))))
+        Ok(SourceSpec::Sim) => {
+            open_sim(source).map(|s| Opened::Live(Box::new(s.with_clock(Clock::default()))))
         }
         Ok(SourceSpec::Oracle(url)) => {
             open_oracle(url, global.oracle_client_lib.clone()).map(|s| Opened::Live(Box::new(s)))
