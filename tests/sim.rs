@@ -1531,3 +1531,19 @@ fn every_supported_release_reports_its_version_and_mining_rules() {
         }
     }
 }
+
+#[test]
+fn truth_can_be_switched_off_or_drained_as_it_commits() {
+    let mut s = sim("oracle11g");
+    let drained = s.drain_truth_entries();
+    assert!(!drained.is_empty());
+    assert!(drained
+        .iter()
+        .all(|(start, e)| *start < e.source().commit_scn));
+    s.set_truth_limit(Some(0));
+    s.advance_ms(600_000);
+    assert_eq!(s.truth().count(), 0, "no truth is kept when switched off");
+    s.set_truth_limit(None);
+    s.advance_ms(60_000);
+    assert!(s.truth().count() > 0);
+}
