@@ -520,10 +520,21 @@ fn snap(name: &str, text: &str) {
 
 #[test]
 fn snapshot_human_and_json_reports() {
-    let healthy = facts("healthy-19c-cdb.json");
-    let seed = facts("seed000-19c-pdb-local-user.json");
-    let cfg = config("seed000-flink-oracle-cdc.sql");
-    let strip = |s: String| s.replace(FIX, "<fixtures>");
+    // Relative paths, run from the fixtures directory: table wrapping must
+    // not depend on where the repository is checked out.
+    let healthy = "facts:healthy-19c-cdb.json".to_string();
+    let seed = "facts:seed000-19c-pdb-local-user.json".to_string();
+    let cfg = "configs/seed000-flink-oracle-cdc.sql".to_string();
+    let strip = |s: String| s;
+    let cdcctl = |args: &[&str]| -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+            .args(args)
+            .current_dir(FIX)
+            .env_remove("CDCCTL_SOURCE")
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("the cdcctl binary runs")
+    };
     snap(
         "preflight_healthy_human",
         &strip(stdout(&cdcctl(&["--source", &healthy, "preflight"]))),
