@@ -511,3 +511,20 @@ fn plain_count_100_matches_the_simulator_ground_truth() {
         first_diff.map(|i| brief(&want[i]))
     );
 }
+
+#[test]
+fn a_table_that_does_not_exist_is_a_usage_error_naming_what_exists() {
+    let out = cdcctl(&[
+        "--source",
+        "sim",
+        "tail",
+        "APP.ORDERZ",
+        "--plain",
+        "--count",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no table matches `APP.ORDERZ`"), "{err}");
+    assert!(err.contains("APP.ORDERS"), "{err}");
+}

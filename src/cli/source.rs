@@ -117,6 +117,33 @@ fn key_columns(
     let tables = catalog
         .tables(patterns)
         .map_err(|e| OpenError::from_source(&e))?;
+    // A pattern that matches nothing would mine forever and show nothing:
+    // say so now, with what exists.
+    if let Some(missing) = patterns
+        .iter()
+        .find(|p| !tables.iter().any(|t| p.matches(&t.name)))
+    {
+        let known: Vec<String> = catalog
+            .tables(&[])
+            .map(|all| {
+                all.into_iter()
+                    .map(|t| t.name.to_string())
+                    .take(12)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let hint = if known.is_empty() {
+            String::new()
+        } else {
+            format!(" (tables the connected user can see: {})", known.join(", "))
+        };
+        return Err(OpenError {
+            exit_code: exit::USAGE,
+            message: format!(
+                "no table matches `{missing}`{hint}; names are upper case unless written in double quotes"
+            ),
+        });
+    }
     Ok(tables
         .into_iter()
         .map(|t| {

@@ -1241,7 +1241,14 @@ impl Model {
         let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
         let mean_ms = 1000.0 / rate;
         let factor = if has_big { 0.1 } else { 1.0 };
-        let dt = (mean_ms * factor * (0.5 + self.rng.unit())).max(1.0) as i64;
+        let raw = mean_ms * factor * (0.5 + self.rng.unit());
+        // Time moves in whole milliseconds; above 1,000 actions a second
+        // several share a millisecond, so the gap is 0 or 1 with the right mean.
+        let dt = if mean_ms * factor < 1.0 {
+            i64::from(self.rng.unit() < raw)
+        } else {
+            raw.max(1.0) as i64
+        };
         let at = self.now_ms + dt;
         self.next_at = Some(at);
         at
