@@ -510,7 +510,7 @@ fn snap(name: &str, text: &str) {
     // The simulator's count of open transactions depends on where its
     // workload stands when the catalog is read.
     insta::with_settings!({
-        snapshot_path => "../snapshots",
+        snapshot_path => "../../snapshots",
         prepend_module_to_snapshot => false,
         filters => vec![(r"\d+ open transaction\(s\)", "[n] open transaction(s)")],
     }, {

@@ -404,7 +404,7 @@ fn panic_restores_the_terminal() {
         Err(e) => panic!("current_exe: {e}"),
     };
     let command = format!(
-        "sh -c 'CDCCTL_TAIL_PANIC_CHILD=1 {} --ignored --exact panic_child --nocapture --test-threads 1 >/dev/null; \
+        "sh -c 'CDCCTL_TAIL_PANIC_CHILD=1 {} --ignored --exact tail::panic_child --nocapture --test-threads 1 >/dev/null; \
          echo EXIT=$?; stty -a | tr \" \" \"\\n\" | grep -x -- \"-*icanon\"; sleep 60'",
         exe.display()
     );

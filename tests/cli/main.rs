@@ -1,0 +1,11 @@
+//! The integration tests: one binary that drives the real `cdcctl` binary
+//! and the library's public API, one module per command or subsystem.
+
+mod oracle_live;
+mod preflight;
+mod redo_parse;
+mod redo_replay;
+mod run;
+mod scenarios;
+mod sim;
+mod tail;
