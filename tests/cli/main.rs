@@ -1,6 +1,7 @@
 //! The integration tests: one binary that drives the real `cdcctl` binary
 //! and the library's public API, one module per command or subsystem.
 
+mod common;
 mod oracle_live;
 mod preflight;
 mod redo_parse;

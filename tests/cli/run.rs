@@ -3,6 +3,8 @@
 
 use std::process::{Command, Output, Stdio};
 
+use crate::common::without_unavailable;
+
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 
 fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
@@ -22,19 +24,6 @@ fn lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
-}
-
-/// What a table filter and the redo legitimately change (see tests/tail.rs).
-fn comparable(mut v: serde_json::Value) -> serde_json::Value {
-    if let Some(m) = v.as_object_mut() {
-        m.remove("transaction");
-    }
-    for image in ["before", "after"] {
-        if let Some(m) = v[image].as_object_mut() {
-            m.retain(|_, x| x != "__debezium_unavailable_value");
-        }
-    }
-    v
 }
 
 #[test]
@@ -62,7 +51,7 @@ fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
         );
     }
     let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
-    let got: Vec<serde_json::Value> = lines(&text).into_iter().map(comparable).collect();
+    let got: Vec<serde_json::Value> = lines(&text).into_iter().map(without_unavailable).collect();
     assert_eq!(got.len(), 120);
     let scn = |v: &serde_json::Value| -> u64 {
         v["source"]["commit_scn"]
@@ -85,7 +74,7 @@ fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
     let want: Vec<serde_json::Value> = lines(&String::from_utf8_lossy(&truth.stdout))
         .into_iter()
         .filter(|v| v["source"]["table"] == "ORDERS" && scn(v) >= first)
-        .map(comparable)
+        .map(without_unavailable)
         .collect();
     assert!(want.len() >= got.len());
     let diff = got.iter().zip(&want).position(|(a, b)| a != b);

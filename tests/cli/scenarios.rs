@@ -3,9 +3,10 @@
 //! order — straight through, across restarts from checkpoints, and with
 //! the faults each scenario injects surfacing as typed errors.
 
+use crate::common::known;
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
 use cdcctl::engine::checkpoint::Checkpoint;
-use cdcctl::engine::event::{CapturedEvent, Field, Image};
+use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{BufferConfig, SinkError};
@@ -121,17 +122,6 @@ fn truth(name: &str, from: Scn, until: Scn) -> Vec<CapturedEvent> {
         .filter(|e| matches!(e, CapturedEvent::Change(_)))
         .cloned()
         .collect()
-}
-
-/// LOB columns are absent from UPDATE/DELETE redo; the truth names them
-/// as unavailable while the redo cannot.
-fn known(image: &Option<Image>) -> Option<Image> {
-    image.as_ref().map(|i| {
-        i.iter()
-            .filter(|(_, v)| *v != Field::Unavailable)
-            .cloned()
-            .collect()
-    })
 }
 
 fn lines(events: &[CapturedEvent]) -> Vec<String> {

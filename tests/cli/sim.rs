@@ -5,7 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::process::Command;
 
-use cdcctl::engine::event::{CapturedEvent, Field, Image, Op};
+use crate::common::known;
+use cdcctl::engine::event::{CapturedEvent, Op};
 use cdcctl::engine::redo::csf::CsfAssembler;
 use cdcctl::engine::redo::{parse, DmlKind};
 use cdcctl::engine::row::{LogMinerRow, OperationCode, Scn};
@@ -594,16 +595,6 @@ fn csf_pieces_stay_within_4000_bytes_and_rejoin_to_the_statement() {
     }
     asm.finish().unwrap();
     assert!(pieces > 0, "demo has statements above 4000 bytes");
-}
-
-/// Drops LOB placeholders, which SQL_REDO never carries in UPDATE/DELETE.
-fn known(image: &Option<Image>) -> Option<Image> {
-    image.as_ref().map(|i| {
-        i.iter()
-            .filter(|(_, f)| *f != Field::Unavailable)
-            .cloned()
-            .collect()
-    })
 }
 
 fn round_trip(s: &mut Sim, opts: MiningOptions) -> usize {

@@ -3,6 +3,8 @@
 //! installs it).
 
 use std::io::{BufRead, BufReader};
+
+use crate::common::without_unavailable;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread::sleep;
@@ -429,22 +431,6 @@ fn panic_restores_the_terminal() {
             .trim(),
         "0"
     );
-}
-
-/// Drops what a table filter legitimately changes and what redo cannot
-/// carry: the position in the transaction counts only the captured tables'
-/// changes (the truth counts all), and LOB columns are absent from
-/// UPDATE/DELETE redo while the truth names them as unavailable.
-fn without_unavailable(mut v: serde_json::Value) -> serde_json::Value {
-    if let Some(map) = v.as_object_mut() {
-        map.remove("transaction");
-    }
-    for image in ["before", "after"] {
-        if let Some(map) = v[image].as_object_mut() {
-            map.retain(|_, x| x != "__debezium_unavailable_value");
-        }
-    }
-    v
 }
 
 #[test]
