@@ -158,6 +158,7 @@ pub struct Capture<S: RedoSource> {
     /// Every row at or below this SCN has been fed to the buffer.
     mined_scn: Scn,
     owners: Vec<String>,
+    /// The plan of the running LogMiner session, if one is running.
     last_plan: Option<SessionPlan>,
     status: CaptureStatus,
     retries: u32,
@@ -331,6 +332,12 @@ impl<S: RedoSource> Capture<S> {
                 name: l.name.clone(),
             })
             .collect();
+        // Reuse the running session while the log set stays the same: only
+        // the SCN range changes. A new set means END_LOGMNR and new files.
+        let reuse = self.last_plan.as_ref().is_some_and(|p| p.same_logs(&plan));
+        if !reuse && self.last_plan.take().is_some() {
+            self.source.end_session()?;
+        }
         self.source.start_session(&plan.request())?;
         self.last_plan = Some(plan.clone());
         let query = ContentsQuery {
@@ -372,7 +379,6 @@ impl<S: RedoSource> Capture<S> {
         }
         self.buffer.finish_window(plan.end_scn, sink)?;
         self.warnings.extend(self.buffer.abandon_expired());
-        self.source.end_session()?;
         self.mined_scn = plan.end_scn;
         self.status.rows_read += read;
         self.status.mined_scn = plan.end_scn;
@@ -646,6 +652,8 @@ mod tests {
         fetches: u32,
         fail_on_fetch: Vec<u32>,
         reconnects: u32,
+        starts: u32,
+        ends: u32,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -731,6 +739,8 @@ mod tests {
                 fetches: 0,
                 fail_on_fetch: Vec::new(),
                 reconnects: 0,
+                starts: 0,
+                ends: 0,
             }
         }
     }
@@ -777,6 +787,7 @@ mod tests {
         }
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);
+            self.starts += 1;
             Ok(())
         }
         fn query_contents(&mut self, q: &ContentsQuery) -> Result<(), SourceError> {
@@ -808,6 +819,7 @@ mod tests {
             Ok(out.len() - before)
         }
         fn end_session(&mut self) -> Result<(), SourceError> {
+            self.ends += 1;
             Ok(())
         }
         fn snapshot_chunk(
@@ -858,6 +870,16 @@ mod tests {
     fn committed_changes_come_out_in_commit_order_without_rolled_back_work() {
         let (ids, _) = capture_all(ScriptedSource::new(3));
         assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+    }
+
+    #[test]
+    fn session_is_reused_while_the_log_set_is_unchanged() {
+        let (_, source) = capture_all(ScriptedSource::new(2));
+        assert!(source.starts > 5, "{} windows", source.starts);
+        assert_eq!(
+            source.ends, 0,
+            "END_LOGMNR between windows over the same log"
+        );
     }
 
     #[test]

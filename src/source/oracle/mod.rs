@@ -121,6 +121,9 @@ pub struct OracleSource {
     major_version: u32,
     contents_fetch_size: u32,
     snapshot_meta: HashMap<TableName, SnapshotMeta>,
+    /// Log files added to the running LogMiner session; a START_LOGMNR over
+    /// the same files reuses them instead of adding them again.
+    added_logs: Vec<String>,
 }
 
 impl std::fmt::Debug for OracleSource {
@@ -196,6 +199,7 @@ impl OracleSource {
             major_version,
             contents_fetch_size: CONTENTS_FETCH_SIZE,
             snapshot_meta: HashMap::new(),
+            added_logs: Vec::new(),
         })
     }
 
@@ -476,16 +480,22 @@ impl RedoSource for OracleSource {
                 "a LogMiner session needs at least one log file; the planner found none for the window".into(),
             ));
         }
-        for (i, file) in request.log_files.iter().enumerate() {
-            let text = if i == 0 {
-                sql::ADD_LOGFILE_NEW
-            } else {
-                sql::ADD_LOGFILE_ADDFILE
-            };
-            self.execute(&BoundSql {
-                text: text.to_string(),
-                binds: vec![("name".to_string(), BindValue::Text(file.clone()))],
-            })?;
+        // The files stay added until END_LOGMNR: a new window over the same
+        // files only needs START_LOGMNR with the new SCN range.
+        if self.added_logs != request.log_files {
+            self.added_logs.clear();
+            for (i, file) in request.log_files.iter().enumerate() {
+                let text = if i == 0 {
+                    sql::ADD_LOGFILE_NEW
+                } else {
+                    sql::ADD_LOGFILE_ADDFILE
+                };
+                self.execute(&BoundSql {
+                    text: text.to_string(),
+                    binds: vec![("name".to_string(), BindValue::Text(file.clone()))],
+                })?;
+            }
+            self.added_logs = request.log_files.clone();
         }
         self.execute(&start_logmnr_bound(request))
     }
@@ -532,6 +542,7 @@ impl RedoSource for OracleSource {
 
     fn end_session(&mut self) -> Result<(), SourceError> {
         self.cursor = None;
+        self.added_logs.clear();
         match self.conn.execute(sql::END_LOGMNR, &[]) {
             Ok(_) => Ok(()),
             Err(e) if error::ora_code(&e) == Some(NO_LOGMINER_SESSION) => Ok(()),
@@ -597,6 +608,7 @@ impl RedoSource for OracleSource {
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.cursor = None;
+        self.added_logs.clear();
         let (conn, major) = open(&self.options)?;
         let old = std::mem::replace(&mut self.conn, conn);
         // The old session may already be gone; closing it is best effort.
