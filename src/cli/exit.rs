@@ -2,6 +2,9 @@
 
 use std::process::ExitCode;
 
+use cdcctl::engine::capture::CaptureError;
+use cdcctl::source::SourceError;
+
 /// Healthy, or the command finished.
 pub const OK: u8 = 0;
 /// Findings at or above `--fail-on`.
@@ -15,4 +18,68 @@ pub const UNTRUSTED_DATA: u8 = 4;
 
 pub fn code(c: u8) -> ExitCode {
     ExitCode::from(c)
+}
+
+/// Exit code for an ORA- error that stopped a command. `None` is an error
+/// without a code from the engine itself (a row it could not parse).
+pub fn for_ora(ora_code: Option<u32>) -> u8 {
+    match ora_code {
+        None | Some(1291 | 1284 | 310 | 1555 | 8103 | 8180 | 1466) => UNTRUSTED_DATA,
+        Some(942 | 1031 | 44609 | 65040 | 1950) => USAGE,
+        // Network, login and anything else the database answered: the
+        // source failed, not the data.
+        Some(_) => UNREACHABLE,
+    }
+}
+
+/// Exit code for a source error.
+pub fn for_source(e: &SourceError) -> u8 {
+    match e {
+        SourceError::Unreachable(_)
+        | SourceError::Authentication(_)
+        | SourceError::NoClientLibrary(_) => UNREACHABLE,
+        SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => UNTRUSTED_DATA,
+        SourceError::Oracle { code, .. } => for_ora(Some(code.0)),
+        SourceError::NotFound(_) | SourceError::Invalid(_) | SourceError::Unsupported(_) => USAGE,
+    }
+}
+
+/// Exit code for an error that stopped capture.
+pub fn for_capture(e: &CaptureError) -> u8 {
+    match e {
+        _ if e.is_untrusted_data() => UNTRUSTED_DATA,
+        CaptureError::Source(s) => for_source(s),
+        // The sink is ours (a file, stdout): a configuration matter.
+        _ => USAGE,
+    }
+}
+
+/// An error message with its advice on a second line.
+pub fn with_advice(message: impl std::fmt::Display, advice: Option<&str>) -> String {
+    match advice {
+        Some(a) => format!("{message}\n  advice: {a}"),
+        None => message.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_errors_exit_3_missing_logs_exit_4_and_grants_exit_2() {
+        assert_eq!(for_ora(Some(3113)), UNREACHABLE);
+        assert_eq!(for_ora(Some(1291)), UNTRUSTED_DATA);
+        assert_eq!(for_ora(Some(1031)), USAGE);
+        assert_eq!(for_ora(None), UNTRUSTED_DATA);
+    }
+
+    #[test]
+    fn a_dropped_connection_that_outlasts_the_retries_exits_3() {
+        let e = CaptureError::Source(SourceError::oracle(
+            3113,
+            "end-of-file on communication channel",
+        ));
+        assert_eq!(for_capture(&e), UNREACHABLE);
+    }
 }

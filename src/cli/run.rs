@@ -96,19 +96,10 @@ impl Failure {
 }
 
 fn capture_failure(e: &CaptureError) -> Failure {
-    let code = if e.is_unreachable() {
-        exit::UNREACHABLE
-    } else if e.is_untrusted_data() {
-        exit::UNTRUSTED_DATA
-    } else {
-        exit::USAGE
-    };
-    let mut message = e.to_string();
-    if let Some(a) = e.advice() {
-        message.push_str("\n  advice: ");
-        message.push_str(&a);
+    Failure {
+        code: exit::for_capture(e),
+        message: exit::with_advice(e, e.advice().as_deref()),
     }
-    Failure { code, message }
 }
 
 fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {

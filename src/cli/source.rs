@@ -38,19 +38,10 @@ pub struct OpenError {
 
 impl OpenError {
     pub fn from_source(e: &SourceError) -> Self {
-        let exit_code = match e {
-            SourceError::Unreachable(_)
-            | SourceError::Authentication(_)
-            | SourceError::NoClientLibrary(_) => exit::UNREACHABLE,
-            SourceError::Oracle { .. } => exit::UNREACHABLE,
-            _ => exit::USAGE,
-        };
-        let mut message = e.to_string();
-        if let Some(a) = e.advice() {
-            message.push_str("\n  advice: ");
-            message.push_str(a);
+        OpenError {
+            exit_code: exit::for_source(e),
+            message: exit::with_advice(e, e.advice()),
         }
-        OpenError { exit_code, message }
     }
 }
 

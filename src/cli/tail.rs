@@ -253,8 +253,8 @@ fn start_engine(
     let start = match (args.from_scn, args.since) {
         (Some(scn), _) => StartAt::Scn(scn),
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
-            let code = exit_for_start_error(&e);
-            (with_advice(&e), code)
+            let code = exit::for_source(&e);
+            (exit::with_advice(&e, e.advice()), code)
         })?),
         (None, None) => StartAt::Now,
     };
@@ -271,18 +271,10 @@ fn start_engine(
         ..CaptureConfig::default()
     };
     let capture = Capture::new(redo, config).map_err(|e| {
-        let code = if e.is_unreachable() {
-            exit::UNREACHABLE
-        } else if e.is_untrusted_data() {
-            exit::UNTRUSTED_DATA
-        } else {
-            exit::USAGE
-        };
-        let mut msg = e.to_string();
-        if let Some(a) = e.advice() {
-            msg.push_str(&format!("\n  advice: {a}"));
-        }
-        (msg, code)
+        (
+            exit::with_advice(&e, e.advice().as_deref()),
+            exit::for_capture(&e),
+        )
     })?;
     let (tx, rx) = std::sync::mpsc::sync_channel(64);
     let options = RunOptions {
@@ -294,13 +286,6 @@ fn start_engine(
     capture::spawn(capture, tx, Arc::new(AtomicBool::new(false)), options)
         .map_err(|e| (format!("cannot start the capture thread: {e}"), exit::USAGE))?;
     Ok((header, rx))
-}
-
-fn with_advice(e: &SourceError) -> String {
-    match e.advice() {
-        Some(a) => format!("{e}\n  advice: {a}"),
-        None => e.to_string(),
-    }
 }
 
 /// The SCN to start from to see `ago` of history: the start of the newest
@@ -370,30 +355,6 @@ fn synthetic(
     ))
 }
 
-/// Exit code for a source error that stopped capture.
-fn exit_for_source(ora_code: Option<u32>) -> u8 {
-    match ora_code {
-        Some(1017 | 28000 | 28001 | 12514 | 12505 | 12541 | 3113 | 3114 | 3135 | 1089) => {
-            exit::UNREACHABLE
-        }
-        Some(942 | 1031 | 44609 | 65040) => exit::USAGE,
-        _ => exit::UNTRUSTED_DATA,
-    }
-}
-
-fn exit_for_start_error(e: &SourceError) -> u8 {
-    match e {
-        SourceError::Unreachable(_)
-        | SourceError::Authentication(_)
-        | SourceError::NoClientLibrary(_) => exit::UNREACHABLE,
-        SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => exit::UNTRUSTED_DATA,
-        SourceError::Oracle { code, .. } => exit_for_source(Some(code.0)),
-        SourceError::NotFound(_) | SourceError::Invalid(_) | SourceError::Unsupported(_) => {
-            exit::USAGE
-        }
-    }
-}
-
 pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
     if let Err(msg) = args.validate() {
         eprintln!("cdcctl tail: {msg}");
@@ -429,7 +390,7 @@ fn run_plain_mode(rx: &Receiver<EngineMessage>, args: &TailArgs) -> ExitCode {
     let mut err = stderr.lock();
     match run_plain(rx, &mut out, &mut err, &opts) {
         Ok(outcome) => match (&outcome.end, &outcome.fatal) {
-            (PlainEnd::EngineStopped, Some(f)) => exit::code(exit_for_source(f.ora_code)),
+            (PlainEnd::EngineStopped, Some(f)) => exit::code(exit::for_ora(f.ora_code)),
             _ => exit::code(exit::OK),
         },
         Err(e) => {
@@ -452,7 +413,7 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
                     eprintln!("  advice: {advice}");
                 }
                 let ora = alert.code.strip_prefix("ORA-").and_then(|c| c.parse().ok());
-                exit::code(exit_for_source(ora))
+                exit::code(exit::for_ora(ora))
             }
             None => exit::code(exit::OK),
         },
@@ -480,13 +441,5 @@ mod tests {
         assert!(parse_tables("A.B.C").is_err());
         assert!(parse_tables("APP.ORD ERS").is_err());
         assert!(parse_tables("x;drop").is_err());
-    }
-
-    #[test]
-    fn connection_errors_exit_3_and_missing_logs_exit_4() {
-        assert_eq!(exit_for_source(Some(3113)), exit::UNREACHABLE);
-        assert_eq!(exit_for_source(Some(1291)), exit::UNTRUSTED_DATA);
-        assert_eq!(exit_for_source(Some(1031)), exit::USAGE);
-        assert_eq!(exit_for_source(None), exit::UNTRUSTED_DATA);
     }
 }

@@ -103,18 +103,6 @@ impl CaptureError {
         }
     }
 
-    /// Unreachable source or failed authentication.
-    pub fn is_unreachable(&self) -> bool {
-        matches!(
-            self,
-            CaptureError::Source(
-                SourceError::Unreachable(_)
-                    | SourceError::Authentication(_)
-                    | SourceError::NoClientLibrary(_)
-            )
-        )
-    }
-
     pub fn ora_code(&self) -> Option<u32> {
         match self {
             CaptureError::Source(e) => e.ora_code(),
@@ -211,18 +199,6 @@ impl<S: RedoSource> Capture<S> {
     /// Where a restart would resume without loss or repetition.
     pub fn checkpoint(&self) -> Checkpoint {
         self.buffer.checkpoint()
-    }
-
-    pub fn buffer(&self) -> &TxnBuffer {
-        &self.buffer
-    }
-
-    pub fn buffer_mut(&mut self) -> &mut TxnBuffer {
-        &mut self.buffer
-    }
-
-    pub fn source_mut(&mut self) -> &mut S {
-        &mut self.source
     }
 
     /// Findings since the last call: the buffer's (parser, STATUS=2) and the
