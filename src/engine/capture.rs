@@ -161,11 +161,11 @@ impl<S: RedoSource> Capture<S> {
     /// Resolves the start position and prepares the buffer.
     pub fn new(mut source: S, config: CaptureConfig) -> Result<Self, CaptureError> {
         let (buffer, mined_scn) = match &config.start {
-            StartAt::Now => (
-                TxnBuffer::new(config.buffer.clone()),
-                source.current_scn()?.scn,
-            ),
-            StartAt::Scn(scn) => (TxnBuffer::new(config.buffer.clone()), *scn),
+            StartAt::Now => {
+                let scn = source.current_scn()?.scn;
+                (TxnBuffer::starting_after(config.buffer.clone(), scn), scn)
+            }
+            StartAt::Scn(scn) => (TxnBuffer::starting_after(config.buffer.clone(), *scn), *scn),
             StartAt::Checkpoint(cp) => {
                 (TxnBuffer::resume(config.buffer.clone(), cp), cp.restart_scn)
             }
@@ -295,7 +295,7 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Idle);
         }
         let inventory = self.source.log_inventory()?;
-        let plan = session::plan(&inventory, self.mined_scn, upper, &self.config.planner)?;
+        let plan = self.plan(&inventory, upper)?;
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
         self.status.logs = plan
@@ -363,6 +363,29 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Finished);
         }
         Ok(Progress::Advanced { rows: read })
+    }
+
+    /// The session starts after the buffer's restart SCN (the oldest open
+    /// transaction's start) while `SCN > mined_scn` keeps rows already read
+    /// out, so LogMiner sees each open transaction's start and gives its
+    /// undo rows their full XID. When the logs back there are gone, the
+    /// session starts at the window and the buffer matches such undo rows
+    /// by undo segment and slot.
+    fn plan(
+        &self,
+        inventory: &crate::source::LogInventory,
+        upper: Scn,
+    ) -> Result<SessionPlan, PlanError> {
+        let (from, cfg) = (self.mined_scn, &self.config.planner);
+        let restart = self.buffer.restart_scn().min(from);
+        match session::plan_from(inventory, restart, from, upper, cfg) {
+            Err(PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })
+                if restart < from =>
+            {
+                session::plan(inventory, from, upper, cfg)
+            }
+            planned => planned,
+        }
     }
 
     fn refresh_status(&mut self) {
@@ -630,6 +653,8 @@ mod tests {
         reconnects: u32,
         starts: u32,
         ends: u32,
+        /// (STARTSCN, query's `SCN >` bound) of each window.
+        windows: Vec<(Scn, Scn)>,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -717,6 +742,7 @@ mod tests {
                 reconnects: 0,
                 starts: 0,
                 ends: 0,
+                windows: Vec::new(),
             }
         }
     }
@@ -764,10 +790,14 @@ mod tests {
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);
             self.starts += 1;
+            self.windows.push((r.start_scn, 0));
             Ok(())
         }
         fn query_contents(&mut self, q: &ContentsQuery) -> Result<(), SourceError> {
             self.query = Some((q.from_scn, q.to_scn));
+            if let Some(w) = self.windows.last_mut() {
+                w.1 = q.from_scn;
+            }
             self.cursor = 0;
             Ok(())
         }
@@ -856,6 +886,27 @@ mod tests {
             source.ends, 0,
             "END_LOGMNR between windows over the same log"
         );
+    }
+
+    #[test]
+    fn session_starts_at_the_oldest_open_transaction_and_reads_only_new_rows() {
+        let (ids, source) = capture_all(ScriptedSource::new(1));
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        // 02 starts at 103 and commits at 111: windows in between start
+        // their session at 103 but ask only for rows past what was read.
+        let inside: Vec<_> = source
+            .windows
+            .iter()
+            .filter(|(_, from)| (107..111).contains(from))
+            .collect();
+        assert!(!inside.is_empty(), "{:?}", source.windows);
+        assert!(inside.iter().all(|(start, _)| *start == 103), "{inside:?}");
+        assert!(source
+            .windows
+            .iter()
+            .all(|(start, from)| start <= &(from + 1)));
+        let (start, from) = source.windows.last().copied().unwrap_or_default();
+        assert_eq!(start, from + 1, "nothing open at the end");
     }
 
     #[test]

@@ -179,6 +179,13 @@ pub enum TxnWarning {
         scn: Scn,
         row_id: Option<String>,
     },
+    /// An undo row whose XID has sequence FFFFFFFF matched several open
+    /// transactions on the same undo segment and slot; none was changed.
+    AmbiguousUndoXid {
+        xid: String,
+        scn: Scn,
+        candidates: Vec<String>,
+    },
 }
 
 impl TxnWarning {
@@ -202,6 +209,15 @@ impl TxnWarning {
             TxnWarning::UnmatchedPartialRollback { xid, scn, row_id } => format!(
                 "ROLLBACK=1 row at SCN {scn} in {xid} matches no earlier change of ROW_ID {}",
                 row_id.as_deref().unwrap_or("(none)")
+            ),
+            TxnWarning::AmbiguousUndoXid {
+                xid,
+                scn,
+                candidates,
+            } => format!(
+                "undo row at SCN {scn} with XID {xid} (sequence unknown to LogMiner) matches several \
+                 open transactions on its undo slot ({}); it was not applied",
+                candidates.join(", ")
             ),
         }
     }
@@ -522,6 +538,15 @@ impl TxnBuffer {
         }
     }
 
+    /// A buffer for a first start: every row at or below `scn` counts as
+    /// read, so the restart SCN never falls below it.
+    pub fn starting_after(config: BufferConfig, scn: Scn) -> Self {
+        let mut b = Self::new(config);
+        b.complete_scn = scn;
+        b.seen_scn = scn;
+        b
+    }
+
     /// A buffer restarting from a checkpoint: rows at or below its restart
     /// SCN are ignored and nothing it records as emitted is emitted again.
     pub fn resume(config: BufferConfig, checkpoint: &Checkpoint) -> Self {
@@ -575,8 +600,9 @@ impl TxnBuffer {
             }
             OperationCode::Commit => self.commit(row, sink),
             OperationCode::Rollback => {
-                self.abandoned.remove(&row.xid);
-                if let Some(t) = self.open.remove(&row.xid) {
+                let xid = self.undo_owner(&row);
+                self.abandoned.remove(&xid);
+                if let Some(t) = self.open.remove(&xid) {
                     self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
                     self.counts.rollbacks += 1;
                 }
@@ -685,9 +711,43 @@ impl TxnBuffer {
         Ok(())
     }
 
+    /// The open transaction an undo row (ROLLBACK = 1, or ROLLBACK 36)
+    /// belongs to. When the transaction started before the LogMiner
+    /// session did, LogMiner shows only its undo segment and slot and
+    /// FFFFFFFF for the sequence; an undo slot holds one active transaction
+    /// at a time, so a single open transaction on that slot is the owner.
+    /// Several candidates (a stale one never closed) are reported, not guessed.
+    fn undo_owner(&mut self, row: &LogMinerRow) -> String {
+        let Some(usn_slot) = unresolved_undo_xid(&row.xid) else {
+            return row.xid.clone();
+        };
+        if self.open.contains_key(&row.xid) {
+            return row.xid.clone();
+        }
+        let mut candidates: Vec<&String> = self
+            .open
+            .keys()
+            .filter(|x| x.get(..8).is_some_and(|p| p.eq_ignore_ascii_case(usn_slot)))
+            .collect();
+        match candidates.len() {
+            0 => row.xid.clone(),
+            1 => candidates[0].clone(),
+            _ => {
+                candidates.sort();
+                self.warnings.push(TxnWarning::AmbiguousUndoXid {
+                    xid: row.xid.clone(),
+                    scn: row.scn,
+                    candidates: candidates.into_iter().cloned().collect(),
+                });
+                row.xid.clone()
+            }
+        }
+    }
+
     fn partial_rollback(&mut self, row: &LogMinerRow) {
         let key = rowkey::key(row.row_id.as_deref());
-        let undone = match self.open.get_mut(&row.xid) {
+        let xid = self.undo_owner(row);
+        let undone = match self.open.get_mut(&xid) {
             Some(txn) => {
                 let mem_before = txn.mem_bytes;
                 let undone = txn.undo_latest(key, row.row_id.as_deref());
@@ -698,9 +758,9 @@ impl TxnBuffer {
         };
         if undone {
             self.counts.partial_rollbacks += 1;
-        } else if !self.abandoned.contains(&row.xid) {
+        } else if !self.abandoned.contains(&xid) {
             self.warnings.push(TxnWarning::UnmatchedPartialRollback {
-                xid: row.xid.clone(),
+                xid,
                 scn: row.scn,
                 row_id: row.row_id.clone(),
             });
@@ -1150,6 +1210,15 @@ impl TxnBuffer {
                 .and_then(|e| e.last_index.map(|i| (e.xid.clone(), i))),
         )
     }
+}
+
+/// USN and SLOT (the first 8 hex digits of the RAW(8) XID) when the
+/// sequence part (the last 8) is FFFFFFFF: LogMiner's XID for undo rows of
+/// a transaction that started before the session.
+fn unresolved_undo_xid(xid: &str) -> Option<&str> {
+    let xid = xid.trim();
+    (xid.len() == 16 && xid.is_ascii() && xid[8..].eq_ignore_ascii_case("FFFFFFFF"))
+        .then(|| &xid[..8])
 }
 
 fn unsupported_finding(row: &LogMinerRow) -> TxnFinding {

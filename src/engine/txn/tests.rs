@@ -259,6 +259,78 @@ fn unmatched_partial_rollback_is_a_warning() {
     ));
 }
 
+/// The XID LogMiner shows on undo rows of a transaction that started
+/// before the session: USN and SLOT kept, sequence FFFFFFFF.
+fn masked(xid: &str) -> String {
+    format!("{}FFFFFFFF", &xid[..8])
+}
+
+#[test]
+fn rollback_with_sequence_ffffffff_closes_the_one_open_transaction_on_its_slot() {
+    let (x, y) = ("0A0011002A000000", "0B0011002A000000");
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, x),
+            insert(2, x, 1),
+            start(3, y),
+            insert(4, y, 2),
+            ctl(5, &masked(x), OperationCode::Rollback),
+            commit(6, y),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(y, "c2")]));
+    assert_eq!(buf.counts().rollbacks, 1);
+    assert_eq!(buf.open_count(), 0);
+}
+
+#[test]
+fn undo_rows_with_sequence_ffffffff_remove_changes_of_the_transaction_on_their_slot() {
+    let x = "0A0011002A000000";
+    let mut undo_update = update(5, &masked(x), 1, "NEW");
+    undo_update.rollback = true;
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, x),
+            insert(2, x, 1),
+            update(3, x, 1, "PAID"),
+            insert(4, x, 2),
+            undo_insert(5, &masked(x), 2),
+            undo_update,
+            commit(7, x),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(x, "c1")]));
+    assert_eq!(buf.counts().partial_rollbacks, 2);
+    assert_eq!(buf.take_warnings(), []);
+}
+
+#[test]
+fn undo_row_with_sequence_ffffffff_matching_two_open_transactions_is_a_warning() {
+    // Two open XIDs on one slot: one of them is stale (its end was never
+    // seen). Guessing could undo the wrong transaction's change.
+    let (x, stale) = ("0A0011002A000000", "0A0011002B000000");
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(1, stale, 9),
+            insert(2, x, 1),
+            undo_insert(3, &masked(x), 1),
+            commit(4, x),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(x, "c1")]));
+    let w = buf.take_warnings();
+    assert!(
+        matches!(&w[0], TxnWarning::AmbiguousUndoXid { scn: 3, candidates, .. } if candidates.len() == 2),
+        "{w:?}"
+    );
+}
+
 #[test]
 fn restart_scn_is_oldest_open_start_minus_one_else_last_complete_scn() {
     let mut buf = TxnBuffer::new(BufferConfig::default());

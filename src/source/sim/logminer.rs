@@ -274,6 +274,7 @@ impl Session {
         let hi = q.to_scn.min(self.end_scn);
         let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
         let mut rows: Vec<LogMinerRow> = Vec::new();
+        let mut started_in_session = self.started_in_session(model, &files, lo);
         let start_idx = model.records.partition_point(|r| r.scn <= lo);
         for rec in model.records.range(start_idx..) {
             if rec.scn > hi {
@@ -282,7 +283,12 @@ impl Session {
             if !files.contains(&(rec.thread, rec.seq)) {
                 continue;
             }
-            let row = self.render(model, rec);
+            let mut row = self.render(model, rec);
+            if matches!(rec.body, Body::Start) {
+                started_in_session.insert(rec.xid.clone());
+            } else if is_undo(&row) && !started_in_session.contains(&rec.xid) {
+                row.xid = undo_xid(&row.xid);
+            }
             if let Some(c) = &self.container {
                 if row.src_con_name.as_deref() != Some(c.as_str()) {
                     continue;
@@ -319,6 +325,30 @@ impl Session {
             rows = committed_only(rows);
         }
         rows
+    }
+
+    /// XIDs whose transaction began inside the session's SCN range before
+    /// the query's lower bound. LogMiner resolves the full XID of an undo
+    /// row only when the transaction's start lies inside the session's own
+    /// range; otherwise it knows the undo segment and slot but not the
+    /// sequence (Debezium DBZ-5090, debezium#1145).
+    fn started_in_session(
+        &self,
+        model: &Model,
+        files: &HashSet<(u16, u64)>,
+        lo: Scn,
+    ) -> HashSet<std::sync::Arc<str>> {
+        let mut started = HashSet::new();
+        let from = model.records.partition_point(|r| r.scn < self.start_scn);
+        for rec in model.records.range(from..) {
+            if rec.scn > lo {
+                break;
+            }
+            if matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq)) {
+                started.insert(rec.xid.clone());
+            }
+        }
+        started
     }
 
     /// Whether the session's dictionary maps the object: without
@@ -577,6 +607,21 @@ impl Session {
             }
         }
         row
+    }
+}
+
+/// A ROLLBACK (36) row or an undo row (`ROLLBACK = 1`).
+fn is_undo(row: &LogMinerRow) -> bool {
+    row.operation_code == OperationCode::Rollback || row.operation_code.is_dml() && row.rollback
+}
+
+/// The XID LogMiner shows on an undo row whose transaction started before
+/// the session: the RAW(8) keeps USN and SLOT (first 8 hex digits) and the
+/// sequence (last 8) becomes FFFFFFFF.
+fn undo_xid(xid: &str) -> String {
+    match xid.get(..8) {
+        Some(usn_slot) if xid.len() == 16 => format!("{usn_slot}FFFFFFFF"),
+        _ => xid.to_string(),
     }
 }
 
