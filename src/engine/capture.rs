@@ -20,6 +20,7 @@ use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePatt
 use super::checkpoint::Checkpoint;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
 use super::finding::Finding;
+use super::inflight;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{self, PlanError, PlannerConfig, SessionPlan};
@@ -155,19 +156,43 @@ pub struct Capture<S: RedoSource> {
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
+    /// The start point of a first start while the transactions under way
+    /// there are still to be read from their own start.
+    first_start: Option<Scn>,
 }
 
 impl<S: RedoSource> Capture<S> {
     /// Resolves the start position and prepares the buffer.
     pub fn new(mut source: S, config: CaptureConfig) -> Result<Self, CaptureError> {
+        let mut warnings = Vec::new();
+        let mut first_start = None;
         let (buffer, mined_scn) = match &config.start {
-            StartAt::Now => {
-                let scn = source.current_scn()?.scn;
-                (TxnBuffer::starting_after(config.buffer.clone(), scn), scn)
-            }
-            StartAt::Scn(scn) => (TxnBuffer::starting_after(config.buffer.clone(), *scn), *scn),
             StartAt::Checkpoint(cp) => {
                 (TxnBuffer::resume(config.buffer.clone(), cp), cp.restart_scn)
+            }
+            start => {
+                let scn = match start {
+                    StartAt::Scn(scn) => *scn,
+                    _ => source.current_scn()?.scn,
+                };
+                let in_flight = match inflight::open_transactions(&mut source) {
+                    Ok(open) => inflight::in_flight_at(&open, scn, config.pdb.as_deref()),
+                    // Without V$TRANSACTION the transactions under way come
+                    // out marked partial instead of whole.
+                    Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => {
+                        warnings.push(TxnWarning::OpenTransactionsUnreadable {
+                            error: e.to_string(),
+                        });
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if !in_flight.is_empty() {
+                    first_start = Some(scn);
+                }
+                let buffer = TxnBuffer::starting_after(config.buffer.clone(), scn, &in_flight);
+                let from = buffer.restart_scn();
+                (buffer, from)
             }
         };
         let owners = owners_of(&config.tables);
@@ -187,8 +212,9 @@ impl<S: RedoSource> Capture<S> {
             retries: 0,
             rows: Vec::new(),
             findings: Vec::new(),
-            warnings: Vec::new(),
+            warnings,
             partial_reported: BTreeSet::new(),
+            first_start,
         })
     }
 
@@ -371,20 +397,34 @@ impl<S: RedoSource> Capture<S> {
     /// undo rows their full XID. When the logs back there are gone, the
     /// session starts at the window and the buffer matches such undo rows
     /// by undo segment and slot.
+    ///
+    /// At a first start, the transactions already under way are read from
+    /// their start; when their logs are gone the window starts at the start
+    /// point and their events come out marked partial.
     fn plan(
-        &self,
+        &mut self,
         inventory: &crate::source::LogInventory,
         upper: Scn,
     ) -> Result<SessionPlan, PlanError> {
-        let (from, cfg) = (self.mined_scn, &self.config.planner);
-        let restart = self.buffer.restart_scn().min(from);
-        match session::plan_from(inventory, restart, from, upper, cfg) {
+        let cfg = &self.config.planner;
+        let restart = self.buffer.restart_scn().min(self.mined_scn);
+        let planned = session::plan_from(inventory, restart, self.mined_scn, upper, cfg);
+        let gone = matches!(
+            planned,
             Err(PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })
-                if restart < from =>
-            {
-                session::plan(inventory, from, upper, cfg)
+        );
+        match self.first_start.take() {
+            Some(start) if gone => {
+                self.buffer.forget_in_flight();
+                self.mined_scn = self.mined_scn.max(start);
+                self.warnings
+                    .push(TxnWarning::InFlightLogsMissing { start_scn: start });
+                session::plan(inventory, self.mined_scn, upper, cfg)
             }
-            planned => planned,
+            _ if gone && restart < self.mined_scn => {
+                session::plan(inventory, self.mined_scn, upper, cfg)
+            }
+            _ => planned,
         }
     }
 
@@ -635,8 +675,8 @@ fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
 mod tests {
     use super::*;
     use crate::source::{
-        ArchiveDestStatus, LogInventory, OnlineLog, RedoThread, ScnTime, SessionRequest,
-        SnapshotChunk, TableName,
+        ArchiveDestStatus, LogInventory, OnlineLog, OpenTransaction, RedoThread, ScnTime,
+        SessionRequest, SnapshotChunk, TableName,
     };
     use chrono::NaiveDate;
 
@@ -655,6 +695,8 @@ mod tests {
         ends: u32,
         /// (STARTSCN, query's `SCN >` bound) of each window.
         windows: Vec<(Scn, Scn)>,
+        /// What `V$TRANSACTION` answers.
+        open: Vec<OpenTransaction>,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -743,6 +785,7 @@ mod tests {
                 starts: 0,
                 ends: 0,
                 windows: Vec::new(),
+                open: Vec::new(),
             }
         }
     }
@@ -786,6 +829,9 @@ mod tests {
                     last_redo_scn: self.now,
                 }],
             })
+        }
+        fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+            Ok(self.open.clone())
         }
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);

@@ -107,6 +107,11 @@ pub trait RedoSource: Send {
     /// `V$LOG`, `V$LOGFILE`, `V$ARCHIVED_LOG`, `V$ARCHIVE_DEST_STATUS`, `V$THREAD`.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
 
+    /// Transactions open now (`V$TRANSACTION`; `GV$TRANSACTION` on RAC),
+    /// oldest first: at a first start, the ones begun before the start
+    /// point are mined from their own start.
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
+
     /// `ADD_LOGFILE` for each file, then `START_LOGMNR`.
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError>;
 
@@ -144,6 +149,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         (**self).log_inventory()
+    }
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        (**self).open_transactions()
     }
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
         (**self).start_session(request)

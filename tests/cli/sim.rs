@@ -728,11 +728,11 @@ fn virtual_clock_advances_on_each_poll_and_generation_stays_bounded() {
 #[test]
 fn long_transaction_stays_open_and_pins_its_start_scn() {
     let mut s = sim("long-transaction");
-    let open = s.open_transactions().unwrap();
+    let open = Catalog::open_transactions(&mut s).unwrap();
     assert!(!open.is_empty());
     let oldest = open[0].clone();
     s.advance_ms(3_600_000);
-    let still = s.open_transactions().unwrap();
+    let still = Catalog::open_transactions(&mut s).unwrap();
     assert_eq!(still[0].xid, oldest.xid);
     assert_eq!(still[0].start_scn, oldest.start_scn);
 }
@@ -1656,4 +1656,45 @@ fn issue8_rollbacks_spanning_windows_are_matched_and_undone_rows_never_emitted()
         }
     }
     assert_eq!(status.open_transactions, open_at_until.len());
+}
+
+/// Started in the middle of transactions (here at the SCN reached after
+/// warm-up, with several open in V$TRANSACTION), capture reads those
+/// transactions from their own start: every transaction committed after
+/// the start point comes out whole, none marked partial.
+#[test]
+fn issue8_capture_started_inside_open_transactions_emits_them_whole() {
+    use cdcctl::engine::capture::StartAt;
+    let mut probe = sim("long-transaction");
+    let start = probe.model().scn;
+    let open = Catalog::open_transactions(&mut probe).expect("V$TRANSACTION");
+    assert!(
+        open.iter().any(|t| t.start_scn < start && t.used_urec > 1),
+        "no transaction with changes is open at SCN {start}: {open:?}"
+    );
+    let until = start + 3_000;
+    let mut truth_sim = sim("long-transaction");
+    truth_sim.advance_to_scn(until + 1);
+    let truth: Vec<CapturedEvent> = truth_sim
+        .drain_truth_entries()
+        .into_iter()
+        .map(|(_, e)| e)
+        .filter(|e| (start + 1..=until).contains(&e.source().commit_scn))
+        .collect();
+    let truth = changes(truth.into_iter());
+    let begun_before = |e: &CapturedEvent| match e {
+        CapturedEvent::Change(c) => open.iter().any(|t| t.xid == c.source.xid),
+        _ => false,
+    };
+    assert!(
+        truth.iter().any(begun_before),
+        "no open transaction commits by {until}"
+    );
+    let (got, warnings, _) = capture_from(sim("long-transaction"), StartAt::Scn(start), until);
+    let got = changes(got.into_iter());
+    assert!(got
+        .iter()
+        .all(|e| !e.to_json_line().contains("\"partial\"")));
+    assert_same_changes(&got, &truth);
+    assert_eq!(warnings, []);
 }

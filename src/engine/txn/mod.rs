@@ -179,6 +179,12 @@ pub enum TxnWarning {
         scn: Scn,
         row_id: Option<String>,
     },
+    /// `V$TRANSACTION` could not be read at a first start: transactions
+    /// already under way are emitted marked partial.
+    OpenTransactionsUnreadable { error: String },
+    /// The logs holding the start of transactions under way at a first
+    /// start are gone: those transactions are emitted marked partial.
+    InFlightLogsMissing { start_scn: Scn },
     /// An undo row whose XID has sequence FFFFFFFF matched several open
     /// transactions on the same undo segment and slot; none was changed.
     AmbiguousUndoXid {
@@ -209,6 +215,14 @@ impl TxnWarning {
             TxnWarning::UnmatchedPartialRollback { xid, scn, row_id } => format!(
                 "ROLLBACK=1 row at SCN {scn} in {xid} matches no earlier change of ROW_ID {}",
                 row_id.as_deref().unwrap_or("(none)")
+            ),
+            TxnWarning::OpenTransactionsUnreadable { error } => format!(
+                "cannot read the open transactions ({error}): changes of transactions already under way \
+                 at the start are emitted marked partial"
+            ),
+            TxnWarning::InFlightLogsMissing { start_scn } => format!(
+                "the logs holding the start of transactions under way at SCN {start_scn} are no longer \
+                 available: their changes are emitted marked partial"
             ),
             TxnWarning::AmbiguousUndoXid {
                 xid,
@@ -329,6 +343,8 @@ struct Txn {
     /// Live DML changes.
     changes: u64,
     ddl: u64,
+    /// Its START row was read: no change of it came before capture.
+    whole: bool,
 }
 
 impl Txn {
@@ -345,6 +361,7 @@ impl Txn {
             mem_bytes: 0,
             changes: 0,
             ddl: 0,
+            whole: false,
         }
     }
 
@@ -492,6 +509,9 @@ pub struct TxnBuffer {
     filter: Option<ReplayFilter>,
     /// Rows at or below this SCN were handled before the resume point.
     ignore_through: Option<Scn>,
+    /// At a first start, transactions already open at the start point:
+    /// their rows below it are read all the same, so they come out whole.
+    in_flight: HashSet<String>,
     commit_scn: Scn,
     committed_at_commit_scn: Vec<String>,
     last_commit_seen: Scn,
@@ -521,6 +541,7 @@ impl TxnBuffer {
             auto_committed: HashSet::new(),
             filter: None,
             ignore_through: None,
+            in_flight: HashSet::new(),
             commit_scn: 0,
             committed_at_commit_scn: Vec::new(),
             last_commit_seen: 0,
@@ -538,13 +559,40 @@ impl TxnBuffer {
         }
     }
 
-    /// A buffer for a first start: every row at or below `scn` counts as
-    /// read, so the restart SCN never falls below it.
-    pub fn starting_after(config: BufferConfig, scn: Scn) -> Self {
+    /// A buffer for a first start after `scn`: every change committed at or
+    /// below it counts as done. Transactions in `in_flight` (open at `scn`,
+    /// from `V$TRANSACTION`) are read from their start, so mining begins
+    /// below the oldest of them, and other rows at or below `scn` are
+    /// skipped; [`TxnBuffer::restart_scn`] is where mining begins.
+    pub fn starting_after(
+        config: BufferConfig,
+        scn: Scn,
+        in_flight: &[crate::source::OpenTransaction],
+    ) -> Self {
         let mut b = Self::new(config);
-        b.complete_scn = scn;
-        b.seen_scn = scn;
+        let from = in_flight
+            .iter()
+            .map(|t| t.start_scn.saturating_sub(1))
+            .min()
+            .map_or(scn, |s| s.min(scn));
+        b.complete_scn = from;
+        b.seen_scn = from;
+        b.commit_scn = scn;
+        b.ignore_through = Some(scn);
+        b.in_flight = in_flight.iter().map(|t| t.xid.clone()).collect();
         b
+    }
+
+    /// Gives up reading the in-flight transactions from their start (their
+    /// logs are gone): mining begins after the start point and their
+    /// events come out marked partial.
+    pub fn forget_in_flight(&mut self) {
+        let Some(scn) = self.ignore_through else {
+            return;
+        };
+        self.in_flight.clear();
+        self.complete_scn = self.complete_scn.max(scn);
+        self.seen_scn = self.seen_scn.max(scn);
     }
 
     /// A buffer restarting from a checkpoint: rows at or below its restart
@@ -572,8 +620,13 @@ impl TxnBuffer {
     }
 
     fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
-        if self.ignore_through.is_some_and(|t| row.scn <= t) {
+        if self.ignore_through.is_some_and(|t| row.scn <= t) && !self.in_flight.contains(&row.xid) {
             self.stats.ignored_rows += 1;
+            if row.operation_code == OperationCode::Commit && self.filter.is_none() {
+                // Committed at or before the start point: done, also for a
+                // resume whose restart SCN lies below the start point.
+                self.record_commit(row.scn, row.xid);
+            }
             return Ok(());
         }
         if row.scn > self.seen_scn {
@@ -592,9 +645,11 @@ impl TxnBuffer {
             }),
             OperationCode::Start => {
                 if !self.abandoned.contains(&row.xid) {
-                    self.open
+                    let t = self
+                        .open
                         .entry(row.xid.clone())
                         .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+                    t.whole |= t.keys.is_empty();
                 }
                 Ok(())
             }
@@ -827,6 +882,7 @@ impl TxnBuffer {
         sink: &mut Sink<'_>,
     ) -> Result<(), TxnError> {
         let xid = txn.xid.clone();
+        let partial = !txn.whole;
         self.emitting = Some(Emitting {
             xid: xid.clone(),
             start_scn: txn.start_scn,
@@ -853,7 +909,7 @@ impl TxnBuffer {
                         &mut findings,
                     )?;
                     match e {
-                        Some(e) => CapturedEvent::Change(e),
+                        Some(e) => CapturedEvent::Change(ChangeEvent { partial, ..e }),
                         None => {
                             self.add_findings(findings.drain(..));
                             continue;
@@ -991,6 +1047,7 @@ impl TxnBuffer {
             table_order: *order,
             source,
             snapshot: false,
+            partial: false,
             commit_ts_ms,
             index,
         }))

@@ -331,6 +331,92 @@ fn undo_row_with_sequence_ffffffff_matching_two_open_transactions_is_a_warning()
     );
 }
 
+fn partial_flags(events: &[CapturedEvent]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            CapturedEvent::Change(c) => Some((c.source.xid.clone(), c.partial)),
+            CapturedEvent::Ddl(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn transaction_first_seen_without_its_start_row_is_marked_partial() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(2, A, 1),
+            start(3, B),
+            insert(4, B, 2),
+            commit(5, A),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(
+        partial_flags(&events),
+        [(A.to_string(), true), (B.to_string(), false)]
+    );
+    let line = match &events[0] {
+        CapturedEvent::Change(c) => c.to_json_line(),
+        CapturedEvent::Ddl(_) => String::new(),
+    };
+    assert!(line.contains("\"partial\":true"), "{line}");
+}
+
+#[test]
+fn first_start_reads_in_flight_transactions_from_their_start_and_skips_other_earlier_rows() {
+    let in_flight = [crate::source::OpenTransaction {
+        xid: A.into(),
+        start_scn: 2,
+        start_time: None,
+        used_urec: 1,
+        username: None,
+        con_name: None,
+    }];
+    // Start point 5: A (open there) is read from SCN 2; B committed at 5
+    // and C, whose start lies before 5 but which V$TRANSACTION did not
+    // list (it ended before the list was read), are not emitted as whole.
+    let rows = vec![
+        start(2, A),
+        insert(3, A, 1),
+        start(3, B),
+        insert(4, B, 2),
+        start(4, C),
+        insert(4, C, 3),
+        commit(5, B),
+        insert(6, A, 4),
+        insert(7, C, 5),
+        commit(8, A),
+        commit(9, C),
+    ];
+    let mut buf = TxnBuffer::starting_after(BufferConfig::default(), 5, &in_flight);
+    assert_eq!(buf.restart_scn(), 1);
+    let events = run(&mut buf, rows.clone());
+    assert_eq!(ids(&events), pairs(&[(A, "c1"), (A, "c4"), (C, "c5")]));
+    assert_eq!(
+        partial_flags(&events),
+        [
+            (A.to_string(), false),
+            (A.to_string(), false),
+            (C.to_string(), true)
+        ]
+    );
+    // A checkpoint taken while A is open restarts below the start point;
+    // the resumed buffer still does not emit B.
+    let mut buf = TxnBuffer::starting_after(BufferConfig::default(), 5, &in_flight);
+    run(&mut buf, rows[..8].to_vec());
+    let cp = buf.checkpoint();
+    assert_eq!((cp.restart_scn, cp.commit_scn), (1, 5));
+    let mut resumed = TxnBuffer::resume(BufferConfig::default(), &cp);
+    let again = run(&mut resumed, rows);
+    assert_eq!(
+        ids(&again),
+        pairs(&[(A, "c1"), (A, "c4"), (C, "c3"), (C, "c5")])
+    );
+}
+
 #[test]
 fn restart_scn_is_oldest_open_start_minus_one_else_last_complete_scn() {
     let mut buf = TxnBuffer::new(BufferConfig::default());

@@ -442,6 +442,10 @@ impl RedoSource for OracleSource {
         Ok(ScnTime { scn, time })
     }
 
+    fn open_transactions(&mut self) -> Result<Vec<crate::source::OpenTransaction>, SourceError> {
+        crate::source::Catalog::open_transactions(self)
+    }
+
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
         let resetlogs_change = match resetlogs.first() {

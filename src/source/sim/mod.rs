@@ -356,6 +356,10 @@ impl RedoSource for Sim {
         Catalog::log_inventory(self)
     }
 
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        Catalog::open_transactions(self)
+    }
+
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
         self.tick(false);
         self.check_link()?;
