@@ -1611,16 +1611,10 @@ fn undo_rows_of_a_transaction_started_before_the_session_carry_sequence_ffffffff
 fn issue8_rollbacks_spanning_windows_are_matched_and_undone_rows_never_emitted() {
     use cdcctl::engine::capture::StartAt;
     let make = || {
-        let mut s = variant(
-            "demo",
-            &[
-                ("warmup_s = 600", "warmup_s = 0"),
-                ("rollback_pct = 3.0", "rollback_pct = 25.0"),
-                ("savepoint_pct = 5.0", "savepoint_pct = 40.0"),
-            ],
-        );
-        s = s.with_clock(Clock::Virtual { step_ms: 500 });
-        s
+        half_second_polls(&[
+            ("rollback_pct = 3.0", "rollback_pct = 25.0"),
+            ("savepoint_pct = 5.0", "savepoint_pct = 40.0"),
+        ])
     };
     let truth_sim = make();
     let from = first_scn(&truth_sim);
@@ -1639,23 +1633,35 @@ fn issue8_rollbacks_spanning_windows_are_matched_and_undone_rows_never_emitted()
     assert_same_changes(&changes(got.into_iter()), &truth);
     assert_eq!(warnings, []);
     // Nothing stays open that had ended by `until` in the redo.
-    let mut open_at_until = HashSet::new();
-    for r in cap
-        .into_source()
-        .all_rows()
-        .iter()
-        .filter(|r| r.scn <= until)
-    {
+    assert_eq!(
+        status.open_transactions,
+        open_in_redo_at(&cap.into_source(), until)
+    );
+}
+
+/// The demo from its first SCN, without warm-up, its clock moving half a
+/// second per poll: most transactions span several mining windows.
+fn half_second_polls(edits: &[(&str, &str)]) -> Sim {
+    let mut all = vec![("warmup_s = 600", "warmup_s = 0")];
+    all.extend_from_slice(edits);
+    variant("demo", &all).with_clock(Clock::Virtual { step_ms: 500 })
+}
+
+/// User transactions with redo at or below `scn` and no COMMIT or ROLLBACK
+/// there (GoldenGate marker transactions, which never show one, aside).
+fn open_in_redo_at(s: &Sim, scn: Scn) -> usize {
+    let mut open = HashSet::new();
+    for r in s.all_rows().iter().filter(|r| r.scn <= scn) {
         match r.operation_code {
-            OperationCode::Commit | OperationCode::Rollback => {
-                open_at_until.remove(&r.xid);
+            OperationCode::Commit | OperationCode::Rollback | OperationCode::ReplicationMarker => {
+                open.remove(&r.xid);
             }
             _ => {
-                open_at_until.insert(r.xid.clone());
+                open.insert(r.xid.clone());
             }
         }
     }
-    assert_eq!(status.open_transactions, open_at_until.len());
+    open.len()
 }
 
 /// Started in the middle of transactions (here at the SCN reached after
@@ -1696,5 +1702,32 @@ fn issue8_capture_started_inside_open_transactions_emits_them_whole() {
         .iter()
         .all(|e| !e.to_json_line().contains("\"partial\"")));
     assert_same_changes(&got, &truth);
+    assert_eq!(warnings, []);
+}
+
+/// With enable_goldengate_replication, Oracle writes marker transactions
+/// (START, then a REPLICATION_MARKER row, OPERATION_CODE 27) whose COMMIT
+/// LogMiner never shows: each must be dropped at its marker, not left open
+/// pinning the restart SCN.
+#[test]
+fn issue8_goldengate_marker_transactions_are_dropped_at_their_marker() {
+    use cdcctl::engine::capture::StartAt;
+    let gg = [(
+        "[connection]",
+        "[instance.parameters]\nenable_goldengate_replication = \"TRUE\"\n\n[connection]",
+    )];
+    let probe = half_second_polls(&gg);
+    let from = first_scn(&probe);
+    let until = from + 6_000;
+    let (_, warnings, cap) = capture_from(half_second_polls(&gg), StartAt::Scn(from), until);
+    let status = cap.status().clone();
+    let sim = cap.into_source();
+    let markers = sim
+        .all_rows()
+        .iter()
+        .filter(|r| r.scn <= until && r.operation_code == OperationCode::ReplicationMarker)
+        .count();
+    assert!(markers > 5, "{markers} marker transactions");
+    assert_eq!(status.open_transactions, open_in_redo_at(&sim, until));
     assert_eq!(warnings, []);
 }

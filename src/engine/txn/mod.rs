@@ -23,8 +23,10 @@
 //!   (SELECT_LOB_LOCATOR, LOB_WRITE, LOB_TRIM, LOB_ERASE) and XML /
 //!   extended-string pieces are buffered with their transaction and counted,
 //!   but not reassembled: a LOB column inserted as `EMPTY_CLOB()` stays
-//!   `Unavailable` in the event. INTERNAL, SELECT_FOR_UPDATE and replication
-//!   markers are counted and dropped.
+//!   `Unavailable` in the event. INTERNAL and SELECT_FOR_UPDATE rows are
+//!   counted and dropped; a replication marker (GoldenGate, code 27) also
+//!   closes its transaction when that holds no change, since such marker
+//!   transactions never show a COMMIT.
 //! - A transaction past [`BufferConfig::spill_txn_bytes`] (or the largest one
 //!   when all together pass [`BufferConfig::spill_total_bytes`]) moves its
 //!   rows to an unlinked temporary file and streams them back at COMMIT. A
@@ -663,9 +665,17 @@ impl TxnBuffer {
                 }
                 Ok(())
             }
-            OperationCode::Internal
-            | OperationCode::SelectForUpdate
-            | OperationCode::ReplicationMarker => {
+            OperationCode::ReplicationMarker => {
+                // GoldenGate marker transactions (START, marker) never show
+                // a COMMIT: left open they would pin the restart SCN. One
+                // that holds changes is left to its own COMMIT or ROLLBACK.
+                self.stats.ignored_rows += 1;
+                if self.open.get(&row.xid).is_some_and(|t| t.keys.is_empty()) {
+                    self.open.remove(&row.xid);
+                }
+                Ok(())
+            }
+            OperationCode::Internal | OperationCode::SelectForUpdate => {
                 self.stats.ignored_rows += 1;
                 Ok(())
             }

@@ -418,6 +418,24 @@ fn first_start_reads_in_flight_transactions_from_their_start_and_skips_other_ear
 }
 
 #[test]
+fn replication_marker_closes_a_marker_only_transaction_but_not_one_with_changes() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, A),
+            ctl(2, A, OperationCode::ReplicationMarker),
+            start(3, B),
+            insert(4, B, 1),
+            ctl(5, B, OperationCode::ReplicationMarker),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(B, "c1")]));
+    assert_eq!(buf.open_count(), 0);
+}
+
+#[test]
 fn restart_scn_is_oldest_open_start_minus_one_else_last_complete_scn() {
     let mut buf = TxnBuffer::new(BufferConfig::default());
     let noop = &mut |_| Ok(());

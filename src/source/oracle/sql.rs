@@ -221,9 +221,10 @@ TO_CHAR(THREAD#), TO_CHAR(SEQUENCE#), TO_CHAR(DATA_OBJ#), TO_CHAR(DATA_OBJD#), {
 }
 
 /// Transaction control rows pass every owner filter: the engine needs each
-/// START, COMMIT and ROLLBACK to close its buffers, and MISSING_SCN to stop
-/// rather than skip a hole in the redo.
-const CONTROL_CODES: &str = "6, 7, 34, 36";
+/// START, COMMIT and ROLLBACK to close its buffers, each GoldenGate
+/// replication marker (27) to close a marker transaction that never shows
+/// a COMMIT, and MISSING_SCN to stop rather than skip a hole in the redo.
+const CONTROL_CODES: &str = "6, 7, 27, 34, 36";
 
 /// Row changes the engine reads: DML, DDL, LOB pieces, XML and extended
 /// strings, and UNSUPPORTED (so an unreadable change is reported, not lost).

@@ -303,6 +303,7 @@ impl Session {
                 OperationCode::Start
                 | OperationCode::Commit
                 | OperationCode::Rollback
+                | OperationCode::ReplicationMarker
                 | OperationCode::Ddl => true,
                 _ => {
                     let owner = row.seg_owner.as_deref().unwrap_or("");
@@ -386,6 +387,10 @@ impl Session {
             Body::Start => {
                 row.operation_code = OperationCode::Start;
                 row.sql_redo = Some("set transaction read write;".into());
+            }
+            Body::ReplicationMarker => {
+                row.operation_code = OperationCode::ReplicationMarker;
+                row.sql_redo = None;
             }
             Body::Commit { start_scn } => {
                 row.operation_code = OperationCode::Commit;

@@ -66,6 +66,10 @@ pub enum Body {
         table: usize,
         sql: String,
     },
+    /// A GoldenGate replication marker (OPERATION_CODE 27): with
+    /// `enable_goldengate_replication`, Oracle writes transactions holding
+    /// only a START and a marker, whose COMMIT LogMiner never shows.
+    ReplicationMarker,
 }
 
 /// One redo record (one row of V$LOGMNR_CONTENTS before CSF splitting).

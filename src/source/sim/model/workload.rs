@@ -184,6 +184,10 @@ impl Model {
                 return;
             }
         }
+        if self.goldengate_replication() && self.rng.chance(0.02) {
+            self.replication_marker();
+            return;
+        }
         let normal: Vec<usize> = (0..self.open.len())
             .filter(|&i| self.open[i].kind == TxnKind::Normal)
             .collect();
@@ -273,6 +277,25 @@ impl Model {
         for (_, kind, seq, count) in fired {
             self.fault(kind, seq, count);
         }
+    }
+
+    fn goldengate_replication(&self) -> bool {
+        self.scenario
+            .instance
+            .parameters
+            .get("enable_goldengate_replication")
+            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
+    }
+
+    /// A GoldenGate marker transaction: START and a replication marker,
+    /// with no COMMIT that LogMiner would show, and not a user transaction
+    /// (V$TRANSACTION does not keep it).
+    fn replication_marker(&mut self) {
+        let xid = self.new_xid();
+        let user: Arc<str> = Arc::from("SYS");
+        let pdb = self.con_name(Some(0));
+        self.emit(1, &xid, &user, &pdb, Body::Start, 40, false);
+        self.emit(1, &xid, &user, &pdb, Body::ReplicationMarker, 60, false);
     }
 
     pub(super) fn pick_table(&mut self) -> Option<usize> {
