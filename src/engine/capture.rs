@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePattern};
+use crate::source::{ContentsQuery, Incarnation, RedoSource, SourceError, TableName, TablePattern};
 
 use super::checkpoint::Checkpoint;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
@@ -86,6 +86,15 @@ pub enum CaptureError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Txn(#[from] TxnError),
+    #[error(
+        "the database is in another incarnation than the checkpoint: checkpoint {stored}, database \
+         {current} (OPEN RESETLOGS after FLASHBACK DATABASE or an incomplete recovery); SCNs past \
+         the RESETLOGS point name different changes now"
+    )]
+    IncarnationChanged {
+        stored: Incarnation,
+        current: Incarnation,
+    },
 }
 
 impl CaptureError {
@@ -95,6 +104,7 @@ impl CaptureError {
         match self {
             CaptureError::Txn(TxnError::Sink(_)) => false,
             CaptureError::Txn(_) | CaptureError::Plan(_) => true,
+            CaptureError::IncarnationChanged { .. } => true,
             CaptureError::Source(e) => {
                 matches!(
                     e,
@@ -108,7 +118,7 @@ impl CaptureError {
         match self {
             CaptureError::Source(e) => e.ora_code(),
             CaptureError::Plan(p) => p.to_source_error().ora_code(),
-            CaptureError::Txn(_) => None,
+            CaptureError::Txn(_) | CaptureError::IncarnationChanged { .. } => None,
         }
     }
 
@@ -122,6 +132,12 @@ impl CaptureError {
                     .into(),
             ),
             CaptureError::Txn(_) => None,
+            CaptureError::IncarnationChanged { .. } => Some(
+                "changes emitted from the old incarnation past its RESETLOGS SCN may never have \
+                 happened on the new one: re-snapshot the captured tables, then remove the checkpoint \
+                 file and start again"
+                    .into(),
+            ),
         }
     }
 }
@@ -159,6 +175,8 @@ pub struct Capture<S: RedoSource> {
     /// The start point of a first start while the transactions under way
     /// there are still to be read from their own start.
     first_start: Option<Scn>,
+    /// The database incarnation capture started in; checkpoints record it.
+    incarnation: Incarnation,
 }
 
 impl<S: RedoSource> Capture<S> {
@@ -166,8 +184,15 @@ impl<S: RedoSource> Capture<S> {
     pub fn new(mut source: S, config: CaptureConfig) -> Result<Self, CaptureError> {
         let mut warnings = Vec::new();
         let mut first_start = None;
+        let incarnation = source.incarnation()?;
         let (buffer, mined_scn) = match &config.start {
             StartAt::Checkpoint(cp) => {
+                if let Some(stored) = cp.incarnation.filter(|s| *s != incarnation) {
+                    return Err(CaptureError::IncarnationChanged {
+                        stored,
+                        current: incarnation,
+                    });
+                }
                 (TxnBuffer::resume(config.buffer.clone(), cp), cp.restart_scn)
             }
             start => {
@@ -215,6 +240,7 @@ impl<S: RedoSource> Capture<S> {
             warnings,
             partial_reported: BTreeSet::new(),
             first_start,
+            incarnation,
         })
     }
 
@@ -224,7 +250,9 @@ impl<S: RedoSource> Capture<S> {
 
     /// Where a restart would resume without loss or repetition.
     pub fn checkpoint(&self) -> Checkpoint {
-        self.buffer.checkpoint()
+        self.buffer
+            .checkpoint()
+            .with_incarnation(Some(self.incarnation))
     }
 
     /// Findings since the last call: the buffer's (parser, STATUS=2) and the
@@ -321,6 +349,12 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Idle);
         }
         let inventory = self.source.log_inventory()?;
+        if inventory.resetlogs_change != self.incarnation.resetlogs_change {
+            return Err(CaptureError::IncarnationChanged {
+                stored: self.incarnation,
+                current: self.source.incarnation()?,
+            });
+        }
         let plan = self.plan(&inventory, upper)?;
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
@@ -832,6 +866,12 @@ mod tests {
         }
         fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
             Ok(self.open.clone())
+        }
+        fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+            Ok(Incarnation {
+                resetlogs_change: 1,
+                resetlogs_time: ts(),
+            })
         }
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);

@@ -107,6 +107,9 @@ pub trait RedoSource: Send {
     /// `V$LOG`, `V$LOGFILE`, `V$ARCHIVED_LOG`, `V$ARCHIVE_DEST_STATUS`, `V$THREAD`.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
 
+    /// The current incarnation (`V$DATABASE`), which a checkpoint records.
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError>;
+
     /// Transactions open now (`V$TRANSACTION`; `GV$TRANSACTION` on RAC),
     /// oldest first: at a first start, the ones begun before the start
     /// point are mined from their own start.
@@ -149,6 +152,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         (**self).log_inventory()
+    }
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+        (**self).incarnation()
     }
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         (**self).open_transactions()

@@ -19,6 +19,12 @@ fn sim(name: &str) -> Sim {
     Sim::from_spec(name).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// A built-in scenario's text with more TOML appended (faults, tables).
+fn builtin_plus(name: &str, toml: &str) -> String {
+    let b = BUILTINS.iter().find(|b| b.name == name).unwrap();
+    format!("{}\n{toml}", b.text)
+}
+
 /// A scenario's text with a few keys replaced, for variations.
 fn variant(name: &str, edits: &[(&str, &str)]) -> Sim {
     let b = BUILTINS.iter().find(|b| b.name == name).unwrap();
@@ -262,13 +268,10 @@ fn archive_gap_scenario_shows_deleted_archives_and_mining_them_fails_with_ora_01
 
 #[test]
 fn a_log_deleted_after_the_session_started_fails_the_read_with_ora_01291() {
-    let text = BUILTINS
-        .iter()
-        .find(|b| b.name == "demo")
-        .unwrap()
-        .text
-        .to_string()
-        + "\n[[faults]]\nkind = \"archive_deleted\"\nat_s = 605\n";
+    let text = builtin_plus(
+        "demo",
+        "[[faults]]\nkind = \"archive_deleted\"\nat_s = 605\n",
+    );
     let mut s = Sim::new(
         Scenario::parse(&text, "t").unwrap(),
         Clock::Virtual { step_ms: 1000 },
@@ -1730,4 +1733,83 @@ fn issue8_goldengate_marker_transactions_are_dropped_at_their_marker() {
     assert!(markers > 5, "{markers} marker transactions");
     assert_eq!(status.open_transactions, open_in_redo_at(&sim, until));
     assert_eq!(warnings, []);
+}
+
+/// A checkpoint records the incarnation. After FLASHBACK DATABASE and OPEN
+/// RESETLOGS (a scenario fault), a running capture stops at its next poll
+/// and a resume from the old checkpoint refuses to start, naming both
+/// incarnations; a checkpoint written before the field existed still loads.
+#[test]
+fn issue8_new_incarnation_stops_capture_and_resume_from_an_older_checkpoint() {
+    use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, StartAt};
+    use cdcctl::engine::checkpoint::Checkpoint;
+    use cdcctl::engine::txn::SinkError;
+    let probe = sim("oracle11g");
+    let from = first_scn(&probe);
+    let fault_at = probe.model().scn + 2_000;
+    let text = builtin_plus(
+        "oracle11g",
+        &format!("[[faults]]\nkind = \"resetlogs\"\nat_scn = {fault_at}\n"),
+    );
+    let s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 500 },
+    );
+    let config = |start| CaptureConfig {
+        start,
+        pdb: None,
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(s, config(StartAt::Scn(from))).unwrap();
+    let mut sink = |_: cdcctl::engine::event::CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+    let mut before_fault = None;
+    let mut stopped = None;
+    for _ in 0..10_000 {
+        match cap.poll(&mut sink) {
+            Ok(_) => {
+                if cap.status().mined_scn < fault_at {
+                    before_fault = Some(cap.checkpoint());
+                }
+            }
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        }
+    }
+    let stopped = stopped.expect("capture went on in the new incarnation");
+    assert!(
+        matches!(stopped, CaptureError::IncarnationChanged { .. }),
+        "{stopped}"
+    );
+    assert!(stopped.is_untrusted_data());
+    let cp = before_fault.expect("a checkpoint before the RESETLOGS");
+    let stored = cp.incarnation.expect("checkpoint records the incarnation");
+    assert_eq!(
+        stored.resetlogs_change,
+        probe.scenario().instance.resetlogs_change
+    );
+    let cp = Checkpoint::from_json(&cp.to_json()).unwrap();
+    let mut s = cap.into_source();
+    let current = RedoSource::incarnation(&mut s).unwrap();
+    assert!(current.resetlogs_change > fault_at && current != stored);
+    let refused = match Capture::new(s, config(StartAt::Checkpoint(cp.clone()))) {
+        Err(e) => e,
+        Ok(_) => panic!("resumed across a RESETLOGS"),
+    };
+    let msg = refused.to_string();
+    assert!(
+        msg.contains(&stored.to_string()) && msg.contains(&current.to_string()),
+        "{msg}"
+    );
+    // A checkpoint without the field (older cdcctl) loads and resumes.
+    let mut old: serde_json::Value = serde_json::from_str(&cp.to_json()).unwrap();
+    old.as_object_mut().unwrap().remove("incarnation");
+    let old = Checkpoint::from_json(&old.to_string()).unwrap();
+    assert_eq!(old.incarnation, None);
+    let s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 500 },
+    );
+    assert!(Capture::new(s, config(StartAt::Checkpoint(old))).is_ok());
 }

@@ -446,6 +446,14 @@ impl RedoSource for OracleSource {
         crate::source::Catalog::open_transactions(self)
     }
 
+    fn incarnation(&mut self) -> Result<crate::source::Incarnation, SourceError> {
+        let rows = self.query_plain(sql::INCARNATION)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| SourceError::Invalid("V$DATABASE returned no row".into()))?;
+        rows::incarnation(row)
+    }
+
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
         let resetlogs_change = match resetlogs.first() {

@@ -51,6 +51,11 @@ ORDER BY L.THREAD#, L.SEQUENCE#, L.GROUP#, F.MEMBER";
 /// The incarnation archived logs must belong to.
 pub const RESETLOGS_CHANGE: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#) FROM V$DATABASE";
 
+/// The incarnation a checkpoint records: both columns, as V$ARCHIVED_LOG's
+/// incarnation filter uses both.
+pub const INCARNATION: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#), \
+TO_CHAR(RESETLOGS_TIME, 'YYYY-MM-DD HH24:MI:SS') FROM V$DATABASE";
+
 /// Archived logs of the current incarnation (other incarnations cannot be
 /// mined together with the current one).
 pub const ARCHIVED_LOGS: &str =

@@ -69,6 +69,7 @@ fn redo_source_statements_are_pinned() {
     let texts = [
         ("CURRENT_SCN", sql::CURRENT_SCN),
         ("RESETLOGS_CHANGE", sql::RESETLOGS_CHANGE),
+        ("INCARNATION", sql::INCARNATION),
         ("ONLINE_LOGS", sql::ONLINE_LOGS),
         ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS),
         ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS),

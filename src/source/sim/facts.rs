@@ -434,6 +434,13 @@ pub fn open_transactions(m: &Model) -> Vec<OpenTransaction> {
     v
 }
 
+pub fn incarnation(m: &Model) -> Incarnation {
+    Incarnation {
+        resetlogs_change: m.scenario.instance.resetlogs_change,
+        resetlogs_time: m.resetlogs_time,
+    }
+}
+
 pub fn log_inventory(m: &Model) -> LogInventory {
     let s = &m.scenario;
     let mut online = Vec::new();

@@ -21,8 +21,9 @@ use chrono::Timelike;
 use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
-    Catalog, ContentsQuery, InstanceFacts, LogInventory, OpenTransaction, RedoSource, ScnTime,
-    SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName, TablePattern,
+    Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction, RedoSource,
+    ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName,
+    TablePattern,
 };
 
 pub use logminer::{plan_logs, CSF_PIECE_BYTES};
@@ -358,6 +359,12 @@ impl RedoSource for Sim {
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         Catalog::open_transactions(self)
+    }
+
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::incarnation(&self.model))
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {

@@ -539,6 +539,9 @@ pub enum FaultKind {
     UndoOverwritten,
     /// The archives of the next `count` log switches are deleted as soon as written.
     ArchiveGap,
+    /// FLASHBACK DATABASE (or an incomplete recovery) and OPEN RESETLOGS: a
+    /// new incarnation, with a new RESETLOGS_CHANGE# and RESETLOGS_TIME.
+    Resetlogs,
 }
 
 #[derive(Debug, Clone, Deserialize)]
