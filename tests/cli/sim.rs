@@ -1616,7 +1616,10 @@ fn issue8_rollbacks_spanning_windows_are_matched_and_undone_rows_never_emitted()
     let make = || {
         half_second_polls(&[
             ("rollback_pct = 3.0", "rollback_pct = 25.0"),
-            ("savepoint_pct = 5.0", "savepoint_pct = 40.0"),
+            (
+                "savepoint_pct = 5.0",
+                "savepoint_pct = 40.0\nstatement_rollback_pct = 10.0",
+            ),
         ])
     };
     let truth_sim = make();

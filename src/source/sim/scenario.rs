@@ -452,6 +452,10 @@ pub struct WorkloadSpec {
     /// Percent of transactions that roll back to a savepoint before committing.
     #[serde(default)]
     pub savepoint_pct: f64,
+    /// Percent of statements that fail and are rolled back on their own
+    /// (statement-level rollback) while their transaction goes on.
+    #[serde(default)]
+    pub statement_rollback_pct: f64,
     /// The user the application connects as (`USERNAME`).
     #[serde(default = "d_user")]
     pub username: String,
@@ -474,6 +478,7 @@ impl Default for WorkloadSpec {
             concurrency: d_conc(),
             rollback_pct: 0.0,
             savepoint_pct: 0.0,
+            statement_rollback_pct: 0.0,
             username: d_user(),
             long_transactions: Vec::new(),
             big_transactions: Vec::new(),

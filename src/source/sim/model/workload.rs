@@ -358,8 +358,16 @@ impl Model {
     /// One step of a transaction: a change, a rollback to savepoint, or its end.
     fn act(&mut self, i: usize) {
         if self.open[i].remaining > 0 {
+            let before = self.open[i].changes.len();
             self.dml(i);
             self.open[i].remaining -= 1;
+            let pct = self.scenario.workload.statement_rollback_pct;
+            if pct > 0.0 && self.open[i].changes.len() > before && self.rng.chance(pct / 100.0) {
+                // The statement failed (a constraint, a deadlock victim):
+                // Oracle undoes its change with a ROLLBACK=1 row and the
+                // transaction goes on.
+                self.rollback_changes(i, before);
+            }
             if let Some(sp) = self.open[i].savepoint {
                 if self.open[i].remaining == 0 && self.open[i].changes.len() > sp {
                     self.open[i].savepoint = None;
