@@ -932,8 +932,12 @@ mod tests {
     }
 
     fn capture_all(source: ScriptedSource) -> (Vec<String>, ScriptedSource) {
+        capture_from(source, StartAt::Scn(100))
+    }
+
+    fn capture_from(source: ScriptedSource, start: StartAt) -> (Vec<String>, ScriptedSource) {
         let config = CaptureConfig {
-            start: StartAt::Scn(100),
+            start,
             until_scn: Some(120),
             ..CaptureConfig::default()
         };
@@ -993,6 +997,28 @@ mod tests {
             .all(|(start, from)| start <= &(from + 1)));
         let (start, from) = source.windows.last().copied().unwrap_or_default();
         assert_eq!(start, from + 1, "nothing open at the end");
+    }
+
+    #[test]
+    fn start_now_inside_open_transactions_mines_them_from_their_start() {
+        let open = |xid: &str, start_scn| OpenTransaction {
+            xid: xid.into(),
+            start_scn,
+            start_time: None,
+            used_urec: 1,
+            username: None,
+            con_name: None,
+        };
+        // "Now" is SCN 105: 01 (from 101) and 02 (from 103) are under way.
+        let mut source = ScriptedSource::new(5);
+        source.open = vec![open("01", 101), open("02", 103)];
+        let (ids, source) = capture_from(source, StartAt::Now);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert_eq!(source.windows.first().map(|w| w.0), Some(101));
+        // Without V$TRANSACTION's answer only rows after the start point
+        // (SCN 105) are read.
+        let (ids, _) = capture_from(ScriptedSource::new(5), StartAt::Now);
+        assert_eq!(ids, ["02:5", "04:6"]);
     }
 
     #[test]
