@@ -153,7 +153,9 @@ fn to_image(pairs: &[Pair<'_>]) -> Image {
 ///
 /// Takes `insert into "S"."T"(...) values (...)`, `update "S"."T" set ...
 /// where ...` and `delete from "S"."T" where ...`, keywords in any case,
-/// whitespace anywhere, the trailing `;` optional.
+/// whitespace anywhere, the trailing `;` optional. UPDATE and DELETE may
+/// name a table alias (`update "S"."T" a set a."C" = ...`); the images are
+/// those of the unaliased statement.
 pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
     let mut s = Scanner::new(sql);
     match statement(&mut s) {
@@ -189,19 +191,21 @@ fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
         insert_body(s, schema, table)?
     } else if s.keyword(b"UPDATE") {
         let (schema, table) = table_name(s)?;
+        let alias = table_alias(s, b"SET");
         s.expect_keyword(b"SET", "after the table name")?;
-        let assigned = assignments(s)?;
+        let assigned = assignments(s, alias)?;
         let mut stmt = new_statement(DmlKind::Update, schema, table, assigned);
         if s.keyword(b"WHERE") {
-            conditions(s, &mut stmt)?;
+            conditions(s, &mut stmt, alias)?;
         }
         stmt
     } else if s.keyword(b"DELETE") {
         s.expect_keyword(b"FROM", "after `delete`")?;
         let (schema, table) = table_name(s)?;
+        let alias = table_alias(s, b"WHERE");
         let mut stmt = new_statement(DmlKind::Delete, schema, table, Vec::new());
         if s.keyword(b"WHERE") {
-            conditions(s, &mut stmt)?;
+            conditions(s, &mut stmt, alias)?;
         }
         stmt
     } else {
@@ -236,6 +240,59 @@ fn table_name<'a>(s: &mut Scanner<'a>) -> Res<(&'a str, &'a str)> {
     s.expect(b'.', "between owner and table name")?;
     let table = s.quoted_ident("for the table")?;
     Ok((schema, table))
+}
+
+/// The alias LogMiner may print after the table name of an UPDATE or DELETE
+/// (`update "S"."T" a set a."C" = ...`): any unquoted word but the keyword
+/// that follows.
+fn table_alias<'a>(s: &mut Scanner<'a>, next: &[u8]) -> Option<&'a str> {
+    s.skip_ws();
+    if !s.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let at = s.pos;
+    if s.keyword(next) {
+        s.pos = at;
+        return None;
+    }
+    Some(s.word())
+}
+
+/// A column name in SET or WHERE, qualified by the table alias or not.
+#[inline]
+fn column<'a>(s: &mut Scanner<'a>, alias: Option<&str>, context: &str) -> Res<&'a str> {
+    if alias.is_some() {
+        qualifier(s, alias)?;
+    }
+    s.quoted_ident(context)
+}
+
+/// Consumes `alias.` before a column (or ROWID) when it is there; a word
+/// that is not the declared alias is an error, not a guess.
+fn qualifier(s: &mut Scanner<'_>, alias: Option<&str>) -> Res<()> {
+    s.skip_ws();
+    if !s.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return Ok(());
+    }
+    let at = s.pos;
+    let word = s.word();
+    if s.peek() != Some(b'.') {
+        s.pos = at;
+        return Ok(());
+    }
+    match alias {
+        Some(a) if a.eq_ignore_ascii_case(word) => {
+            s.pos += 1;
+            Ok(())
+        }
+        _ => {
+            s.pos = at;
+            s.fail(format!(
+                "the column is qualified by `{word}`, which is not the table's alias{}",
+                alias.map(|a| format!(" `{a}`")).unwrap_or_default()
+            ))
+        }
+    }
 }
 
 fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
@@ -273,10 +330,10 @@ fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<
     Ok(new_statement(DmlKind::Insert, schema, table, assigned))
 }
 
-fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
+fn assignments<'a>(s: &mut Scanner<'a>, alias: Option<&str>) -> Res<Vec<Pair<'a>>> {
     let mut out = Vec::with_capacity(4);
     loop {
-        let col = s.quoted_ident("in the SET list")?;
+        let col = column(s, alias, "in the SET list")?;
         s.expect(b'=', "after the SET column")?;
         out.push((col, s.value()?));
         if !s.eat(b',') {
@@ -285,11 +342,14 @@ fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
     }
 }
 
-fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>) -> Res<()> {
+fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>, alias: Option<&str>) -> Res<()> {
     // A WHERE term takes at least ~20 bytes; sizing from what is left avoids
     // regrowing the vector on wide tables.
     stmt.matched.reserve((s.remaining() / 20).clamp(4, 64));
     loop {
+        if alias.is_some() {
+            qualifier(s, alias)?;
+        }
         if s.keyword(b"ROWID") {
             s.expect(b'=', "after ROWID")?;
             stmt.row_id = Some(s.string_lit()?);

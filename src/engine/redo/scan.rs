@@ -167,8 +167,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    #[inline]
+    pub fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
     /// A run of word bytes (a function name or keyword), possibly empty.
-    fn word(&mut self) -> &'a str {
+    pub fn word(&mut self) -> &'a str {
         let start = self.pos;
         while self.bytes.get(self.pos).is_some_and(|&b| is_word_byte(b)) {
             self.pos += 1;
