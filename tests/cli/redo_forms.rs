@@ -97,3 +97,43 @@ fn table_alias_rows_give_the_same_images_as_unaliased_ones_through_csv_and_repla
     };
     assert_eq!(strip(&events), strip(&plain_events));
 }
+
+#[test]
+fn timestamp_forms_other_sessions_print_read_through_csv_and_replay() {
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("ID","TS0","TS3","TZR") values ('1',TO_TIMESTAMP('2020-02-01 00:00:00.'),TO_TIMESTAMP('2020-02-01 00:00:00.125'),TO_TIMESTAMP_TZ('2020-02-01 00:00:00. Europe/Paris'));"#,
+    )];
+    let want = json!({
+        "ID": "1",
+        "TS0": "2020-02-01T00:00:00.0",
+        "TS3": "2020-02-01T00:00:00.125",
+        "TZR": "2020-02-01T00:00:00.0 Europe/Paris",
+    });
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out[0]["after"], want);
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"], want);
+}
+
+#[test]
+fn ambiguous_timestamp_stops_replay_naming_the_column_and_format() {
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("ID","TS") values ('1',TO_TIMESTAMP('01-FEB-20 12.00.00.000000 AM'));"#,
+    )];
+    let (code, out, _) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(4));
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("\"TS\"") && msg.contains("NLS_TIMESTAMP_FORMAT"),
+        "{msg}"
+    );
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+    assert!(err.contains("01-FEB-20 12.00.00.000000 AM"), "{err}");
+    assert!(err.contains("YYYY-MM-DD HH24:MI:SS[.FF]"), "{err}");
+}

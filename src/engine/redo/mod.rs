@@ -14,15 +14,20 @@
 //! | `'it''s'`, `'99.5'`, `-1.5` (DM8) | `it's`, `99.5`, `-1.5` |
 //! | `TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')` | `2025-03-01T09:00:00` |
 //! | `TO_TIMESTAMP('2025-03-01 09:00:00.123456000')` | `2025-03-01T09:00:00.123456000` |
+//! | `TO_TIMESTAMP('2020-02-01 00:00:00.')` (TIMESTAMP(0), `SS.FF` format) | `2020-02-01T00:00:00.0` |
 //! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T09:00:00.1+08:00` |
+//! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00 US/Pacific PST')` | `2025-03-01T09:00:00 US/Pacific PST` |
 //! | `HEXTORAW('0A0B')` | `0a0b` |
 //! | `UNISTR('\4E2D')`, `'a' \|\| UNISTR('\00E9')` | `中`, `aé` |
 //! | `TO_YMINTERVAL('+01-02')`, `TO_DSINTERVAL('+01 02:03:04.5')` | `+01-02`, `+01 02:03:04.5` |
 //! | `NULL`, `"C" IS NULL` | [`Field::Null`] |
 //! | `EMPTY_CLOB()`, `EMPTY_BLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
 //!
-//! A date or timestamp in any other format is an error, not a guess: it
-//! means the mining session's NLS settings were not applied.
+//! Timestamps are taken in every ISO-ordered form (0–9 fraction digits, `T`
+//! or a space before the time, an offset, `Z` or a region). A date or
+//! timestamp that is not year-first (the `DD-MON-RR` defaults) is an error
+//! naming the column, the literal and the format expected, not a guess: the
+//! mining session's NLS settings were not applied.
 
 pub mod csf;
 mod scan;
@@ -310,15 +315,12 @@ fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<
     let mut assigned = Vec::with_capacity(columns.len());
     let mut columns = columns.into_iter();
     loop {
-        let at = s.pos;
-        let v = s.value()?;
-        match columns.next() {
-            Some(c) => assigned.push((c, v)),
-            None => {
-                s.pos = at;
-                return s.fail("the statement has more values than columns");
-            }
-        }
+        s.skip_ws();
+        let Some(c) = columns.next() else {
+            return s.fail("the statement has more values than columns");
+        };
+        let v = s.value().map_err(|f| f.in_column(c))?;
+        assigned.push((c, v));
         if !s.eat(b',') {
             break;
         }
@@ -335,7 +337,7 @@ fn assignments<'a>(s: &mut Scanner<'a>, alias: Option<&str>) -> Res<Vec<Pair<'a>
     loop {
         let col = column(s, alias, "in the SET list")?;
         s.expect(b'=', "after the SET column")?;
-        out.push((col, s.value()?));
+        out.push((col, s.value().map_err(|f| f.in_column(col))?));
         if !s.eat(b',') {
             return Ok(out);
         }
@@ -356,7 +358,8 @@ fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>, alias: Option<&
         } else {
             let col = s.quoted_ident("in the WHERE clause")?;
             if s.eat(b'=') {
-                stmt.matched.push((col, s.value()?));
+                stmt.matched
+                    .push((col, s.value().map_err(|f| f.in_column(col))?));
             } else if s.keyword(b"IS") {
                 s.expect_keyword(b"NULL", "after `IS`")?;
                 stmt.matched.push((col, Value::Null));

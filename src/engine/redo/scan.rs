@@ -19,6 +19,15 @@ pub(super) struct Fail {
 
 pub(super) type Res<T> = Result<T, Fail>;
 
+impl Fail {
+    /// Names the column whose value failed, so the operator can find it
+    /// in a wide statement.
+    pub fn in_column(mut self, column: &str) -> Self {
+        self.message = format!("column \"{column}\": {}", self.message);
+        self
+    }
+}
+
 pub(super) struct Scanner<'a> {
     src: &'a str,
     bytes: &'a [u8],
@@ -358,33 +367,21 @@ impl<'a> Scanner<'a> {
         if is("TO_DATE") {
             let (s, mask) = self.literal_args("TO_DATE")?;
             if let Some(m) = mask {
-                if !m.trim().eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS") {
-                    return Err(Fail {
-                        message: format!(
-                            "TO_DATE uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS': set \
-                             NLS_DATE_FORMAT in the mining session"
-                        ),
-                        position: at,
-                    });
+                if !m.trim().eq_ignore_ascii_case(DATE.format) {
+                    return Err(DATE.wrong_mask(at, &s, &m));
                 }
             }
-            return self.checked(at, s, is_date_time, "TO_DATE", Value::Date);
+            return DATE.check(at, s, is_date_time, Value::Date);
         }
         if is("TO_TIMESTAMP") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP")?;
-            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP")?;
-            return self.checked(at, s, is_timestamp, "TO_TIMESTAMP", Value::Timestamp);
+            TIMESTAMP.check_mask(at, &s, mask.as_deref())?;
+            return TIMESTAMP.check(at, s, is_timestamp, Value::Timestamp);
         }
         if is("TO_TIMESTAMP_TZ") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP_TZ")?;
-            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP_TZ")?;
-            return self.checked(
-                at,
-                s,
-                is_timestamp_tz,
-                "TO_TIMESTAMP_TZ",
-                Value::TimestampTz,
-            );
+            TIMESTAMP_TZ.check_mask(at, &s, mask.as_deref())?;
+            return TIMESTAMP_TZ.check(at, s, is_timestamp_tz, Value::TimestampTz);
         }
         if is("HEXTORAW") {
             let (s, _) = self.literal_args("HEXTORAW")?;
@@ -422,44 +419,93 @@ impl<'a> Scanner<'a> {
             position: at,
         })
     }
+}
 
-    fn check_ts_mask(&self, at: usize, mask: Option<&str>, func: &str) -> Res<()> {
+/// A datetime conversion LogMiner writes and the session format its
+/// literal must follow.
+struct DateForm {
+    func: &'static str,
+    /// The format cdcctl's mining session sets.
+    format: &'static str,
+    /// What is accepted, for the error message.
+    accepted: &'static str,
+    nls: &'static str,
+}
+
+const DATE: DateForm = DateForm {
+    func: "TO_DATE",
+    format: "YYYY-MM-DD HH24:MI:SS",
+    accepted: "YYYY-MM-DD HH24:MI:SS",
+    nls: "NLS_DATE_FORMAT = 'YYYY-MM-DD HH24:MI:SS'",
+};
+
+const TIMESTAMP: DateForm = DateForm {
+    func: "TO_TIMESTAMP",
+    format: "YYYY-MM-DD HH24:MI:SS.FF9",
+    accepted: "YYYY-MM-DD HH24:MI:SS[.FF], 0 to 9 fraction digits",
+    nls: "NLS_TIMESTAMP_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9'",
+};
+
+const TIMESTAMP_TZ: DateForm = DateForm {
+    func: "TO_TIMESTAMP_TZ",
+    format: "YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM",
+    accepted: "YYYY-MM-DD HH24:MI:SS[.FF] then TZH:TZM or a TZR region, 0 to 9 fraction digits",
+    nls: "NLS_TIMESTAMP_TZ_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM'",
+};
+
+impl DateForm {
+    fn check<'a>(
+        &self,
+        at: usize,
+        s: Cow<'a, str>,
+        valid: fn(&[u8]) -> bool,
+        make: fn(Cow<'a, str>) -> Value<'a>,
+    ) -> Res<Value<'a>> {
+        if valid(s.as_bytes()) {
+            return Ok(make(s));
+        }
+        // Day-first and month-name forms (the DD-MON-RR defaults) leave the
+        // century and the month language to the session: never guessed.
+        let why = if s
+            .get(..4)
+            .is_some_and(|y| y.bytes().all(|b| b.is_ascii_digit()))
+        {
+            "is not in that format"
+        } else {
+            "is not ISO-ordered (year first), so it is ambiguous (a DD-MON-RR form leaves the \
+             century and the month names to the session)"
+        };
+        Err(Fail {
+            message: format!(
+                "{}('{s}') {why}; expected {}: set {} in the mining session",
+                self.func, self.accepted, self.nls
+            ),
+            position: at,
+        })
+    }
+
+    /// A format argument is taken when it is ISO-ordered like the session's.
+    fn check_mask(&self, at: usize, s: &str, mask: Option<&str>) -> Res<()> {
         match mask {
             Some(m)
                 if !m
                     .get(..21)
                     .is_some_and(|p| p.eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS")) =>
             {
-                Err(Fail {
-                    message: format!(
-                        "{func} uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS.FF': set \
-                         NLS_TIMESTAMP_FORMAT in the mining session"
-                    ),
-                    position: at,
-                })
+                Err(self.wrong_mask(at, s, m))
             }
             _ => Ok(()),
         }
     }
 
-    fn checked(
-        &self,
-        at: usize,
-        s: Cow<'a, str>,
-        valid: fn(&[u8]) -> bool,
-        func: &str,
-        make: fn(Cow<'a, str>) -> Value<'a>,
-    ) -> Res<Value<'a>> {
-        if valid(s.as_bytes()) {
-            Ok(make(s))
-        } else {
-            Err(Fail {
-                message: format!(
-                    "{func}('{s}') is not in the session format YYYY-MM-DD HH24:MI:SS: set the \
-                     NLS formats in the mining session"
-                ),
-                position: at,
-            })
+    fn wrong_mask(&self, at: usize, s: &str, mask: &str) -> Fail {
+        Fail {
+            message: format!(
+                "{}('{s}', '{mask}') uses a format that is not ISO-ordered, so it is ambiguous; \
+                 expected {}: set {} in the mining session",
+                self.func, self.accepted, self.nls
+            ),
+            position: at,
         }
     }
 }

@@ -185,6 +185,118 @@ fn date_in_another_format_is_an_error_not_a_guess() {
 }
 
 #[test]
+fn timestamp_zero_with_empty_fraction_reads_as_point_zero() {
+    // TIMESTAMP(0) under NLS_TIMESTAMP_FORMAT '...SS.FF' prints no digits
+    // after the point.
+    assert_eq!(
+        one("TO_TIMESTAMP('2020-02-01 00:00:00.')"),
+        text("2020-02-01T00:00:00.0")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP_TZ('2020-02-01 00:00:00. +00:00')"),
+        text("2020-02-01T00:00:00.0+00:00")
+    );
+    let s = parse(r#"update "A"."T" set "TS" = TO_TIMESTAMP('2020-02-01 00:00:01.') where "TS" = TO_TIMESTAMP('2020-02-01 00:00:00.')"#).unwrap();
+    assert_eq!(
+        s.before_image().unwrap(),
+        vec![("TS".into(), text("2020-02-01T00:00:00.0"))]
+    );
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("TS".into(), text("2020-02-01T00:00:01.0"))]
+    );
+}
+
+#[test]
+fn iso_ordered_timestamps_take_every_fraction_length_and_zone_form() {
+    for digits in 0..=9usize {
+        let frac: String = "123456789".chars().take(digits).collect();
+        let dot = if digits == 0 { "" } else { "." };
+        assert_eq!(
+            one(&format!("TO_TIMESTAMP('2025-03-01 09:00:00{dot}{frac}')")),
+            text(&format!("2025-03-01T09:00:00{dot}{frac}")),
+        );
+        assert_eq!(
+            one(&format!(
+                "TO_TIMESTAMP_TZ('2025-03-01 09:00:00{dot}{frac} -05:00')"
+            )),
+            text(&format!("2025-03-01T09:00:00{dot}{frac}-05:00")),
+        );
+    }
+    for (literal, canonical) in [
+        ("2025-03-01 09:00:00.5+08:00", "2025-03-01T09:00:00.5+08:00"),
+        ("2025-03-01 09:00:00 +8:00", "2025-03-01T09:00:00+8:00"),
+        (
+            "2025-03-01T09:00:00.5 +08:00",
+            "2025-03-01T09:00:00.5+08:00",
+        ),
+        ("2025-03-01 09:00:00.5 UTC", "2025-03-01T09:00:00.5 UTC"),
+        ("2025-03-01 09:00:00.5Z", "2025-03-01T09:00:00.5Z"),
+        (
+            "2025-03-01 09:00:00.123 US/Pacific PST",
+            "2025-03-01T09:00:00.123 US/Pacific PST",
+        ),
+        (
+            "2025-03-01 09:00:00 America/Argentina/Buenos_Aires",
+            "2025-03-01T09:00:00 America/Argentina/Buenos_Aires",
+        ),
+    ] {
+        assert_eq!(
+            one(&format!("TO_TIMESTAMP_TZ('{literal}')")),
+            text(canonical),
+            "{literal}"
+        );
+    }
+    // A format argument that is ISO-ordered like the session's is taken.
+    assert_eq!(
+        one("TO_TIMESTAMP('2025-03-01 09:00:00.12', 'YYYY-MM-DD HH24:MI:SS.FF2')"),
+        text("2025-03-01T09:00:00.12")
+    );
+}
+
+#[test]
+fn ambiguous_timestamp_is_an_error_naming_column_literal_and_format() {
+    let sql = r#"insert into "A"."T"("ID","CREATED") values ('1',TO_TIMESTAMP('01-FEB-20 12.00.00.000000 AM'))"#;
+    let err = parse(sql).unwrap_err();
+    for part in [
+        "\"CREATED\"",
+        "'01-FEB-20 12.00.00.000000 AM'",
+        "ambiguous",
+        "YYYY-MM-DD HH24:MI:SS[.FF]",
+        "NLS_TIMESTAMP_FORMAT",
+    ] {
+        assert!(err.message.contains(part), "{part} in {}", err.message);
+    }
+    // The TIMESTAMP error names the TIMESTAMP format, not the DATE one.
+    assert!(!err.message.contains("NLS_DATE_FORMAT"), "{}", err.message);
+    assert_eq!(err.position, sql.find("TO_TIMESTAMP").unwrap());
+
+    let err = parse(
+        r#"insert into "A"."T"("C") values (TO_TIMESTAMP_TZ('01-FEB-20 12.00.00.0 AM +00:00'))"#,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("NLS_TIMESTAMP_TZ_FORMAT"),
+        "{}",
+        err.message
+    );
+    let err = parse(r#"insert into "A"."T"("C") values (TO_TIMESTAMP('01-FEB-20', 'DD-MON-RR'))"#)
+        .unwrap_err();
+    assert!(err.message.contains("'DD-MON-RR'"), "{}", err.message);
+    assert!(err.message.contains("ambiguous"), "{}", err.message);
+    for bad in [
+        "TO_TIMESTAMP('2025-03-01 09:00:00 +08:00')",
+        "TO_TIMESTAMP('2025-03-01 09:00:00..')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 US/Pacific PST X')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 ')",
+    ] {
+        let sql = format!(r#"insert into "A"."T"("C") values ({bad})"#);
+        assert!(parse(&sql).is_err(), "{bad} should not parse");
+    }
+}
+
+#[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));
     assert_eq!(one("HEXTORAW('')"), text(""));
