@@ -137,3 +137,42 @@ fn ambiguous_timestamp_stops_replay_naming_the_column_and_format() {
     assert!(err.contains("01-FEB-20 12.00.00.000000 AM"), "{err}");
     assert!(err.contains("YYYY-MM-DD HH24:MI:SS[.FF]"), "{err}");
 }
+
+#[test]
+fn native_json_columns_never_make_a_change_unparseable_through_csv_and_replay() {
+    let doc_hex: String = r#"{"k":1}"#.bytes().map(|b| format!("{b:02x}")).collect();
+    let update = format!(
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('ff4a5a0121') where "ID" = '1' and "META" = /* JSON */ HEXTORAW('{doc_hex}');"#
+    );
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."DOCS"("ID","DOC","META") values ('1',/* JSON */ EMPTY_BLOB(),NULL);"#,
+        ),
+        (3, update.as_str()),
+    ];
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out[0]["after"],
+        json!({"ID": "1", "DOC": "__debezium_unavailable_value", "META": null})
+    );
+    assert_eq!(out[0]["findings"][0]["kind"], "json_undecoded");
+    assert_eq!(out[0]["findings"][0]["form"], "unavailable");
+    assert_eq!(
+        out[1]["after"],
+        json!({"ID": "1", "META": "{\"k\":1}", "DOC": "ff4a5a0121"})
+    );
+    assert_eq!(out[1]["findings"][0]["form"], "oson_hex");
+
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1]["after"]["DOC"], "ff4a5a0121");
+    assert_eq!(events[1]["before"]["META"], "{\"k\":1}");
+    assert!(
+        err.contains("APP.DOCS.DOC: native JSON value in binary OSON form"),
+        "{err}"
+    );
+    assert!(err.contains("findings: 2"), "{err}");
+}

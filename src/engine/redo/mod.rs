@@ -22,6 +22,11 @@
 //! | `TO_YMINTERVAL('+01-02')`, `TO_DSINTERVAL('+01 02:03:04.5')` | `+01-02`, `+01 02:03:04.5` |
 //! | `NULL`, `"C" IS NULL` | [`Field::Null`] |
 //! | `EMPTY_CLOB()`, `EMPTY_BLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
+//! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
+//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | `ff4a5a01…`, and a finding |
+//! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
+//!
+//! Any other `/* ... */` comment before a value is skipped.
 //!
 //! Timestamps are taken in every ISO-ordered form (0–9 fraction digits, `T`
 //! or a space before the time, an offset, `Z` or a region). A date or
@@ -383,6 +388,21 @@ fn is_unknown_column(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The pairs whose value matches `pred`, once per column (an UPDATE names
+/// a column in SET and WHERE).
+fn first_per_column<'p, 'a: 'p>(
+    pairs: impl Iterator<Item = &'p Pair<'a>> + Clone,
+    pred: impl Fn(&Value<'a>) -> bool,
+) -> Vec<(&'a str, &'p Value<'a>)> {
+    let mut out: Vec<(&'a str, &'p Value<'a>)> = Vec::new();
+    for (col, v) in pairs {
+        if pred(v) && !out.iter().any(|(c, _)| c == col) {
+            out.push((col, v));
+        }
+    }
+    out
+}
+
 fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let all = || stmt.assigned.iter().chain(&stmt.matched);
@@ -398,18 +418,25 @@ fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
         out.push(Finding::DictionaryMismatch { object_id, detail });
     }
 
-    for (i, (col, v)) in all().enumerate() {
-        if matches!(v, Value::Unsupported)
-            && !all()
-                .take(i)
-                .any(|(c, v)| c == col && matches!(v, Value::Unsupported))
-        {
-            out.push(Finding::UnsupportedType {
-                schema: stmt.schema.to_string(),
-                table: stmt.table.to_string(),
-                column: (*col).to_string(),
-            });
-        }
+    for (col, _) in first_per_column(all(), |v| matches!(v, Value::Unsupported)) {
+        out.push(Finding::UnsupportedType {
+            schema: stmt.schema.to_string(),
+            table: stmt.table.to_string(),
+            column: col.to_string(),
+        });
+    }
+    for (col, v) in first_per_column(all(), Value::is_undecoded_json) {
+        let form = if matches!(v, Value::JsonUnavailable) {
+            "unavailable"
+        } else {
+            "oson_hex"
+        };
+        out.push(Finding::JsonUndecoded {
+            schema: stmt.schema.to_string(),
+            table: stmt.table.to_string(),
+            column: col.to_string(),
+            form: form.to_string(),
+        });
     }
 
     if stmt.row_id.is_some() {

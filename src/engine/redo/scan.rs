@@ -300,8 +300,31 @@ impl<'a> Scanner<'a> {
                 Ok(Value::Text(Cow::Borrowed(self.unquoted_number()?)))
             }
             Some(b) if b.is_ascii_alphabetic() => self.function(),
+            Some(b'/') if self.bytes.get(self.pos + 1) == Some(&b'*') => {
+                let json = self.comments()?;
+                let v = self.value()?;
+                Ok(if json { v.into_json() } else { v })
+            }
             _ => self.fail(format!("expected a value, found {}", self.found())),
         }
+    }
+
+    /// Skips the `/* ... */` comments before a value; true when one of them
+    /// is `/* JSON */`, LogMiner's mark on native JSON columns (21c+).
+    fn comments(&mut self) -> Res<bool> {
+        let mut json = false;
+        while self.bytes.get(self.pos..self.pos + 2) == Some(b"/*") {
+            let body_at = self.pos + 2;
+            let Some(len) = self.src[body_at..].find("*/") else {
+                return self.fail("the comment never ends (missing `*/`)");
+            };
+            json |= self.src[body_at..body_at + len]
+                .trim()
+                .eq_ignore_ascii_case("JSON");
+            self.pos = body_at + len + 2;
+            self.skip_ws();
+        }
+        Ok(json)
     }
 
     /// Continues `first` with `|| 'more'` or `|| UNISTR('...')` pieces.

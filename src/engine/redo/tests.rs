@@ -296,6 +296,91 @@ fn ambiguous_timestamp_is_an_error_naming_column_literal_and_format() {
     }
 }
 
+fn json_findings(s: &Statement<'_>) -> Vec<(String, String)> {
+    s.findings()
+        .iter()
+        .filter_map(|f| match f {
+            Finding::JsonUndecoded { column, form, .. } => Some((column.clone(), form.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn native_json_empty_blob_in_insert_is_unavailable_with_a_finding() {
+    // 21c+ LogMiner marks a native JSON column with a comment; a value not
+    // logged in the row prints as EMPTY_BLOB().
+    let s = parse(r#"insert into "APP"."DOCS"("ID","DOC") values ('1',/* JSON */ EMPTY_BLOB());"#)
+        .unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("ID".into(), text("1")), ("DOC".into(), Field::Unavailable)]
+    );
+    assert_eq!(json_findings(&s), [("DOC".into(), "unavailable".into())]);
+    assert!(s.findings()[0].message().contains("APP.DOCS.DOC"));
+}
+
+#[test]
+fn native_json_binary_oson_keeps_its_hex_with_a_finding_once_per_column() {
+    let oson = "FF4A5A0121060000000100";
+    let sql = format!(
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{oson}') where "ID" = '1' and "DOC" = /*JSON*/HEXTORAW('ff4a5a01')"#
+    );
+    let s = parse(&sql).unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "DOC"),
+        Some(&text(&oson.to_lowercase()))
+    );
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "DOC"),
+        Some(&text("ff4a5a01"))
+    );
+    assert_eq!(json_findings(&s), [("DOC".into(), "oson_hex".into())]);
+}
+
+#[test]
+fn native_json_bytes_that_are_json_text_become_the_text_without_a_finding() {
+    let doc = r#"{"a":[1,"x"]}"#;
+    let hex: String = doc.bytes().map(|b| format!("{b:02X}")).collect();
+    let sql = format!(
+        r#"insert into "A"."T"("J","K") values (/* JSON */ HEXTORAW('{hex}'),/* JSON */ NULL)"#
+    );
+    let s = parse(&sql).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("J".into(), text(doc)), ("K".into(), Field::Null)]
+    );
+    assert!(s.findings().is_empty());
+    // Bytes that are UTF-8 but no JSON document stay hex, flagged.
+    assert_eq!(one("/* JSON */ HEXTORAW('7b7b')"), text("7b7b"));
+    // A plain RAW column is not JSON: hex, no finding.
+    assert!(
+        parse(r#"insert into "A"."T"("R") values (HEXTORAW('7b7d'))"#)
+            .unwrap()
+            .findings()
+            .is_empty()
+    );
+}
+
+#[test]
+fn any_comment_before_a_value_is_skipped_and_an_open_one_is_an_error() {
+    assert_eq!(one("/* anything */ '1'"), text("1"));
+    assert_eq!(one("/* a */ /* JSON */ EMPTY_BLOB()"), Field::Unavailable);
+    assert_eq!(
+        one("/**/ TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')"),
+        text("2025-03-01T09:00:00")
+    );
+    let sql = r#"insert into "A"."T"("C") values (/* JSON EMPTY_BLOB())"#;
+    let err = parse(sql).unwrap_err();
+    assert!(
+        err.message.contains("comment never ends"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.position, 33);
+    assert!(parse(r#"insert into "A"."T"("C") values (/* JSON */)"#).is_err());
+}
+
 #[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));
@@ -595,6 +680,27 @@ fn literal_strategy() -> impl Strategy<Value = (String, Field)> {
             Field::text("+01 02:03:04.123456")
         ),
         fixed("Unsupported Type", Field::Unavailable),
+        fixed("/* JSON */ EMPTY_BLOB()", Field::Unavailable),
+        fixed("/* JSON */ HEXTORAW('FF4A5A01')", Field::text("ff4a5a01")),
+        fixed("/* JSON */ HEXTORAW('5b315d')", Field::text("[1]")),
+        (0u32..1_000_000).prop_map(|f| (
+            format!(
+                "TO_TIMESTAMP('2020-02-01 00:00:00.{}')",
+                if f % 2 == 0 {
+                    String::new()
+                } else {
+                    f.to_string()
+                }
+            ),
+            Field::Text(format!(
+                "2020-02-01T00:00:00.{}",
+                if f % 2 == 0 {
+                    "0".to_string()
+                } else {
+                    f.to_string()
+                }
+            )),
+        )),
     ]
 }
 
@@ -604,8 +710,16 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
         0..3u8,
         any::<bool>(),
         prop::collection::vec(literal_strategy(), 1..6),
+        any::<bool>(),
     )
-        .prop_map(|(k, upper, lits)| {
+        .prop_map(|(k, upper, lits, aliased)| {
+            // UPDATE and DELETE may carry a table alias qualifying every
+            // column: `update "S"."T" a set a."C0" = ...`.
+            let (alias, q) = if aliased && k > 0 {
+                (" a", "a.")
+            } else {
+                ("", "")
+            };
             let kw = |w: &str| {
                 if upper {
                     w.to_uppercase()
@@ -619,9 +733,9 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                     .zip(&lits)
                     .map(|(c, (v, _))| {
                         if null_as_is && v == "NULL" {
-                            format!("{c} {}", kw("IS NULL"))
+                            format!("{q}{c} {}", kw("IS NULL"))
                         } else {
-                            format!("{c} = {v}")
+                            format!("{q}{c} = {v}")
                         }
                     })
                     .collect::<Vec<_>>()
@@ -640,7 +754,7 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                         .join(",\n")
                 ),
                 1 => format!(
-                    "{} \"S\".\"T\" {} {} {} {}{and}ROWID = 'AAAR3s';",
+                    "{} \"S\".\"T\"{alias} {} {} {} {}{and}{q}ROWID = 'AAAR3s';",
                     kw("update"),
                     kw("set"),
                     pairs(", ", false),
@@ -648,7 +762,7 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                     pairs(&and, true)
                 ),
                 _ => format!(
-                    "{} \"S\".\"T\" {} {}",
+                    "{} \"S\".\"T\"{alias} {} {}",
                     kw("delete from"),
                     kw("where"),
                     pairs(&and, true)
@@ -692,7 +806,7 @@ proptest! {
         (sql, _) in statement_strategy(),
         cut in any::<prop::sample::Index>(),
         insert in any::<prop::sample::Index>(),
-        byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", ""]),
+        byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", "", "/*", "*/", " a.", "."]),
     ) {
         let mut chars: Vec<char> = sql.chars().collect();
         let cut_at = cut.index(chars.len());

@@ -25,9 +25,34 @@ pub enum Value<'a> {
     EmptyLob,
     /// `Unsupported Type`.
     Unsupported,
+    /// `/* JSON */ HEXTORAW('...')`: a native JSON column's bytes, hex as
+    /// written. JSON text when they decode as such, else (binary OSON) the
+    /// lower-case hex.
+    JsonBytes(Cow<'a, str>),
+    /// `/* JSON */ EMPTY_BLOB()`: the JSON value was not logged in the row.
+    JsonUnavailable,
 }
 
-impl Value<'_> {
+impl<'a> Value<'a> {
+    /// The value a `/* JSON */` comment marks.
+    pub(super) fn into_json(self) -> Value<'a> {
+        match self {
+            Value::Raw(hex) => Value::JsonBytes(hex),
+            Value::EmptyLob => Value::JsonUnavailable,
+            other => other,
+        }
+    }
+
+    /// Whether the value stands for a native JSON column that could not be
+    /// given as JSON text (not logged, or binary OSON kept as hex).
+    pub fn is_undecoded_json(&self) -> bool {
+        match self {
+            Value::JsonUnavailable => true,
+            Value::JsonBytes(hex) => json_text(hex).is_none(),
+            _ => false,
+        }
+    }
+
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
         match self.canonical() {
@@ -41,7 +66,11 @@ impl Value<'_> {
     /// not show (LOB placeholders, `Unsupported Type`).
     pub fn canonical(&self) -> Option<Cow<'_, str>> {
         match self {
-            Value::Null | Value::EmptyLob | Value::Unsupported => None,
+            Value::Null | Value::EmptyLob | Value::Unsupported | Value::JsonUnavailable => None,
+            Value::JsonBytes(hex) => Some(match json_text(hex) {
+                Some(text) => Cow::Owned(text),
+                None => Cow::Owned(hex.to_ascii_lowercase()),
+            }),
             Value::Text(s) | Value::Interval(s) => Some(Cow::Borrowed(s)),
             Value::Date(s) | Value::Timestamp(s) => Some(Cow::Owned(iso_date_time(s))),
             Value::TimestampTz(s) => Some(Cow::Owned(iso_timestamp_tz(s))),
@@ -87,6 +116,32 @@ fn iso_timestamp_tz(s: &str) -> String {
     }
     out.push_str(zone);
     out
+}
+
+/// The JSON text that hex digits spell, when they are UTF-8 JSON (the
+/// textual storage of a JSON column); `None` for binary OSON or anything
+/// that is not a JSON document.
+fn json_text(hex: &str) -> Option<String> {
+    let b = hex.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Vec<u8> = b
+        .chunks_exact(2)
+        .map(|p| Some(hex_digit(p[0])? << 4 | hex_digit(p[1])?))
+        .collect::<Option<_>>()?;
+    let text = String::from_utf8(bytes).ok()?;
+    serde_json::from_str::<serde::de::IgnoredAny>(&text).ok()?;
+    Some(text)
+}
+
+fn hex_digit(h: u8) -> Option<u8> {
+    match h {
+        b'0'..=b'9' => Some(h - b'0'),
+        b'a'..=b'f' => Some(h - b'a' + 10),
+        b'A'..=b'F' => Some(h - b'A' + 10),
+        _ => None,
+    }
 }
 
 #[inline]
@@ -218,12 +273,7 @@ fn code_unit(bytes: &[u8], i: usize) -> Result<u16, String> {
         .ok_or_else(|| "UNISTR has a `\\` not followed by four hex digits".to_string())?;
     let mut unit = 0u16;
     for &h in hex {
-        let d = match h {
-            b'0'..=b'9' => h - b'0',
-            b'a'..=b'f' => h - b'a' + 10,
-            _ => h - b'A' + 10,
-        };
-        unit = unit << 4 | u16::from(d);
+        unit = unit << 4 | u16::from(hex_digit(h).unwrap_or(0));
     }
     Ok(unit)
 }
