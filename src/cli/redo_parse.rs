@@ -19,7 +19,7 @@ use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIR
 use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
-use cdcctl::engine::redo::{finding_for_status, parse};
+use cdcctl::engine::redo::{finding_for_status, parse_with, ParseOptions};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
 use super::exit;
@@ -36,6 +36,12 @@ pub struct ParseArgs {
     /// rows are skipped; UNSUPPORTED and MISSING_SCN rows are errors.
     #[arg(long)]
     pub csv: bool,
+    /// Read string values holding a quote LogMiner did not double (a defect
+    /// of some releases), finding each literal's end from the statement's
+    /// column count; every value so recovered gets an `unescaped_quote`
+    /// finding. Without it such a statement is an error pointing at the quote.
+    #[arg(long)]
+    pub relaxed_quotes: bool,
 }
 
 /// Why the command stopped early.
@@ -71,6 +77,9 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     let mut out = Printer {
         out: BufWriter::new(io::stdout().lock()),
         failed: 0,
+        options: ParseOptions {
+            relaxed_quotes: args.relaxed_quotes,
+        },
     };
     let result = if args.csv {
         parse_csv(input, &mut out)
@@ -138,6 +147,7 @@ struct Origin<'r> {
 struct Printer<W: Write> {
     out: W,
     failed: usize,
+    options: ParseOptions,
 }
 
 impl<W: Write> Printer<W> {
@@ -186,7 +196,7 @@ impl<W: Write> Printer<W> {
     }
 
     fn statement(&mut self, sql: &str, origin: &Origin<'_>) -> io::Result<()> {
-        let stmt = match parse(sql) {
+        let stmt = match parse_with(sql, self.options) {
             Ok(s) => s,
             Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
         };

@@ -29,6 +29,13 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// A string value holding a quote LogMiner did not double, recovered
+    /// from the statement's shape (`--relaxed-quotes`).
+    UnescapedQuote {
+        schema: String,
+        table: String,
+        column: String,
+    },
     /// A native JSON column (`/* JSON */` in SQL_REDO) whose value is not
     /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON
     /// kept as hex.
@@ -50,6 +57,7 @@ impl Finding {
             Finding::Unreconstructable { .. } => "unreconstructable",
             Finding::UnsupportedType { .. } => "unsupported_type",
             Finding::JsonUndecoded { .. } => "json_undecoded",
+            Finding::UnescapedQuote { .. } => "unescaped_quote",
         }
     }
 
@@ -72,6 +80,10 @@ impl Finding {
             }
             Finding::UnsupportedType { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
+            ),
+            Finding::UnescapedQuote { schema, table, column } => format!(
+                "{schema}.{table}.{column}: LogMiner did not double a quote inside the value; it was \
+                 recovered from the statement's shape (--relaxed-quotes)"
             ),
             Finding::JsonUndecoded { schema, table, column, form } if form == "unavailable" => format!(
                 "{schema}.{table}.{column}: native JSON value not in the row (`/* JSON */ EMPTY_BLOB()`); \

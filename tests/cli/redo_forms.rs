@@ -176,3 +176,54 @@ fn native_json_columns_never_make_a_change_unparseable_through_csv_and_replay() 
     );
     assert!(err.contains("findings: 2"), "{err}");
 }
+
+#[test]
+fn unescaped_quote_is_an_error_at_the_quote_unless_relaxed_quotes_recovers_it() {
+    let sql = r#"insert into "APP"."T"("ID","NAME") values ('1','O'Brien');"#;
+    let quote = sql.find("O'B").map(|i| i + 1).unwrap_or_default();
+    let rows = [(1, sql)];
+
+    let (code, out, _) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert_eq!(out[0]["position"], quote);
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("unescaped quote") && msg.ends_with('^'),
+        "{msg}"
+    );
+
+    let (code, out, err) = parse_csv(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out[0]["after"], json!({"ID": "1", "NAME": "O'Brien"}));
+    assert_eq!(out[0]["findings"][0]["kind"], "unescaped_quote");
+    assert_eq!(out[0]["findings"][0]["column"], "NAME");
+
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+    assert!(err.contains("unescaped quote"), "{err}");
+    let (code, events, err) = replay(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "O'Brien");
+    assert!(
+        err.contains("APP.T.NAME: LogMiner did not double a quote"),
+        "{err}"
+    );
+}
+
+#[test]
+fn relaxed_quotes_never_truncate_a_value_they_cannot_resolve() {
+    // Two columns, four quoted pieces: either boundary could be inside a value.
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("A","B") values ('p', 'q', 'r', 's');"#,
+    )];
+    let (code, out, _) = parse_csv(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(4));
+    assert!(out[0].get("after").is_none());
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(msg.contains("more than one way"), "{msg}");
+    let (code, events, _) = replay(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+}

@@ -28,6 +28,11 @@
 //!
 //! Any other `/* ... */` comment before a value is skipped.
 //!
+//! A string value whose closing quote is followed by something no value can
+//! be followed by holds a quote LogMiner did not double: an error pointing at
+//! that quote, or, with [`ParseOptions::relaxed_quotes`], a value recovered
+//! from the statement's shape and a finding.
+//!
 //! Timestamps are taken in every ISO-ordered form (0–9 fraction digits, `T`
 //! or a space before the time, an offset, `Z` or a region). A date or
 //! timestamp that is not year-first (the `DD-MON-RR` defaults) is an error
@@ -35,6 +40,7 @@
 //! mining session's NLS settings were not applied.
 
 pub mod csf;
+mod relaxed;
 mod scan;
 mod value;
 
@@ -181,6 +187,44 @@ pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
     }
 }
 
+/// How forgiving the parser is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Read string literals holding a quote LogMiner did not double, using
+    /// the statement's shape to find where each ends; every value so
+    /// recovered gets a [`Finding::UnescapedQuote`]. Off, such a statement
+    /// is an error pointing at the quote.
+    pub relaxed_quotes: bool,
+}
+
+/// [`parse`], with options. The strict parser runs first: options only
+/// change what happens to a statement it rejects.
+pub fn parse_with(sql: &str, options: ParseOptions) -> Result<Statement<'_>, ParseError> {
+    let strict = match parse(sql) {
+        Ok(stmt) => return Ok(stmt),
+        Err(e) => e,
+    };
+    if !options.relaxed_quotes {
+        return Err(strict);
+    }
+    match relaxed::parse_relaxed(sql) {
+        Ok((mut stmt, recovered)) => {
+            let mut found = findings(&stmt);
+            found.extend(recovered.into_iter().map(|column| Finding::UnescapedQuote {
+                schema: stmt.schema.to_string(),
+                table: stmt.table.to_string(),
+                column: column.to_string(),
+            }));
+            stmt.findings = found;
+            Ok(stmt)
+        }
+        Err(Fail { message, .. }) => Err(ParseError {
+            message: format!("{}; --relaxed-quotes: {message}", strict.message),
+            ..strict
+        }),
+    }
+}
+
 /// The finding a row's `STATUS` implies: LogMiner sets 2 when it could not
 /// rebuild the statement, and `INFO` says why.
 pub fn finding_for_status(status: i32, info: Option<&str>) -> Option<Finding> {
@@ -306,17 +350,7 @@ fn qualifier(s: &mut Scanner<'_>, alias: Option<&str>) -> Res<()> {
 }
 
 fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
-    s.expect(b'(', "to open the column list")?;
-    let mut columns = Vec::with_capacity(32);
-    loop {
-        columns.push(s.quoted_ident("in the column list")?);
-        if !s.eat(b',') {
-            break;
-        }
-    }
-    s.expect(b')', "to close the column list")?;
-    s.expect_keyword(b"VALUES", "after the column list")?;
-    s.expect(b'(', "to open the value list")?;
+    let columns = insert_columns(s)?;
     let mut assigned = Vec::with_capacity(columns.len());
     let mut columns = columns.into_iter();
     loop {
@@ -335,6 +369,22 @@ fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<
     }
     s.expect(b')', "to close the value list")?;
     Ok(new_statement(DmlKind::Insert, schema, table, assigned))
+}
+
+/// `("A","B") values (`: the INSERT's column list, up to its first value.
+fn insert_columns<'a>(s: &mut Scanner<'a>) -> Res<Vec<&'a str>> {
+    s.expect(b'(', "to open the column list")?;
+    let mut columns = Vec::with_capacity(32);
+    loop {
+        columns.push(s.quoted_ident("in the column list")?);
+        if !s.eat(b',') {
+            break;
+        }
+    }
+    s.expect(b')', "to close the column list")?;
+    s.expect_keyword(b"VALUES", "after the column list")?;
+    s.expect(b'(', "to open the value list")?;
+    Ok(columns)
 }
 
 fn assignments<'a>(s: &mut Scanner<'a>, alias: Option<&str>) -> Res<Vec<Pair<'a>>> {

@@ -47,6 +47,27 @@ fn undouble_quotes(body: &str) -> String {
     out
 }
 
+/// Up to 40 characters either side of byte `at` on one line, and a caret
+/// line under the byte, for errors that must show where they point.
+pub(super) fn caret_excerpt(src: &str, at: usize) -> String {
+    let mut start = at.saturating_sub(40);
+    while !src.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + 41).min(src.len());
+    while !src.is_char_boundary(end) {
+        end += 1;
+    }
+    let flat = |s: &str| s.replace(['\n', '\r', '\t'], " ");
+    let before = flat(&src[start..at.min(src.len())]);
+    format!(
+        "  {}{}\n  {}^",
+        if start > 0 { "…" } else { "" },
+        flat(&src[start..end]).trim_end(),
+        " ".repeat(before.chars().count() + usize::from(start > 0))
+    )
+}
+
 #[inline]
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#'
@@ -294,6 +315,7 @@ impl<'a> Scanner<'a> {
         match self.bytes.get(self.pos) {
             Some(b'\'') => {
                 let s = self.string_lit()?;
+                self.check_literal_end()?;
                 self.maybe_chain(s)
             }
             Some(b) if b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.') => {
@@ -325,6 +347,42 @@ impl<'a> Scanner<'a> {
             self.skip_ws();
         }
         Ok(json)
+    }
+
+    /// A string value's closing quote must be followed by what may follow a
+    /// value (`,` `)` `;` `||`, `and`, `where` or the end). Anything else
+    /// means the quote was inside the text and LogMiner did not double it:
+    /// reading on would silently truncate the value.
+    #[inline]
+    fn check_literal_end(&mut self) -> Res<()> {
+        let quote = self.pos - 1;
+        self.skip_ws();
+        match self.peek() {
+            None | Some(b',' | b')' | b';' | b'|') => Ok(()),
+            Some(b'a' | b'A' | b'w' | b'W')
+                if self.at_keyword(b"AND") || self.at_keyword(b"WHERE") =>
+            {
+                Ok(())
+            }
+            Some(_) => Err(Fail {
+                message: format!(
+                    "unescaped quote inside a string literal: the `'` at byte {quote} is followed \
+                     by {}, not by `,`, `)` or the end of the value (LogMiner did not double a \
+                     quote in the text; --relaxed-quotes recovers such values)\n{}",
+                    self.found(),
+                    caret_excerpt(self.src, quote)
+                ),
+                position: quote,
+            }),
+        }
+    }
+
+    /// Whether the keyword `kw` is at the cursor, without consuming it.
+    fn at_keyword(&mut self, kw: &[u8]) -> bool {
+        let at = self.pos;
+        let found = self.keyword(kw);
+        self.pos = at;
+        found
     }
 
     /// Continues `first` with `|| 'more'` or `|| UNISTR('...')` pieces.

@@ -381,6 +381,124 @@ fn any_comment_before_a_value_is_skipped_and_an_open_one_is_an_error() {
     assert!(parse(r#"insert into "A"."T"("C") values (/* JSON */)"#).is_err());
 }
 
+const RELAXED: ParseOptions = ParseOptions {
+    relaxed_quotes: true,
+};
+
+fn recovered_columns(s: &Statement<'_>) -> Vec<String> {
+    s.findings()
+        .iter()
+        .filter_map(|f| match f {
+            Finding::UnescapedQuote { column, .. } => Some(column.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn unescaped_quote_is_an_error_pointing_at_the_quote_with_a_caret() {
+    // Some releases print O'Brien inside a literal without doubling the quote.
+    let sql = r#"insert into "APP"."T"("ID","NAME") values ('1','O'Brien');"#;
+    let err = parse(sql).unwrap_err();
+    let quote = sql.find("O'B").unwrap() + 1;
+    assert_eq!(err.position, quote);
+    assert!(err.message.contains("unescaped quote"), "{}", err.message);
+    assert!(
+        err.message.contains(&format!("byte {quote}")),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("--relaxed-quotes"), "{}", err.message);
+    // The excerpt line and, under it, a caret at the quote.
+    let lines: Vec<&str> = err.message.lines().collect();
+    let excerpt = lines[lines.len() - 2];
+    let caret = lines[lines.len() - 1];
+    assert_eq!(caret.trim(), "^");
+    let col = caret.chars().count() - 1;
+    assert_eq!(excerpt.chars().nth(col), Some('\''));
+    assert_eq!(excerpt.chars().nth(col + 1), Some('B'));
+    // Without --relaxed-quotes the options change nothing.
+    assert_eq!(parse_with(sql, ParseOptions::default()).unwrap_err(), err);
+}
+
+#[test]
+fn relaxed_quotes_recover_insert_values_from_the_column_count() {
+    let sql = r#"insert into "APP"."T"("ID","NAME","NOTE") values ('1','O'Brien','it's, (ok)');"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![
+            ("ID".into(), text("1")),
+            ("NAME".into(), text("O'Brien")),
+            ("NOTE".into(), text("it's, (ok)")),
+        ]
+    );
+    assert_eq!(recovered_columns(&s), ["NAME", "NOTE"]);
+    // A value whose text ends right before `,` is resolved by the count:
+    // two columns leave one reading only.
+    let s = parse_with(
+        r#"insert into "A"."T"("A","B") values ('say 'hi', then','x')"#,
+        RELAXED,
+    )
+    .unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "A"),
+        Some(&text("say 'hi', then"))
+    );
+    assert_eq!(recovered_columns(&s), ["A"]);
+}
+
+#[test]
+fn relaxed_quotes_recover_set_and_where_values_and_keep_the_rest_exact() {
+    let sql = r#"update "APP"."T" a set a."NAME" = 'O'Brien' where a."ID" = '1' and a."NAME" = 'd'Arcy' and a."NOTE" = 'ok''s' and ROWID = 'AAAR3s';"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        s.before_image().unwrap(),
+        vec![
+            ("ID".into(), text("1")),
+            ("NAME".into(), text("d'Arcy")),
+            ("NOTE".into(), text("ok's")),
+        ]
+    );
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "NAME"),
+        Some(&text("O'Brien"))
+    );
+    assert_eq!(s.row_id(), Some("AAAR3s"));
+    assert_eq!(recovered_columns(&s), ["NAME", "NAME"]);
+    let s = parse_with(
+        r#"delete from "A"."T" where "K" = 'x' and "V" = 'rock 'n' roll'"#,
+        RELAXED,
+    )
+    .unwrap();
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "V"),
+        Some(&text("rock 'n' roll"))
+    );
+}
+
+#[test]
+fn relaxed_quotes_refuse_a_statement_with_two_readings_never_truncating() {
+    // A SET value never runs past the start of the next term.
+    let sql = r#"update "A"."T" set "C" = 'x'y', "D" = 'z' where "K" = '1'"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(s.assigned()[0], ("C", Value::Text("x'y".into())));
+    assert_eq!(s.assigned()[1], ("D", Value::Text("z".into())));
+    let sql = r#"insert into "A"."T"("A","B","C") values ('p', 'q', 'r's')"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "C"),
+        Some(&text("r's"))
+    );
+    let sql = r#"insert into "A"."T"("A","B") values ('p', 'q', 'r', 's')"#;
+    let err = parse_with(sql, RELAXED).unwrap_err();
+    assert!(err.message.contains("more than one way"), "{}", err.message);
+    let sql = r#"insert into "A"."T"("A","B") values ('p'q')"#;
+    let err = parse_with(sql, RELAXED).unwrap_err();
+    assert!(err.message.contains("--relaxed-quotes:"), "{}", err.message);
+    assert!(err.message.contains("unescaped quote"), "{}", err.message);
+}
+
 #[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));
@@ -592,8 +710,12 @@ fn errors_carry_message_position_and_raw_text() {
     assert_eq!(err.position, 25);
     let err = parse("commit;").unwrap_err();
     assert_eq!(err.position, 0);
+    // Text after a literal that cannot follow a value puts the blame on
+    // the literal's closing quote.
     let err = parse(r#"delete from "A"."T" where "X" = '1' or "Y" = '2'"#).unwrap_err();
-    assert_eq!(err.position, 36);
+    assert_eq!(err.position, 34);
+    let err = parse(r#"delete from "A"."T" where "X" = 1 or "Y" = '2'"#).unwrap_err();
+    assert_eq!(err.position, 34);
     assert!(parse(r#"insert into "A"."T"("X") values (SYSDATE)"#).is_err());
     assert!(parse(r#"insert into "A"."T("X") values ('1')"#).is_err());
     assert!(parse("").is_err());
@@ -799,6 +921,27 @@ proptest! {
         };
         let got: Vec<Field> = image.unwrap_or_default().into_iter().map(|(_, f)| f).collect();
         prop_assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn relaxed_quotes_never_panic_and_recover_every_value_whole(
+        (sql, _) in statement_strategy(),
+        garble in any::<prop::sample::Index>(),
+    ) {
+        if let Err(e) = parse_with(&sql, RELAXED) {
+            prop_assert!(false, "{e}: {sql}");
+        }
+        // Undouble one doubled quote: the relaxed reading either recovers
+        // a whole value or refuses, within the input.
+        let pairs: Vec<usize> = sql.match_indices("''").map(|(i, _)| i).collect();
+        if !pairs.is_empty() {
+            let at = pairs[garble.index(pairs.len())];
+            let mut broken = sql.clone();
+            broken.remove(at);
+            if let Err(e) = parse_with(&broken, RELAXED) {
+                prop_assert!(e.position <= broken.len());
+            }
+        }
     }
 
     #[test]
