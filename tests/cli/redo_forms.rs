@@ -227,3 +227,68 @@ fn relaxed_quotes_never_truncate_a_value_they_cannot_resolve() {
     assert_eq!(code, Some(4));
     assert!(events.is_empty());
 }
+
+#[test]
+fn redo_parse_file_dash_reads_standard_input() {
+    let sql = "insert into \"A\".\"T\"(\"X\") values ('1');\n";
+    let out = cdcctl(&["redo", "parse", "--file", "-"], sql);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["after"], json!({"X": "1"}));
+}
+
+#[test]
+fn redo_parse_help_names_every_skipped_and_reported_row_kind() {
+    let out = cdcctl(&["redo", "parse", "--help"], "");
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kind in [
+        "INSERT (1)",
+        "DELETE (2)",
+        "UPDATE (3)",
+        "DDL (5)",
+        "START (6)",
+        "COMMIT (7)",
+        "SELECT_LOB_LOCATOR (9)",
+        "LOB_WRITE (10)",
+        "LOB_TRIM (11)",
+        "SELECT_FOR_UPDATE (25)",
+        "REPLICATION_MARKER (27)",
+        "LOB_ERASE (29)",
+        "MISSING_SCN (34)",
+        "ROLLBACK (36)",
+        "INTERNAL (0)",
+        "XML DOC BEGIN/WRITE/END (68/70/71)",
+        "extended-string rows (91/92/93)",
+        "UNSUPPORTED (255)",
+        "STATUS=2",
+        "`-` is standard input",
+        "--relaxed-quotes",
+    ] {
+        assert!(help.contains(kind), "help lacks {kind}: {help}");
+    }
+}
+
+#[test]
+fn redo_parse_counts_lob_and_xml_rows_it_skips_on_standard_error() {
+    let lob_write = "DECLARE loc_c CLOB; buf_c VARCHAR2(6); BEGIN select \"DOC\" into loc_c from \"APP\".\"T\" where rowid = 'AAAR3s' for update; buf_c := 'hello'; dbms_lob.write(loc_c, 5, 1, buf_c); END;";
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
+        ),
+        (
+            9,
+            r#"select "DOC" from "APP"."T" where "ID" = '1' for update;"#,
+        ),
+        (10, lob_write),
+        (70, "XML DOC WRITE"),
+    ];
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.len(), 1);
+    assert!(err.contains("skipped 1 SEL_LOB_LOCATOR row(s)"), "{err}");
+    assert!(err.contains("skipped 1 LOB_WRITE row(s)"), "{err}");
+    assert!(err.contains("skipped 1 OPERATION_CODE 70 row(s)"), "{err}");
+}
