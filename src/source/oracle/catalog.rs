@@ -17,7 +17,7 @@ use crate::source::{
 
 use super::rows::Reader;
 use super::sql::{self, BindValue, BoundSql};
-use super::OracleSource;
+use super::{OracleSource, NO_LOGMINER_SESSION};
 
 type TextRows = Vec<Vec<Option<String>>>;
 
@@ -74,6 +74,24 @@ fn probe_result<T>(
             }
             (None, Some(_)) => Ok(()),
             (None, None) => Err(e),
+        },
+    }
+}
+
+/// ORA-06550: the PL/SQL block did not compile (with PLS-00201, the
+/// package is not visible to the user).
+const PLSQL_COMPILE_ERROR: u32 = 6550;
+
+/// Reads the outcome of [`sql::PROBE_DBMS_LOGMNR`]: the ORA- code that
+/// shows the package cannot be executed, or `None` when the call ran.
+fn logmnr_probe_code(result: Result<(), SourceError>) -> Result<Option<u32>, SourceError> {
+    match result {
+        Ok(()) => Ok(None),
+        Err(e) => match e.ora_code() {
+            Some(NO_LOGMINER_SESSION) => Ok(None),
+            Some(code @ (PLSQL_COMPILE_ERROR | 1031)) => Ok(Some(code)),
+            Some(code) if MISSING_FACT_CODES.contains(&code) => Ok(Some(code)),
+            _ => Err(e),
         },
     }
 }
@@ -589,6 +607,15 @@ impl Catalog for OracleSource {
         for (object, probe) in sql::PROBED_OBJECTS {
             probe_result(&mut facts.inaccessible_objects, object, self.rows(probe))?;
         }
+        // Files already added prove EXECUTE, and ending that session here
+        // would discard them.
+        if self.added_logs.is_empty() {
+            let (object, probe) = sql::PROBE_DBMS_LOGMNR;
+            let result = self.execute(&bound(probe, &[]));
+            if let Some(code) = logmnr_probe_code(result)? {
+                facts.inaccessible_objects.insert(object.to_string(), code);
+            }
+        }
         Ok(facts)
     }
 
@@ -683,6 +710,20 @@ mod tests {
         );
         let dropped: Result<(), _> = Err(SourceError::Unreachable("eof".into()));
         assert!(probe_result(&mut BTreeMap::new(), "V$LOG", dropped).is_err());
+    }
+
+    #[test]
+    fn dbms_logmnr_probe_reads_ora_01307_as_granted_and_ora_06550_as_missing() {
+        let no_session = Err(SourceError::oracle(1307, "no LogMiner session is active"));
+        assert_eq!(logmnr_probe_code(no_session), Ok(None));
+        assert_eq!(logmnr_probe_code(Ok(())), Ok(None));
+        let not_declared = Err(SourceError::oracle(
+            6550,
+            "line 1, column 7: PLS-00201: identifier 'SYS.DBMS_LOGMNR' must be declared",
+        ));
+        assert_eq!(logmnr_probe_code(not_declared), Ok(Some(6550)));
+        let dropped = Err(SourceError::Unreachable("eof".into()));
+        assert!(logmnr_probe_code(dropped).is_err());
     }
 
     #[test]

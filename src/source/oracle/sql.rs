@@ -578,6 +578,10 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
         "SELECT 1 FROM V$ARCHIVED_LOG WHERE ROWNUM = 1",
     ),
     (
+        "V$ARCHIVE_DEST",
+        "SELECT 1 FROM V$ARCHIVE_DEST WHERE ROWNUM = 1",
+    ),
+    (
         "V$ARCHIVE_DEST_STATUS",
         "SELECT 1 FROM V$ARCHIVE_DEST_STATUS WHERE ROWNUM = 1",
     ),
@@ -586,6 +590,7 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
         "V$TRANSACTION",
         "SELECT 1 FROM V$TRANSACTION WHERE ROWNUM = 1",
     ),
+    ("V$SESSION", "SELECT 1 FROM V$SESSION WHERE ROWNUM = 1"),
     (
         "V$LOGMNR_CONTENTS",
         "SELECT 1 FROM V$LOGMNR_CONTENTS WHERE 1 = 0",
@@ -597,6 +602,12 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
     ),
     ("DBA_SEGMENTS", "SELECT 1 FROM DBA_SEGMENTS WHERE 1 = 0"),
 ];
+
+/// The probe of EXECUTE on `DBMS_LOGMNR`, run when no LogMiner session is
+/// open. No view shows an EXECUTE grant received through a role, so the
+/// package is called: ORA-01307 (no session to end) proves the grant, and
+/// ORA-06550 with PLS-00201 means the user cannot execute it.
+pub const PROBE_DBMS_LOGMNR: (&str, &str) = ("DBMS_LOGMNR", END_LOGMNR);
 
 /// Tables matching `owner LIKE :owner AND table LIKE :table`; owners Oracle
 /// maintains are left out when the pattern is `%`.

@@ -341,7 +341,10 @@ fn catalog_statements_are_pinned() {
         .iter()
         .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
         .collect();
-    for (object, probe) in sql::PROBED_OBJECTS {
+    for (object, probe) in sql::PROBED_OBJECTS
+        .iter()
+        .chain(std::iter::once(&sql::PROBE_DBMS_LOGMNR))
+    {
         out.push(format!("-- probe {object}\n{probe}\n"));
     }
     snap!("oracle_catalog_statements", out.join("\n"));
