@@ -500,8 +500,26 @@ fn collect_prints_a_spooling_script_of_every_named_query() {
         "object_access",
         "flashback_probe",
     ] {
-        assert!(s.contains(&format!("q('{name}'")), "{name}");
+        assert!(s.contains(&format!("('{name}', ")), "{name}");
     }
+}
+
+#[test]
+fn collect_version_picks_the_script_without_json_object_before_18c() {
+    let o = cdcctl(&["collect", "--version", "11.2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("against Oracle 11.2"));
+    assert!(!s.to_ascii_lowercase().contains("json_object("));
+    assert!(s.contains("qd('tab_partitions'"));
+    let o = cdcctl(&["collect", "--version", "10.2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("11.2"), "{}", stderr(&o));
+    let help = stdout(&cdcctl(&["collect", "--help"]));
+    assert!(
+        help.contains("--version") && help.contains("11.2"),
+        "{help}"
+    );
 }
 
 // ---- snapshots of what people see

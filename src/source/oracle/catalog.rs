@@ -281,6 +281,16 @@ pub fn partitions_from_rows(rows: &TextRows) -> Result<Vec<PartitionFacts>, Sour
         .collect()
 }
 
+/// The open-transaction query of a release: CON_ID_TO_CON_NAME from 18c,
+/// V$CONTAINERS on 12.x, no container before.
+pub fn open_transactions_sql(major_version: u32) -> &'static str {
+    match major_version {
+        18.. => sql::OPEN_TRANSACTIONS,
+        12..=17 => sql::OPEN_TRANSACTIONS_12,
+        _ => sql::OPEN_TRANSACTIONS_NO_CON,
+    }
+}
+
 /// Rows of [`sql::OPEN_TRANSACTIONS`].
 pub fn transactions_from_rows(rows: &TextRows) -> Result<Vec<OpenTransaction>, SourceError> {
     rows.iter()
@@ -652,10 +662,13 @@ impl Catalog for OracleSource {
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
-        let rows = match self.rows(sql::OPEN_TRANSACTIONS) {
+        let text = open_transactions_sql(self.major_version);
+        let rows = match self.rows(text) {
             Ok(rows) => rows,
-            // CON_ID_TO_CON_NAME arrived in 12.2.
-            Err(e) if matches!(e.ora_code(), Some(904)) => {
+            // A release older than its banner says loses only the name.
+            Err(e)
+                if matches!(e.ora_code(), Some(904)) && text != sql::OPEN_TRANSACTIONS_NO_CON =>
+            {
                 self.rows(sql::OPEN_TRANSACTIONS_NO_CON)?
             }
             Err(e) => return Err(e),
@@ -724,6 +737,26 @@ mod tests {
         assert_eq!(logmnr_probe_code(not_declared), Ok(Some(6550)));
         let dropped = Err(SourceError::Unreachable("eof".into()));
         assert!(logmnr_probe_code(dropped).is_err());
+    }
+
+    #[test]
+    fn open_transactions_name_their_own_container_on_each_release() {
+        // CON_ID_TO_CON_NAME is 18c+; 12.x joins V$CONTAINERS on the
+        // transaction's CON_ID; never the reader's own SYS_CONTEXT.
+        assert!(open_transactions_sql(19).contains("CON_ID_TO_CON_NAME(T.CON_ID)"));
+        assert!(open_transactions_sql(18).contains("CON_ID_TO_CON_NAME(T.CON_ID)"));
+        for major in [12, 17] {
+            let text = open_transactions_sql(major);
+            assert!(
+                text.contains("V$CONTAINERS C ON C.CON_ID = T.CON_ID"),
+                "{major}"
+            );
+            assert!(!text.contains("CON_ID_TO_CON_NAME"), "{major}");
+        }
+        assert_eq!(open_transactions_sql(11), sql::OPEN_TRANSACTIONS_NO_CON);
+        for major in [11, 12, 18, 19] {
+            assert!(!open_transactions_sql(major).contains("SYS_CONTEXT"));
+        }
     }
 
     #[test]

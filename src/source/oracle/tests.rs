@@ -332,6 +332,7 @@ fn catalog_statements_are_pinned() {
             sql::flashback_probe("APP", "ORDERS").unwrap_or_default(),
         ),
         ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into()),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into()),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
@@ -682,6 +683,7 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
             2,
         ),
         ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 6),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 6),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
