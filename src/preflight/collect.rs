@@ -1,9 +1,10 @@
 //! The offline evidence script: `cdcctl collect` prints a SQL*Plus script
-//! (12.2+: JSON_OBJECT, PL/SQL in WITH) built from the catalog's named
-//! queries. Run by the connector user, it spools one JSON file in the
-//! `cdcctl-evidence` format (see `source::evidence`) and changes nothing:
-//! only SELECTs run, helper functions live inside the statements' WITH
-//! clauses, and the ALTER SESSION lines touch the session's date format only.
+//! built from the catalog's named queries, for 18c+ (JSON_OBJECT returning
+//! CLOB, helper functions in WITH clauses) or for 11.2 to 12.2 (JSON built
+//! by concatenation in the anonymous block, that release's columns). Run by
+//! the connector user, it spools one JSON file in the `cdcctl-evidence`
+//! format (see `source::evidence`) and changes nothing: only SELECTs run,
+//! and the ALTER SESSION lines touch the session's formats only.
 
 use crate::preflight::defs::{queries, CheckDef};
 use crate::source::evidence::{FORMAT, REQUIRED_OBJECTS, VERSION};
