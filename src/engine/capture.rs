@@ -2,6 +2,13 @@
 //! the next window, reads `V$LOGMNR_CONTENTS`, feeds the transaction buffer,
 //! and hands committed events to a sink in commit order.
 //!
+//! Each LogMiner session starts at the buffer's restart SCN (the oldest
+//! open transaction's start) while its query asks only for rows past those
+//! already read, so LogMiner knows every open transaction's start. A first
+//! start reads V$TRANSACTION and mines the transactions under way from
+//! their own start; a checkpoint records the database incarnation, and a
+//! different one stops capture.
+//!
 //! Recovery is by position, not by hope: after a transient source error the
 //! loop reconnects and re-mines from the buffer's restart SCN, and the
 //! checkpoint filter drops what was already emitted, so nothing is lost and

@@ -6,7 +6,14 @@
 //!   Oracle leaves START_SCN/COMMIT_SCN NULL on DML rows, so they are not
 //!   read. COMMIT (7) emits, ROLLBACK (36) drops, a DML row with
 //!   `ROLLBACK = 1` removes the most recent earlier change of the same
-//!   transaction with the same ROW_ID.
+//!   transaction with the same ROW_ID. LogMiner gives such undo rows of a
+//!   transaction that began before its session the XID's undo segment and
+//!   slot with sequence FFFFFFFF; they go to the one open transaction on
+//!   that slot (a warning when several are open there).
+//! - A transaction whose START row was never read (it began before capture
+//!   could see it) is emitted with every event marked `partial`. At a first
+//!   start, the transactions V$TRANSACTION lists as under way are read from
+//!   their own start instead ([`TxnBuffer::starting_after`]).
 //! - Parsing happens at COMMIT, so rolled-back work is never parsed. A parse
 //!   failure stops the buffer with the raw SQL, SCN, XID and byte position,
 //!   unless [`OnParseError::Warn`] sends it to the dead-letter list. A
