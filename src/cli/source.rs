@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use cdcctl::source::oracle::{OracleSource, Password};
+use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::Sim;
-use cdcctl::source::{Catalog, RedoSource, SourceError, TableName, TablePattern};
+use cdcctl::source::{
+    resolve_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError, TableName,
+    TablePattern,
+};
 
 use crate::cli::exit;
 
@@ -144,23 +147,84 @@ fn key_columns(
         .collect())
 }
 
+/// What `--pdb` asks of an opened source.
+#[derive(Debug, PartialEq, Eq)]
+enum PdbChoice {
+    /// No PDB named.
+    None,
+    /// Connected to CDB$ROOT: read this PDB's tables inside it and filter
+    /// the redo on SRC_CON_NAME.
+    FromRoot(String),
+    /// Connected to that PDB already: per-PDB mining, no filter.
+    Connected,
+}
+
+fn usage(message: String) -> OpenError {
+    OpenError {
+        exit_code: exit::USAGE,
+        message,
+    }
+}
+
+/// Checks `--pdb` against `V$PDBS` and the session's container.
+fn choose_pdb(
+    requested: Option<&str>,
+    instance: &InstanceFacts,
+    session: &SessionFacts,
+) -> Result<PdbChoice, OpenError> {
+    let Some(requested) = requested else {
+        return Ok(PdbChoice::None);
+    };
+    if !instance.cdb {
+        return Err(usage(format!(
+            "--pdb {requested}: {} is not a multitenant database (V$DATABASE.CDB = NO); drop --pdb",
+            instance.db_name
+        )));
+    }
+    let pdbs: Vec<(String, String)> = instance
+        .pdbs
+        .iter()
+        .map(|p| (p.name.clone(), p.open_mode.clone()))
+        .collect();
+    let name = resolve_pdb(requested, &pdbs).map_err(|e| usage(format!("--pdb: {e}")))?;
+    if session.con_name.is_empty() || session.con_name == ROOT {
+        return Ok(PdbChoice::FromRoot(name));
+    }
+    if session.con_name == name {
+        return Ok(PdbChoice::Connected);
+    }
+    Err(usage(format!(
+        "--pdb {name}: the session is connected to {}; connect to CDB$ROOT to mine another PDB, or drop --pdb",
+        session.con_name
+    )))
+}
+
+/// Opens `--source` for capture. `pdb` is `--pdb` as typed: normalised
+/// (upper case unless quoted), checked against V$PDBS, and the PDB whose
+/// tables the catalog reads and snapshots then see.
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
     tables: &[TablePattern],
+    pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
-            let key_columns = key_columns(&mut sim, tables)?;
             let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
+            let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
+                PdbChoice::None => sim.default_pdb(),
+                PdbChoice::FromRoot(name) => Some(name),
+                PdbChoice::Connected => None,
+            };
+            let key_columns = key_columns(&mut sim, tables)?;
             Ok(OpenedSource {
                 version: instance.banner.clone(),
                 container: session.con_name.clone(),
                 user: session.user.clone(),
                 db_name: sim.db_name().to_string(),
-                pdb_filter: sim.default_pdb(),
+                pdb_filter,
                 description: spec.to_string(),
                 key_columns,
                 source: Box::new(sim),
@@ -170,10 +234,19 @@ pub fn open_redo_source(
             let mut source = open_oracle(url, client_lib)?;
             let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = source.session().map_err(|e| OpenError::from_source(&e))?;
+            let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
+                PdbChoice::FromRoot(name) => {
+                    source
+                        .set_pdb(Some(name.clone()))
+                        .map_err(|e| OpenError::from_source(&e))?;
+                    Some(name)
+                }
+                PdbChoice::None | PdbChoice::Connected => None,
+            };
             let key_columns = key_columns(&mut source, tables)?;
             // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
             // connected container (or the database) names them.
-            let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {
+            let db_name = if session.con_name.is_empty() || session.con_name == ROOT {
                 instance.db_name.clone()
             } else {
                 session.con_name.clone()
@@ -181,7 +254,7 @@ pub fn open_redo_source(
             Ok(OpenedSource {
                 source: Box::new(source),
                 db_name,
-                pdb_filter: None,
+                pdb_filter,
                 key_columns,
                 version: instance.banner.clone(),
                 container: session.con_name.clone(),
@@ -189,5 +262,85 @@ pub fn open_redo_source(
                 description: url.to_string(),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cdcctl::source::PdbFacts;
+
+    fn cdb() -> InstanceFacts {
+        InstanceFacts {
+            db_name: "ORCLCDB".into(),
+            cdb: true,
+            pdbs: vec![
+                PdbFacts {
+                    name: "ORCLPDB1".into(),
+                    con_id: 3,
+                    open_mode: "READ WRITE".into(),
+                    ..Default::default()
+                },
+                PdbFacts {
+                    name: "ORCLPDB2".into(),
+                    con_id: 4,
+                    open_mode: "READ WRITE".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn in_container(name: &str) -> SessionFacts {
+        SessionFacts {
+            con_name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pdb_from_root_is_normalised_and_checked_against_v_pdbs() {
+        let root = in_container(ROOT);
+        assert_eq!(
+            choose_pdb(Some("orclpdb1"), &cdb(), &root).expect("known PDB"),
+            PdbChoice::FromRoot("ORCLPDB1".into())
+        );
+        let err = choose_pdb(Some("nosuch"), &cdb(), &root).expect_err("unknown PDB");
+        assert_eq!(err.exit_code, exit::USAGE);
+        assert!(
+            err.message.contains("ORCLPDB1, ORCLPDB2"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            choose_pdb(None, &cdb(), &root).expect("none"),
+            PdbChoice::None
+        );
+    }
+
+    #[test]
+    fn pdb_of_a_session_connected_to_it_mines_per_pdb() {
+        let inside = in_container("ORCLPDB1");
+        assert_eq!(
+            choose_pdb(Some("orclpdb1"), &cdb(), &inside).expect("same PDB"),
+            PdbChoice::Connected
+        );
+        let err = choose_pdb(Some("orclpdb2"), &cdb(), &inside).expect_err("other PDB");
+        assert!(
+            err.message.contains("connected to ORCLPDB1"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn pdb_on_a_non_cdb_is_a_usage_error() {
+        let facts = InstanceFacts {
+            db_name: "ORCL".into(),
+            ..Default::default()
+        };
+        let err = choose_pdb(Some("X"), &facts, &in_container("")).expect_err("non-CDB");
+        assert_eq!(err.exit_code, exit::USAGE);
     }
 }

@@ -296,6 +296,40 @@ fn normalize_ident(part: &str) -> Option<String> {
     ok.then(|| part.to_uppercase())
 }
 
+/// A `--pdb` name as Oracle reads an identifier: unquoted names in upper
+/// case, a double-quoted one exactly as written. `None` for an empty or
+/// malformed name (wildcards included: a PDB is named, not matched).
+pub fn normalize_pdb_name(text: &str) -> Option<String> {
+    let name = normalize_ident(text)?;
+    let quoted = text.trim().starts_with('"');
+    (quoted || !name.contains('%')).then_some(name)
+}
+
+/// Checks a `--pdb` against the PDBs of `V$PDBS` (name, open mode) and
+/// returns the name as the view spells it. The error lists the open PDBs.
+pub fn resolve_pdb(requested: &str, pdbs: &[(String, String)]) -> Result<String, String> {
+    let open: Vec<&str> = pdbs
+        .iter()
+        .filter(|(name, mode)| name != "PDB$SEED" && mode.starts_with("READ"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let listing = if open.is_empty() {
+        "no PDB is open".to_string()
+    } else {
+        format!("open PDBs: {}", open.join(", "))
+    };
+    let Some(name) = normalize_pdb_name(requested) else {
+        return Err(format!("`{requested}` is not a PDB name ({listing})"));
+    };
+    match pdbs.iter().find(|(n, _)| *n == name) {
+        Some((n, mode)) if mode.starts_with("READ") && n != "PDB$SEED" => Ok(n.clone()),
+        Some((n, mode)) => Err(format!(
+            "PDB {n} is not open for capture (OPEN_MODE {mode}; {listing})"
+        )),
+        None => Err(format!("no PDB named {name} in V$PDBS ({listing})")),
+    }
+}
+
 /// Splits `A.B` (either part optionally double-quoted) into normalised names.
 pub fn split_qualified(text: &str) -> Option<(String, String)> {
     let text = text.trim();
@@ -517,6 +551,32 @@ pub struct OpenTransaction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pdb_names_upper_case_unless_quoted_and_must_exist() {
+        let pdbs = [
+            ("PDB$SEED".to_string(), "READ ONLY".to_string()),
+            ("ORCLPDB1".to_string(), "READ WRITE".to_string()),
+            ("Sales".to_string(), "READ WRITE".to_string()),
+            ("OLD".to_string(), "MOUNTED".to_string()),
+        ];
+        assert_eq!(resolve_pdb("orclpdb1", &pdbs), Ok("ORCLPDB1".to_string()));
+        assert_eq!(
+            resolve_pdb("\"ORCLPDB1\"", &pdbs),
+            Ok("ORCLPDB1".to_string())
+        );
+        assert_eq!(resolve_pdb("\"Sales\"", &pdbs), Ok("Sales".to_string()));
+        let err = resolve_pdb("sales", &pdbs).unwrap_err();
+        assert!(err.contains("no PDB named SALES"), "{err}");
+        assert!(err.contains("open PDBs: ORCLPDB1, Sales"), "{err}");
+        let err = resolve_pdb("old", &pdbs).unwrap_err();
+        assert!(err.contains("MOUNTED"), "{err}");
+        assert!(
+            resolve_pdb("ORCL%", &pdbs).is_err(),
+            "a PDB is named, not matched"
+        );
+        assert!(resolve_pdb("\"x", &pdbs).is_err());
+    }
 
     #[test]
     fn like_matches_percent_and_underscore() {

@@ -72,7 +72,8 @@ pub struct ContentsQuery {
     pub from_scn: Scn,
     /// `SCN <= to_scn`.
     pub to_scn: Scn,
-    /// Owners whose DML and DDL rows are wanted; empty means all but Oracle's own.
+    /// Owners whose DML and DDL rows are wanted, as `LIKE` patterns (`%`
+    /// and `_` are wildcards); empty means all but Oracle's own.
     pub owners: Vec<String>,
     /// `SRC_CON_NAME = :pdb` when mining a PDB from CDB$ROOT.
     pub pdb: Option<String>,

@@ -307,7 +307,7 @@ impl Session {
                         || if owners.is_empty() {
                             !matches!(owner, "SYS" | "SYSTEM")
                         } else {
-                            owners.iter().any(|o| o == owner)
+                            owners.iter().any(|o| crate::source::like(o, owner))
                         }
                 }
             };
