@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::Sim;
 use cdcctl::source::{
-    resolve_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError, TableName,
-    TablePattern,
+    resolve_pdb, sole_open_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError,
+    TableName, TablePattern,
 };
 
 use crate::cli::exit;
@@ -172,8 +172,14 @@ fn choose_pdb(
     instance: &InstanceFacts,
     session: &SessionFacts,
 ) -> Result<PdbChoice, OpenError> {
+    let in_root = session.con_name.is_empty() || session.con_name == ROOT;
     let Some(requested) = requested else {
-        return Ok(PdbChoice::None);
+        return Ok(
+            match (instance.cdb && in_root, sole_open_pdb(&instance.pdbs)) {
+                (true, Some(only)) => PdbChoice::FromRoot(only),
+                _ => PdbChoice::None,
+            },
+        );
     };
     if !instance.cdb {
         return Err(usage(format!(
@@ -181,13 +187,8 @@ fn choose_pdb(
             instance.db_name
         )));
     }
-    let pdbs: Vec<(String, String)> = instance
-        .pdbs
-        .iter()
-        .map(|p| (p.name.clone(), p.open_mode.clone()))
-        .collect();
-    let name = resolve_pdb(requested, &pdbs).map_err(|e| usage(format!("--pdb: {e}")))?;
-    if session.con_name.is_empty() || session.con_name == ROOT {
+    let name = resolve_pdb(requested, &instance.pdbs).map_err(|e| usage(format!("--pdb: {e}")))?;
+    if in_root {
         return Ok(PdbChoice::FromRoot(name));
     }
     if session.con_name == name {
@@ -201,7 +202,8 @@ fn choose_pdb(
 
 /// Opens `--source` for capture. `pdb` is `--pdb` as typed: normalised
 /// (upper case unless quoted), checked against V$PDBS, and the PDB whose
-/// tables the catalog reads and snapshots then see.
+/// tables the catalog reads and snapshots then see. Without `--pdb`, a
+/// session in the root of a CDB with a single open PDB captures that PDB.
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
@@ -210,59 +212,54 @@ pub fn open_redo_source(
 ) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
         SourceSpec::Sim => {
-            let mut sim = open_sim(spec)?;
-            let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
-            let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
-            let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
-                PdbChoice::None => sim.default_pdb(),
-                PdbChoice::FromRoot(name) => Some(name),
-                PdbChoice::Connected => None,
-            };
-            let key_columns = key_columns(&mut sim, tables)?;
-            Ok(OpenedSource {
-                version: instance.banner.clone(),
-                container: session.con_name.clone(),
-                user: session.user.clone(),
-                db_name: sim.db_name().to_string(),
-                pdb_filter,
-                description: spec.to_string(),
-                key_columns,
-                source: Box::new(sim),
-            })
+            let sim = open_sim(spec)?;
+            let db_name = sim.db_name().to_string();
+            opened(sim, spec, Some(db_name), tables, pdb)
         }
-        SourceSpec::Oracle(url) => {
-            let mut source = open_oracle(url, client_lib)?;
-            let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
-            let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-            let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
-                PdbChoice::FromRoot(name) => {
-                    source
-                        .set_pdb(Some(name.clone()))
-                        .map_err(|e| OpenError::from_source(&e))?;
-                    Some(name)
-                }
-                PdbChoice::None | PdbChoice::Connected => None,
-            };
-            let key_columns = key_columns(&mut source, tables)?;
-            // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
-            // connected container (or the database) names them.
-            let db_name = if session.con_name.is_empty() || session.con_name == ROOT {
-                instance.db_name.clone()
-            } else {
-                session.con_name.clone()
-            };
-            Ok(OpenedSource {
-                source: Box::new(source),
-                db_name,
-                pdb_filter,
-                key_columns,
-                version: instance.banner.clone(),
-                container: session.con_name.clone(),
-                user: session.user.clone(),
-                description: url.to_string(),
-            })
-        }
+        SourceSpec::Oracle(url) => opened(open_oracle(url, client_lib)?, url, None, tables, pdb),
     }
+}
+
+/// Points the source at the chosen PDB and reads what capture needs.
+/// `db_name` overrides `source.db` (the simulator names its database).
+fn opened<S: Catalog + RedoSource + 'static>(
+    mut source: S,
+    description: &str,
+    db_name: Option<String>,
+    tables: &[TablePattern],
+    pdb: Option<&str>,
+) -> Result<OpenedSource, OpenError> {
+    let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
+    let session = source.session().map_err(|e| OpenError::from_source(&e))?;
+    let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
+        PdbChoice::FromRoot(name) => {
+            source
+                .set_pdb(Some(&name))
+                .map_err(|e| OpenError::from_source(&e))?;
+            Some(name)
+        }
+        PdbChoice::None | PdbChoice::Connected => None,
+    };
+    let key_columns = key_columns(&mut source, tables)?;
+    // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
+    // connected container (or the database) names them.
+    let db_name = db_name.unwrap_or_else(|| {
+        if session.con_name.is_empty() || session.con_name == ROOT {
+            instance.db_name.clone()
+        } else {
+            session.con_name.clone()
+        }
+    });
+    Ok(OpenedSource {
+        source: Box::new(source),
+        db_name,
+        pdb_filter,
+        key_columns,
+        version: instance.banner.clone(),
+        container: session.con_name.clone(),
+        user: session.user.clone(),
+        description: description.to_string(),
+    })
 }
 
 #[cfg(test)]

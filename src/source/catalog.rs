@@ -305,13 +305,27 @@ pub fn normalize_pdb_name(text: &str) -> Option<String> {
     (quoted || !name.contains('%')).then_some(name)
 }
 
-/// Checks a `--pdb` against the PDBs of `V$PDBS` (name, open mode) and
-/// returns the name as the view spells it. The error lists the open PDBs.
-pub fn resolve_pdb(requested: &str, pdbs: &[(String, String)]) -> Result<String, String> {
+/// A PDB capture can read: open, and not the seed.
+fn open_for_capture(p: &PdbFacts) -> bool {
+    p.name != "PDB$SEED" && p.open_mode.starts_with("READ")
+}
+
+/// The only open PDB of a CDB, where application tables must then be.
+pub fn sole_open_pdb(pdbs: &[PdbFacts]) -> Option<String> {
+    let mut open = pdbs.iter().filter(|p| open_for_capture(p));
+    match (open.next(), open.next()) {
+        (Some(only), None) => Some(only.name.clone()),
+        _ => None,
+    }
+}
+
+/// Checks a `--pdb` against the rows of `V$PDBS` and returns the name as
+/// the view spells it. The error lists the open PDBs.
+pub fn resolve_pdb(requested: &str, pdbs: &[PdbFacts]) -> Result<String, String> {
     let open: Vec<&str> = pdbs
         .iter()
-        .filter(|(name, mode)| name != "PDB$SEED" && mode.starts_with("READ"))
-        .map(|(name, _)| name.as_str())
+        .filter(|p| open_for_capture(p))
+        .map(|p| p.name.as_str())
         .collect();
     let listing = if open.is_empty() {
         "no PDB is open".to_string()
@@ -321,10 +335,11 @@ pub fn resolve_pdb(requested: &str, pdbs: &[(String, String)]) -> Result<String,
     let Some(name) = normalize_pdb_name(requested) else {
         return Err(format!("`{requested}` is not a PDB name ({listing})"));
     };
-    match pdbs.iter().find(|(n, _)| *n == name) {
-        Some((n, mode)) if mode.starts_with("READ") && n != "PDB$SEED" => Ok(n.clone()),
-        Some((n, mode)) => Err(format!(
-            "PDB {n} is not open for capture (OPEN_MODE {mode}; {listing})"
+    match pdbs.iter().find(|p| p.name == name) {
+        Some(p) if open_for_capture(p) => Ok(p.name.clone()),
+        Some(p) => Err(format!(
+            "PDB {} is not open for capture (OPEN_MODE {}; {listing})",
+            p.name, p.open_mode
         )),
         None => Err(format!("no PDB named {name} in V$PDBS ({listing})")),
     }
@@ -554,12 +569,19 @@ mod tests {
 
     #[test]
     fn pdb_names_upper_case_unless_quoted_and_must_exist() {
+        let pdb = |name: &str, mode: &str| PdbFacts {
+            name: name.into(),
+            open_mode: mode.into(),
+            ..Default::default()
+        };
         let pdbs = [
-            ("PDB$SEED".to_string(), "READ ONLY".to_string()),
-            ("ORCLPDB1".to_string(), "READ WRITE".to_string()),
-            ("Sales".to_string(), "READ WRITE".to_string()),
-            ("OLD".to_string(), "MOUNTED".to_string()),
+            pdb("PDB$SEED", "READ ONLY"),
+            pdb("ORCLPDB1", "READ WRITE"),
+            pdb("Sales", "READ WRITE"),
+            pdb("OLD", "MOUNTED"),
         ];
+        assert_eq!(sole_open_pdb(&pdbs), None, "two are open");
+        assert_eq!(sole_open_pdb(&pdbs[..2]), Some("ORCLPDB1".into()));
         assert_eq!(resolve_pdb("orclpdb1", &pdbs), Ok("ORCLPDB1".to_string()));
         assert_eq!(
             resolve_pdb("\"ORCLPDB1\"", &pdbs),

@@ -42,6 +42,17 @@ pub trait Catalog {
 
     /// Online and archived logs, destinations and threads.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+
+    /// The PDB whose tables [`Catalog::tables`] (and, for a live source,
+    /// snapshot reads) see, for a session in CDB$ROOT: each container has
+    /// its own dictionary, so the root's `ALL_*` views do not show a PDB's
+    /// tables. `name` is a `V$PDBS.NAME`; `None` reads the connected
+    /// container. Offline facts were read already, in whatever container
+    /// their collection ran, so they take no notice of it.
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        let _ = name;
+        Ok(())
+    }
 }
 
 /// Options of `DBMS_LOGMNR.START_LOGMNR` the engine may ask for.

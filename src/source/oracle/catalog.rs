@@ -648,6 +648,10 @@ impl Catalog for OracleSource {
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         RedoSource::log_inventory(self)
     }
+
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        self.use_pdb(name.map(str::to_string))
+    }
 }
 
 #[cfg(test)]

@@ -301,7 +301,7 @@ impl OracleSource {
     /// while LogMiner keeps running in CDB$ROOT. The name must be one
     /// `V$PDBS` shows (the caller checks that first): it is written into the
     /// `ALTER SESSION` as a quoted identifier.
-    pub fn set_pdb(&mut self, pdb: Option<String>) -> Result<(), SourceError> {
+    pub fn use_pdb(&mut self, pdb: Option<String>) -> Result<(), SourceError> {
         if let Some(name) = &pdb {
             if sql::set_container(name).is_none() {
                 return Err(SourceError::Invalid(format!(
