@@ -200,6 +200,27 @@ fn choose_pdb(
     )))
 }
 
+/// Reads the instance and session facts and points table reads at the PDB
+/// `--pdb` names (or the only open one, from the root). Returns the PDB to
+/// filter the redo on, if any.
+pub fn point_at_pdb(
+    catalog: &mut dyn Catalog,
+    pdb: Option<&str>,
+) -> Result<(InstanceFacts, SessionFacts, Option<String>), OpenError> {
+    let instance = catalog.instance().map_err(|e| OpenError::from_source(&e))?;
+    let session = catalog.session().map_err(|e| OpenError::from_source(&e))?;
+    let filter = match choose_pdb(pdb, &instance, &session)? {
+        PdbChoice::FromRoot(name) => {
+            catalog
+                .set_pdb(Some(&name))
+                .map_err(|e| OpenError::from_source(&e))?;
+            Some(name)
+        }
+        PdbChoice::None | PdbChoice::Connected => None,
+    };
+    Ok((instance, session, filter))
+}
+
 /// Opens `--source` for capture. `pdb` is `--pdb` as typed: normalised
 /// (upper case unless quoted), checked against V$PDBS, and the PDB whose
 /// tables the catalog reads and snapshots then see. Without `--pdb`, a
@@ -229,17 +250,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     tables: &[TablePattern],
     pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
-    let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
-    let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-    let pdb_filter = match choose_pdb(pdb, &instance, &session)? {
-        PdbChoice::FromRoot(name) => {
-            source
-                .set_pdb(Some(&name))
-                .map_err(|e| OpenError::from_source(&e))?;
-            Some(name)
-        }
-        PdbChoice::None | PdbChoice::Connected => None,
-    };
+    let (instance, session, pdb_filter) = point_at_pdb(&mut source, pdb)?;
     let key_columns = key_columns(&mut source, tables)?;
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.

@@ -262,13 +262,9 @@ pub fn session(
 }
 
 pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<TableFacts> {
-    let in_root = !m.scenario.instance.cdb || container.eq_ignore_ascii_case("CDB$ROOT");
     let mut out = Vec::new();
     for (ti, t) in m.tables.iter().enumerate() {
-        if t.dropped {
-            continue;
-        }
-        if !in_root && t.pdb.as_deref() != Some(container) {
+        if t.dropped || !t.visible_in(m.scenario.instance.cdb, container) {
             continue;
         }
         if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&t.name)) {

@@ -100,6 +100,10 @@ fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
 }
 
 /// `ADD_LOGFILE` + `START_LOGMNR`, as Oracle would accept or refuse them.
+///
+/// Inside a PDB, `ADD_LOGFILE` is refused on every release (ORA-65040);
+/// from 19c `START_LOGMNR` there takes an SCN range alone and adds the
+/// logs itself (per-PDB mining), showing only that PDB's redo.
 pub fn start(
     model: &Model,
     conn: &Connection<'_>,
@@ -107,13 +111,17 @@ pub fn start(
 ) -> Result<Session, SourceError> {
     let inst = &model.scenario.instance;
     let in_pdb = inst.cdb && !conn.container.eq_ignore_ascii_case("CDB$ROOT");
-    if in_pdb && (12..=19).contains(&model.version_major) {
+    if in_pdb && (!req.log_files.is_empty() || model.version_major < 19) {
+        let call = if req.log_files.is_empty() {
+            "START_LOGMNR"
+        } else {
+            "ADD_LOGFILE"
+        };
         return Err(SourceError::oracle(
             65040,
             format!(
-                "operation not allowed from within a pluggable database (connected to {}; LogMiner runs in CDB$ROOT on {})",
-                conn.container,
-                model.version_major
+                "operation not allowed from within a pluggable database ({call} in {}; per-PDB mining takes START_LOGMNR with an SCN range alone, from 19c)",
+                conn.container
             ),
         ));
     }
@@ -127,7 +135,12 @@ pub fn start(
         return Err(SourceError::oracle(1031, "insufficient privileges (DBMS_LOGMNR needs LOGMINING on 12c+ or EXECUTE_CATALOG_ROLE on 11g)"));
     }
     let mut files: Vec<SessionFile> = Vec::new();
-    for name in &req.log_files {
+    let implicit = if in_pdb {
+        plan_logs(model, req.start_scn)
+    } else {
+        Vec::new()
+    };
+    for name in req.log_files.iter().chain(&implicit) {
         let f = locate(model, name)
             .ok_or_else(|| SourceError::oracle(1284, format!("file {name} cannot be opened")))?;
         if files.iter().any(|x| x.thread == f.thread && x.seq == f.seq) {
