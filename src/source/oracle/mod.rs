@@ -286,11 +286,6 @@ impl OracleSource {
         }
     }
 
-    /// The container the connection opened in (12c and later).
-    pub fn home_container(&self) -> Option<&Container> {
-        self.home.as_ref()
-    }
-
     /// Mining inside a PDB the session connected to (19c and later):
     /// `START_LOGMNR` finds the logs itself and `ADD_LOGFILE` is refused.
     pub fn per_pdb_mining(&self) -> bool {
@@ -344,11 +339,18 @@ impl OracleSource {
         // Forget where the session is if the switch fails half way.
         self.current = None;
         self.conn.execute(&text, &[]).map_err(|e| map_error(&e))?;
+        // The literal formats snapshot reads and SQL_REDO rely on are set
+        // again rather than trusted to survive the switch.
+        for statement in sql::SESSION_SETTINGS {
+            self.conn
+                .execute(statement, &[])
+                .map_err(|e| map_error(&e))?;
+        }
         self.current = Some(target.to_string());
         Ok(())
     }
 
-    /// Into the PDB named by [`Self::set_pdb`], for table metadata,
+    /// Into the PDB named by [`Self::use_pdb`], for table metadata,
     /// flashback probes and snapshot reads.
     fn enter_pdb(&mut self) -> Result<(), SourceError> {
         match self.pdb.clone() {
