@@ -104,6 +104,7 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
 fn key_columns(
     catalog: &mut dyn Catalog,
     patterns: &[TablePattern],
+    where_hint: &str,
 ) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
     if patterns.is_empty() {
         return Ok(BTreeMap::new());
@@ -134,7 +135,7 @@ fn key_columns(
         return Err(OpenError {
             exit_code: exit::USAGE,
             message: format!(
-                "no table matches `{missing}`{hint}; names are upper case unless written in double quotes"
+                "no table matches `{missing}`{hint}; names are upper case unless written in double quotes{where_hint}"
             ),
         });
     }
@@ -251,7 +252,23 @@ fn opened<S: Catalog + RedoSource + 'static>(
     pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
     let (instance, session, pdb_filter) = point_at_pdb(&mut source, pdb)?;
-    let key_columns = key_columns(&mut source, tables)?;
+    let in_root = session.con_name.is_empty() || session.con_name == ROOT;
+    // From the root without a PDB, only the root's own tables are visible.
+    let where_hint = if instance.cdb && in_root && pdb_filter.is_none() {
+        let open: Vec<&str> = instance
+            .pdbs
+            .iter()
+            .filter(|p| p.name != "PDB$SEED")
+            .map(|p| p.name.as_str())
+            .collect();
+        format!(
+            "; connected to CDB$ROOT, whose dictionary shows no PDB table: name the PDB with --pdb ({})",
+            open.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    let key_columns = key_columns(&mut source, tables, &where_hint)?;
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {

@@ -169,3 +169,39 @@ fn issue8_unknown_pdb_exits_2_listing_the_open_pdbs() {
         "{err}"
     );
 }
+
+#[test]
+fn issue8_run_from_the_root_of_a_cdb_with_two_pdbs_asks_for_pdb() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = cdcctl::source::sim::BUILTINS
+        .iter()
+        .find(|b| b.name == "demo")
+        .expect("demo scenario");
+    let two = demo.text.replacen(
+        "pdbs = [\"ORCLPDB1\"]",
+        "pdbs = [\"ORCLPDB1\", \"SALESPDB\"]",
+        1,
+    );
+    assert_ne!(two, demo.text, "demo lists its PDBs");
+    std::fs::write(dir.path().join("two.toml"), two).expect("scenario file");
+    let base = [
+        "--source",
+        "sim:two.toml?clock=virtual",
+        "run",
+        "APP.ORDERS",
+    ];
+    let out = cdcctl(dir.path(), &[&base[..], &["--count", "1"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--pdb (ORCLPDB1, SALESPDB)"), "{err}");
+    let out = cdcctl(
+        dir.path(),
+        &[&base[..], &["--pdb", "orclpdb1", "--count", "1"]].concat(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
