@@ -170,20 +170,29 @@ fn issue8_unknown_pdb_exits_2_listing_the_open_pdbs() {
     );
 }
 
-#[test]
-fn issue8_run_from_the_root_of_a_cdb_with_two_pdbs_asks_for_pdb() {
-    let dir = tempfile::tempdir().expect("tempdir");
+/// Writes the demo scenario with one edit and `extra` appended to `dir/file`.
+fn demo_variant(dir: &std::path::Path, file: &str, edit: (&str, &str), extra: &str) {
     let demo = cdcctl::source::sim::BUILTINS
         .iter()
         .find(|b| b.name == "demo")
         .expect("demo scenario");
-    let two = demo.text.replacen(
-        "pdbs = [\"ORCLPDB1\"]",
-        "pdbs = [\"ORCLPDB1\", \"SALESPDB\"]",
-        1,
+    assert!(demo.text.contains(edit.0), "demo has no `{}`", edit.0);
+    let text = demo.text.replacen(edit.0, edit.1, 1) + extra;
+    std::fs::write(dir.join(file), text).expect("scenario file");
+}
+
+#[test]
+fn issue8_run_from_the_root_of_a_cdb_with_two_pdbs_asks_for_pdb() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    demo_variant(
+        dir.path(),
+        "two.toml",
+        (
+            "pdbs = [\"ORCLPDB1\"]",
+            "pdbs = [\"ORCLPDB1\", \"SALESPDB\"]",
+        ),
+        "",
     );
-    assert_ne!(two, demo.text, "demo lists its PDBs");
-    std::fs::write(dir.path().join("two.toml"), two).expect("scenario file");
     let base = [
         "--source",
         "sim:two.toml?clock=virtual",
@@ -204,4 +213,39 @@ fn issue8_run_from_the_root_of_a_cdb_with_two_pdbs_asks_for_pdb() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn issue8_run_mines_through_the_readable_member_when_one_is_invalid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    demo_variant(
+        dir.path(),
+        "invalid.toml",
+        ("groups = 3\n", "groups = 3\nmembers = 2\n"),
+        "\n[[faults]]\nkind = \"member_invalid\"\nat_s = 60\n",
+    );
+    let (from, until) = demo_window();
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:invalid.toml?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--from-scn",
+            &from,
+            "--until-scn",
+            &until,
+            "--output",
+            "o.jsonl",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("o.jsonl")).expect("output");
+    assert!(!lines(&text).is_empty());
 }

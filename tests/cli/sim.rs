@@ -1587,3 +1587,41 @@ fn issue8_root_dictionary_shows_no_pdb_table_and_as_of_from_the_root_is_ora_0094
         "a local user in a PDB cannot switch containers"
     );
 }
+
+/// The demo with two members per online group whose first members turn
+/// INVALID at 60 s (before the warm-up ends).
+fn demo_with_an_invalid_member() -> Sim {
+    let demo = BUILTINS.iter().find(|b| b.name == "demo").unwrap();
+    let text = demo
+        .text
+        .replacen("groups = 3\n", "groups = 3\nmembers = 2\n", 1)
+        + "\n[[faults]]\nkind = \"member_invalid\"\nat_s = 60\n";
+    Sim::new(
+        Scenario::parse(&text, "demo-invalid-member").unwrap(),
+        Clock::Virtual { step_ms: 1000 },
+    )
+    .with_default_pdb()
+}
+
+#[test]
+fn issue8_an_invalid_online_member_is_left_out_of_the_inventory_and_cannot_be_added() {
+    let mut s = demo_with_an_invalid_member();
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    for log in &inv.online {
+        assert_eq!(log.members, 2);
+        assert_eq!(log.member_files.len(), 1, "{log:?}");
+        assert!(log.member_files[0].ends_with("b.log"), "{log:?}");
+    }
+    let current = inv.current_log(1).unwrap();
+    let invalid = current.member_files[0].replace("b.log", ".log");
+    let cur = s.current_scn().unwrap().scn;
+    let req = SessionRequest {
+        log_files: vec![invalid],
+        start_scn: current.first_change,
+        end_scn: cur,
+        options: options(),
+    };
+    assert_eq!(ora(s.start_session(&req)), 313);
+    let from = first_scn(&s);
+    assert!(!mine(&mut s, from, cur, options()).unwrap().is_empty());
+}

@@ -446,7 +446,8 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                 first_change: g.first_change,
                 next_change: g.seq.map(|_| g.next_change),
                 first_time: g.first_time,
-                member_files: g.members.clone(),
+                // The inventory query leaves INVALID members out.
+                member_files: g.readable_members(),
             });
         }
     }

@@ -85,6 +85,16 @@ fn locate(model: &Model, name: &str) -> Option<SessionFile> {
     None
 }
 
+/// The thread and group of an online member marked INVALID.
+fn invalid_member(model: &Model, name: &str) -> Option<(u16, u32)> {
+    model.threads.iter().find_map(|t| {
+        t.groups
+            .iter()
+            .find(|g| g.invalid_members.iter().any(|m| m == name))
+            .map(|g| (t.thread, g.number))
+    })
+}
+
 /// SCN range [first, next) of a sequence, from any copy.
 fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
     for t in model.threads.iter().filter(|t| t.thread == thread) {
@@ -141,6 +151,12 @@ pub fn start(
         Vec::new()
     };
     for name in req.log_files.iter().chain(&implicit) {
+        if let Some((thread, group)) = invalid_member(model, name) {
+            return Err(SourceError::oracle(
+                313,
+                format!("open failed for members of log group {group} of thread {thread} ({name} is INVALID)"),
+            ));
+        }
         let f = locate(model, name)
             .ok_or_else(|| SourceError::oracle(1284, format!("file {name} cannot be opened")))?;
         if files.iter().any(|x| x.thread == f.thread && x.seq == f.seq) {
@@ -674,8 +690,8 @@ pub fn plan_logs(model: &Model, start_scn: Scn) -> Vec<String> {
         for g in groups {
             let Some(seq) = g.seq else { continue };
             if g.next_change > start_scn && !archived_seqs.contains(&(t.thread, seq)) {
-                if let Some(m) = g.members.first() {
-                    out.push(m.clone());
+                if let Some(m) = g.readable_members().into_iter().next() {
+                    out.push(m);
                 }
             }
         }

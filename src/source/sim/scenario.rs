@@ -539,6 +539,9 @@ pub enum FaultKind {
     UndoOverwritten,
     /// The archives of the next `count` log switches are deleted as soon as written.
     ArchiveGap,
+    /// The first member of every multiplexed online group turns INVALID
+    /// (`V$LOGFILE.STATUS`): opening it raises ORA-00313.
+    MemberInvalid,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -66,6 +66,13 @@ impl Model {
                 }
             }
             FaultKind::ArchiveGap => self.gap_pending += count.unwrap_or(1),
+            FaultKind::MemberInvalid => {
+                for g in self.threads.iter_mut().flat_map(|t| t.groups.iter_mut()) {
+                    if g.members.len() > 1 {
+                        g.invalid_members = g.members[..1].to_vec();
+                    }
+                }
+            }
         }
     }
 
