@@ -87,10 +87,14 @@ fn redo_source_statements_are_pinned() {
         ("SESSION_CONTAINER", sql::SESSION_CONTAINER),
         ("ROOT_CONTAINER", sql::ROOT_CONTAINER),
     ];
-    let all: Vec<String> = texts
+    let mut all: Vec<String> = texts
         .iter()
         .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
         .collect();
+    all.push(format!(
+        "-- set_container (12c+, a V$PDBS name)\n{}\n",
+        sql::set_container("ORCLPDB1").unwrap_or_default()
+    ));
     snap!("oracle_redo_statements", all.join("\n"));
 }
 
