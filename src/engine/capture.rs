@@ -513,10 +513,11 @@ fn check_before_image(
     }
 }
 
-/// Owners to filter on in the query: only when every pattern names its
-/// owner exactly (a wildcard owner needs every row).
+/// Owner patterns for the query's owner filter (`%` and `_` keep their
+/// `LIKE` meaning there, as in [`wanted`]); none when a pattern matches
+/// every owner.
 fn owners_of(tables: &[TablePattern]) -> Vec<String> {
-    if tables.is_empty() || tables.iter().any(|t| t.owner.contains(['%', '_'])) {
+    if tables.is_empty() || tables.iter().any(|t| t.owner.chars().all(|c| c == '%')) {
         return Vec::new();
     }
     let mut owners: Vec<String> = tables.iter().map(|t| t.owner.clone()).collect();
@@ -1085,5 +1086,14 @@ mod tests {
         ));
         assert_eq!(owners_of(&pats), ["APP"]);
         assert!(owners_of(&[TablePattern::parse("%.X").expect("pattern")]).is_empty());
+    }
+
+    #[test]
+    fn owners_with_underscores_or_wildcards_are_still_pushed_down() {
+        let pats = [
+            TablePattern::parse("APP_DATA.ORDERS").expect("pattern"),
+            TablePattern::parse("HR%.EMP").expect("pattern"),
+        ];
+        assert_eq!(owners_of(&pats), ["APP_DATA", "HR%"]);
     }
 }

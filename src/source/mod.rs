@@ -42,6 +42,17 @@ pub trait Catalog {
 
     /// Online and archived logs, destinations and threads.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+
+    /// The PDB whose tables [`Catalog::tables`] (and, for a live source,
+    /// snapshot reads) see, for a session in CDB$ROOT: each container has
+    /// its own dictionary, so the root's `ALL_*` views do not show a PDB's
+    /// tables. `name` is a `V$PDBS.NAME`; `None` reads the connected
+    /// container. Offline facts were read already, in whatever container
+    /// their collection ran, so they take no notice of it.
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        let _ = name;
+        Ok(())
+    }
 }
 
 /// Options of `DBMS_LOGMNR.START_LOGMNR` the engine may ask for.
@@ -72,7 +83,8 @@ pub struct ContentsQuery {
     pub from_scn: Scn,
     /// `SCN <= to_scn`.
     pub to_scn: Scn,
-    /// Owners whose DML and DDL rows are wanted; empty means all but Oracle's own.
+    /// Owners whose DML and DDL rows are wanted, as `LIKE` patterns (`%`
+    /// and `_` are wildcards); empty means all but Oracle's own.
     pub owners: Vec<String>,
     /// `SRC_CON_NAME = :pdb` when mining a PDB from CDB$ROOT.
     pub pdb: Option<String>,

@@ -15,8 +15,11 @@ use cdcctl::source::{
     Catalog, ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError, TableName,
 };
 
+/// A built-in scenario whose table reads run in its PDB, as the CLI opens it.
 fn sim(name: &str) -> Sim {
-    Sim::from_spec(name).unwrap_or_else(|e| panic!("{name}: {e}"))
+    Sim::from_spec(name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .with_default_pdb()
 }
 
 /// A built-in scenario's text with more TOML appended (faults, tables).
@@ -37,6 +40,7 @@ fn variant(name: &str, edits: &[(&str, &str)]) -> Sim {
         Scenario::parse(&text, name).unwrap(),
         Clock::Virtual { step_ms: 1000 },
     )
+    .with_default_pdb()
 }
 
 fn options() -> MiningOptions {
@@ -53,7 +57,13 @@ fn mine(
     to: Scn,
     opts: MiningOptions,
 ) -> Result<Vec<LogMinerRow>, SourceError> {
-    let files = s.plan_logs(from);
+    // Inside a PDB (per-PDB mining) START_LOGMNR finds the logs itself.
+    let in_pdb = s.instance()?.cdb && s.session()?.con_name != "CDB$ROOT";
+    let files = if in_pdb {
+        Vec::new()
+    } else {
+        s.plan_logs(from)
+    };
     s.start_session(&SessionRequest {
         log_files: files,
         start_scn: from,
@@ -356,7 +366,7 @@ fn continuous_mine_on_19c_raises_ora_44609_and_is_accepted_on_11g() {
 }
 
 #[test]
-fn mining_inside_a_pdb_raises_ora_65040_before_21c_and_works_from_21c() {
+fn add_logfile_inside_a_pdb_raises_ora_65040_and_per_pdb_start_logmnr_works_from_19c() {
     let mut s = sim("wrong-container");
     let cur = s.current_scn().unwrap().scn;
     let files = s.plan_logs(cur - 10);
@@ -366,16 +376,23 @@ fn mining_inside_a_pdb_raises_ora_65040_before_21c_and_works_from_21c() {
         end_scn: cur,
         options: options(),
     };
-    assert_eq!(ora(s.start_session(&req)), 65040);
-    let mut s21 = variant(
-        "wrong-container",
-        &[("version = \"19c\"", "version = \"21c\"")],
-    );
-    let cur = s21.current_scn().unwrap().scn;
-    let rows = mine(&mut s21, cur - 200, cur, options()).unwrap();
+    assert_eq!(ora(s.start_session(&req)), 65040, "ADD_LOGFILE in a PDB");
+    // Per-PDB mining (19c): START_LOGMNR with the SCN range alone.
+    let rows = mine(&mut s, cur - 200, cur, options()).unwrap();
+    assert!(!rows.is_empty());
     assert!(rows
         .iter()
         .all(|r| r.src_con_name.as_deref() == Some("ORCLPDB1")));
+    let mut s122 = variant(
+        "wrong-container",
+        &[("version = \"19c\"", "version = \"12.2\"")],
+    );
+    let cur = s122.current_scn().unwrap().scn;
+    assert_eq!(
+        ora(mine(&mut s122, cur - 200, cur, options())),
+        65040,
+        "no per-PDB mining before 19c"
+    );
 }
 
 #[test]
@@ -1517,7 +1534,7 @@ fn every_supported_release_reports_its_version_and_mining_rules() {
     for (alias, major, pdb_mining) in [
         ("11.2", 11, false),
         ("12.2", 12, false),
-        ("19c", 19, false),
+        ("19c", 19, true),
         ("21c", 21, true),
         ("23ai", 23, true),
     ] {
@@ -1815,4 +1832,74 @@ fn issue8_new_incarnation_stops_capture_and_resume_from_an_older_checkpoint() {
         Clock::Virtual { step_ms: 500 },
     );
     assert!(Capture::new(s, config(StartAt::Checkpoint(old))).is_ok());
+}
+
+#[test]
+fn issue8_root_dictionary_shows_no_pdb_table_and_as_of_from_the_root_is_ora_00942() {
+    let mut s = Sim::from_spec("demo").expect("demo");
+    let orders = TableName {
+        owner: "APP".into(),
+        table: "ORDERS".into(),
+    };
+    let pattern = [cdcctl::source::TablePattern::parse("APP.ORDERS").expect("pattern")];
+    let cur = s.current_scn().unwrap().scn;
+    assert!(
+        s.tables(&pattern).unwrap().is_empty(),
+        "CDB$ROOT's ALL_TABLES shows no PDB table"
+    );
+    assert_eq!(ora(s.snapshot_chunk(&orders, cur, None, 10)), 942);
+    assert_eq!(ora(s.set_pdb(Some("NOSUCHPDB"))), 65011);
+    s.set_pdb(Some("ORCLPDB1")).unwrap();
+    assert_eq!(s.tables(&pattern).unwrap().len(), 1);
+    assert!(!s
+        .snapshot_chunk(&orders, cur, None, 10)
+        .unwrap()
+        .rows
+        .is_empty());
+    // LogMiner still runs in the root: ADD_LOGFILE is accepted there.
+    assert!(!mine(&mut s, cur - 200, cur, options()).unwrap().is_empty());
+    let mut local = sim("wrong-container");
+    assert_eq!(
+        ora(local.set_pdb(Some("ORCLPDB1"))),
+        1031,
+        "a local user in a PDB cannot switch containers"
+    );
+}
+
+/// The demo with two members per online group whose first members turn
+/// INVALID at 60 s (before the warm-up ends).
+fn demo_with_an_invalid_member() -> Sim {
+    let demo = BUILTINS.iter().find(|b| b.name == "demo").unwrap();
+    let text = demo
+        .text
+        .replacen("groups = 3\n", "groups = 3\nmembers = 2\n", 1)
+        + "\n[[faults]]\nkind = \"member_invalid\"\nat_s = 60\n";
+    Sim::new(
+        Scenario::parse(&text, "demo-invalid-member").unwrap(),
+        Clock::Virtual { step_ms: 1000 },
+    )
+    .with_default_pdb()
+}
+
+#[test]
+fn issue8_an_invalid_online_member_is_left_out_of_the_inventory_and_cannot_be_added() {
+    let mut s = demo_with_an_invalid_member();
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    for log in &inv.online {
+        assert_eq!(log.members, 2);
+        assert_eq!(log.member_files.len(), 1, "{log:?}");
+        assert!(log.member_files[0].ends_with("b.log"), "{log:?}");
+    }
+    let current = inv.current_log(1).unwrap();
+    let invalid = current.member_files[0].replace("b.log", ".log");
+    let cur = s.current_scn().unwrap().scn;
+    let req = SessionRequest {
+        log_files: vec![invalid],
+        start_scn: current.first_change,
+        end_scn: cur,
+        options: options(),
+    };
+    assert_eq!(ora(s.start_session(&req)), 313);
+    let from = first_scn(&s);
+    assert!(!mine(&mut s, from, cur, options()).unwrap().is_empty());
 }

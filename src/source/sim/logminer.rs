@@ -85,6 +85,16 @@ fn locate(model: &Model, name: &str) -> Option<SessionFile> {
     None
 }
 
+/// The thread and group of an online member marked INVALID.
+fn invalid_member(model: &Model, name: &str) -> Option<(u16, u32)> {
+    model.threads.iter().find_map(|t| {
+        t.groups
+            .iter()
+            .find(|g| g.invalid_members.iter().any(|m| m == name))
+            .map(|g| (t.thread, g.number))
+    })
+}
+
 /// SCN range [first, next) of a sequence, from any copy.
 fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
     for t in model.threads.iter().filter(|t| t.thread == thread) {
@@ -100,6 +110,10 @@ fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
 }
 
 /// `ADD_LOGFILE` + `START_LOGMNR`, as Oracle would accept or refuse them.
+///
+/// Inside a PDB, `ADD_LOGFILE` is refused on every release (ORA-65040);
+/// from 19c `START_LOGMNR` there takes an SCN range alone and adds the
+/// logs itself (per-PDB mining), showing only that PDB's redo.
 pub fn start(
     model: &Model,
     conn: &Connection<'_>,
@@ -107,13 +121,17 @@ pub fn start(
 ) -> Result<Session, SourceError> {
     let inst = &model.scenario.instance;
     let in_pdb = inst.cdb && !conn.container.eq_ignore_ascii_case("CDB$ROOT");
-    if in_pdb && (12..=19).contains(&model.version_major) {
+    if in_pdb && (!req.log_files.is_empty() || model.version_major < 19) {
+        let call = if req.log_files.is_empty() {
+            "START_LOGMNR"
+        } else {
+            "ADD_LOGFILE"
+        };
         return Err(SourceError::oracle(
             65040,
             format!(
-                "operation not allowed from within a pluggable database (connected to {}; LogMiner runs in CDB$ROOT on {})",
-                conn.container,
-                model.version_major
+                "operation not allowed from within a pluggable database ({call} in {}; per-PDB mining takes START_LOGMNR with an SCN range alone, from 19c)",
+                conn.container
             ),
         ));
     }
@@ -134,7 +152,18 @@ pub fn start(
         return Err(SourceError::oracle(1031, "insufficient privileges (DBMS_LOGMNR needs LOGMINING on 12c+ or EXECUTE_CATALOG_ROLE on 11g)"));
     }
     let mut files: Vec<SessionFile> = Vec::new();
-    for name in &req.log_files {
+    let implicit = if in_pdb {
+        plan_logs(model, req.start_scn)
+    } else {
+        Vec::new()
+    };
+    for name in req.log_files.iter().chain(&implicit) {
+        if let Some((thread, group)) = invalid_member(model, name) {
+            return Err(SourceError::oracle(
+                313,
+                format!("open failed for members of log group {group} of thread {thread} ({name} is INVALID)"),
+            ));
+        }
         let f = locate(model, name)
             .ok_or_else(|| SourceError::oracle(1284, format!("file {name} cannot be opened")))?;
         if files.iter().any(|x| x.thread == f.thread && x.seq == f.seq) {
@@ -321,7 +350,7 @@ impl Session {
                         || if owners.is_empty() {
                             !matches!(owner, "SYS" | "SYSTEM")
                         } else {
-                            owners.iter().any(|o| o == owner)
+                            owners.iter().any(|o| crate::source::like(o, owner))
                         }
                 }
             };
@@ -718,8 +747,8 @@ pub fn plan_logs(model: &Model, start_scn: Scn) -> Vec<String> {
         for g in groups {
             let Some(seq) = g.seq else { continue };
             if g.next_change > start_scn && !archived_seqs.contains(&(t.thread, seq)) {
-                if let Some(m) = g.members.first() {
-                    out.push(m.clone());
+                if let Some(m) = g.readable_members().into_iter().next() {
+                    out.push(m);
                 }
             }
         }

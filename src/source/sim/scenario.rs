@@ -551,6 +551,9 @@ pub enum FaultKind {
     /// FLASHBACK DATABASE (or an incomplete recovery) and OPEN RESETLOGS: a
     /// new incarnation, with a new RESETLOGS_CHANGE# and RESETLOGS_TIME.
     Resetlogs,
+    /// The first member of every multiplexed online group turns INVALID
+    /// (`V$LOGFILE.STATUS`): opening it raises ORA-00313.
+    MemberInvalid,
 }
 
 #[derive(Debug, Clone, Deserialize)]

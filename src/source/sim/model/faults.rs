@@ -73,6 +73,13 @@ impl Model {
                 self.scenario.instance.resetlogs_change = self.scn;
                 self.resetlogs_time = self.now_sec();
             }
+            FaultKind::MemberInvalid => {
+                for g in self.threads.iter_mut().flat_map(|t| t.groups.iter_mut()) {
+                    if g.members.len() > 1 {
+                        g.invalid_members = g.members[..1].to_vec();
+                    }
+                }
+            }
         }
     }
 

@@ -97,6 +97,19 @@ pub struct Group {
     pub status: &'static str,
     pub archived: bool,
     pub members: Vec<String>,
+    /// Members `V$LOGFILE` shows as INVALID: they cannot be opened.
+    pub invalid_members: Vec<String>,
+}
+
+impl Group {
+    /// The members a client can read (`V$LOGFILE.STATUS` not INVALID).
+    pub fn readable_members(&self) -> Vec<String> {
+        self.members
+            .iter()
+            .filter(|m| !self.invalid_members.contains(m))
+            .cloned()
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -145,6 +158,7 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
                 status: "UNUSED",
                 archived: false,
                 members,
+                invalid_members: Vec::new(),
             });
         }
         let seq = scenario.redo.start_sequence;
