@@ -264,7 +264,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         match progress {
             Ok(Progress::Finished) => break,
-            Ok(Progress::Idle) => std::thread::sleep(Duration::from_millis(500)),
+            Ok(Progress::Idle | Progress::Advanced { .. }) => {
+                // In short steps, so Ctrl-C is not kept waiting by a long pause.
+                let until = Instant::now() + capture.pause();
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
+                }
+            }
             Ok(Progress::Retrying) => {
                 if let cdcctl::engine::metrics::MiningState::Retrying {
                     error,
@@ -279,7 +285,6 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 }
                 std::thread::sleep(Duration::from_secs(1));
             }
-            Ok(Progress::Advanced { .. }) => {}
             Err(CaptureError::Txn(TxnError::Sink(_))) if sink_error.is_none() => break,
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
                 outcome = Err(Failure {

@@ -15,7 +15,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePattern};
+use chrono::NaiveDateTime;
+
+use crate::source::{
+    flushed_redo_end, ContentsQuery, LogInventory, RedoSource, RedoThread, SourceError, TableName,
+    TablePattern,
+};
 
 use super::checkpoint::Checkpoint;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
@@ -58,6 +63,36 @@ pub struct CaptureConfig {
     /// lacks its key — the table's supplemental logging is missing — even
     /// when the redo carries no ROWID to give it away.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// How often the source is asked and how long sessions live.
+    pub polling: PollConfig,
+}
+
+/// The cost a poll puts on the source: how long to wait when there is
+/// nothing to read, which windows are too small to be worth a session, and
+/// when a reused LogMiner session is ended to give its memory back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollConfig {
+    /// The first pause after a poll that read nothing; each further empty
+    /// poll doubles it, up to `max_idle_pause`.
+    pub min_idle_pause: Duration,
+    pub max_idle_pause: Duration,
+    /// A window narrower than this many SCNs waits one poll for more redo
+    /// (when the redo end has not moved since, it is mined as it is).
+    pub min_window_scns: u64,
+    /// A LogMiner session reused for this long (database time) is ended and
+    /// started afresh: its PGA grows while it lives (ORA-04036).
+    pub max_session_age: Duration,
+}
+
+impl Default for PollConfig {
+    fn default() -> Self {
+        Self {
+            min_idle_pause: Duration::from_millis(100),
+            max_idle_pause: Duration::from_secs(3),
+            min_window_scns: 4,
+            max_session_age: Duration::from_secs(30 * 60),
+        }
+    }
 }
 
 impl Default for CaptureConfig {
@@ -72,6 +107,7 @@ impl Default for CaptureConfig {
             fetch_rows: 10_000,
             max_retries: 5,
             key_columns: BTreeMap::new(),
+            polling: PollConfig::default(),
         }
     }
 }
@@ -130,7 +166,7 @@ impl CaptureError {
 pub enum Progress {
     /// A window was mined.
     Advanced { rows: u64 },
-    /// Nothing new: the window is caught up with the current SCN.
+    /// Nothing new: every thread's redo on disk was read.
     Idle,
     /// A transient error; reconnected and will re-mine from the restart SCN.
     Retrying,
@@ -155,6 +191,38 @@ pub struct Capture<S: RedoSource> {
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
+    /// The inventory of the last plan, valid while no thread switched logs.
+    inventory: Option<CachedInventory>,
+    /// Database time the running LogMiner session's files were added.
+    session_since: Option<NaiveDateTime>,
+    /// Polls in a row that read no row (they lengthen the pause).
+    empty_polls: u32,
+    /// The redo end a short window last waited at.
+    waited_at: Option<Scn>,
+}
+
+/// The log inventory as last read, with what it was read for.
+struct CachedInventory {
+    /// Per thread: number, CURRENT sequence, status, enabled. A change in any
+    /// (a log switch, an instance opening or closing) means new files.
+    key: Vec<(u16, u64, String, String)>,
+    /// Archived logs were read for windows starting after this SCN.
+    from_scn: Scn,
+    inventory: LogInventory,
+}
+
+fn threads_key(threads: &[RedoThread]) -> Vec<(u16, u64, String, String)> {
+    threads
+        .iter()
+        .map(|t| {
+            (
+                t.thread,
+                t.current_sequence,
+                t.status.clone(),
+                t.enabled.clone(),
+            )
+        })
+        .collect()
 }
 
 impl<S: RedoSource> Capture<S> {
@@ -189,7 +257,30 @@ impl<S: RedoSource> Capture<S> {
             findings: Vec::new(),
             warnings: Vec::new(),
             partial_reported: BTreeSet::new(),
+            inventory: None,
+            session_since: None,
+            empty_polls: 0,
+            waited_at: None,
         })
+    }
+
+    /// How long to wait before the next poll: nothing after a window that
+    /// returned rows, then a pause that doubles with each poll that read
+    /// nothing, up to `PollConfig::max_idle_pause`.
+    pub fn pause(&self) -> Duration {
+        let p = &self.config.polling;
+        if self.empty_polls == 0 {
+            return Duration::ZERO;
+        }
+        let doublings = (self.empty_polls - 1).min(16);
+        p.min_idle_pause
+            .saturating_mul(1 << doublings)
+            .min(p.max_idle_pause)
+    }
+
+    /// The source, for callers that drive a simulator's clock between polls.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
     }
 
     pub fn status(&self) -> &CaptureStatus {
@@ -237,6 +328,13 @@ impl<S: RedoSource> Capture<S> {
         match self.poll_once(sink) {
             Ok(p) => {
                 self.retries = 0;
+                match p {
+                    Progress::Advanced { rows } if rows > 0 => self.empty_polls = 0,
+                    Progress::Advanced { .. } | Progress::Idle => {
+                        self.empty_polls = self.empty_polls.saturating_add(1)
+                    }
+                    Progress::Retrying | Progress::Finished => {}
+                }
                 if p == Progress::Finished {
                     self.status.state = MiningState::Finished;
                 }
@@ -272,6 +370,8 @@ impl<S: RedoSource> Capture<S> {
         self.buffer = TxnBuffer::resume(self.config.buffer.clone(), &cp);
         self.mined_scn = cp.restart_scn;
         self.last_plan = None;
+        self.session_since = None;
+        self.inventory = None;
     }
 
     fn poll_once(
@@ -288,14 +388,25 @@ impl<S: RedoSource> Capture<S> {
             }
             upper = upper.min(until);
         }
-        if self.mined_scn >= upper {
+        // Only redo the log writers have put on disk can be mined; the
+        // window never reaches past it, on one instance or many.
+        let threads = self.source.redo_threads()?;
+        if let Some(flushed) = flushed_redo_end(&threads) {
+            upper = upper.min(flushed);
+        }
+        if self.window_is_idle(upper) {
             self.status.state = MiningState::Idle;
-            // With nothing to read, the redo clock is the database's.
-            self.status.mined_time = self.status.mined_time.or(Some(now.time));
+            // Caught up with the redo on disk: the redo clock is the database's.
+            self.status.mined_time = Some(now.time);
             return Ok(Progress::Idle);
         }
-        let inventory = self.source.log_inventory()?;
-        let plan = session::plan(&inventory, self.mined_scn, upper, &self.config.planner)?;
+        let plan = self.plan_window(&threads, upper)?;
+        if plan.is_empty() {
+            self.status.state = MiningState::Idle;
+            self.status.mined_time = Some(now.time);
+            return Ok(Progress::Idle);
+        }
+        let plan = self.start_session(plan, now.time)?;
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
         self.status.logs = plan
@@ -308,14 +419,6 @@ impl<S: RedoSource> Capture<S> {
                 name: l.name.clone(),
             })
             .collect();
-        // Reuse the running session while the log set stays the same: only
-        // the SCN range changes. A new set means END_LOGMNR and new files.
-        let reuse = self.last_plan.as_ref().is_some_and(|p| p.same_logs(&plan));
-        if !reuse && self.last_plan.take().is_some() {
-            self.source.end_session()?;
-        }
-        self.source.start_session(&plan.request())?;
-        self.last_plan = Some(plan.clone());
         let query = ContentsQuery {
             from_scn: plan.from_scn,
             to_scn: plan.end_scn,
@@ -358,11 +461,152 @@ impl<S: RedoSource> Capture<S> {
         self.mined_scn = plan.end_scn;
         self.status.rows_read += read;
         self.status.mined_scn = plan.end_scn;
+        if read == 0 {
+            // The window held nothing for us: the redo up to its end is read,
+            // so capture is as current as the poll, not as the last row.
+            self.status.mined_time = Some(now.time);
+        }
         self.refresh_status();
         if self.config.until_scn.is_some_and(|u| self.mined_scn >= u) {
             return Ok(Progress::Finished);
         }
         Ok(Progress::Advanced { rows: read })
+    }
+
+    /// Whether the window up to `upper` is not worth a session: empty or
+    /// inverted (START_LOGMNR would raise ORA-01281), or narrower than
+    /// `min_window_scns` the first time the redo end is seen there.
+    fn window_is_idle(&mut self, upper: Scn) -> bool {
+        if upper <= self.mined_scn {
+            return true;
+        }
+        let narrow = upper - self.mined_scn < self.config.polling.min_window_scns
+            && Some(upper) != self.config.until_scn;
+        if narrow && self.waited_at != Some(upper) {
+            self.waited_at = Some(upper);
+            return true;
+        }
+        self.waited_at = None;
+        false
+    }
+
+    /// Plans `(mined_scn, upper]` from the cached inventory when no thread
+    /// switched logs since it was read, else from a fresh one. A plan that
+    /// fails on a cached inventory is tried once more on a fresh one before
+    /// the failure counts.
+    fn plan_window(
+        &mut self,
+        threads: &[RedoThread],
+        upper: Scn,
+    ) -> Result<SessionPlan, CaptureError> {
+        let key = threads_key(threads);
+        let cached = self
+            .inventory
+            .as_ref()
+            .is_some_and(|c| c.key == key && c.from_scn <= self.mined_scn);
+        if !cached {
+            self.refresh_inventory(threads)?;
+        }
+        let planned = self.plan_from_cache(threads, upper);
+        match planned {
+            Err(_) if cached => {
+                self.refresh_inventory(threads)?;
+                self.plan_from_cache(threads, upper)
+            }
+            other => other,
+        }
+    }
+
+    fn plan_from_cache(
+        &mut self,
+        threads: &[RedoThread],
+        upper: Scn,
+    ) -> Result<SessionPlan, CaptureError> {
+        let Some(cache) = self.inventory.as_mut() else {
+            return Err(CaptureError::Source(SourceError::Invalid(
+                "no log inventory was read".into(),
+            )));
+        };
+        cache.inventory.threads = threads.to_vec();
+        Ok(session::plan(
+            &cache.inventory,
+            self.mined_scn,
+            upper,
+            &self.config.planner,
+        )?)
+    }
+
+    /// Reads the inventory for windows after `mined_scn`: V$ARCHIVED_LOG
+    /// only from the chosen destination and above the SCN.
+    fn refresh_inventory(&mut self, threads: &[RedoThread]) -> Result<(), CaptureError> {
+        self.inventory = None;
+        let mut inventory = self.source.online_inventory()?;
+        inventory.threads = threads.to_vec();
+        match session::choose_destination(&inventory, &self.config.planner) {
+            Ok(Some(dest_id)) => {
+                inventory.archived = self.source.archived_logs_from(self.mined_scn, dest_id)?;
+            }
+            Ok(None) => {}
+            // No usable destination: whether that matters depends on every
+            // archived row, so read them all to let the planner say why.
+            Err(_) => inventory = self.source.log_inventory()?,
+        }
+        self.inventory = Some(CachedInventory {
+            key: threads_key(threads),
+            from_scn: self.mined_scn,
+            inventory,
+        });
+        Ok(())
+    }
+
+    /// Starts (or reuses) the LogMiner session for `plan`. A session whose
+    /// files changed, or that has lived `max_session_age`, is ended first.
+    /// A log gone between reading the inventory and START_LOGMNR (archiver
+    /// or RMAN racing us: ORA-01291, ORA-00310, ORA-01284) is retried once
+    /// on a fresh inventory.
+    fn start_session(
+        &mut self,
+        plan: SessionPlan,
+        now: NaiveDateTime,
+    ) -> Result<SessionPlan, CaptureError> {
+        match self.try_start(&plan, now) {
+            Err(CaptureError::Source(e)) if matches!(e.ora_code(), Some(1291 | 310 | 1284)) => {
+                let _ = self.source.end_session();
+                self.last_plan = None;
+                self.session_since = None;
+                let threads = self.source.redo_threads()?;
+                self.refresh_inventory(&threads)?;
+                let upper = plan.end_scn;
+                let plan = self.plan_from_cache(&threads, upper)?;
+                if plan.is_empty() {
+                    return Err(CaptureError::Source(e));
+                }
+                self.try_start(&plan, now)?;
+                Ok(plan)
+            }
+            Err(e) => Err(e),
+            Ok(()) => Ok(plan),
+        }
+    }
+
+    fn try_start(&mut self, plan: &SessionPlan, now: NaiveDateTime) -> Result<(), CaptureError> {
+        let max_age = chrono::Duration::from_std(self.config.polling.max_session_age)
+            .unwrap_or(chrono::Duration::MAX);
+        let young = self
+            .session_since
+            .is_some_and(|since| now - since < max_age);
+        // Reuse the running session while the log set stays the same: only
+        // the SCN range changes. A new set means END_LOGMNR and new files.
+        let reuse = young && self.last_plan.as_ref().is_some_and(|p| p.same_logs(plan));
+        if !reuse && self.last_plan.take().is_some() {
+            self.source.end_session()?;
+        }
+        if !reuse {
+            self.session_since = Some(now);
+        }
+        self.source.start_session(&plan.request())?;
+        self.last_plan = Some(plan.clone());
+        Ok(())
     }
 
     fn refresh_status(&mut self) {
@@ -452,7 +696,7 @@ fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
 /// How the engine thread paces itself.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Sleep between polls when caught up.
+    /// Sleep after a transient error, before the retry.
     pub idle_sleep: Duration,
     /// Send a status at least this often.
     pub status_every: Duration,
@@ -569,8 +813,9 @@ fn run_loop<S: RedoSource>(
                         }
                         sleep_unless_stopped(stop, options.idle_sleep);
                     }
-                    Progress::Idle => sleep_unless_stopped(stop, options.idle_sleep),
-                    Progress::Advanced { .. } => {}
+                    Progress::Idle | Progress::Advanced { .. } => {
+                        sleep_unless_stopped(stop, capture.pause())
+                    }
                 }
             }
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
@@ -726,7 +971,8 @@ mod tests {
             "scripted".into()
         }
         fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
-            self.now = (self.now + self.step).min(120);
+            // Redo up to 120 is on disk once LAST_REDO_CHANGE# reaches 121.
+            self.now = (self.now + self.step).min(121);
             Ok(ScnTime {
                 scn: self.now,
                 time: ts(),
@@ -758,6 +1004,7 @@ mod tests {
                     enabled: "PUBLIC".into(),
                     current_sequence: 1,
                     last_redo_scn: self.now,
+                    ..RedoThread::default()
                 }],
             })
         }
@@ -819,6 +1066,11 @@ mod tests {
         let config = CaptureConfig {
             start: StartAt::Scn(100),
             until_scn: Some(120),
+            // Every window the clock allows, however narrow.
+            polling: PollConfig {
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
             ..CaptureConfig::default()
         };
         let mut cap = Capture::new(source, config).expect("start");

@@ -10,3 +10,4 @@ mod run;
 mod scenarios;
 mod sim;
 mod tail;
+mod window;

@@ -625,12 +625,16 @@ impl Catalog for OracleSource {
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
-        let rows = match self.rows(sql::OPEN_TRANSACTIONS) {
+        let cluster = self
+            .rows(sql::CLUSTER_DATABASE)?
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .is_some_and(|v| v == "TRUE");
+        let [with_con, no_con] = sql::open_transactions_statements(cluster);
+        let rows = match self.rows(with_con) {
             Ok(rows) => rows,
             // CON_ID_TO_CON_NAME arrived in 12.2.
-            Err(e) if matches!(e.ora_code(), Some(904)) => {
-                self.rows(sql::OPEN_TRANSACTIONS_NO_CON)?
-            }
+            Err(e) if matches!(e.ora_code(), Some(904)) => self.rows(no_con)?,
             Err(e) => return Err(e),
         };
         transactions_from_rows(&rows)

@@ -20,8 +20,8 @@ use ::oracle::{Connection, Connector, ResultSet, Row};
 
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
-    ContentsQuery, LogInventory, RedoSource, ScnTime, SessionRequest, SnapshotChunk, SourceError,
-    TableName,
+    ArchivedLog, ContentsQuery, LogInventory, RedoSource, RedoThread, ScnTime, SessionRequest,
+    SnapshotChunk, SourceError, TableName,
 };
 
 pub use error::map_error;
@@ -443,34 +443,53 @@ impl RedoSource for OracleSource {
     }
 
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        let mut inventory = self.online_inventory()?;
+        inventory.archived = self
+            .query_plain(sql::ARCHIVED_LOGS)?
+            .iter()
+            .map(rows::archived_log)
+            .collect::<Result<_, _>>()?;
+        inventory.threads = self.redo_threads()?;
+        Ok(inventory)
+    }
+
+    fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+        self.query_plain(sql::THREADS)?
+            .iter()
+            .map(rows::redo_thread)
+            .collect()
+    }
+
+    fn online_inventory(&mut self) -> Result<LogInventory, SourceError> {
         let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
         let resetlogs_change = match resetlogs.first() {
             Some(r) => Reader::new(r, "V$DATABASE").u64_or_zero(0, "RESETLOGS_CHANGE#")?,
             None => 0,
         };
         let online = rows::online_logs(&self.query_plain(sql::ONLINE_LOGS)?)?;
-        let archived = self
-            .query_plain(sql::ARCHIVED_LOGS)?
-            .iter()
-            .map(rows::archived_log)
-            .collect::<Result<_, _>>()?;
         let destinations = self
             .query_plain(sql::ARCHIVE_DESTS)?
             .iter()
             .map(rows::archive_dest)
             .collect::<Result<_, _>>()?;
-        let threads = self
-            .query_plain(sql::THREADS)?
-            .iter()
-            .map(rows::redo_thread)
-            .collect::<Result<_, _>>()?;
         Ok(LogInventory {
             resetlogs_change,
             online,
-            archived,
+            archived: Vec::new(),
             destinations,
-            threads,
+            threads: Vec::new(),
         })
+    }
+
+    fn archived_logs_from(
+        &mut self,
+        from_scn: Scn,
+        dest_id: u32,
+    ) -> Result<Vec<ArchivedLog>, SourceError> {
+        self.query_text(&archived_logs_bound(from_scn, dest_id))?
+            .iter()
+            .map(rows::archived_log)
+            .collect()
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
@@ -615,6 +634,17 @@ impl RedoSource for OracleSource {
         let _ = old.close();
         self.major_version = major;
         Ok(())
+    }
+}
+
+/// The archived logs of one destination above an SCN, with their binds.
+pub fn archived_logs_bound(from_scn: Scn, dest_id: u32) -> BoundSql {
+    BoundSql {
+        text: sql::ARCHIVED_LOGS_FROM.to_string(),
+        binds: vec![
+            ("dest_id".to_string(), BindValue::Number(u64::from(dest_id))),
+            ("from_scn".to_string(), BindValue::Number(from_scn)),
+        ],
     }
 }
 

@@ -485,16 +485,21 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                 }),
             })
             .collect(),
-        threads: m
-            .threads
-            .iter()
-            .map(|t| RedoThread {
-                thread: t.thread,
-                status: "OPEN".into(),
-                enabled: "PUBLIC".into(),
-                current_sequence: t.seq,
-                last_redo_scn: t.last_redo_scn,
-            })
-            .collect(),
+        threads: redo_threads(m),
     }
+}
+
+/// `V$THREAD`: one row per redo thread.
+pub fn redo_threads(m: &Model) -> Vec<RedoThread> {
+    m.threads
+        .iter()
+        .map(|t| RedoThread {
+            thread: t.thread,
+            status: "OPEN".into(),
+            enabled: "PUBLIC".into(),
+            current_sequence: t.seq,
+            last_redo_scn: t.last_redo_scn,
+            ..RedoThread::default()
+        })
+        .collect()
 }

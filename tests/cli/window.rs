@@ -1,0 +1,187 @@
+//! Where a capture window ends and what an idle poll costs, on the
+//! simulator: the window never reaches past the redo every open thread has
+//! written to disk, an empty window waits instead of asking LogMiner for an
+//! invalid range, and a quiet database is polled sparingly.
+
+use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
+use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::row::Scn;
+use cdcctl::engine::txn::{BufferConfig, SinkError};
+use cdcctl::source::sim::{Clock, Scenario, Sim, BUILTINS};
+use cdcctl::source::RedoSource;
+
+/// The commented example scenario with `threads` redo threads (RAC instances).
+fn example_with_threads(threads: u16) -> Scenario {
+    let text = BUILTINS
+        .iter()
+        .find(|b| b.name == "example")
+        .map(|b| b.text)
+        .expect("the example scenario is built in");
+    let text = text.replacen("threads = 1 ", &format!("threads = {threads} "), 1);
+    assert!(text.contains(&format!("threads = {threads} ")));
+    Scenario::parse(&text, "example").expect("example scenario")
+}
+
+fn config(sim: &Sim, start: StartAt, until: Option<Scn>) -> CaptureConfig {
+    CaptureConfig {
+        buffer: BufferConfig {
+            db_name: sim.db_name().to_string(),
+            ..BufferConfig::default()
+        },
+        pdb: sim.default_pdb(),
+        start,
+        until_scn: until,
+        ..CaptureConfig::default()
+    }
+}
+
+/// Polls until `until` is mined (or `polls` run out), collecting changes.
+fn capture(
+    sim: Sim,
+    start: StartAt,
+    until: Scn,
+    polls: usize,
+) -> (Vec<CapturedEvent>, Option<CaptureError>, Capture<Sim>) {
+    let cfg = config(&sim, start, Some(until));
+    let mut cap = Capture::new(sim, cfg).expect("capture starts");
+    let mut events = Vec::new();
+    for _ in 0..polls {
+        let r = cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
+            events.push(e);
+            Ok(())
+        });
+        match r {
+            Ok(Progress::Finished) => return (events, None, cap),
+            Ok(_) => {}
+            Err(e) => return (events, Some(e), cap),
+        }
+    }
+    (events, None, cap)
+}
+
+fn change_keys(events: &[CapturedEvent]) -> Vec<(String, u32)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            CapturedEvent::Change(c) => Some((c.source.xid.clone(), c.index)),
+            CapturedEvent::Ddl(_) => None,
+        })
+        .collect()
+}
+
+/// Reading CURRENT_SCN consumes SCNs, so the truth comes from the very
+/// simulator that was mined.
+fn assert_equals_truth(sim: &Sim, from: Scn, until: Scn, got: &[CapturedEvent]) {
+    let want: Vec<CapturedEvent> = sim
+        .truth_between(from, until)
+        .filter(|e| matches!(e, CapturedEvent::Change(_)))
+        .cloned()
+        .collect();
+    assert!(want.len() > 50, "only {} changes", want.len());
+    let (got, want) = (change_keys(got), change_keys(&want));
+    let first_diff = got.iter().zip(&want).position(|(a, b)| a != b);
+    assert_eq!(
+        (got.len(), first_diff),
+        (want.len(), None),
+        "first difference {:?}",
+        first_diff.map(|i| (&got[i], &want[i]))
+    );
+}
+
+#[test]
+fn issue8_two_threads_capture_without_ora_01281_and_equal_the_truth() {
+    let sim = Sim::new(example_with_threads(2), Clock::Virtual { step_ms: 20 });
+    let from = sim.scenario().instance.start_scn;
+    let until = from + 5_000;
+    let (got, err, cap) = capture(sim, StartAt::Scn(from), until, 100_000);
+    assert!(err.is_none(), "{:?}", err.map(|e| e.to_string()));
+    assert_equals_truth(&cap.into_source(), from, until, &got);
+}
+
+#[test]
+fn issue8_starting_now_on_two_threads_waits_instead_of_failing() {
+    // At "now" CURRENT_SCN is ahead of what the log writers have written:
+    // the first windows are empty and must be idle, never ORA-01281.
+    let sim = Sim::new(example_with_threads(2), Clock::Virtual { step_ms: 20 });
+    let cfg = config(&sim, StartAt::Now, None);
+    let mut cap = Capture::new(sim, cfg).expect("capture starts");
+    let mut changes = 0usize;
+    for _ in 0..300 {
+        let r = cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
+            changes += usize::from(matches!(e, CapturedEvent::Change(_)));
+            Ok(())
+        });
+        match r {
+            Ok(Progress::Retrying) => panic!("{:?}", cap.status().state),
+            Ok(_) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert!(changes > 0, "nothing captured in 300 polls");
+}
+
+/// The example scenario with (almost) no workload: one change in a
+/// thousand seconds.
+fn idle_scenario() -> Scenario {
+    let text = BUILTINS
+        .iter()
+        .find(|b| b.name == "example")
+        .map(|b| b.text)
+        .expect("the example scenario is built in")
+        .replacen("rate = 20.0 ", "rate = 0.001 ", 1);
+    Scenario::parse(&text, "idle").expect("idle scenario")
+}
+
+/// A database with no workload for the minute measured (one change in a
+/// thousand seconds), polled with the pauses the engine asks for.
+fn idle_minute_statements() -> (u64, u64) {
+    let scenario = idle_scenario();
+    // Each CURRENT_SCN read costs 20 ms of database time, a LAN round trip.
+    let sim = Sim::new(scenario, Clock::Virtual { step_ms: 20 });
+    let cfg = config(&sim, StartAt::Now, None);
+    let mut cap = Capture::new(sim, cfg).expect("capture starts");
+    // Settle first: the first polls read the redo already there.
+    let mut elapsed_ms = 0i64;
+    let mut polls = 0u64;
+    let mut start_statements = None;
+    while elapsed_ms < 70_000 {
+        let before = cap.source_mut().model().now_ms;
+        cap.poll(&mut |_e: CapturedEvent| -> Result<(), SinkError> { Ok(()) })
+            .expect("an idle poll succeeds");
+        let pause = cap.pause().as_millis() as i64;
+        cap.source_mut().advance_ms(pause);
+        elapsed_ms += cap.source_mut().model().now_ms - before;
+        if elapsed_ms >= 10_000 {
+            start_statements.get_or_insert(cap.source_mut().statements_sent());
+            polls += 1;
+        }
+    }
+    let sent = cap.source_mut().statements_sent() - start_statements.unwrap_or(0);
+    (sent, polls)
+}
+
+#[test]
+fn issue8_an_idle_minute_costs_few_statements() {
+    let (statements, polls) = idle_minute_statements();
+    eprintln!("idle minute: {statements} statements in {polls} polls");
+    // Backed off to one poll every 3 s, each reading CURRENT_SCN and V$THREAD.
+    assert!(polls <= 25, "{polls} polls in an idle minute");
+    assert!(
+        statements <= 2 * 25,
+        "{statements} statements in an idle minute"
+    );
+}
+
+#[test]
+fn reading_current_scn_on_an_idle_database_advances_it() {
+    let scenario = idle_scenario();
+    let mut sim = Sim::new(scenario, Clock::Virtual { step_ms: 20 });
+    let threads = sim.redo_threads().expect("V$THREAD");
+    let a = sim.current_scn().expect("CURRENT_SCN").scn;
+    let b = sim.current_scn().expect("CURRENT_SCN").scn;
+    let c = sim.current_scn().expect("CURRENT_SCN").scn;
+    assert!(a < b && b < c, "{a} {b} {c}");
+    // No redo was written by reading it.
+    assert_eq!(sim.redo_threads().expect("V$THREAD"), threads);
+    assert_eq!(sim.statements_sent(), 5);
+}
