@@ -4,6 +4,7 @@
 mod common;
 mod oracle_live;
 mod preflight;
+mod redo_forms;
 mod redo_parse;
 mod redo_replay;
 mod run;
