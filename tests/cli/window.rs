@@ -99,6 +99,22 @@ fn issue8_two_threads_capture_without_ora_01281_and_equal_the_truth() {
 }
 
 #[test]
+fn issue8_single_instance_never_mines_past_the_redo_on_disk() {
+    // One instance, polled every 20 ms of database time: CURRENT_SCN runs
+    // ahead of what LGWR has written, and changes still in the log buffer
+    // must be read once written, never skipped.
+    let sim = Sim::new(example_with_threads(1), Clock::Virtual { step_ms: 20 });
+    let from = sim.scenario().instance.start_scn;
+    let until = from + 5_000;
+    let (got, err, mut cap) = capture(sim, StartAt::Scn(from), until, 100_000);
+    assert!(err.is_none(), "{:?}", err.map(|e| e.to_string()));
+    let on_disk = cap.source_mut().redo_threads().expect("V$THREAD")[0].last_redo_scn;
+    assert!(cap.status().mined_scn < on_disk);
+    assert!(cap.checkpoint().restart_scn < on_disk);
+    assert_equals_truth(&cap.into_source(), from, until, &got);
+}
+
+#[test]
 fn issue8_starting_now_on_two_threads_waits_instead_of_failing() {
     // At "now" CURRENT_SCN is ahead of what the log writers have written:
     // the first windows are empty and must be idle, never ORA-01281.
@@ -184,4 +200,139 @@ fn reading_current_scn_on_an_idle_database_advances_it() {
     // No redo was written by reading it.
     assert_eq!(sim.redo_threads().expect("V$THREAD"), threads);
     assert_eq!(sim.statements_sent(), 5);
+}
+
+#[test]
+fn issue8_a_thread_enabled_mid_run_does_not_stop_capture() {
+    // A third RAC node joins two minutes in: its thread has no log holding
+    // the start SCN, and capture reads it from its ENABLE_CHANGE# on.
+    let text = BUILTINS
+        .iter()
+        .find(|b| b.name == "example")
+        .map(|b| b.text)
+        .expect("the example scenario is built in")
+        .replacen("threads = 1 ", "threads = 3 ", 1)
+        .replacen(
+            "# thread_schedule = [",
+            "thread_schedule = [{ thread = 3, enabled_at_s = 120 }]\n# thread_schedule = [",
+            1,
+        );
+    let scenario = Scenario::parse(&text, "late-node").expect("scenario");
+    let sim = Sim::new(scenario, Clock::Virtual { step_ms: 200 });
+    let from = sim.scenario().instance.start_scn;
+    let until = from + 8_000;
+    let (got, err, mut cap) = capture(sim, StartAt::Scn(from), until, 100_000);
+    assert!(err.is_none(), "{:?}", err.map(|e| e.to_string()));
+    let threads = cap.source_mut().redo_threads().expect("V$THREAD");
+    assert!(threads[2].enable_change > from, "{threads:?}");
+    assert!(threads[2].enable_change < until, "{threads:?}");
+    assert!(
+        got.iter()
+            .any(|e| matches!(e, CapturedEvent::Change(c) if c.source.thread == 3)),
+        "no change from the node added later"
+    );
+    assert_equals_truth(&cap.into_source(), from, until, &got);
+}
+
+fn cdcctl(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("cdcctl runs")
+}
+
+fn json_lines(text: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(text)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// What identifies a change independently of how it was delivered.
+fn identity(v: &serde_json::Value) -> String {
+    format!(
+        "{} {} {} {} {}",
+        v["source"]["txId"], v["source"]["scn"], v["source"]["commit_scn"], v["op"], v["after"]
+    )
+}
+
+/// `run` and `tail` on the RAC scenario, real clock, through node 2's quiet
+/// minutes (in the warm-up history): every change the truth has, in order.
+#[test]
+fn issue8_rac_scenario_through_run_and_tail_equals_the_ground_truth() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let from: u64 = 13_000_000;
+    let until = from + 12_000;
+    let truth = cdcctl(
+        dir.path(),
+        &[
+            "sim",
+            "truth",
+            "--scenario",
+            "rac",
+            "--until-scn",
+            &until.to_string(),
+        ],
+    );
+    assert_eq!(truth.status.code(), Some(0));
+    let want: Vec<String> = json_lines(&truth.stdout)
+        .iter()
+        .filter(|v| v["source"]["table"] == "ORDERS" || v["source"]["table"] == "CUSTOMERS")
+        .map(identity)
+        .collect();
+    assert!(want.len() > 1_000, "truth has {} changes", want.len());
+    let (from, until) = (from.to_string(), until.to_string());
+    let run = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:rac",
+            "run",
+            "--from-scn",
+            &from,
+            "--until-scn",
+            &until,
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+        ],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written = std::fs::read(dir.path().join("out.jsonl")).expect("output");
+    let got: Vec<String> = json_lines(&written).iter().map(identity).collect();
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "run differs from the truth");
+    let tail = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:rac",
+            "tail",
+            "APP.%",
+            "--plain",
+            "--from-scn",
+            &from,
+            "--until-scn",
+            &until,
+            "--lag-every",
+            "0",
+        ],
+    );
+    assert_eq!(
+        tail.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&tail.stderr)
+    );
+    let got: Vec<String> = json_lines(&tail.stdout).iter().map(identity).collect();
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "tail differs from the truth");
 }

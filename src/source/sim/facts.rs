@@ -493,13 +493,29 @@ pub fn log_inventory(m: &Model) -> LogInventory {
 pub fn redo_threads(m: &Model) -> Vec<RedoThread> {
     m.threads
         .iter()
-        .map(|t| RedoThread {
-            thread: t.thread,
-            status: "OPEN".into(),
-            enabled: "PUBLIC".into(),
-            current_sequence: t.seq,
-            last_redo_scn: t.last_redo_scn,
-            ..RedoThread::default()
+        .map(|t| match t.enable_change {
+            Some(enable_change) => RedoThread {
+                thread: t.thread,
+                status: "OPEN".into(),
+                enabled: "PUBLIC".into(),
+                current_sequence: t.seq,
+                last_redo_scn: t.last_redo_scn,
+                enable_change,
+                disable_change: 0,
+                // The last checkpoint was at the last log switch.
+                checkpoint_change: t
+                    .groups
+                    .get(t.current)
+                    .map_or(enable_change, |g| g.first_change),
+            },
+            // Log groups exist for the node to be added; the thread is not
+            // enabled and its instance has never opened.
+            None => RedoThread {
+                thread: t.thread,
+                status: "CLOSED".into(),
+                enabled: "DISABLED".into(),
+                ..RedoThread::default()
+            },
         })
         .collect()
 }
