@@ -11,7 +11,9 @@ use clap::Args;
 
 use crate::cli::duration::parse_duration;
 use crate::cli::{exit, source, GlobalArgs};
-use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
+use cdcctl::engine::capture::{
+    Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
+};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
@@ -72,6 +74,14 @@ pub struct RunArgs {
     /// `source.name` of the events (the logical server name / topic prefix).
     #[arg(long, default_value = "cdcctl")]
     pub server_name: String,
+    /// Longest pause between polls while the database writes nothing (the
+    /// pause starts at 100 ms and doubles with each empty poll).
+    #[arg(long, value_parser = parse_duration, default_value = "3s")]
+    pub max_idle_pause: Duration,
+    /// End and restart a LogMiner session reused this long, to give back
+    /// the PGA it grows.
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    pub max_session_age: Duration,
     /// Print a progress line on stderr this often.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
@@ -169,6 +179,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         start,
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),
+        polling: PollConfig {
+            max_idle_pause: args.max_idle_pause,
+            max_session_age: args.max_session_age,
+            ..PollConfig::default()
+        },
         ..CaptureConfig::default()
     };
     let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;

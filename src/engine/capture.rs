@@ -875,6 +875,10 @@ mod tests {
         reconnects: u32,
         starts: u32,
         ends: u32,
+        /// START_LOGMNR calls (1-based) that fail with ORA-01291.
+        fail_on_start: Vec<u32>,
+        /// Reads of the log inventory (V$THREAD alone not counted).
+        inventories: u32,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -962,6 +966,19 @@ mod tests {
                 reconnects: 0,
                 starts: 0,
                 ends: 0,
+                fail_on_start: Vec::new(),
+                inventories: 0,
+            }
+        }
+
+        fn thread(&self) -> RedoThread {
+            RedoThread {
+                thread: 1,
+                status: "OPEN".into(),
+                enabled: "PUBLIC".into(),
+                current_sequence: 1,
+                last_redo_scn: self.now,
+                ..RedoThread::default()
             }
         }
     }
@@ -973,12 +990,17 @@ mod tests {
         fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
             // Redo up to 120 is on disk once LAST_REDO_CHANGE# reaches 121.
             self.now = (self.now + self.step).min(121);
+            // One second of database time per SCN; the rows were written at SCN 100's time.
             Ok(ScnTime {
                 scn: self.now,
-                time: ts(),
+                time: ts() + chrono::Duration::seconds(self.now as i64 - 100),
             })
         }
+        fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+            Ok(vec![self.thread()])
+        }
         fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+            self.inventories += 1;
             Ok(LogInventory {
                 resetlogs_change: 1,
                 online: vec![OnlineLog {
@@ -998,19 +1020,15 @@ mod tests {
                     dest_type: "LOCAL".into(),
                     destination: None,
                 }],
-                threads: vec![RedoThread {
-                    thread: 1,
-                    status: "OPEN".into(),
-                    enabled: "PUBLIC".into(),
-                    current_sequence: 1,
-                    last_redo_scn: self.now,
-                    ..RedoThread::default()
-                }],
+                threads: vec![self.thread()],
             })
         }
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);
             self.starts += 1;
+            if self.fail_on_start.contains(&self.starts) {
+                return Err(SourceError::oracle(1291, "missing logfile"));
+            }
             Ok(())
         }
         fn query_contents(&mut self, q: &ContentsQuery) -> Result<(), SourceError> {
@@ -1063,13 +1081,17 @@ mod tests {
     }
 
     fn capture_all(source: ScriptedSource) -> (Vec<String>, ScriptedSource) {
+        capture_with(source, PollConfig::default())
+    }
+
+    fn capture_with(source: ScriptedSource, polling: PollConfig) -> (Vec<String>, ScriptedSource) {
         let config = CaptureConfig {
             start: StartAt::Scn(100),
             until_scn: Some(120),
             // Every window the clock allows, however narrow.
             polling: PollConfig {
                 min_window_scns: 1,
-                ..PollConfig::default()
+                ..polling
             },
             ..CaptureConfig::default()
         };
@@ -1108,6 +1130,102 @@ mod tests {
             source.ends, 0,
             "END_LOGMNR between windows over the same log"
         );
+    }
+
+    #[test]
+    fn inventory_is_read_once_while_no_thread_switches_logs() {
+        let (_, source) = capture_all(ScriptedSource::new(2));
+        assert!(source.starts > 5, "{} windows", source.starts);
+        // One read of the logs and destinations plus one of V$ARCHIVED_LOG.
+        assert_eq!(source.inventories, 2);
+    }
+
+    #[test]
+    fn archiver_race_at_start_logmnr_is_retried_once_on_a_fresh_inventory() {
+        let mut source = ScriptedSource::new(3);
+        source.fail_on_start = vec![2];
+        let (ids, source) = capture_all(source);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert_eq!(source.reconnects, 0, "no reconnect for a log race");
+        assert_eq!(source.inventories, 4, "the inventory was read again");
+    }
+
+    #[test]
+    fn a_second_missing_log_in_a_row_stops_capture_with_ora_01291() {
+        let mut source = ScriptedSource::new(3);
+        source.fail_on_start = vec![2, 3];
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            until_scn: Some(120),
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(source, config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        let err = (0..50)
+            .find_map(|_| cap.poll(&mut sink).err())
+            .expect("a log missing twice stops capture");
+        assert_eq!(err.ora_code(), Some(1291));
+    }
+
+    #[test]
+    fn an_old_session_is_ended_and_its_files_added_again() {
+        // Database time runs one second per SCN: a session may live 5 s.
+        let polling = PollConfig {
+            max_session_age: Duration::from_secs(5),
+            ..PollConfig::default()
+        };
+        let (ids, source) = capture_with(ScriptedSource::new(2), polling);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert!(source.ends >= 2, "{} END_LOGMNR", source.ends);
+        assert!(source.ends < source.starts);
+    }
+
+    #[test]
+    fn issue8_lag_does_not_grow_while_windows_advance_without_rows() {
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            polling: PollConfig {
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(ScriptedSource::new(2), config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        for _ in 0..40 {
+            cap.poll(&mut sink).expect("poll");
+        }
+        // The last row was written at SCN 114, seven seconds before the
+        // clock stopped at 121; every window since read nothing new.
+        assert_eq!(cap.status().mined_scn, 120);
+        assert_eq!(cap.status().time_lag_s(), Some(0));
+    }
+
+    #[test]
+    fn idle_pause_doubles_up_to_its_bound_and_resets_on_rows() {
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            polling: PollConfig {
+                min_idle_pause: Duration::from_millis(100),
+                max_idle_pause: Duration::from_millis(700),
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(ScriptedSource::new(30), config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        assert_eq!(
+            cap.poll(&mut sink).expect("poll"),
+            Progress::Advanced { rows: 14 }
+        );
+        assert_eq!(cap.pause(), Duration::ZERO);
+        let mut pauses = Vec::new();
+        for _ in 0..5 {
+            cap.poll(&mut sink).expect("poll");
+            pauses.push(cap.pause().as_millis());
+        }
+        assert_eq!(pauses, [100, 200, 400, 700, 700]);
     }
 
     #[test]

@@ -336,3 +336,45 @@ fn issue8_rac_scenario_through_run_and_tail_equals_the_ground_truth() {
     assert_eq!(got.len(), want.len());
     assert!(got == want, "tail differs from the truth");
 }
+
+#[test]
+fn issue8_a_quiet_rac_node_holds_capture_at_its_last_redo_then_capture_resumes() {
+    let b = BUILTINS.iter().find(|b| b.name == "rac").expect("rac");
+    let mut sim = Sim::new(
+        Scenario::parse(b.text, "rac").expect("rac scenario"),
+        Clock::Virtual { step_ms: 500 },
+    );
+    // 15 minutes in, node 2 falls quiet until 19.5 minutes.
+    sim.advance_ms(910_000 - 420_000);
+    let cfg = config(&sim, StartAt::Now, None);
+    let mut cap = Capture::new(sim, cfg).expect("capture starts");
+    let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+    // Started "now", past node 2's last redo: nothing is mined until node 2
+    // writes again, and then never past what both nodes have written.
+    let start = cap.status().mined_scn;
+    let mut held = 0;
+    let mut resumed = false;
+    for _ in 0..2_000 {
+        cap.poll(&mut sink).expect("no error while a node is quiet");
+        let pause = cap.pause().as_millis() as i64;
+        cap.source_mut().advance_ms(pause);
+        let threads = cap.source_mut().redo_threads().expect("V$THREAD");
+        let node2 = threads[1].last_redo_scn;
+        let node1 = threads[0].last_redo_scn;
+        let mined = cap.status().mined_scn;
+        assert!(
+            mined == start || mined < node1.min(node2),
+            "mined {mined} (started at {start}) past node 2's {node2}"
+        );
+        if node1 > node2 + 1_000 && mined == start {
+            held += 1;
+        }
+        if cap.source_mut().model().now_ms > 1_180_000 && mined > node1.saturating_sub(1_000) {
+            resumed = true;
+            break;
+        }
+    }
+    // About four minutes of polls, 3 s apart once backed off.
+    assert!(held > 50, "node 2 was never behind ({held} polls)");
+    assert!(resumed, "capture did not catch up once node 2 wrote again");
+}
