@@ -621,4 +621,31 @@ mod tests {
             Err(PlanError::NoCurrentLog(2))
         );
     }
+
+    #[test]
+    fn disabled_thread_is_read_from_its_archives_up_to_its_disable_scn() {
+        let mut inv = inventory();
+        let mut a = arch(5, 2000, 2800, 1);
+        a.thread = 2;
+        a.name = Some("/arch1/2_5_1.arc".into());
+        inv.archived.push(a);
+        inv.threads.push(RedoThread {
+            thread: 2,
+            status: "CLOSED".into(),
+            enabled: "DISABLED".into(),
+            current_sequence: 5,
+            last_redo_scn: 2799,
+            enable_change: 10,
+            disable_change: 2800,
+            checkpoint_change: 2800,
+        });
+        // Its last redo lies inside the window: its archive is read, and
+        // having no CURRENT log is no error.
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert!(names(&p).contains(&"/arch1/2_5_1.arc".to_string()));
+        assert_eq!(p.end_scn, 3400);
+        // Disabled before the window: nothing of it is needed.
+        let p = plan(&inv, 2900, 3400, &PlannerConfig::default()).unwrap();
+        assert!(!names(&p).contains(&"/arch1/2_5_1.arc".to_string()));
+    }
 }

@@ -189,6 +189,36 @@ fn issue8_an_idle_minute_costs_few_statements() {
 }
 
 #[test]
+fn a_busy_poll_reads_no_inventory_while_no_log_switches() {
+    // demo at 30 changes/s, polled every 20 ms of database time for a minute.
+    let b = BUILTINS.iter().find(|b| b.name == "demo").expect("demo");
+    let sim = Sim::new(
+        Scenario::parse(b.text, "demo").expect("demo scenario"),
+        Clock::Virtual { step_ms: 20 },
+    );
+    let cfg = config(&sim, StartAt::Now, None);
+    let mut cap = Capture::new(sim, cfg).expect("capture starts");
+    let start_ms = cap.source_mut().model().now_ms;
+    let (mut polls, mut windows) = (0u64, 0u64);
+    while cap.source_mut().model().now_ms - start_ms < 60_000 {
+        let p = cap
+            .poll(&mut |_e: CapturedEvent| -> Result<(), SinkError> { Ok(()) })
+            .expect("a poll succeeds");
+        windows += u64::from(matches!(p, Progress::Advanced { .. }));
+        polls += 1;
+        let pause = cap.pause().as_millis() as i64;
+        cap.source_mut().advance_ms(pause);
+    }
+    let sent = cap.source_mut().statements_sent();
+    eprintln!("busy minute: {sent} statements in {polls} polls ({windows} windows)");
+    // CURRENT_SCN, V$THREAD, START_LOGMNR and the contents query per window,
+    // two per idle poll, and the inventory (4) plus ADD_LOGFILE only after
+    // a log switch: well under the 8 of a full inventory every poll.
+    assert!(windows > 100, "{windows} windows");
+    assert!(sent < 5 * polls, "{sent} statements in {polls} polls");
+}
+
+#[test]
 fn reading_current_scn_on_an_idle_database_advances_it() {
     let scenario = idle_scenario();
     let mut sim = Sim::new(scenario, Clock::Virtual { step_ms: 20 });
