@@ -11,7 +11,9 @@ use clap::Args;
 
 use crate::cli::duration::parse_duration;
 use crate::cli::{exit, source, GlobalArgs};
-use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
+use cdcctl::engine::capture::{
+    Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
+};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
@@ -75,6 +77,14 @@ pub struct RunArgs {
     /// `source.name` of the events (the logical server name / topic prefix).
     #[arg(long, default_value = "cdcctl")]
     pub server_name: String,
+    /// Longest pause between polls while the database writes nothing (the
+    /// pause starts at 100 ms and doubles with each empty poll).
+    #[arg(long, value_parser = parse_duration, default_value = "3s")]
+    pub max_idle_pause: Duration,
+    /// End and restart a LogMiner session reused this long, to give back
+    /// the PGA it grows.
+    #[arg(long, value_parser = parse_duration, default_value = "30m")]
+    pub max_session_age: Duration,
     /// Print a progress line on stderr this often.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
@@ -176,6 +186,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         start,
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),
+        polling: PollConfig {
+            max_idle_pause: args.max_idle_pause,
+            max_session_age: args.max_session_age,
+            ..PollConfig::default()
+        },
         ..CaptureConfig::default()
     };
     let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;
@@ -278,7 +293,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         match progress {
             Ok(Progress::Finished) => break,
-            Ok(Progress::Idle) => std::thread::sleep(Duration::from_millis(500)),
+            Ok(Progress::Idle | Progress::Advanced { .. }) => {
+                // In short steps, so Ctrl-C is not kept waiting by a long pause.
+                let until = Instant::now() + capture.pause();
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(50).min(until - Instant::now()));
+                }
+            }
             Ok(Progress::Retrying) => {
                 if let cdcctl::engine::metrics::MiningState::Retrying {
                     error,
@@ -293,7 +314,6 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 }
                 std::thread::sleep(Duration::from_secs(1));
             }
-            Ok(Progress::Advanced { .. }) => {}
             Err(CaptureError::Txn(TxnError::Sink(_))) if sink_error.is_none() => break,
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
                 outcome = Err(Failure {

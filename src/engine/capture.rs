@@ -22,7 +22,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::source::{ContentsQuery, Incarnation, RedoSource, SourceError, TableName, TablePattern};
+use chrono::NaiveDateTime;
+
+use crate::source::{
+    flushed_redo_end, ContentsQuery, Incarnation, LogInventory, RedoSource, RedoThread,
+    SourceError, TableName, TablePattern,
+};
 
 use super::checkpoint::Checkpoint;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
@@ -66,6 +71,36 @@ pub struct CaptureConfig {
     /// lacks its key — the table's supplemental logging is missing — even
     /// when the redo carries no ROWID to give it away.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// How often the source is asked and how long sessions live.
+    pub polling: PollConfig,
+}
+
+/// The cost a poll puts on the source: how long to wait when there is
+/// nothing to read, which windows are too small to be worth a session, and
+/// when a reused LogMiner session is ended to give its memory back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollConfig {
+    /// The first pause after a poll that read nothing; each further empty
+    /// poll doubles it, up to `max_idle_pause`.
+    pub min_idle_pause: Duration,
+    pub max_idle_pause: Duration,
+    /// A window narrower than this many SCNs waits one poll for more redo
+    /// (when the redo end has not moved since, it is mined as it is).
+    pub min_window_scns: u64,
+    /// A LogMiner session reused for this long (database time) is ended and
+    /// started afresh: its PGA grows while it lives (ORA-04036).
+    pub max_session_age: Duration,
+}
+
+impl Default for PollConfig {
+    fn default() -> Self {
+        Self {
+            min_idle_pause: Duration::from_millis(100),
+            max_idle_pause: Duration::from_secs(3),
+            min_window_scns: 4,
+            max_session_age: Duration::from_secs(30 * 60),
+        }
+    }
 }
 
 impl Default for CaptureConfig {
@@ -80,6 +115,7 @@ impl Default for CaptureConfig {
             fetch_rows: 10_000,
             max_retries: 5,
             key_columns: BTreeMap::new(),
+            polling: PollConfig::default(),
         }
     }
 }
@@ -154,7 +190,7 @@ impl CaptureError {
 pub enum Progress {
     /// A window was mined.
     Advanced { rows: u64 },
-    /// Nothing new: the window is caught up with the current SCN.
+    /// Nothing new: every thread's redo on disk was read.
     Idle,
     /// A transient error; reconnected and will re-mine from the restart SCN.
     Retrying,
@@ -184,6 +220,38 @@ pub struct Capture<S: RedoSource> {
     first_start: Option<Scn>,
     /// The database incarnation capture started in; checkpoints record it.
     incarnation: Incarnation,
+    /// The inventory of the last plan, valid while no thread switched logs.
+    inventory: Option<CachedInventory>,
+    /// Database time the running LogMiner session's files were added.
+    session_since: Option<NaiveDateTime>,
+    /// Polls in a row that read no row (they lengthen the pause).
+    empty_polls: u32,
+    /// The redo end a short window last waited at.
+    waited_at: Option<Scn>,
+}
+
+/// The log inventory as last read, with what it was read for.
+struct CachedInventory {
+    /// Per thread: number, CURRENT sequence, status, enabled. A change in any
+    /// (a log switch, an instance opening or closing) means new files.
+    key: Vec<(u16, u64, String, String)>,
+    /// Archived logs were read for windows starting after this SCN.
+    from_scn: Scn,
+    inventory: LogInventory,
+}
+
+fn threads_key(threads: &[RedoThread]) -> Vec<(u16, u64, String, String)> {
+    threads
+        .iter()
+        .map(|t| {
+            (
+                t.thread,
+                t.current_sequence,
+                t.status.clone(),
+                t.enabled.clone(),
+            )
+        })
+        .collect()
 }
 
 impl<S: RedoSource> Capture<S> {
@@ -248,7 +316,30 @@ impl<S: RedoSource> Capture<S> {
             partial_reported: BTreeSet::new(),
             first_start,
             incarnation,
+            inventory: None,
+            session_since: None,
+            empty_polls: 0,
+            waited_at: None,
         })
+    }
+
+    /// How long to wait before the next poll: nothing after a window that
+    /// returned rows, then a pause that doubles with each poll that read
+    /// nothing, up to `PollConfig::max_idle_pause`.
+    pub fn pause(&self) -> Duration {
+        let p = &self.config.polling;
+        if self.empty_polls == 0 {
+            return Duration::ZERO;
+        }
+        let doublings = (self.empty_polls - 1).min(16);
+        p.min_idle_pause
+            .saturating_mul(1 << doublings)
+            .min(p.max_idle_pause)
+    }
+
+    /// The source, for callers that drive a simulator's clock between polls.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
     }
 
     pub fn status(&self) -> &CaptureStatus {
@@ -298,6 +389,13 @@ impl<S: RedoSource> Capture<S> {
         match self.poll_once(sink) {
             Ok(p) => {
                 self.retries = 0;
+                match p {
+                    Progress::Advanced { rows } if rows > 0 => self.empty_polls = 0,
+                    Progress::Advanced { .. } | Progress::Idle => {
+                        self.empty_polls = self.empty_polls.saturating_add(1)
+                    }
+                    Progress::Retrying | Progress::Finished => {}
+                }
                 if p == Progress::Finished {
                     self.status.state = MiningState::Finished;
                 }
@@ -333,6 +431,8 @@ impl<S: RedoSource> Capture<S> {
         self.buffer = TxnBuffer::resume(self.config.buffer.clone(), &cp);
         self.mined_scn = cp.restart_scn;
         self.last_plan = None;
+        self.session_since = None;
+        self.inventory = None;
     }
 
     fn poll_once(
@@ -349,20 +449,25 @@ impl<S: RedoSource> Capture<S> {
             }
             upper = upper.min(until);
         }
-        if self.mined_scn >= upper {
+        // Only redo the log writers have put on disk can be mined; the
+        // window never reaches past it, on one instance or many.
+        let threads = self.source.redo_threads()?;
+        if let Some(flushed) = flushed_redo_end(&threads) {
+            upper = upper.min(flushed);
+        }
+        if self.window_is_idle(upper) {
             self.status.state = MiningState::Idle;
-            // With nothing to read, the redo clock is the database's.
-            self.status.mined_time = self.status.mined_time.or(Some(now.time));
+            // Caught up with the redo on disk: the redo clock is the database's.
+            self.status.mined_time = Some(now.time);
             return Ok(Progress::Idle);
         }
-        let inventory = self.source.log_inventory()?;
-        if inventory.resetlogs_change != self.incarnation.resetlogs_change {
-            return Err(CaptureError::IncarnationChanged {
-                stored: self.incarnation,
-                current: self.source.incarnation()?,
-            });
+        let plan = self.plan_window(&threads, upper)?;
+        if plan.is_empty() {
+            self.status.state = MiningState::Idle;
+            self.status.mined_time = Some(now.time);
+            return Ok(Progress::Idle);
         }
-        let plan = self.plan(&inventory, upper)?;
+        let plan = self.start_session(plan, now.time)?;
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
         self.status.logs = plan
@@ -375,14 +480,6 @@ impl<S: RedoSource> Capture<S> {
                 name: l.name.clone(),
             })
             .collect();
-        // Reuse the running session while the log set stays the same: only
-        // the SCN range changes. A new set means END_LOGMNR and new files.
-        let reuse = self.last_plan.as_ref().is_some_and(|p| p.same_logs(&plan));
-        if !reuse && self.last_plan.take().is_some() {
-            self.source.end_session()?;
-        }
-        self.source.start_session(&plan.request())?;
-        self.last_plan = Some(plan.clone());
         let query = ContentsQuery {
             from_scn: plan.from_scn,
             to_scn: plan.end_scn,
@@ -425,11 +522,22 @@ impl<S: RedoSource> Capture<S> {
         self.mined_scn = plan.end_scn;
         self.status.rows_read += read;
         self.status.mined_scn = plan.end_scn;
+        if read == 0 {
+            // The window held nothing for us: the redo up to its end is read,
+            // so capture is as current as the poll, not as the last row.
+            self.status.mined_time = Some(now.time);
+        }
         self.refresh_status();
         if self.config.until_scn.is_some_and(|u| self.mined_scn >= u) {
             return Ok(Progress::Finished);
         }
         Ok(Progress::Advanced { rows: read })
+    }
+
+    /// Where the next session starts reading: the buffer's restart SCN
+    /// (the oldest open transaction's start), never above what was mined.
+    fn session_floor(&self) -> Scn {
+        self.buffer.restart_scn().min(self.mined_scn)
     }
 
     /// The session starts after the buffer's restart SCN (the oldest open
@@ -448,7 +556,7 @@ impl<S: RedoSource> Capture<S> {
         upper: Scn,
     ) -> Result<SessionPlan, PlanError> {
         let cfg = &self.config.planner;
-        let restart = self.buffer.restart_scn().min(self.mined_scn);
+        let restart = self.session_floor();
         let planned = session::plan_from(inventory, restart, self.mined_scn, upper, cfg);
         let gone = matches!(
             planned,
@@ -467,6 +575,152 @@ impl<S: RedoSource> Capture<S> {
             }
             _ => planned,
         }
+    }
+
+    /// Whether the window up to `upper` is not worth a session: empty or
+    /// inverted (START_LOGMNR would raise ORA-01281), or narrower than
+    /// `min_window_scns` the first time the redo end is seen there.
+    fn window_is_idle(&mut self, upper: Scn) -> bool {
+        if upper <= self.mined_scn {
+            return true;
+        }
+        let narrow = upper - self.mined_scn < self.config.polling.min_window_scns
+            && Some(upper) != self.config.until_scn;
+        if narrow && self.waited_at != Some(upper) {
+            self.waited_at = Some(upper);
+            return true;
+        }
+        self.waited_at = None;
+        false
+    }
+
+    /// Plans `(mined_scn, upper]` from the cached inventory when no thread
+    /// switched logs since it was read, else from a fresh one. A plan that
+    /// fails on a cached inventory is tried once more on a fresh one before
+    /// the failure counts.
+    fn plan_window(
+        &mut self,
+        threads: &[RedoThread],
+        upper: Scn,
+    ) -> Result<SessionPlan, CaptureError> {
+        let key = threads_key(threads);
+        let cached = self
+            .inventory
+            .as_ref()
+            .is_some_and(|c| c.key == key && c.from_scn <= self.session_floor());
+        if !cached {
+            self.refresh_inventory(threads)?;
+        }
+        let planned = self.plan_from_cache(threads, upper);
+        match planned {
+            Err(_) if cached => {
+                self.refresh_inventory(threads)?;
+                self.plan_from_cache(threads, upper)
+            }
+            other => other,
+        }
+    }
+
+    fn plan_from_cache(
+        &mut self,
+        threads: &[RedoThread],
+        upper: Scn,
+    ) -> Result<SessionPlan, CaptureError> {
+        let Some(cache) = self.inventory.as_mut() else {
+            return Err(CaptureError::Source(SourceError::Invalid(
+                "no log inventory was read".into(),
+            )));
+        };
+        cache.inventory.threads = threads.to_vec();
+        if cache.inventory.resetlogs_change != self.incarnation.resetlogs_change {
+            return Err(CaptureError::IncarnationChanged {
+                stored: self.incarnation,
+                current: self.source.incarnation()?,
+            });
+        }
+        // `plan` needs the whole capture; the cache is put back afterwards.
+        let Some(cache) = self.inventory.take() else {
+            return Err(CaptureError::Source(SourceError::Invalid(
+                "no log inventory was read".into(),
+            )));
+        };
+        let planned = self.plan(&cache.inventory, upper);
+        self.inventory = Some(cache);
+        Ok(planned?)
+    }
+
+    /// Reads the inventory for sessions starting after the restart SCN:
+    /// V$ARCHIVED_LOG only from the chosen destination and above the SCN.
+    fn refresh_inventory(&mut self, threads: &[RedoThread]) -> Result<(), CaptureError> {
+        self.inventory = None;
+        let from_scn = self.session_floor();
+        let mut inventory = self.source.online_inventory()?;
+        inventory.threads = threads.to_vec();
+        match session::choose_destination(&inventory, &self.config.planner) {
+            Ok(Some(dest_id)) => {
+                inventory.archived = self.source.archived_logs_from(from_scn, dest_id)?;
+            }
+            Ok(None) => {}
+            // No usable destination: whether that matters depends on every
+            // archived row, so read them all to let the planner say why.
+            Err(_) => inventory = self.source.log_inventory()?,
+        }
+        self.inventory = Some(CachedInventory {
+            key: threads_key(threads),
+            from_scn,
+            inventory,
+        });
+        Ok(())
+    }
+
+    /// Starts (or reuses) the LogMiner session for `plan`. A session whose
+    /// files changed, or that has lived `max_session_age`, is ended first.
+    /// A log gone between reading the inventory and START_LOGMNR (archiver
+    /// or RMAN racing us: ORA-01291, ORA-00310, ORA-01284) is retried once
+    /// on a fresh inventory.
+    fn start_session(
+        &mut self,
+        plan: SessionPlan,
+        now: NaiveDateTime,
+    ) -> Result<SessionPlan, CaptureError> {
+        match self.try_start(&plan, now) {
+            Err(CaptureError::Source(e)) if matches!(e.ora_code(), Some(1291 | 310 | 1284)) => {
+                let _ = self.source.end_session();
+                self.last_plan = None;
+                self.session_since = None;
+                let threads = self.source.redo_threads()?;
+                self.refresh_inventory(&threads)?;
+                let upper = plan.end_scn;
+                let plan = self.plan_from_cache(&threads, upper)?;
+                if plan.is_empty() {
+                    return Err(CaptureError::Source(e));
+                }
+                self.try_start(&plan, now)?;
+                Ok(plan)
+            }
+            Err(e) => Err(e),
+            Ok(()) => Ok(plan),
+        }
+    }
+
+    fn try_start(&mut self, plan: &SessionPlan, now: NaiveDateTime) -> Result<(), CaptureError> {
+        let max_age = chrono::Duration::from_std(self.config.polling.max_session_age)
+            .unwrap_or(chrono::Duration::MAX);
+        let young = self
+            .session_since
+            .is_some_and(|since| now - since < max_age);
+        // Reuse the running session while the log set stays the same: only
+        // the SCN range changes. A new set means END_LOGMNR and new files.
+        let reuse = young && self.last_plan.as_ref().is_some_and(|p| p.same_logs(plan));
+        if !reuse && self.last_plan.take().is_some() {
+            self.source.end_session()?;
+        }
+        if !reuse {
+            self.session_since = Some(now);
+        }
+        self.source.start_session(&plan.request())?;
+        self.last_plan = Some(plan.clone());
+        Ok(())
     }
 
     fn refresh_status(&mut self) {
@@ -557,7 +811,7 @@ fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
 /// How the engine thread paces itself.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Sleep between polls when caught up.
+    /// Sleep after a transient error, before the retry.
     pub idle_sleep: Duration,
     /// Send a status at least this often.
     pub status_every: Duration,
@@ -674,8 +928,9 @@ fn run_loop<S: RedoSource>(
                         }
                         sleep_unless_stopped(stop, options.idle_sleep);
                     }
-                    Progress::Idle => sleep_unless_stopped(stop, options.idle_sleep),
-                    Progress::Advanced { .. } => {}
+                    Progress::Idle | Progress::Advanced { .. } => {
+                        sleep_unless_stopped(stop, capture.pause())
+                    }
                 }
             }
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
@@ -739,6 +994,10 @@ mod tests {
         windows: Vec<(Scn, Scn)>,
         /// What `V$TRANSACTION` answers.
         open: Vec<OpenTransaction>,
+        /// START_LOGMNR calls (1-based) that fail with ORA-01291.
+        fail_on_start: Vec<u32>,
+        /// Reads of the log inventory (V$THREAD alone not counted).
+        inventories: u32,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -828,6 +1087,19 @@ mod tests {
                 ends: 0,
                 windows: Vec::new(),
                 open: Vec::new(),
+                fail_on_start: Vec::new(),
+                inventories: 0,
+            }
+        }
+
+        fn thread(&self) -> RedoThread {
+            RedoThread {
+                thread: 1,
+                status: "OPEN".into(),
+                enabled: "PUBLIC".into(),
+                current_sequence: 1,
+                last_redo_scn: self.now,
+                ..RedoThread::default()
             }
         }
     }
@@ -837,13 +1109,19 @@ mod tests {
             "scripted".into()
         }
         fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
-            self.now = (self.now + self.step).min(120);
+            // Redo up to 120 is on disk once LAST_REDO_CHANGE# reaches 121.
+            self.now = (self.now + self.step).min(121);
+            // One second of database time per SCN; the rows were written at SCN 100's time.
             Ok(ScnTime {
                 scn: self.now,
-                time: ts(),
+                time: ts() + chrono::Duration::seconds(self.now as i64 - 100),
             })
         }
+        fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+            Ok(vec![self.thread()])
+        }
         fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+            self.inventories += 1;
             Ok(LogInventory {
                 resetlogs_change: 1,
                 online: vec![OnlineLog {
@@ -863,13 +1141,7 @@ mod tests {
                     dest_type: "LOCAL".into(),
                     destination: None,
                 }],
-                threads: vec![RedoThread {
-                    thread: 1,
-                    status: "OPEN".into(),
-                    enabled: "PUBLIC".into(),
-                    current_sequence: 1,
-                    last_redo_scn: self.now,
-                }],
+                threads: vec![self.thread()],
             })
         }
         fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
@@ -885,6 +1157,9 @@ mod tests {
             assert!(!r.options.continuous_mine);
             self.starts += 1;
             self.windows.push((r.start_scn, 0));
+            if self.fail_on_start.contains(&self.starts) {
+                return Err(SourceError::oracle(1291, "missing logfile"));
+            }
             Ok(())
         }
         fn query_contents(&mut self, q: &ContentsQuery) -> Result<(), SourceError> {
@@ -940,13 +1215,26 @@ mod tests {
     }
 
     fn capture_all(source: ScriptedSource) -> (Vec<String>, ScriptedSource) {
-        capture_from(source, StartAt::Scn(100))
+        capture_with(source, StartAt::Scn(100), PollConfig::default())
     }
 
     fn capture_from(source: ScriptedSource, start: StartAt) -> (Vec<String>, ScriptedSource) {
+        capture_with(source, start, PollConfig::default())
+    }
+
+    fn capture_with(
+        source: ScriptedSource,
+        start: StartAt,
+        polling: PollConfig,
+    ) -> (Vec<String>, ScriptedSource) {
         let config = CaptureConfig {
             start,
             until_scn: Some(120),
+            // Every window the clock allows, however narrow.
+            polling: PollConfig {
+                min_window_scns: 1,
+                ..polling
+            },
             ..CaptureConfig::default()
         };
         let mut cap = Capture::new(source, config).expect("start");
@@ -1027,6 +1315,102 @@ mod tests {
         // (SCN 105) are read.
         let (ids, _) = capture_from(ScriptedSource::new(5), StartAt::Now);
         assert_eq!(ids, ["02:5", "04:6"]);
+    }
+
+    #[test]
+    fn inventory_is_read_once_while_no_thread_switches_logs() {
+        let (_, source) = capture_all(ScriptedSource::new(2));
+        assert!(source.starts > 5, "{} windows", source.starts);
+        // One read of the logs and destinations plus one of V$ARCHIVED_LOG.
+        assert_eq!(source.inventories, 2);
+    }
+
+    #[test]
+    fn archiver_race_at_start_logmnr_is_retried_once_on_a_fresh_inventory() {
+        let mut source = ScriptedSource::new(3);
+        source.fail_on_start = vec![2];
+        let (ids, source) = capture_all(source);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert_eq!(source.reconnects, 0, "no reconnect for a log race");
+        assert_eq!(source.inventories, 4, "the inventory was read again");
+    }
+
+    #[test]
+    fn a_second_missing_log_in_a_row_stops_capture_with_ora_01291() {
+        let mut source = ScriptedSource::new(3);
+        source.fail_on_start = vec![2, 3];
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            until_scn: Some(120),
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(source, config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        let err = (0..50)
+            .find_map(|_| cap.poll(&mut sink).err())
+            .expect("a log missing twice stops capture");
+        assert_eq!(err.ora_code(), Some(1291));
+    }
+
+    #[test]
+    fn an_old_session_is_ended_and_its_files_added_again() {
+        // Database time runs one second per SCN: a session may live 5 s.
+        let polling = PollConfig {
+            max_session_age: Duration::from_secs(5),
+            ..PollConfig::default()
+        };
+        let (ids, source) = capture_with(ScriptedSource::new(2), StartAt::Scn(100), polling);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert!(source.ends >= 2, "{} END_LOGMNR", source.ends);
+        assert!(source.ends < source.starts);
+    }
+
+    #[test]
+    fn issue8_lag_does_not_grow_while_windows_advance_without_rows() {
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            polling: PollConfig {
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(ScriptedSource::new(2), config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        for _ in 0..40 {
+            cap.poll(&mut sink).expect("poll");
+        }
+        // The last row was written at SCN 114, seven seconds before the
+        // clock stopped at 121; every window since read nothing new.
+        assert_eq!(cap.status().mined_scn, 120);
+        assert_eq!(cap.status().time_lag_s(), Some(0));
+    }
+
+    #[test]
+    fn idle_pause_doubles_up_to_its_bound_and_resets_on_rows() {
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            polling: PollConfig {
+                min_idle_pause: Duration::from_millis(100),
+                max_idle_pause: Duration::from_millis(700),
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(ScriptedSource::new(30), config).expect("start");
+        let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+        assert_eq!(
+            cap.poll(&mut sink).expect("poll"),
+            Progress::Advanced { rows: 14 }
+        );
+        assert_eq!(cap.pause(), Duration::ZERO);
+        let mut pauses = Vec::new();
+        for _ in 0..5 {
+            cap.poll(&mut sink).expect("poll");
+            pauses.push(cap.pause().as_millis());
+        }
+        assert_eq!(pauses, [100, 200, 400, 700, 700]);
     }
 
     #[test]

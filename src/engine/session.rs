@@ -164,35 +164,37 @@ pub fn plan_from(
     let restart_scn = restart_scn.min(from_scn);
     let dest_id = choose_destination(inventory, config)?;
     let mut logs = Vec::new();
-    let mut end_scn = upper_scn;
-    let threads: Vec<u16> = {
-        let mut t: Vec<u16> = inventory.enabled_threads().map(|t| t.thread).collect();
-        if t.is_empty() {
-            t = inventory.online.iter().map(|l| l.thread).collect();
-            t.sort_unstable();
-            t.dedup();
-        }
-        t
+    // Redo above the lowest LAST_REDO_CHANGE# of the open threads may still
+    // sit in an instance's log buffer: LogMiner cannot see it yet, and a
+    // window past it would skip it for good. This holds on a single
+    // instance as much as on RAC.
+    let mut end_scn = match crate::source::flushed_redo_end(&inventory.threads) {
+        Some(flushed) => upper_scn.min(flushed),
+        None => upper_scn,
     };
-    // RAC: a thread's redo up to its LAST_REDO_SCN is complete; beyond the
-    // lowest of the open threads another instance may still write, so stop there.
-    if let Some(min_last) = inventory
-        .threads
-        .iter()
-        .filter(|t| t.status == "OPEN" && t.enabled != "DISABLED" && t.last_redo_scn > 0)
-        .map(|t| t.last_redo_scn)
-        .min()
-    {
-        if threads.len() > 1 {
-            end_scn = end_scn.min(min_last);
-        }
-    }
-    for thread in threads {
+    let threads: Vec<(u16, Scn)> = if inventory.threads.is_empty() {
+        let mut t: Vec<u16> = inventory.online.iter().map(|l| l.thread).collect();
+        t.sort_unstable();
+        t.dedup();
+        t.into_iter().map(|t| (t, 0)).collect()
+    } else {
+        // A thread enabled later (a RAC node added) has no redo before its
+        // ENABLE_CHANGE#, so its logs need only cover from there.
+        inventory
+            .threads_with_redo(from_scn, end_scn)
+            .map(|t| (t.thread, t.enable_change.saturating_sub(1)))
+            .collect()
+    };
+    for (thread, enabled_floor) in threads {
+        // The session reaches back to the restart SCN, but never before
+        // the thread existed.
+        let thread_from = from_scn.max(enabled_floor);
+        let thread_restart = restart_scn.max(enabled_floor).min(thread_from);
         let (chosen, thread_end) = plan_thread(
             inventory,
             thread,
             dest_id,
-            (restart_scn, from_scn),
+            (thread_restart, thread_from),
             end_scn,
             config,
         )?;
@@ -208,6 +210,14 @@ pub fn plan_from(
         from_scn,
         end_scn: end_scn.max(from_scn),
     })
+}
+
+impl SessionPlan {
+    /// A window with nothing to read: `START_LOGMNR` would refuse it
+    /// (ORA-01281) or return nothing.
+    pub fn is_empty(&self) -> bool {
+        self.end_scn <= self.from_scn || self.logs.is_empty()
+    }
 }
 
 /// The archive destination whose V$ARCHIVED_LOG rows are read: the one
@@ -274,9 +284,18 @@ fn plan_thread(
             },
         });
     }
-    let current = inventory
-        .current_log(thread)
-        .ok_or(PlanError::NoCurrentLog(thread))?;
+    // A disabled thread has no CURRENT log; its redo up to DISABLE_CHANGE#
+    // is all archived.
+    let disabled = inventory
+        .threads
+        .iter()
+        .any(|t| t.thread == thread && t.enabled == "DISABLED");
+    let current = match inventory.current_log(thread) {
+        Some(c) => Some(c),
+        None if disabled => None,
+        None => return Err(PlanError::NoCurrentLog(thread)),
+    };
+    let last_sequence = current.map_or(u64::MAX, |c| c.sequence);
     for o in &inventory.online {
         if o.thread != thread || o.status == "UNUSED" || o.member_files.is_empty() {
             continue;
@@ -306,15 +325,14 @@ fn plan_thread(
     let needed: Vec<&Candidate> = by_seq
         .values()
         .filter(|c| {
-            c.log.next_change.is_none_or(|n| n > restart_scn + 1)
-                && c.log.sequence <= current.sequence
+            c.log.next_change.is_none_or(|n| n > restart_scn + 1) && c.log.sequence <= last_sequence
         })
         .collect();
     let Some(first) = needed.first() else {
         return Err(PlanError::StartScnNotCovered {
             thread,
             scn: restart_scn + 1,
-            oldest: current.first_change,
+            oldest: current.map_or(restart_scn + 1, |c| c.first_change),
         });
     };
     if first.log.first_change > restart_scn + 1 {
@@ -433,6 +451,7 @@ mod tests {
                 enabled: "PUBLIC".into(),
                 current_sequence: 12,
                 last_redo_scn: 3500,
+                ..RedoThread::default()
             }],
         }
     }
@@ -558,5 +577,111 @@ mod tests {
         assert!(a.same_logs(&b));
         let c = plan(&inventory(), 600, 3400, &PlannerConfig::default()).unwrap();
         assert!(!a.same_logs(&c));
+    }
+
+    /// A second thread (RAC node 2) with its own logs.
+    fn with_thread_two(mut inv: LogInventory, enable_change: Scn, last_redo: Scn) -> LogInventory {
+        let mut o = online(7, 3, enable_change, None, "CURRENT");
+        o.thread = 2;
+        o.member_files = vec!["/redo/redo07.log".into()];
+        inv.online.push(o);
+        inv.threads.push(RedoThread {
+            thread: 2,
+            status: "OPEN".into(),
+            enabled: "PUBLIC".into(),
+            current_sequence: 3,
+            last_redo_scn: last_redo,
+            enable_change,
+            ..RedoThread::default()
+        });
+        inv
+    }
+
+    #[test]
+    fn issue8_window_end_capped_below_last_redo_change() {
+        // One instance: LGWR has written up to SCN 3000; the rest of the redo
+        // at 3000 and everything above it may still be in the log buffer.
+        let mut inv = inventory();
+        inv.threads[0].last_redo_scn = 3000;
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(p.end_scn, 2999);
+        // Nothing on disk above the start: an empty plan, never an inverted range.
+        let p = plan(&inv, 2999, 3400, &PlannerConfig::default()).unwrap();
+        assert!(p.is_empty());
+        assert!(p.request().end_scn >= p.from_scn);
+    }
+
+    #[test]
+    fn quiet_open_thread_holds_the_window_at_its_last_redo() {
+        let inv = with_thread_two(inventory(), 10, 2600);
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(p.end_scn, 2599);
+        assert!(names(&p).contains(&"/redo/redo07.log".to_string()));
+    }
+
+    #[test]
+    fn thread_enabled_after_the_window_start_needs_logs_only_from_its_enable_scn() {
+        // Node 2 joined at SCN 3100: it has no log holding SCN 2501, and
+        // that is no gap.
+        let inv = with_thread_two(inventory(), 3100, 3450);
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(p.end_scn, 3400);
+        assert!(names(&p).contains(&"/redo/redo07.log".to_string()));
+        // A window that ends before it was enabled does not read it at all.
+        let p = plan(&inv, 2500, 3000, &PlannerConfig::default()).unwrap();
+        assert!(!names(&p).contains(&"/redo/redo07.log".to_string()));
+    }
+
+    #[test]
+    fn private_threads_are_neither_mined_nor_cap_the_window() {
+        let mut inv = with_thread_two(inventory(), 10, 2600);
+        inv.threads[1].enabled = "PRIVATE".into();
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(p.end_scn, 3400);
+        assert!(!names(&p).contains(&"/redo/redo07.log".to_string()));
+    }
+
+    #[test]
+    fn closed_thread_is_checked_against_its_checkpoint_scn() {
+        // Node 2 shut down cleanly at SCN 1200: all of its redo lies below a
+        // window starting at 2500, so it neither caps nor needs logs.
+        let mut inv = with_thread_two(inventory(), 10, 1200);
+        inv.threads[1].status = "CLOSED".into();
+        inv.threads[1].checkpoint_change = 1200;
+        inv.online.retain(|o| o.thread != 2);
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert_eq!(p.end_scn, 3400);
+        // A window starting before the close still needs its logs.
+        assert_eq!(
+            plan(&inv, 1000, 3400, &PlannerConfig::default()),
+            Err(PlanError::NoCurrentLog(2))
+        );
+    }
+
+    #[test]
+    fn disabled_thread_is_read_from_its_archives_up_to_its_disable_scn() {
+        let mut inv = inventory();
+        let mut a = arch(5, 2000, 2800, 1);
+        a.thread = 2;
+        a.name = Some("/arch1/2_5_1.arc".into());
+        inv.archived.push(a);
+        inv.threads.push(RedoThread {
+            thread: 2,
+            status: "CLOSED".into(),
+            enabled: "DISABLED".into(),
+            current_sequence: 5,
+            last_redo_scn: 2799,
+            enable_change: 10,
+            disable_change: 2800,
+            checkpoint_change: 2800,
+        });
+        // Its last redo lies inside the window: its archive is read, and
+        // having no CURRENT log is no error.
+        let p = plan(&inv, 2500, 3400, &PlannerConfig::default()).unwrap();
+        assert!(names(&p).contains(&"/arch1/2_5_1.arc".to_string()));
+        assert_eq!(p.end_scn, 3400);
+        // Disabled before the window: nothing of it is needed.
+        let p = plan(&inv, 2900, 3400, &PlannerConfig::default()).unwrap();
+        assert!(!names(&p).contains(&"/arch1/2_5_1.arc".to_string()));
     }
 }

@@ -29,6 +29,7 @@ const ADVICE: &[OraAdvice] = &[
     OraAdvice { code: 1017, meaning: "invalid username/password; logon denied", advice: "check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)", transient: false },
     OraAdvice { code: 1089, meaning: "immediate shutdown or close in progress", advice: "wait for the instance to come back; cdcctl resumes from its checkpoint", transient: true },
     OraAdvice { code: 1291, meaning: "missing log file: a log LogMiner needs is not available", advice: "restore the archived log from backup (RMAN RESTORE ARCHIVELOG) or, if it is gone for good, take a new snapshot; keep archives longer than the longest outage", transient: false },
+    OraAdvice { code: 1281, meaning: "SCN range specified is invalid: the window's end is below its start", advice: "redo up to the window's end is not written yet (an instance's log writer lags, or a RAC node is quiet); cdcctl waits and asks again", transient: true },
     OraAdvice { code: 1284, meaning: "file cannot be opened", advice: "run RMAN CROSSCHECK ARCHIVELOG ALL and restore or remove the missing entries", transient: true },
     OraAdvice { code: 1289, meaning: "cannot add duplicate log file", advice: "pin one archive destination (archive.destination.name / --archive-dest)", transient: false },
     OraAdvice { code: 310, meaning: "archived log contains the wrong sequence", advice: "a log was overwritten while being read; include %r in log_archive_format and retry", transient: true },
@@ -176,6 +177,13 @@ mod tests {
             let e = SourceError::oracle(code, "x");
             assert!(e.advice().is_some(), "no advice for {code}");
         }
+    }
+
+    #[test]
+    fn issue8_invalid_scn_range_is_transient_with_advice() {
+        let e = SourceError::oracle(1281, "SCN range specified is invalid");
+        assert!(e.is_transient());
+        assert!(e.advice().is_some_and(|a| a.contains("waits")));
     }
 
     #[test]

@@ -710,6 +710,9 @@ fn inventory_from(ev: &EvidenceFile) -> Result<LogInventory, String> {
             enabled: text_or(r, "ENABLED"),
             current_sequence: num(r, "SEQUENCE#").unwrap_or(0),
             last_redo_scn: num(r, "LAST_REDO_CHANGE#").unwrap_or(0),
+            enable_change: num(r, "ENABLE_CHANGE#").unwrap_or(0),
+            disable_change: num(r, "DISABLE_CHANGE#").unwrap_or(0),
+            checkpoint_change: num(r, "CHECKPOINT_CHANGE#").unwrap_or(0),
         })
         .collect();
     Ok(inv)

@@ -76,7 +76,61 @@ pub struct RedoThread {
     /// `PUBLIC`, `PRIVATE` or `DISABLED`.
     pub enabled: String,
     pub current_sequence: u64,
+    /// `LAST_REDO_CHANGE#`: the SCN of the last redo the thread's log writer
+    /// put on disk. Redo still in the instance's log buffer is above it and
+    /// invisible to LogMiner.
     pub last_redo_scn: Scn,
+    /// `ENABLE_CHANGE#`: the thread has no redo below this SCN (a RAC node
+    /// added later).
+    #[serde(default)]
+    pub enable_change: Scn,
+    /// `DISABLE_CHANGE#`: a disabled thread has no redo at or above this SCN
+    /// (0 while enabled).
+    #[serde(default)]
+    pub disable_change: Scn,
+    /// `CHECKPOINT_CHANGE#`: a CLOSED thread wrote everything below it.
+    #[serde(default)]
+    pub checkpoint_change: Scn,
+}
+
+impl RedoThread {
+    /// An open instance whose log writer may still hold redo in memory.
+    pub fn is_open(&self) -> bool {
+        self.status == "OPEN" && self.is_public()
+    }
+
+    /// Enabled for every instance. A PRIVATE thread belongs to one instance's
+    /// private use and carries no redo capture has to read.
+    pub fn is_public(&self) -> bool {
+        self.enabled == "PUBLIC"
+    }
+
+    /// Whether the thread can hold redo with SCNs in `(from_scn, to_scn]`.
+    pub fn has_redo_between(&self, from_scn: Scn, to_scn: Scn) -> bool {
+        if self.enabled == "PRIVATE" {
+            return false;
+        }
+        let starts_after = self.enable_change > to_scn;
+        let disabled_before =
+            self.enabled == "DISABLED" && self.disable_change <= from_scn.saturating_add(1);
+        // A cleanly closed instance wrote its last redo at its final checkpoint.
+        let closed_before = self.status == "CLOSED"
+            && self.checkpoint_change > 0
+            && self.checkpoint_change <= from_scn;
+        !starts_after && !disabled_before && !closed_before
+    }
+}
+
+/// The SCN up to which every thread's redo is on disk: one below the lowest
+/// `LAST_REDO_CHANGE#` of the open threads. Redo at that SCN itself may not
+/// be complete (several records share an SCN and the rest may still be in
+/// the log buffer). `None` when no thread is open.
+pub fn flushed_redo_end(threads: &[RedoThread]) -> Option<Scn> {
+    threads
+        .iter()
+        .filter(|t| t.is_open())
+        .map(|t| t.last_redo_scn.saturating_sub(1))
+        .min()
 }
 
 /// The database incarnation (`V$DATABASE.RESETLOGS_CHANGE#` and
@@ -122,5 +176,17 @@ impl LogInventory {
     /// Threads that are enabled (RAC instances whose redo must be read).
     pub fn enabled_threads(&self) -> impl Iterator<Item = &RedoThread> {
         self.threads.iter().filter(|t| t.enabled != "DISABLED")
+    }
+
+    /// Threads whose redo a window `(from_scn, to_scn]` must read: not
+    /// PRIVATE, enabled at or before `to_scn`, not disabled before `from_scn`.
+    pub fn threads_with_redo(
+        &self,
+        from_scn: Scn,
+        to_scn: Scn,
+    ) -> impl Iterator<Item = &RedoThread> {
+        self.threads
+            .iter()
+            .filter(move |t| t.has_redo_between(from_scn, to_scn))
     }
 }

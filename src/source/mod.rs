@@ -127,6 +127,32 @@ pub trait RedoSource: Send {
     /// point are mined from their own start.
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
 
+    /// `V$THREAD` alone: cheap, read on every poll to learn where the redo
+    /// on disk ends and whether a thread switched logs.
+    fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+        Ok(self.log_inventory()?.threads)
+    }
+
+    /// The inventory without `V$ARCHIVED_LOG` (incarnation, online logs,
+    /// destinations); `threads` may be left empty, the caller has them.
+    fn online_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        let mut inventory = self.log_inventory()?;
+        inventory.archived.clear();
+        Ok(inventory)
+    }
+
+    /// `V$ARCHIVED_LOG` rows of the current incarnation at destination
+    /// `dest_id` holding SCNs above `from_scn` (`NEXT_CHANGE# > from_scn`).
+    fn archived_logs_from(
+        &mut self,
+        from_scn: Scn,
+        dest_id: u32,
+    ) -> Result<Vec<ArchivedLog>, SourceError> {
+        let mut archived = self.log_inventory()?.archived;
+        archived.retain(|a| a.dest_id == dest_id && a.next_change > from_scn);
+        Ok(archived)
+    }
+
     /// `ADD_LOGFILE` for each file, then `START_LOGMNR`.
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError>;
 
@@ -170,6 +196,19 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         (**self).open_transactions()
+    }
+    fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+        (**self).redo_threads()
+    }
+    fn online_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        (**self).online_inventory()
+    }
+    fn archived_logs_from(
+        &mut self,
+        from_scn: Scn,
+        dest_id: u32,
+    ) -> Result<Vec<ArchivedLog>, SourceError> {
+        (**self).archived_logs_from(from_scn, dest_id)
     }
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
         (**self).start_session(request)

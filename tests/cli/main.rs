@@ -11,3 +11,4 @@ mod run;
 mod scenarios;
 mod sim;
 mod tail;
+mod window;

@@ -165,6 +165,7 @@ const HEALTHY: &[&str] = &[
     "long-transaction",
     "big-transaction",
     "oracle11g",
+    "rac",
 ];
 
 #[test]
@@ -191,7 +192,13 @@ fn every_healthy_scenario_captures_exactly_the_ground_truth() {
 
 #[test]
 fn restarts_from_checkpoints_neither_lose_nor_repeat_changes() {
-    for name in ["demo", "long-transaction", "big-transaction", "oracle11g"] {
+    for name in [
+        "demo",
+        "long-transaction",
+        "big-transaction",
+        "oracle11g",
+        "rac",
+    ] {
         let (from, until) = window(name, 4_000);
         let want = truth(name, from, until);
         for every in [13, 250] {

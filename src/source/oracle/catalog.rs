@@ -671,14 +671,24 @@ impl Catalog for OracleSource {
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         self.enter_home()?;
-        let text = open_transactions_sql(self.major_version);
+        let cluster = self
+            .rows(sql::CLUSTER_DATABASE)?
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .is_some_and(|v| v == "TRUE");
+        let (text, fallback) = if cluster {
+            sql::open_transactions_rac_statements(self.major_version)
+        } else {
+            (
+                open_transactions_sql(self.major_version),
+                sql::OPEN_TRANSACTIONS_NO_CON,
+            )
+        };
         let rows = match self.rows(text) {
             Ok(rows) => rows,
             // A release older than its banner says loses only the name.
-            Err(e)
-                if matches!(e.ora_code(), Some(904)) && text != sql::OPEN_TRANSACTIONS_NO_CON =>
-            {
-                self.rows(sql::OPEN_TRANSACTIONS_NO_CON)?
+            Err(e) if matches!(e.ora_code(), Some(904)) && text != fallback => {
+                self.rows(fallback)?
             }
             Err(e) => return Err(e),
         };

@@ -21,8 +21,8 @@ use ::oracle::{Connection, Connector, ResultSet, Row};
 
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
-    ContentsQuery, LogInventory, RedoSource, ScnTime, SessionRequest, SnapshotChunk, SourceError,
-    TableName,
+    ArchivedLog, ContentsQuery, LogInventory, RedoSource, RedoThread, ScnTime, SessionRequest,
+    SnapshotChunk, SourceError, TableName,
 };
 
 pub use error::map_error;
@@ -676,6 +676,26 @@ impl RedoSource for OracleSource {
 
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         self.enter_home()?;
+        let mut inventory = self.online_inventory()?;
+        inventory.archived = self
+            .query_plain(sql::ARCHIVED_LOGS)?
+            .iter()
+            .map(rows::archived_log)
+            .collect::<Result<_, _>>()?;
+        inventory.threads = self.redo_threads()?;
+        Ok(inventory)
+    }
+
+    fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+        self.enter_home()?;
+        self.query_plain(sql::THREADS)?
+            .iter()
+            .map(rows::redo_thread)
+            .collect()
+    }
+
+    fn online_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        self.enter_home()?;
         let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
         let resetlogs_change = match resetlogs.first() {
             Some(r) => Reader::new(r, "V$DATABASE").u64_or_zero(0, "RESETLOGS_CHANGE#")?,
@@ -690,28 +710,30 @@ impl RedoSource for OracleSource {
                     .map(|m| (m.clone(), log.member_files.clone()))
             })
             .collect();
-        let archived = self
-            .query_plain(sql::ARCHIVED_LOGS)?
-            .iter()
-            .map(rows::archived_log)
-            .collect::<Result<_, _>>()?;
         let destinations = self
             .query_plain(sql::ARCHIVE_DESTS)?
             .iter()
             .map(rows::archive_dest)
             .collect::<Result<_, _>>()?;
-        let threads = self
-            .query_plain(sql::THREADS)?
-            .iter()
-            .map(rows::redo_thread)
-            .collect::<Result<_, _>>()?;
         Ok(LogInventory {
             resetlogs_change,
             online,
-            archived,
+            archived: Vec::new(),
             destinations,
-            threads,
+            threads: Vec::new(),
         })
+    }
+
+    fn archived_logs_from(
+        &mut self,
+        from_scn: Scn,
+        dest_id: u32,
+    ) -> Result<Vec<ArchivedLog>, SourceError> {
+        self.enter_home()?;
+        self.query_text(&archived_logs_bound(from_scn, dest_id))?
+            .iter()
+            .map(rows::archived_log)
+            .collect()
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
@@ -940,6 +962,17 @@ pub fn session_plan(
     }
     let add = (added != request.log_files.as_slice()).then(|| request.log_files.clone());
     Ok(SessionPlan { add, start })
+}
+
+/// The archived logs of one destination above an SCN, with their binds.
+pub fn archived_logs_bound(from_scn: Scn, dest_id: u32) -> BoundSql {
+    BoundSql {
+        text: sql::ARCHIVED_LOGS_FROM.to_string(),
+        binds: vec![
+            ("dest_id".to_string(), BindValue::Number(u64::from(dest_id))),
+            ("from_scn".to_string(), BindValue::Number(from_scn)),
+        ],
+    }
 }
 
 /// `START_LOGMNR` with its SCN binds.

@@ -270,6 +270,9 @@ pub fn redo_thread<R: RowAccess + ?Sized>(row: &R) -> Result<RedoThread, SourceE
         enabled: r.text_or_empty(2)?,
         current_sequence: r.u64_or_zero(3, "SEQUENCE#")?,
         last_redo_scn: r.u64_or_zero(4, "LAST_REDO_CHANGE#")?,
+        enable_change: r.u64_or_zero(5, "ENABLE_CHANGE#")?,
+        disable_change: r.u64_or_zero(6, "DISABLE_CHANGE#")?,
+        checkpoint_change: r.u64_or_zero(7, "CHECKPOINT_CHANGE#")?,
     })
 }
 
@@ -494,11 +497,18 @@ mod tests {
             Some("PUBLIC"),
             Some("77"),
             Some("5000"),
+            Some("4100"),
+            Some("0"),
+            Some("4990"),
         ]))
         .unwrap();
         assert_eq!(
             (t.thread, t.current_sequence, t.last_redo_scn),
             (2, 77, 5000)
+        );
+        assert_eq!(
+            (t.enable_change, t.disable_change, t.checkpoint_change),
+            (4100, 0, 4990)
         );
         let d = archive_dest(&row(&[
             Some("1"),

@@ -61,16 +61,35 @@ pub const RESETLOGS_CHANGE: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#) FROM V$DAT
 pub const INCARNATION: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#), \
 TO_CHAR(RESETLOGS_TIME, 'YYYY-MM-DD HH24:MI:SS') FROM V$DATABASE";
 
-/// Archived logs of the current incarnation (other incarnations cannot be
-/// mined together with the current one).
-pub const ARCHIVED_LOGS: &str =
-    "SELECT A.NAME, TO_CHAR(A.DEST_ID), TO_CHAR(A.THREAD#), TO_CHAR(A.SEQUENCE#), \
+/// The columns of `V$ARCHIVED_LOG` read into an `ArchivedLog`, of the
+/// current incarnation only (other incarnations cannot be mined together
+/// with the current one).
+macro_rules! archived_logs_select {
+    () => {
+        "SELECT A.NAME, TO_CHAR(A.DEST_ID), TO_CHAR(A.THREAD#), TO_CHAR(A.SEQUENCE#), \
 TO_CHAR(A.FIRST_CHANGE#), TO_CHAR(A.NEXT_CHANGE#), \
 TO_CHAR(A.FIRST_TIME, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(A.NEXT_TIME, 'YYYY-MM-DD HH24:MI:SS'), \
 A.STATUS, A.DELETED, A.ARCHIVED, TO_CHAR(A.RESETLOGS_CHANGE#), TO_CHAR(A.BLOCKS * A.BLOCK_SIZE) \
 FROM V$ARCHIVED_LOG A, V$DATABASE D \
-WHERE A.RESETLOGS_CHANGE# = D.RESETLOGS_CHANGE# AND A.RESETLOGS_TIME = D.RESETLOGS_TIME \
-ORDER BY A.THREAD#, A.SEQUENCE#, A.DEST_ID";
+WHERE A.RESETLOGS_CHANGE# = D.RESETLOGS_CHANGE# AND A.RESETLOGS_TIME = D.RESETLOGS_TIME"
+    };
+}
+
+/// Every archived log of the current incarnation (preflight's retention
+/// and gap checks).
+pub const ARCHIVED_LOGS: &str = concat!(
+    archived_logs_select!(),
+    " ORDER BY A.THREAD#, A.SEQUENCE#, A.DEST_ID"
+);
+
+/// The archived logs one window can need: of the current incarnation, of
+/// one destination, holding SCNs above `:from_scn`. Everything older, and
+/// the rows of other (standby) destinations, stays on the server; a deleted
+/// row comes back only when it lies inside the window, where it explains a gap.
+pub const ARCHIVED_LOGS_FROM: &str = concat!(
+    archived_logs_select!(),
+    " AND A.DEST_ID = :dest_id AND A.NEXT_CHANGE# > :from_scn ORDER BY A.THREAD#, A.SEQUENCE#"
+);
 
 /// Archive destinations in use (the 31 unconfigured slots are left out).
 pub const ARCHIVE_DESTS: &str =
@@ -79,10 +98,13 @@ FROM V$ARCHIVE_DEST_STATUS S JOIN V$ARCHIVE_DEST D ON D.DEST_ID = S.DEST_ID \
 WHERE S.STATUS <> 'INACTIVE' OR D.DESTINATION IS NOT NULL \
 ORDER BY S.DEST_ID";
 
-/// Redo threads (one per RAC instance). The last redo SCN is the column
-/// `LAST_REDO_CHANGE#` (there is no `LAST_REDO_SCN`).
+/// Redo threads (one per RAC instance, one on a single instance). The last
+/// redo written is `LAST_REDO_CHANGE#` (there is no `LAST_REDO_SCN`); the
+/// enable, disable and checkpoint SCNs bound where a thread can have redo.
+/// The same columns exist from 10g on, so one text serves every release.
 pub const THREADS: &str =
-    "SELECT TO_CHAR(THREAD#), STATUS, ENABLED, TO_CHAR(SEQUENCE#), TO_CHAR(LAST_REDO_CHANGE#) \
+    "SELECT TO_CHAR(THREAD#), STATUS, ENABLED, TO_CHAR(SEQUENCE#), TO_CHAR(LAST_REDO_CHANGE#), \
+TO_CHAR(ENABLE_CHANGE#), TO_CHAR(DISABLE_CHANGE#), TO_CHAR(CHECKPOINT_CHANGE#) \
 FROM V$THREAD ORDER BY THREAD#";
 
 /// The first log of a session: starts a new list.
@@ -910,6 +932,36 @@ pub const OPEN_TRANSACTIONS_12: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_
 TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, C.NAME \
 FROM V$TRANSACTION T LEFT JOIN V$SESSION S ON S.SADDR = T.SES_ADDR \
 LEFT JOIN V$CONTAINERS C ON C.CON_ID = T.CON_ID ORDER BY T.START_SCN";
+
+/// RAC (`cluster_database = TRUE`): V$TRANSACTION shows only the local
+/// instance's transactions, so read every instance's through the GV$ views,
+/// joining sessions on the instance as well as the address.
+pub const OPEN_TRANSACTIONS_RAC: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \
+TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, \
+CON_ID_TO_CON_NAME(T.CON_ID) \
+FROM GV$TRANSACTION T LEFT JOIN GV$SESSION S ON S.INST_ID = T.INST_ID AND S.SADDR = T.SES_ADDR \
+ORDER BY T.START_SCN";
+
+/// RAC before 18c: no container name to read.
+pub const OPEN_TRANSACTIONS_RAC_NO_CON: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \
+TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, NULL \
+FROM GV$TRANSACTION T LEFT JOIN GV$SESSION S ON S.INST_ID = T.INST_ID AND S.SADDR = T.SES_ADDR \
+ORDER BY T.START_SCN";
+
+/// The open-transaction statement on a cluster and its ORA-00904 fallback:
+/// the container's name comes from CON_ID_TO_CON_NAME, which exists from
+/// 18c; a 12.x cluster reads no name.
+pub fn open_transactions_rac_statements(major_version: u32) -> (&'static str, &'static str) {
+    if major_version >= 18 {
+        (OPEN_TRANSACTIONS_RAC, OPEN_TRANSACTIONS_RAC_NO_CON)
+    } else {
+        (OPEN_TRANSACTIONS_RAC_NO_CON, OPEN_TRANSACTIONS_RAC_NO_CON)
+    }
+}
+
+/// Whether the instance is part of a cluster (`cluster_database`).
+pub const CLUSTER_DATABASE: &str =
+    "SELECT UPPER(VALUE) FROM V$PARAMETER WHERE NAME = 'cluster_database'";
 
 /// 11g has no containers.
 pub const OPEN_TRANSACTIONS_NO_CON: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \

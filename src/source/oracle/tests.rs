@@ -80,6 +80,7 @@ fn redo_source_statements_are_pinned() {
         ("INCARNATION", sql::INCARNATION),
         ("ONLINE_LOGS", sql::ONLINE_LOGS),
         ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS),
+        ("ARCHIVED_LOGS_FROM", sql::ARCHIVED_LOGS_FROM),
         ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS),
         ("THREADS", sql::THREADS),
         ("ADD_LOGFILE_NEW", sql::ADD_LOGFILE_NEW),
@@ -97,6 +98,44 @@ fn redo_source_statements_are_pinned() {
         sql::set_container("ORCLPDB1").unwrap_or_default()
     ));
     snap!("oracle_redo_statements", all.join("\n"));
+}
+
+#[test]
+fn archived_logs_are_filtered_on_the_server_by_scn_and_destination_with_binds() {
+    let text = sql::ARCHIVED_LOGS_FROM;
+    assert!(text.contains("A.NEXT_CHANGE# > :from_scn"), "{text}");
+    assert!(text.contains("A.DEST_ID = :dest_id"), "{text}");
+    let bound = archived_logs_bound(4_711, 2);
+    assert_eq!(bound.text, text);
+    assert_eq!(
+        bound.binds,
+        vec![
+            ("dest_id".to_string(), sql::BindValue::Number(2)),
+            ("from_scn".to_string(), sql::BindValue::Number(4_711)),
+        ]
+    );
+    snap!("oracle_archived_logs_from", bound_text(&bound));
+}
+
+#[test]
+fn open_transactions_read_every_instance_on_a_cluster() {
+    for major in [12, 19] {
+        let (rac, rac_no_con) = sql::open_transactions_rac_statements(major);
+        for text in [rac, rac_no_con] {
+            assert!(text.contains("FROM GV$TRANSACTION T"), "{text}");
+            assert!(text.contains("S.INST_ID = T.INST_ID"), "{text}");
+        }
+    }
+    assert!(sql::open_transactions_rac_statements(19)
+        .0
+        .contains("CON_ID_TO_CON_NAME"));
+    assert!(!sql::open_transactions_rac_statements(12)
+        .0
+        .contains("CON_ID_TO_CON_NAME"));
+    for major in [11, 12, 19] {
+        let single = catalog::open_transactions_sql(major);
+        assert!(single.contains("FROM V$TRANSACTION T"), "{single}");
+    }
 }
 
 /// A session over SCNs 1000..=2000 with the options the planner asks for.
@@ -373,6 +412,12 @@ fn catalog_statements_are_pinned() {
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
         ),
+        ("OPEN_TRANSACTIONS_RAC", sql::OPEN_TRANSACTIONS_RAC.into()),
+        (
+            "OPEN_TRANSACTIONS_RAC_NO_CON",
+            sql::OPEN_TRANSACTIONS_RAC_NO_CON.into(),
+        ),
+        ("CLUSTER_DATABASE", sql::CLUSTER_DATABASE.into()),
     ];
     let mut out: Vec<String> = texts
         .iter()
@@ -691,8 +736,9 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         ("CURRENT_SCN", sql::CURRENT_SCN.into(), 2),
         ("ONLINE_LOGS", sql::ONLINE_LOGS.into(), 11),
         ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS.into(), 13),
+        ("ARCHIVED_LOGS_FROM", sql::ARCHIVED_LOGS_FROM.into(), 13),
         ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS.into(), 5),
-        ("THREADS", sql::THREADS.into(), 5),
+        ("THREADS", sql::THREADS.into(), 8),
         ("INSTANCE_DATABASE", sql::INSTANCE_DATABASE.into(), 11),
         ("PDBS", sql::PDBS.into(), 6),
         ("PDBS_12_1", sql::PDBS_12_1.into(), 6),
@@ -738,6 +784,17 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
             6,
         ),
+        (
+            "OPEN_TRANSACTIONS_RAC",
+            sql::OPEN_TRANSACTIONS_RAC.into(),
+            6,
+        ),
+        (
+            "OPEN_TRANSACTIONS_RAC_NO_CON",
+            sql::OPEN_TRANSACTIONS_RAC_NO_CON.into(),
+            6,
+        ),
+        ("CLUSTER_DATABASE", sql::CLUSTER_DATABASE.into(), 1),
     ];
     for (name, text, want) in cases {
         let items = select_items(text);

@@ -531,16 +531,37 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                 }),
             })
             .collect(),
-        threads: m
-            .threads
-            .iter()
-            .map(|t| RedoThread {
+        threads: redo_threads(m),
+    }
+}
+
+/// `V$THREAD`: one row per redo thread.
+pub fn redo_threads(m: &Model) -> Vec<RedoThread> {
+    m.threads
+        .iter()
+        .map(|t| match t.enable_change {
+            Some(enable_change) => RedoThread {
                 thread: t.thread,
                 status: "OPEN".into(),
                 enabled: "PUBLIC".into(),
                 current_sequence: t.seq,
                 last_redo_scn: t.last_redo_scn,
-            })
-            .collect(),
-    }
+                enable_change,
+                disable_change: 0,
+                // The last checkpoint was at the last log switch.
+                checkpoint_change: t
+                    .groups
+                    .get(t.current)
+                    .map_or(enable_change, |g| g.first_change),
+            },
+            // Log groups exist for the node to be added; the thread is not
+            // enabled and its instance has never opened.
+            None => RedoThread {
+                thread: t.thread,
+                status: "CLOSED".into(),
+                enabled: "DISABLED".into(),
+                ..RedoThread::default()
+            },
+        })
+        .collect()
 }

@@ -190,8 +190,16 @@ pub fn start(
         return Err(SourceError::oracle(1281, "SCN range specified is invalid"));
     }
     let upper = req.end_scn.min(model.scn);
-    let threads: Vec<u16> = model.threads.iter().map(|t| t.thread).collect();
-    for thread in threads {
+    // A thread has redo only from its ENABLE_CHANGE#: one enabled later (a
+    // RAC node added) needs logs from there, one not enabled none at all.
+    let threads: Vec<(u16, Scn)> = model
+        .threads
+        .iter()
+        .filter_map(|t| t.enable_change.map(|e| (t.thread, e)))
+        .filter(|&(_, enabled)| enabled <= upper)
+        .map(|(t, enabled)| (t, req.start_scn.max(enabled)))
+        .collect();
+    for (thread, need_from) in threads {
         let mut seqs: Vec<(u64, Scn, Scn)> = files
             .iter()
             .filter(|f| f.thread == thread)
@@ -201,7 +209,7 @@ pub fn start(
         let covered = (|| {
             let first = seqs
                 .iter()
-                .position(|(_, a, b)| *a <= req.start_scn && req.start_scn < *b)?;
+                .position(|(_, a, b)| *a <= need_from && need_from < *b)?;
             let mut last_next = seqs[first].2;
             let mut last_seq = seqs[first].0;
             for (seq, _, next) in &seqs[first + 1..] {
@@ -220,8 +228,7 @@ pub fn start(
             return Err(SourceError::oracle(
                 1291,
                 format!(
-                    "missing logfile: the added logs of thread {thread} do not cover SCN {} to {}",
-                    req.start_scn, upper
+                    "missing logfile: the added logs of thread {thread} do not cover SCN {need_from} to {upper}"
                 ),
             ));
         }
@@ -317,6 +324,15 @@ impl Session {
                 break;
             }
             if !files.contains(&(rec.thread, rec.seq)) {
+                continue;
+            }
+            // Redo still in the instance's log buffer is not in the file.
+            let written = model
+                .threads
+                .iter()
+                .find(|t| t.thread == rec.thread)
+                .is_some_and(|t| rec.scn <= t.last_redo_scn);
+            if !written {
                 continue;
             }
             let mut row = self.render(model, rec);

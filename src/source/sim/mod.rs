@@ -21,9 +21,9 @@ use chrono::Timelike;
 use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
-    Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction, RedoSource,
-    ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName,
-    TablePattern,
+    ArchivedLog, Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction,
+    RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError,
+    TableFacts, TableName, TablePattern,
 };
 
 pub use logminer::{plan_logs, CSF_PIECE_BYTES};
@@ -82,6 +82,12 @@ pub struct Sim {
     container: String,
     /// The PDB table reads and snapshots run in (`Catalog::set_pdb`).
     pdb: Option<String>,
+    /// Statements a client would have sent so far (see [`Sim::statements_sent`]).
+    statements: u64,
+    /// Files added to the LogMiner session since the last END_LOGMNR.
+    added_logs: Vec<String>,
+    /// The CURRENT_SCN the last read returned.
+    last_read_scn: Scn,
 }
 
 impl Sim {
@@ -128,7 +134,23 @@ impl Sim {
             roles,
             container,
             pdb: None,
+            statements: 0,
+            added_logs: Vec::new(),
+            last_read_scn: 0,
         }
+    }
+
+    /// How many SQL statements and PL/SQL calls a client would have sent to
+    /// get the answers given so far, counted as the Oracle backend sends
+    /// them: one per view query, one per `ADD_LOGFILE` (only when the file
+    /// set changes), one per `START_LOGMNR`, `END_LOGMNR` and contents query.
+    /// Fetches of an open query are not statements.
+    pub fn statements_sent(&self) -> u64 {
+        self.statements
+    }
+
+    fn sent(&mut self, n: u64) {
+        self.statements += n;
     }
 
     /// Opens the simulator a `--source` value names: `sim` (the demo),
@@ -354,6 +376,7 @@ impl Catalog for Sim {
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         self.tick(false);
         self.check_link()?;
+        self.sent(5);
         Ok(facts::log_inventory(&self.model))
     }
 
@@ -393,6 +416,15 @@ impl RedoSource for Sim {
     fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
         self.tick(true);
         self.check_link()?;
+        self.sent(1);
+        // Reading CURRENT_SCN moves the SCN, as on Oracle: on a database that
+        // writes no redo, each read returns a higher value than the last.
+        // (After new redo the read returns the redo's SCN: a busy database
+        // hides the reads among its own increments.)
+        if self.last_read_scn >= self.model.scn {
+            self.model.scn = self.last_read_scn + 1;
+        }
+        self.last_read_scn = self.model.scn;
         let t = self.model.now();
         Ok(ScnTime {
             scn: self.model.scn,
@@ -414,9 +446,50 @@ impl RedoSource for Sim {
         Ok(facts::incarnation(&self.model))
     }
 
+    fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        self.sent(1);
+        Ok(facts::redo_threads(&self.model))
+    }
+
+    fn online_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        // RESETLOGS_CHANGE#, V$LOG with V$LOGFILE, V$ARCHIVE_DEST_STATUS.
+        self.sent(3);
+        let mut inventory = facts::log_inventory(&self.model);
+        inventory.archived.clear();
+        inventory.threads.clear();
+        Ok(inventory)
+    }
+
+    fn archived_logs_from(
+        &mut self,
+        from_scn: Scn,
+        dest_id: u32,
+    ) -> Result<Vec<ArchivedLog>, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        self.sent(1);
+        let mut archived = facts::log_inventory(&self.model).archived;
+        let resetlogs = self.model.scenario.instance.resetlogs_change;
+        archived.retain(|a| {
+            a.dest_id == dest_id && a.next_change > from_scn && a.resetlogs_change == resetlogs
+        });
+        Ok(archived)
+    }
+
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
         self.tick(false);
         self.check_link()?;
+        // Files stay added until END_LOGMNR; the Oracle backend adds them
+        // again only when the set changes.
+        if self.added_logs != request.log_files {
+            self.sent(request.log_files.len() as u64);
+            self.added_logs = request.log_files.clone();
+        }
+        self.sent(1);
         let session = logminer::start(&self.model, &self.conn(), request)?;
         self.session = Some(session);
         self.pending = None;
@@ -426,6 +499,7 @@ impl RedoSource for Sim {
     fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
         self.tick(false);
         self.check_link()?;
+        self.sent(1);
         let Some(session) = &self.session else {
             return Err(SourceError::oracle(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents"));
         };
@@ -461,6 +535,8 @@ impl RedoSource for Sim {
 
     fn end_session(&mut self) -> Result<(), SourceError> {
         self.check_link()?;
+        self.sent(1);
+        self.added_logs.clear();
         self.session = None;
         self.pending = None;
         Ok(())
@@ -560,6 +636,7 @@ impl RedoSource for Sim {
         }
         self.model.connection_dropped = false;
         self.link = Link::Up;
+        self.added_logs.clear();
         self.session = None;
         self.pending = None;
         Ok(())

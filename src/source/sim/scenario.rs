@@ -44,6 +44,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("long-transaction", "19c CDB with a transaction left open for hours, pinning the restart SCN"),
     builtin!("big-transaction", "19c CDB with a 60,000-change transaction among normal traffic"),
     builtin!("oracle11g", "non-CDB 11.2.0.4 in ARCHIVELOG with minimal supplemental logging and a DBA user"),
+    builtin!("rac", "two-node RAC 19c CDB: two redo threads, node 2 quiet for minutes at a time"),
     builtin!("example", "the fully commented example scenario (every key with its default)"),
 ];
 
@@ -199,6 +200,9 @@ pub struct InstanceSpec {
     pub recovery_area_reclaimable: u64,
     #[serde(default = "d_threads")]
     pub threads: u16,
+    /// Per-thread behaviour of a RAC database: quiet periods, a node added later.
+    #[serde(default)]
+    pub thread_schedule: Vec<ThreadSpec>,
     #[serde(default = "d_start_scn")]
     pub start_scn: u64,
     #[serde(default = "d_resetlogs")]
@@ -212,6 +216,22 @@ pub struct InstanceSpec {
     /// Extra or overriding `V$PARAMETER` values (lower-case names).
     #[serde(default)]
     pub parameters: BTreeMap<String, String>,
+}
+
+/// How one redo thread (RAC instance) behaves over time.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThreadSpec {
+    /// `THREAD#`, 1 to `instance.threads`.
+    pub thread: u16,
+    /// `[from_s, to_s)` periods of database time in which no transaction
+    /// starts on this instance: its log writer has nothing to write.
+    #[serde(default)]
+    pub quiet: Vec<[u64; 2]>,
+    /// The thread is enabled (ALTER DATABASE ENABLE PUBLIC THREAD) and its
+    /// instance opened at this time; before it the thread is DISABLED.
+    #[serde(default)]
+    pub enabled_at_s: Option<u64>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -297,6 +317,14 @@ pub struct RedoSpec {
     /// archived logs are deleted (and shown deleted) as a retention job would.
     #[serde(default = "d_memory_records")]
     pub memory_records: usize,
+    /// `LOG_BUFFER`: LGWR writes when a third of it is full (or 1 MB of redo
+    /// is waiting), on every commit, and every three seconds.
+    #[serde(default = "d_log_buffer")]
+    pub log_buffer_bytes: u64,
+}
+
+fn d_log_buffer() -> u64 {
+    16 * 1024 * 1024
 }
 
 fn d_memory_records() -> usize {
@@ -314,6 +342,7 @@ impl Default for RedoSpec {
             destinations: d_dests(),
             archive_retention_s: None,
             memory_records: d_memory_records(),
+            log_buffer_bytes: d_log_buffer(),
         }
     }
 }
@@ -810,6 +839,25 @@ impl Scenario {
         }
         if !(1..=16).contains(&self.instance.threads) {
             return Err(invalid("instance.threads must be 1 to 16".into()));
+        }
+        for t in &self.instance.thread_schedule {
+            if !(1..=self.instance.threads).contains(&t.thread) {
+                return Err(invalid(format!(
+                    "instance.thread_schedule: thread {} is not one of the {} threads",
+                    t.thread, self.instance.threads
+                )));
+            }
+            if t.thread == 1 && t.enabled_at_s.is_some() {
+                return Err(invalid(
+                    "instance.thread_schedule: thread 1 is the instance itself and is enabled from the start".into(),
+                ));
+            }
+            if let Some([from, to]) = t.quiet.iter().find(|[from, to]| from >= to) {
+                return Err(invalid(format!(
+                    "instance.thread_schedule: quiet period [{from}, {to}] of thread {} is empty",
+                    t.thread
+                )));
+            }
         }
         if self.redo.memory_records < 10_000 {
             return Err(invalid("redo.memory_records must be at least 10000".into()));

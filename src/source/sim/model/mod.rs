@@ -170,6 +170,7 @@ impl Model {
             self.run_next();
         }
         self.now_ms = self.now_ms.max(target_ms);
+        self.log_writers_at(self.now_ms);
     }
 
     /// Generates until at least `n` more redo records exist.

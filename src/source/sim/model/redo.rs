@@ -119,9 +119,42 @@ pub struct ThreadLogs {
     pub current: usize,
     pub seq: u64,
     pub bytes_used: u64,
+    /// `V$THREAD.LAST_REDO_CHANGE#`: the SCN of the last redo LGWR wrote to
+    /// the online log. LogMiner reads files, so it sees nothing above it.
     pub last_redo_scn: Scn,
     /// Redo block counter inside the current log (for RS_ID).
     pub block: u64,
+    /// SCN of the newest redo generated on this thread, written or not.
+    pub generated_scn: Scn,
+    /// Bytes of redo in the log buffer that LGWR has not written yet.
+    pub buffered_bytes: u64,
+    /// Database time (ms) of the oldest redo still in the log buffer.
+    pub buffered_since_ms: Option<i64>,
+    /// `ENABLE_CHANGE#`; `None` while the thread is not enabled yet.
+    pub enable_change: Option<Scn>,
+    /// When a thread that starts DISABLED is enabled (ms of database time).
+    pub enabled_at_ms: Option<i64>,
+    /// `[from, to)` ms of database time with no new transaction here.
+    pub quiet_ms: Vec<(i64, i64)>,
+}
+
+/// LGWR writes at least every three seconds while redo waits in the buffer.
+const LGWR_TIMEOUT_MS: i64 = 3_000;
+/// LGWR also writes once this much redo waits, whatever the buffer's size.
+const LGWR_WRITE_BYTES: u64 = 1024 * 1024;
+
+impl ThreadLogs {
+    /// Enabled and open: new transactions may run here.
+    pub fn is_enabled(&self) -> bool {
+        self.enable_change.is_some()
+    }
+
+    /// No new transaction starts on this instance at `now_ms`.
+    pub fn is_quiet(&self, now_ms: i64) -> bool {
+        self.quiet_ms
+            .iter()
+            .any(|&(from, to)| from <= now_ms && now_ms < to)
+    }
 }
 
 /// `RS_ID` as LogMiner prints it: log sequence, block, offset, with the
@@ -136,6 +169,22 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
     let mut threads = Vec::new();
     let db = scenario.instance.db_name.clone();
     for t in 1..=scenario.instance.threads {
+        let schedule = scenario
+            .instance
+            .thread_schedule
+            .iter()
+            .find(|s| s.thread == t);
+        let enabled_at_ms = schedule
+            .and_then(|s| s.enabled_at_s)
+            .map(|s| s as i64 * 1000);
+        let quiet_ms = schedule
+            .map(|s| {
+                s.quiet
+                    .iter()
+                    .map(|[from, to]| (*from as i64 * 1000, *to as i64 * 1000))
+                    .collect()
+            })
+            .unwrap_or_default();
         let mut groups = Vec::new();
         for g in 0..scenario.redo.groups {
             let number = u32::from(t - 1) * scenario.redo.groups + g + 1;
@@ -162,25 +211,84 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
             });
         }
         let seq = scenario.redo.start_sequence;
-        groups[0].seq = Some(seq);
-        groups[0].status = "CURRENT";
-        groups[0].first_change = scenario.instance.start_scn;
-        groups[0].next_change = MAX_NEXT_CHANGE;
-        groups[0].first_time = Some(start);
+        let enabled = enabled_at_ms.is_none();
+        if enabled {
+            open_first_log(&mut groups, seq, scenario.instance.start_scn, start);
+        }
         threads.push(ThreadLogs {
             thread: t,
             groups,
             current: 0,
             seq,
             bytes_used: 0,
-            last_redo_scn: scenario.instance.start_scn,
+            last_redo_scn: if enabled {
+                scenario.instance.start_scn
+            } else {
+                0
+            },
             block: 2,
+            generated_scn: scenario.instance.start_scn,
+            buffered_bytes: 0,
+            buffered_since_ms: None,
+            enable_change: enabled.then_some(scenario.instance.start_scn),
+            enabled_at_ms,
+            quiet_ms,
         });
     }
     threads
 }
 
+/// The first log of a thread becomes CURRENT at `scn`.
+fn open_first_log(groups: &mut [Group], seq: u64, scn: Scn, time: NaiveDateTime) {
+    if let Some(g) = groups.first_mut() {
+        g.seq = Some(seq);
+        g.status = "CURRENT";
+        g.first_change = scn;
+        g.next_change = MAX_NEXT_CHANGE;
+        g.first_time = Some(time);
+    }
+}
+
 impl Model {
+    /// LGWR of one thread writes its log buffer to the online log: the redo
+    /// becomes visible to LogMiner and `LAST_REDO_CHANGE#` moves.
+    pub(super) fn flush_log_buffer(&mut self, ti: usize) {
+        if let Some(lt) = self.threads.get_mut(ti) {
+            if lt.buffered_since_ms.is_some() {
+                lt.last_redo_scn = lt.generated_scn;
+            }
+            lt.buffered_bytes = 0;
+            lt.buffered_since_ms = None;
+        }
+    }
+
+    /// What LGWR does by the clock at `now_ms`: write any redo that has
+    /// waited three seconds, and enable the threads due (a RAC node joining).
+    pub(super) fn log_writers_at(&mut self, now_ms: i64) {
+        for ti in 0..self.threads.len() {
+            let due = self.threads[ti]
+                .buffered_since_ms
+                .is_some_and(|since| now_ms - since >= LGWR_TIMEOUT_MS);
+            if due {
+                self.flush_log_buffer(ti);
+            }
+            let enable = self.threads[ti].enable_change.is_none()
+                && self.threads[ti]
+                    .enabled_at_ms
+                    .is_some_and(|at| at <= now_ms);
+            if enable {
+                self.scn += 1;
+                let scn = self.scn;
+                let time = self.now_sec();
+                let lt = &mut self.threads[ti];
+                open_first_log(&mut lt.groups, lt.seq, scn, time);
+                lt.enable_change = Some(scn);
+                lt.last_redo_scn = scn;
+                lt.generated_scn = scn;
+            }
+        }
+    }
+
     /// Appends a redo record at the next SCN (or the same SCN when `same_scn`).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn emit(
@@ -204,8 +312,12 @@ impl Model {
         let rsid: Arc<str> = Arc::from(rs_id(lt.seq, lt.block, 0x10 + offset % 0x1f0));
         lt.block += 1 + size / 512;
         lt.bytes_used += size + 64;
-        lt.last_redo_scn = scn;
+        // The record goes to the log buffer; LGWR writes it later.
+        lt.generated_scn = scn;
+        lt.buffered_bytes += size + 64;
+        lt.buffered_since_ms.get_or_insert(self.now_ms);
         let seq = lt.seq;
+        let commit = matches!(body, Body::Commit { .. });
         self.records.push_back(Rec {
             scn,
             time,
@@ -219,6 +331,12 @@ impl Model {
             body,
         });
         self.rows_generated += 1;
+        let third = (self.scenario.redo.log_buffer_bytes / 3).min(LGWR_WRITE_BYTES);
+        // A commit waits for LGWR (log file sync); a third of the buffer
+        // full (or 1 MB) makes it write too.
+        if commit || self.threads[ti].buffered_bytes >= third {
+            self.flush_log_buffer(ti);
+        }
         if self.threads[ti].bytes_used >= self.scenario.redo.group_bytes {
             self.switch_log(ti);
         }
@@ -227,6 +345,11 @@ impl Model {
 
     /// `ALTER SYSTEM SWITCH LOGFILE` on one thread: archive, advance sequence.
     pub fn switch_log(&mut self, ti: usize) {
+        if !self.threads.get(ti).is_some_and(ThreadLogs::is_enabled) {
+            return;
+        }
+        // The switch writes the log buffer to the log being closed.
+        self.flush_log_buffer(ti);
         let now = self.now_sec();
         self.scn += 1;
         let switch_scn = self.scn;

@@ -151,6 +151,7 @@ impl Model {
         let at = self.next_action_at();
         self.now_ms = self.now_ms.max(at);
         self.next_at = None;
+        self.log_writers_at(self.now_ms);
         self.step();
     }
 
@@ -326,8 +327,20 @@ impl Model {
         let will_rollback = self.rng.chance(w.rollback_pct / 100.0);
         let savepoint = (size >= 2 && self.rng.chance(w.savepoint_pct / 100.0))
             .then(|| self.rng.range(1, u64::from(size - 1)) as usize);
-        let threads = self.scenario.instance.threads.max(1);
-        let thread = (self.next_usn_slot % u32::from(threads)) as u16 + 1;
+        // Sessions spread over the instances in turn, skipping an instance
+        // that is quiet or not open yet.
+        let threads = self.threads.len().max(1);
+        let first = self.next_usn_slot as usize % threads;
+        let now_ms = self.now_ms;
+        let index = (0..threads)
+            .map(|k| (first + k) % threads)
+            .find(|&i| {
+                self.threads
+                    .get(i)
+                    .is_some_and(|t| t.is_enabled() && !t.is_quiet(now_ms))
+            })
+            .unwrap_or(first);
+        let thread = index as u16 + 1;
         let username: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let t = table.or_else(|| {
             if kind == TxnKind::Normal {
