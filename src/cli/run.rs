@@ -168,12 +168,18 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut sink: Box<dyn EventSink> = if args.output == "-" {
         Box::new(JsonLinesSink::stdout())
     } else {
-        Box::new(
-            JsonLinesSink::file(&PathBuf::from(&args.output)).map_err(|e| Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            })?,
-        )
+        let file = JsonLinesSink::file(&PathBuf::from(&args.output)).map_err(|e| Failure {
+            code: exit::USAGE,
+            message: e.to_string(),
+        })?;
+        if file.torn_bytes_cut() > 0 {
+            eprintln!(
+                "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
+                file.torn_bytes_cut(),
+                args.output
+            );
+        }
+        Box::new(file)
     };
     let stop = Arc::new(AtomicBool::new(false));
     {

@@ -26,10 +26,10 @@ fn lines(text: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-#[test]
-fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let args = [
+/// `run APP.ORDERS` on the virtual-clock demo into `out.jsonl` with
+/// `cp.json`, stopping after `count` events.
+fn orders_run(count: &str) -> [&str; 10] {
+    [
         "--source",
         "sim:demo?clock=virtual",
         "run",
@@ -39,8 +39,14 @@ fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
         "--checkpoint",
         "cp.json",
         "--count",
-        "40",
-    ];
+        count,
+    ]
+}
+
+#[test]
+fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = orders_run("40");
     for round in 0..3 {
         let out = cdcctl(dir.path(), &args);
         assert_eq!(
@@ -97,4 +103,26 @@ fn from_scn_with_an_existing_checkpoint_is_refused() {
     let out = cdcctl(dir.path(), &[&base[..], &["--from-scn", "1"]].concat());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("conflicts with the existing checkpoint"));
+}
+
+#[test]
+fn issue10_torn_last_line_is_cut_on_restart_and_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = orders_run("5");
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    // A kill mid-write leaves half an envelope behind.
+    let path = dir.path().join("out.jsonl");
+    let mut text = std::fs::read_to_string(&path).expect("output");
+    text.push_str("{\"before\":null,\"after\":{\"ID\":");
+    std::fs::write(&path, &text).expect("tear");
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cut 29 bytes of a torn last line"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&path).expect("output");
+    assert_eq!(lines(&text).len(), 10);
 }
