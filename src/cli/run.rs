@@ -1,7 +1,7 @@
 //! `cdcctl run`: the capture daemon. Mines changes, writes them to a sink,
 //! and advances a checkpoint only after the sink made them durable.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
+use cdcctl::sink::lock::WriterLock;
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
 use cdcctl::source::TablePattern;
 
@@ -102,6 +103,30 @@ fn capture_failure(e: &CaptureError) -> Failure {
     }
 }
 
+/// SIGINT and SIGTERM both ask for a clean stop: the current batch is
+/// finished and checkpointed. A second signal ends the process at once
+/// (the checkpoint on disk is consistent at every instant).
+fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    Ok(stop)
+}
+
+fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
+    let mut locks = vec![WriterLock::acquire(&args.checkpoint, "checkpoint")];
+    if args.output != "-" {
+        locks.push(WriterLock::acquire(Path::new(&args.output), "output"));
+    }
+    locks
+        .into_iter()
+        .map(|l| l.map_err(|e| Failure::usage(e.to_string())))
+        .collect()
+}
+
 fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let tables = args
         .tables
@@ -109,7 +134,17 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .filter(|t| !t.trim().is_empty())
         .map(|t| TablePattern::parse(t).map_err(Failure::usage))
         .collect::<Result<Vec<_>, _>>()?;
+    // Held until the process ends: a second writer on either file would
+    // duplicate or interleave events.
+    let _locks = take_writer_locks(args)?;
     let store = FileCheckpointStore::new(&args.checkpoint);
+    match store.remove_stale_temp_files() {
+        Ok(0) => {}
+        Ok(n) => {
+            eprintln!("cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save")
+        }
+        Err(e) => return Err(Failure::usage(e.to_string())),
+    }
     let existing = store
         .load()
         .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
@@ -181,13 +216,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         Box::new(file)
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // Without a handler (e.g. one already installed) Ctrl-C kills the
-        // process; the checkpoint on disk is still consistent.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
-    }
+    let stop =
+        stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
@@ -299,6 +329,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 break;
             }
         }
+    }
+    if stop.load(Ordering::Relaxed) {
+        eprintln!(
+            "cdcctl run: stopped by a signal after {written} events; checkpoint saved in {}",
+            args.checkpoint.display()
+        );
     }
     if sink.skipped_duplicates() > 0 {
         eprintln!(

@@ -131,6 +131,49 @@ impl FileCheckpointStore {
         }
     }
 
+    fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Names of the temporary files a save writes before its rename:
+    /// `.<file name>.<random>.tmp`, so a killed save's leftover is ours to remove.
+    fn temp_affixes(&self) -> (String, &'static str) {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        (format!(".{name}."), ".tmp")
+    }
+
+    /// Removes the temporary files of saves interrupted by a crash; call it
+    /// only while holding the checkpoint's writer lock. Returns how many.
+    pub fn remove_stale_temp_files(&self) -> Result<usize, CheckpointError> {
+        let (prefix, suffix) = self.temp_affixes();
+        let entries = match fs::read_dir(self.dir()) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(self.io(e)),
+        };
+        let mut removed = 0;
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io(e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(&prefix)
+                && name.ends_with(suffix)
+                && name.len() > prefix.len() + suffix.len()
+            {
+                fs::remove_file(entry.path()).map_err(|e| self.io(e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Stores `cp` atomically, refusing to move either SCN backwards.
     pub fn save(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
         if let Some(stored) = self.load()? {
@@ -149,11 +192,13 @@ impl FileCheckpointStore {
                 });
             }
         }
-        let dir = match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| self.io(e))?;
+        let dir = self.dir();
+        let (prefix, suffix) = self.temp_affixes();
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(suffix)
+            .tempfile_in(&dir)
+            .map_err(|e| self.io(e))?;
         tmp.write_all(cp.to_json().as_bytes())
             .and_then(|()| tmp.write_all(b"\n"))
             .and_then(|()| tmp.as_file().sync_all())

@@ -8,6 +8,8 @@
 //! line and drops events up to that (commit SCN, XID, index), so the file
 //! holds each change exactly once.
 
+pub mod lock;
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};

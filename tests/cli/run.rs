@@ -1,7 +1,8 @@
 //! `cdcctl run` driven as an operator runs it: capture to a file with a
 //! checkpoint, stop, resume, and compare with the simulator's ground truth.
 
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 
 use crate::common::without_unavailable;
 
@@ -18,6 +19,60 @@ fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
         Ok(o) => o,
         Err(e) => panic!("cannot run {BIN}: {e}"),
     }
+}
+
+/// Starts `cdcctl` in the background with stderr captured.
+fn spawn(dir: &Path, args: &[&str]) -> Child {
+    match Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    }
+}
+
+/// `run` of every table into `out.jsonl` with `cp.json`, without an end.
+fn spawn_daemon(dir: &Path) -> Child {
+    spawn(
+        dir,
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+        ],
+    )
+}
+
+/// Waits until `path` holds at least `lines` lines (a bound on the wait
+/// only keeps a broken build from hanging the suite).
+fn wait_for_lines(path: &Path, lines: usize) {
+    for _ in 0..6000 {
+        let n = std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+        if n >= lines {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} never reached {lines} lines", path.display());
+}
+
+/// Sends `signal` (e.g. "TERM") to a child.
+fn signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
 }
 
 fn lines(text: &str) -> Vec<serde_json::Value> {
@@ -125,4 +180,72 @@ fn issue10_torn_last_line_is_cut_on_restart_and_reported() {
     );
     let text = std::fs::read_to_string(&path).expect("output");
     assert_eq!(lines(&text).len(), 10);
+}
+
+#[test]
+fn issue10_second_run_on_the_same_checkpoint_or_output_exits_2_naming_the_holder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut first = spawn_daemon(dir.path());
+    wait_for_lines(&dir.path().join("out.jsonl"), 1);
+    let pid = format!("PID {}", first.id());
+    for (output, checkpoint) in [("other.jsonl", "cp.json"), ("out.jsonl", "other.json")] {
+        let out = cdcctl(
+            dir.path(),
+            &[
+                "--source",
+                "sim:demo?clock=virtual",
+                "run",
+                "--output",
+                output,
+                "--checkpoint",
+                checkpoint,
+                "--count",
+                "1",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&pid), "{stderr}");
+    }
+    first.kill().expect("kill");
+    let _ = first.wait();
+    // The kernel released the dead holder's locks.
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("other.jsonl").exists());
+}
+
+#[test]
+fn issue10_sigterm_and_sigint_finish_the_batch_and_exit_0() {
+    for sig in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let child = spawn_daemon(dir.path());
+        wait_for_lines(&dir.path().join("out.jsonl"), 20);
+        signal(&child, sig);
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "SIG{sig}: {stderr}");
+        assert!(stderr.contains("stopped by a signal"), "{stderr}");
+        assert!(dir.path().join("cp.json").exists());
+    }
+}
+
+#[test]
+fn issue10_temp_files_of_an_interrupted_checkpoint_save_are_removed_at_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let leftover = dir.path().join(".cp.json.Ab12Cd.tmp");
+    std::fs::write(&leftover, "{\"version\": 1, \"resta").expect("leftover");
+    let unrelated = dir.path().join(".other.json.Ab12Cd.tmp");
+    std::fs::write(&unrelated, "x").expect("unrelated");
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!leftover.exists(), "{stderr}");
+    assert!(unrelated.exists());
+    assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
 }
