@@ -12,11 +12,12 @@ use clap::Args;
 use crate::cli::duration::parse_duration;
 use crate::cli::{exit, source, GlobalArgs};
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
-use cdcctl::engine::checkpoint::FileCheckpointStore;
+use cdcctl::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
 use cdcctl::sink::lock::WriterLock;
+use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
 use cdcctl::source::TablePattern;
 
@@ -67,6 +68,11 @@ pub struct RunArgs {
     /// `source.name` of the events (the logical server name / topic prefix).
     #[arg(long, default_value = "cdcctl")]
     pub server_name: String,
+    /// When the output lost events its checkpoint counts as written (restored
+    /// from an old backup, truncated), write them again from the output's end
+    /// instead of stopping (exit 4).
+    #[arg(long)]
+    pub rewind: bool,
     /// Print a progress line on stderr this often.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
@@ -116,6 +122,132 @@ fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// The output, checked against the checkpoint, with the stream identity
+/// to store and, for `--rewind`, the position to restart from.
+struct OpenedOutput {
+    sink: Box<dyn EventSink>,
+    stream_id: Option<String>,
+    rewind: Option<Checkpoint>,
+}
+
+fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOutput, Failure> {
+    if args.output == "-" {
+        return Ok(OpenedOutput {
+            sink: Box::new(JsonLinesSink::stdout()),
+            stream_id: existing.and_then(|c| c.stream_id.clone()),
+            rewind: None,
+        });
+    }
+    let path = Path::new(&args.output);
+    let file = JsonLinesSink::file(path).map_err(|e| Failure::usage(e.to_string()))?;
+    if file.torn_bytes_cut() > 0 {
+        eprintln!(
+            "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
+            file.torn_bytes_cut(),
+            args.output
+        );
+    }
+    let file_id = stream::read_identity(path)
+        .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
+    let file_last = file.last_position();
+    let (id, rewind) = match stream::verdict(existing, file_id.as_deref(), file_last.as_ref()) {
+        Verdict::Foreign(why) => {
+            return Err(Failure::usage(format!(
+                "output {} is not the output of checkpoint {}: {why}; write to another file, \
+                 or use the checkpoint that goes with it",
+                args.output,
+                args.checkpoint.display()
+            )))
+        }
+        Verdict::Proceed { id } => (id, None),
+        Verdict::Behind {
+            id,
+            file_last,
+            checkpoint_last,
+        } => {
+            let rewind = rewind_to_output_end(args, existing, file_last, &checkpoint_last)?;
+            (id, Some(rewind))
+        }
+    };
+    if file_id.as_deref() != Some(id.as_str()) {
+        stream::write_identity(path, &id)
+            .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
+    }
+    Ok(OpenedOutput {
+        sink: Box::new(file),
+        rewind: rewind.map(|mut cp| {
+            cp.stream_id = Some(id.clone());
+            cp
+        }),
+        stream_id: Some(id),
+    })
+}
+
+fn describe(p: Option<&EventPosition>) -> String {
+    match p {
+        Some(p) => format!(
+            "at commit SCN {} (XID {}, event {})",
+            p.commit_scn, p.xid, p.order
+        ),
+        None => "empty".into(),
+    }
+}
+
+/// Refuses an output behind its checkpoint (exit 4), or with `--rewind`
+/// builds the checkpoint that re-emits everything after the output's end.
+fn rewind_to_output_end(
+    args: &RunArgs,
+    existing: Option<&Checkpoint>,
+    file_last: Option<EventPosition>,
+    checkpoint_last: &EventPosition,
+) -> Result<Checkpoint, Failure> {
+    let untrusted = |message: String| Failure {
+        code: exit::UNTRUSTED_DATA,
+        message,
+    };
+    let gap = format!(
+        "output {} is behind checkpoint {}: the output is {}, the checkpoint counts events up \
+         to commit SCN {} (XID {}, event {}) as written, so the changes in between are missing \
+         from the output",
+        args.output,
+        args.checkpoint.display(),
+        describe(file_last.as_ref()),
+        checkpoint_last.commit_scn,
+        checkpoint_last.xid,
+        checkpoint_last.order
+    );
+    if !args.rewind {
+        return Err(untrusted(format!(
+            "{gap}; restore the output, or run with --rewind to write them again from the \
+             output's end (the redo logs must still cover it)"
+        )));
+    }
+    let points = existing.map(|c| c.rewind_points.as_slice()).unwrap_or(&[]);
+    let Some(point) = stream::rewind_point_for(points, file_last.as_ref()) else {
+        return Err(untrusted(format!(
+            "{gap}; --rewind: the checkpoint keeps no position before the output's end, \
+             so start a new output with --from-scn"
+        )));
+    };
+    eprintln!(
+        "cdcctl run: {gap}; rewinding to restart SCN {} (commit SCN {}) to write them again",
+        point.restart_scn, point.commit_scn
+    );
+    let mut cp = Checkpoint::new(
+        point.restart_scn,
+        point.commit_scn,
+        point.committed_xids_at_commit_scn.clone(),
+        None,
+    );
+    cp.last_event = file_last;
+    cp.rewind_points = points
+        .iter()
+        .filter(|p| p.commit_scn <= point.commit_scn)
+        .cloned()
+        .collect();
+    Ok(cp)
+}
+
 fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
     let mut locks = vec![WriterLock::acquire(&args.checkpoint, "checkpoint")];
     if args.output != "-" {
@@ -148,15 +280,32 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let existing = store
         .load()
         .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
-    let start = match (existing, args.from_scn) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::usage(format!(
+    if existing.is_some() && args.from_scn.is_some() {
+        return Err(Failure::usage(format!(
             "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
-                 or drop --from-scn to resume",
+             or drop --from-scn to resume",
             args.checkpoint.display()
-        )))
+        )));
+    }
+    let OpenedOutput {
+        mut sink,
+        stream_id,
+        rewind,
+    } = open_output(args, existing.as_ref())?;
+    let fresh = existing.is_none();
+    let mut rewind_points = existing
+        .as_ref()
+        .map(|c| c.rewind_points.clone())
+        .unwrap_or_default();
+    let start = match (rewind, existing, args.from_scn) {
+        (Some(cp), _, _) => {
+            store
+                .overwrite(&cp)
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            rewind_points.clone_from(&cp.rewind_points);
+            StartAt::Checkpoint(cp)
         }
-        (Some(cp), None) => {
+        (None, Some(cp), _) => {
             eprintln!(
                 "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
                 args.checkpoint.display(),
@@ -165,8 +314,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             );
             StartAt::Checkpoint(cp)
         }
-        (None, Some(scn)) => StartAt::Scn(scn),
-        (None, None) => StartAt::Now,
+        (None, None, Some(scn)) => StartAt::Scn(scn),
+        (None, None, None) => StartAt::Now,
     };
     let opened =
         source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &tables)
@@ -200,22 +349,19 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         ..CaptureConfig::default()
     };
     let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;
-    let mut sink: Box<dyn EventSink> = if args.output == "-" {
-        Box::new(JsonLinesSink::stdout())
-    } else {
-        let file = JsonLinesSink::file(&PathBuf::from(&args.output)).map_err(|e| Failure {
-            code: exit::USAGE,
-            message: e.to_string(),
-        })?;
-        if file.torn_bytes_cut() > 0 {
-            eprintln!(
-                "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
-                file.torn_bytes_cut(),
-                args.output
-            );
+    if fresh {
+        // Stored before any event is written, so an output never holds
+        // events without a checkpoint naming its stream.
+        let mut initial = Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None);
+        initial.stream_id.clone_from(&stream_id);
+        if let Some(p) = initial.rewind_point() {
+            stream::push_rewind_point(&mut rewind_points, p);
         }
-        Box::new(file)
-    };
+        initial.rewind_points.clone_from(&rewind_points);
+        store
+            .save(&initial)
+            .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+    }
     let stop =
         stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
     let mut dead_letters: Option<DeadLetterFile> = None;
@@ -225,16 +371,22 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut outcome: Result<(), Failure> = Ok(());
     while !stop.load(Ordering::Relaxed) && written < limit {
         let mut sink_error = None;
+        let before = capture.checkpoint();
+        let written_before = written;
         let progress = capture.poll(&mut |e: CapturedEvent| -> Result<(), TxnSinkError> {
             if written >= limit {
                 return Err("event limit reached".into());
             }
+            let skipped = sink.skipped_duplicates();
             sink.write(&e).map_err(|err| {
                 let msg = err.to_string();
                 sink_error = Some(err);
                 TxnSinkError::from(msg)
             })?;
-            written += 1;
+            // Events the output already held do not count towards --count.
+            if sink.skipped_duplicates() == skipped {
+                written += 1;
+            }
             Ok(())
         });
         // Events first, then the checkpoint that covers them.
@@ -245,7 +397,22 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
-        if let Err(e) = store.save(&capture.checkpoint()) {
+        let mut cp = capture.checkpoint();
+        if written > written_before && before.restart_scn > 0 {
+            if let Some(p) = before.rewind_point() {
+                stream::push_rewind_point(&mut rewind_points, p);
+            }
+        }
+        cp.stream_id.clone_from(&stream_id);
+        cp.last_event = sink.last_position();
+        cp.rewind_points.clone_from(&rewind_points);
+        // Restart SCN 0: no window mined yet, the stored checkpoint stands.
+        let saved = if cp.restart_scn == 0 {
+            Ok(())
+        } else {
+            store.save(&cp)
+        };
+        if let Err(e) = saved {
             outcome = Err(Failure {
                 code: exit::USAGE,
                 message: format!("checkpoint: {e}"),

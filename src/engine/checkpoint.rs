@@ -33,6 +33,34 @@ pub struct Checkpoint {
     /// last event emitted.
     pub last_event_index: Option<(String, u32)>,
     pub updated_at: DateTime<Utc>,
+    /// Identity of the output this checkpoint belongs to; the output
+    /// carries the same identity, so a foreign file is recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<String>,
+    /// The last event the output held when this checkpoint was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_event: Option<EventPosition>,
+    /// Earlier positions, oldest first, that a rewind can restart from when
+    /// the output lost its tail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewind_points: Vec<RewindPoint>,
+}
+
+/// Where an event stands in the stream: commit SCN, XID, and its 1-based
+/// order in the transaction (0 for DDL).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EventPosition {
+    pub commit_scn: Scn,
+    pub xid: String,
+    pub order: u64,
+}
+
+/// A position capture could restart from, with nothing emitted past it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewindPoint {
+    pub restart_scn: Scn,
+    pub commit_scn: Scn,
+    pub committed_xids_at_commit_scn: Vec<String>,
 }
 
 impl Checkpoint {
@@ -49,7 +77,20 @@ impl Checkpoint {
             committed_xids_at_commit_scn,
             last_event_index,
             updated_at: Utc::now(),
+            stream_id: None,
+            last_event: None,
+            rewind_points: Vec::new(),
         }
+    }
+
+    /// This position as a rewind point, unless a transaction was cut short
+    /// at it (then part of it was emitted past the point).
+    pub fn rewind_point(&self) -> Option<RewindPoint> {
+        self.last_event_index.is_none().then(|| RewindPoint {
+            restart_scn: self.restart_scn,
+            commit_scn: self.commit_scn,
+            committed_xids_at_commit_scn: self.committed_xids_at_commit_scn.clone(),
+        })
     }
 
     /// Reads a checkpoint from JSON text, refusing versions it does not know.
@@ -176,6 +217,11 @@ impl FileCheckpointStore {
 
     /// Stores `cp` atomically, refusing to move either SCN backwards.
     pub fn save(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
+        self.check_forward(cp)?;
+        self.overwrite(cp)
+    }
+
+    fn check_forward(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
         if let Some(stored) = self.load()? {
             if cp.commit_scn < stored.commit_scn {
                 return Err(CheckpointError::Backwards {
@@ -192,6 +238,12 @@ impl FileCheckpointStore {
                 });
             }
         }
+        Ok(())
+    }
+
+    /// Stores `cp` atomically whatever the stored one says (a deliberate
+    /// rewind).
+    pub fn overwrite(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
         let dir = self.dir();
         let (prefix, suffix) = self.temp_affixes();
         let mut tmp = tempfile::Builder::new()

@@ -9,13 +9,14 @@
 //! holds each change exactly once.
 
 pub mod lock;
+pub mod stream;
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::engine::checkpoint::EventPosition;
 use crate::engine::event::CapturedEvent;
-use crate::engine::row::Scn;
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -38,10 +39,14 @@ pub trait EventSink {
     fn skipped_duplicates(&self) -> u64 {
         0
     }
+    /// The last event the destination holds, when it can tell.
+    fn last_position(&self) -> Option<EventPosition> {
+        None
+    }
 }
 
-/// Position of an event for de-duplication: (commit SCN, XID, 1-based order).
-type EventKey = (Scn, String, u64);
+/// Position of an event for de-duplication.
+type EventKey = EventPosition;
 
 /// JSON lines to a file (appended) or to stdout.
 pub struct JsonLinesSink {
@@ -49,6 +54,8 @@ pub struct JsonLinesSink {
     file: Option<File>,
     label: String,
     resume_after: Option<EventKey>,
+    /// The last event in the file: its last line at open, then each write.
+    last: Option<EventKey>,
     skipped: u64,
     torn_bytes_cut: u64,
 }
@@ -60,6 +67,7 @@ impl JsonLinesSink {
             file: None,
             label: "stdout".into(),
             resume_after: None,
+            last: None,
             skipped: 0,
             torn_bytes_cut: 0,
         }
@@ -88,6 +96,7 @@ impl JsonLinesSink {
             out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
             file: Some(file),
             label,
+            last: resume_after.clone(),
             resume_after,
             skipped: 0,
             torn_bytes_cut,
@@ -109,8 +118,8 @@ impl JsonLinesSink {
 
 impl EventSink for JsonLinesSink {
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
+        let key = event_key(event);
         if let Some(last) = &self.resume_after {
-            let key = event_key(event);
             if key <= *last {
                 self.skipped += 1;
                 return Ok(());
@@ -121,7 +130,9 @@ impl EventSink for JsonLinesSink {
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))
-            .map_err(|e| self.io(e))
+            .map_err(|e| self.io(e))?;
+        self.last = Some(key);
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<(), SinkError> {
@@ -135,16 +146,24 @@ impl EventSink for JsonLinesSink {
     fn skipped_duplicates(&self) -> u64 {
         self.skipped
     }
+
+    fn last_position(&self) -> Option<EventPosition> {
+        self.last.clone()
+    }
 }
 
 fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
-        CapturedEvent::Change(c) => (
-            c.source.commit_scn,
-            c.source.xid.clone(),
-            u64::from(c.index) + 1,
-        ),
-        CapturedEvent::Ddl(d) => (d.source.commit_scn, d.source.xid.clone(), 0),
+        CapturedEvent::Change(c) => EventPosition {
+            commit_scn: c.source.commit_scn,
+            xid: c.source.xid.clone(),
+            order: u64::from(c.index) + 1,
+        },
+        CapturedEvent::Ddl(d) => EventPosition {
+            commit_scn: d.source.commit_scn,
+            xid: d.source.xid.clone(),
+            order: 0,
+        },
     }
 }
 
@@ -203,7 +222,11 @@ fn parse_event_key(line: &str) -> Option<EventKey> {
         .and_then(|s| s.parse().ok());
     let xid = v["source"]["txId"].as_str().map(str::to_string);
     let order = v["transaction"]["total_order"].as_u64().unwrap_or(0);
-    commit_scn.zip(xid).map(|(c, x)| (c, x, order))
+    commit_scn.zip(xid).map(|(commit_scn, xid)| EventPosition {
+        commit_scn,
+        xid,
+        order,
+    })
 }
 
 /// Appends rows the engine could not parse (with `--on-parse-error warn`)
@@ -251,6 +274,7 @@ impl DeadLetterFile {
 mod tests {
     use super::*;
     use crate::engine::event::{ChangeEvent, Field, Op, SourcePosition};
+    use crate::engine::row::Scn;
 
     fn event(commit_scn: Scn, xid: &str, index: u32) -> CapturedEvent {
         CapturedEvent::Change(ChangeEvent {

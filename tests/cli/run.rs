@@ -249,3 +249,111 @@ fn issue10_temp_files_of_an_interrupted_checkpoint_save_are_removed_at_start() {
     assert!(unrelated.exists());
     assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
 }
+
+#[test]
+fn issue10_output_of_another_checkpoint_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    // Another stream (another table, another checkpoint) into the same file.
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.CUSTOMERS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "other.json",
+            "--count",
+            "5",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is not the output of checkpoint other.json"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert_eq!(lines(&text).len(), 5);
+}
+
+#[test]
+fn issue10_output_behind_the_checkpoint_exits_4_and_rewind_writes_the_gap_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("out.jsonl");
+    for _ in 0..3 {
+        let out = cdcctl(dir.path(), &orders_run("10"));
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let complete = std::fs::read_to_string(&path).expect("output");
+    assert_eq!(lines(&complete).len(), 30);
+    // The output restored from an older backup: its last 15 events are gone.
+    let kept: String = complete
+        .lines()
+        .take(15)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, &kept).expect("truncate");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("is behind checkpoint cp.json"), "{stderr}");
+    let last = lines(&complete)[29]["source"]["commit_scn"]
+        .as_str()
+        .expect("commit_scn")
+        .to_string();
+    assert!(
+        stderr.contains(&format!("up to commit SCN {last}")),
+        "{stderr}"
+    );
+    let untouched = std::fs::read_to_string(&path).expect("output") == kept;
+    assert!(untouched, "a refused start changed the output");
+    let out = cdcctl(dir.path(), &[&orders_run("15")[..], &["--rewind"]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rewound = std::fs::read_to_string(&path).expect("output");
+    let diff = rewound
+        .lines()
+        .zip(complete.lines())
+        .position(|(a, b)| a != b);
+    assert_eq!(diff, None, "first difference at line {diff:?}");
+    assert_eq!(rewound.lines().count(), 30);
+    // And capture goes on from there.
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&path).expect("output");
+    assert!(text.starts_with(&complete), "rewound output changed");
+    assert_eq!(lines(&text).len(), 35);
+}
+
+#[test]
+fn issue10_output_ahead_of_the_checkpoint_resumes_after_its_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    assert_eq!(out.status.code(), Some(0));
+    let older = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    assert_eq!(out.status.code(), Some(0));
+    // A crash after the output was synced but before the checkpoint was.
+    std::fs::write(dir.path().join("cp.json"), older).expect("restore");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let got = lines(&text);
+    assert_eq!(got.len(), 25);
+    let mut keys: Vec<String> = got
+        .iter()
+        .map(|v| {
+            format!(
+                "{}/{}/{}",
+                v["source"]["commit_scn"], v["source"]["txId"], v["transaction"]["total_order"]
+            )
+        })
+        .collect();
+    keys.dedup();
+    assert_eq!(keys.len(), 25);
+}
