@@ -1,0 +1,527 @@
+//! Row changes inside a transaction: the row images the workload writes
+//! (values, partition keys, primary keys), INSERT/UPDATE/DELETE with their
+//! redo and row locks, LOB content after an insert, and the ROLLBACK=1 redo
+//! that undoes changes on rollback (to a savepoint or whole). Also the
+//! initial rows that exist before the simulation starts.
+
+use std::sync::Arc;
+
+use chrono::{Duration, NaiveDateTime, Timelike};
+
+use crate::engine::row::Scn;
+use crate::source::sim::rng::Rng;
+use crate::source::sim::scenario::PartitionKind;
+use crate::source::sim::value::{ColType, Value, ValueGen};
+
+use super::dictionary::{add_months, Bound, Column, RowState, Table};
+use super::redo::{Body, DmlOp};
+use super::workload::TxnKind;
+use super::Model;
+
+/// A change a transaction made and has not yet committed or rolled back.
+#[derive(Debug, Clone)]
+pub(super) struct Change {
+    pub(super) table: usize,
+    pub(super) key: i64,
+    pub(super) op: DmlOp,
+    pub(super) before: Option<Arc<Vec<Value>>>,
+    pub(super) after: Option<Arc<Vec<Value>>>,
+    pub(super) rowid: Arc<str>,
+    pub(super) scn: Scn,
+    pub(super) time: NaiveDateTime,
+    pub(super) rs_id: Arc<str>,
+    pub(super) thread: u16,
+    obj: u64,
+    objd: u64,
+    changed: Vec<usize>,
+}
+
+impl Model {
+    /// Rows that exist before the simulation starts (no redo).
+    pub(super) fn initial_load(&mut self, load_rng: &mut Rng) {
+        let start = self.start;
+        for t in 0..self.tables.len() {
+            let n = self.scenario.tables.get(t).map_or(0, |s| s.rows);
+            for _ in 0..n {
+                let values = self.new_row(load_rng, t, true);
+                let key = self.tables[t].next_key;
+                self.tables[t].next_key += 1;
+                let values = self.with_key(t, key, values);
+                if let Some(part) = self.place(t, &values, start - Duration::days(30)) {
+                    let rid = self.alloc_rowid(t, part);
+                    self.tables[t].rows.insert(
+                        key,
+                        RowState {
+                            values: Arc::new(values),
+                            rowid: Arc::from(rid.as_str()),
+                            part,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn new_row(&self, rng: &mut Rng, t: usize, initial: bool) -> Vec<Value> {
+        let table = &self.tables[t];
+        let now = if initial {
+            self.start - Duration::days(10)
+        } else {
+            self.now()
+        };
+        table
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if c.nullable && !table.pk.contains(&i) && rng.chance(0.08) {
+                    return Value::Null;
+                }
+                if let Some(p) = &table.partitioning {
+                    if p.column == i {
+                        if let Some(v) = self.partition_key_value(rng, table, c, now, initial) {
+                            return v;
+                        }
+                    }
+                }
+                let v = ValueGen::generate(rng, &c.ty, &c.name, now, true);
+                if v.is_null() && !c.nullable {
+                    // Oracle stores '' as NULL; a NOT NULL column needs text.
+                    return match c.ty {
+                        ColType::NVarchar2(_) => Value::NStr("x".into()),
+                        _ => Value::Str("x".into()),
+                    };
+                }
+                v
+            })
+            .collect()
+    }
+
+    fn partition_key_value(
+        &self,
+        rng: &mut Rng,
+        table: &Table,
+        c: &Column,
+        now: NaiveDateTime,
+        initial: bool,
+    ) -> Option<Value> {
+        let p = table.partitioning.as_ref()?;
+        match p.kind {
+            PartitionKind::List => {
+                let mut vals: Vec<&String> = p
+                    .partitions
+                    .iter()
+                    .filter(|x| !x.dropped)
+                    .flat_map(|x| match &x.bound {
+                        Bound::List(v) => v.iter().collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                vals.sort();
+                let v = rng.pick(&vals)?;
+                Some(match c.ty {
+                    ColType::Number { .. } => Value::Number((*v).clone()),
+                    _ => Value::Str((*v).clone()),
+                })
+            }
+            PartitionKind::Range | PartitionKind::Interval => match c.ty {
+                ColType::Date => {
+                    let first = p.partitions.iter().find_map(|x| match x.bound {
+                        Bound::Date(d) => Some(d),
+                        _ => None,
+                    })?;
+                    let lo = add_months(first, -1);
+                    let (lo, hi) = if initial {
+                        (lo, self.start)
+                    } else {
+                        // Mostly recent orders, some a few days ahead (new interval partitions).
+                        (now - Duration::days(20), now + Duration::days(3))
+                    };
+                    let span = (hi - lo).num_seconds().max(1) as u64;
+                    let mut d = lo + Duration::seconds(rng.below(span) as i64);
+                    if p.kind == PartitionKind::Range {
+                        // Plain range partitioning refuses keys above the top bound (ORA-14400).
+                        let top = p
+                            .partitions
+                            .iter()
+                            .filter(|x| !x.dropped)
+                            .filter_map(|x| match x.bound {
+                                Bound::Date(h) => Some(h),
+                                _ => None,
+                            })
+                            .max();
+                        let unbounded = p
+                            .partitions
+                            .iter()
+                            .any(|x| !x.dropped && x.bound == Bound::MaxValue);
+                        if let (Some(h), false) = (top, unbounded) {
+                            if d >= h {
+                                d = h - Duration::days(1);
+                            }
+                        }
+                    }
+                    Some(Value::Date(d.with_nanosecond(0).unwrap_or(d)))
+                }
+                _ => None,
+            },
+            PartitionKind::Hash => None,
+        }
+    }
+
+    fn with_key(&self, t: usize, key: i64, mut values: Vec<Value>) -> Vec<Value> {
+        if let Some((i, v)) = self.tables[t].key_value(key) {
+            values[i] = v;
+        }
+        values
+    }
+
+    fn pick_row(&mut self, t: usize) -> Option<i64> {
+        let table = &self.tables[t];
+        let (&lo, _) = table.rows.first_key_value()?;
+        let (&hi, _) = table.rows.last_key_value()?;
+        for _ in 0..4 {
+            let k = lo + self.rng.below((hi - lo + 1) as u64) as i64;
+            let key = *self.tables[t].rows.range(k..).next()?.0;
+            if !self.locks.contains_key(&(t, key)) {
+                return Some(key);
+            }
+        }
+        None
+    }
+
+    pub(super) fn dml(&mut self, i: usize) {
+        let Some(t) = self.open[i]
+            .table
+            .filter(|&t| !self.tables[t].dropped)
+            .or_else(|| self.pick_table())
+        else {
+            return;
+        };
+        if self.open[i].kind == TxnKind::Normal && self.open[i].changes.is_empty() {
+            self.open[i].pdb = self.con_name(Some(t));
+        }
+        if self.open[i].pdb.as_deref() != self.con_name(Some(t)).as_deref() {
+            // A transaction stays inside one container.
+            return;
+        }
+        let w = &self.scenario.workload;
+        let total = u64::from(w.insert + w.update + w.delete);
+        let x = self.rng.below(total) as u32;
+        let op = if x < w.insert {
+            DmlOp::Insert
+        } else if x < w.insert + w.update {
+            DmlOp::Update
+        } else {
+            DmlOp::Delete
+        };
+        let key = if op == DmlOp::Insert {
+            None
+        } else {
+            self.pick_row(t)
+        };
+        let mut rng = self.rng.fork();
+        let xid = self.open[i].xid.clone();
+        match (op, key) {
+            (DmlOp::Update, Some(key)) => {
+                let Some(row) = self.tables[t].rows.get(&key).cloned() else {
+                    return;
+                };
+                let table = &self.tables[t];
+                let part_col = table.partitioning.as_ref().map(|p| p.column);
+                let candidates: Vec<usize> = (0..table.columns.len())
+                    .filter(|c| {
+                        !table.pk.contains(c)
+                            && Some(*c) != part_col
+                            && !table.columns[*c].ty.is_lob()
+                    })
+                    .collect();
+                if candidates.is_empty() {
+                    return;
+                }
+                let n = rng.range(1, 3.min(candidates.len() as u64)) as usize;
+                let mut changed: Vec<usize> = Vec::new();
+                while changed.len() < n {
+                    if let Some(&c) = rng.pick(&candidates) {
+                        if !changed.contains(&c) {
+                            changed.push(c);
+                        }
+                    }
+                }
+                changed.sort_unstable();
+                let now = self.now();
+                let mut after = (*row.values).clone();
+                for &c in &changed {
+                    let col = &self.tables[t].columns[c];
+                    let mut v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
+                    if col.nullable && rng.chance(0.08) {
+                        v = Value::Null;
+                    }
+                    if v.is_null() && !col.nullable {
+                        v = row.values[c].clone();
+                    }
+                    after[c] = v;
+                }
+                self.ensure_started(i);
+                self.locks.insert((t, key), xid);
+                let (obj, objd) = self.tables[t].segment(row.part);
+                let before = row.values.clone();
+                let after = Arc::new(after);
+                if let Some(r) = self.tables[t].rows.get_mut(&key) {
+                    r.values = after.clone();
+                }
+                self.push_change(
+                    i,
+                    t,
+                    key,
+                    DmlOp::Update,
+                    Some(before),
+                    Some(after),
+                    row.rowid.clone(),
+                    obj,
+                    objd,
+                    changed,
+                );
+            }
+            (DmlOp::Delete, Some(key)) => {
+                let Some(row) = self.tables[t].rows.get(&key).cloned() else {
+                    return;
+                };
+                self.ensure_started(i);
+                self.locks.insert((t, key), xid);
+                let (obj, objd) = self.tables[t].segment(row.part);
+                self.tables[t].rows.remove(&key);
+                self.push_change(
+                    i,
+                    t,
+                    key,
+                    DmlOp::Delete,
+                    Some(row.values),
+                    None,
+                    row.rowid,
+                    obj,
+                    objd,
+                    Vec::new(),
+                );
+            }
+            _ => {
+                let values = self.new_row(&mut rng, t, false);
+                let key = self.tables[t].next_key;
+                let values = self.with_key(t, key, values);
+                let now = self.now_sec();
+                let Some(part) = self.place(t, &values, now) else {
+                    return;
+                };
+                self.tables[t].next_key += 1;
+                self.ensure_started(i);
+                self.locks.insert((t, key), xid);
+                let rid: Arc<str> = Arc::from(self.alloc_rowid(t, part).as_str());
+                let (obj, objd) = self.tables[t].segment(part);
+                let after = Arc::new(values);
+                self.tables[t].rows.insert(
+                    key,
+                    RowState {
+                        values: after.clone(),
+                        rowid: rid.clone(),
+                        part,
+                    },
+                );
+                self.push_change(
+                    i,
+                    t,
+                    key,
+                    DmlOp::Insert,
+                    None,
+                    Some(after.clone()),
+                    rid.clone(),
+                    obj,
+                    objd,
+                    Vec::new(),
+                );
+                self.write_lob_content(i, t, obj, objd, &rid, &after);
+            }
+        }
+    }
+
+    /// LOB content follows the EMPTY_LOB() insert: a locator row, then the
+    /// content in LOB_WRITE pieces, each its own redo record.
+    fn write_lob_content(
+        &mut self,
+        i: usize,
+        t: usize,
+        obj: u64,
+        objd: u64,
+        rowid: &Arc<str>,
+        row: &Arc<Vec<Value>>,
+    ) {
+        for (c, v) in row.iter().enumerate() {
+            let data = match v {
+                Value::Clob(s) => s.clone(),
+                Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+                _ => continue,
+            };
+            let (thread, user, pdb) = (
+                self.open[i].thread,
+                self.open[i].username.clone(),
+                self.open[i].pdb.clone(),
+            );
+            let xid = self.open[i].xid.clone();
+            self.emit(
+                thread,
+                &xid,
+                &user,
+                &pdb,
+                Body::LobLocator {
+                    table: t,
+                    obj,
+                    objd,
+                    column: c,
+                    rowid: rowid.clone(),
+                    row: row.clone(),
+                },
+                200,
+                false,
+            );
+            let chunk = if matches!(v, Value::Blob(_)) {
+                2000
+            } else {
+                1000
+            };
+            let chars: Vec<char> = data.chars().collect();
+            let mut offset = 1u64;
+            for piece in chars.chunks(chunk) {
+                let s: String = piece.iter().collect();
+                let size = s.len() as u64;
+                self.emit(
+                    thread,
+                    &xid,
+                    &user,
+                    &pdb,
+                    Body::LobWrite {
+                        table: t,
+                        obj,
+                        objd,
+                        column: c,
+                        rowid: rowid.clone(),
+                        data: s,
+                        offset,
+                    },
+                    size,
+                    false,
+                );
+                offset += piece.len() as u64;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push_change(
+        &mut self,
+        i: usize,
+        t: usize,
+        key: i64,
+        op: DmlOp,
+        before: Option<Arc<Vec<Value>>>,
+        after: Option<Arc<Vec<Value>>>,
+        rowid: Arc<str>,
+        obj: u64,
+        objd: u64,
+        changed: Vec<usize>,
+    ) {
+        let size: usize = before
+            .iter()
+            .chain(after.iter())
+            .flat_map(|v| v.iter())
+            .map(Value::redo_len)
+            .sum::<usize>()
+            + 120;
+        let (thread, user, pdb, xid) = {
+            let x = &self.open[i];
+            (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
+        };
+        let body = Body::Dml {
+            table: t,
+            obj,
+            objd,
+            op,
+            rollback: false,
+            rowid: rowid.clone(),
+            before: before.clone(),
+            after: after.clone(),
+            changed: changed.clone(),
+        };
+        let (scn, rsid, _) = self.emit(thread, &xid, &user, &pdb, body, size as u64, false);
+        let time = self.now_sec();
+        self.open[i].changes.push(Change {
+            table: t,
+            key,
+            op,
+            before,
+            after,
+            rowid,
+            scn,
+            time,
+            rs_id: rsid,
+            thread,
+            obj,
+            objd,
+            changed,
+        });
+    }
+
+    /// Undoes the transaction's changes after the first `keep`, newest first,
+    /// writing ROLLBACK=1 rows as Oracle does.
+    pub(super) fn rollback_changes(&mut self, i: usize, keep: usize) {
+        while self.open[i].changes.len() > keep {
+            let Some(c) = self.open[i].changes.pop() else {
+                break;
+            };
+            let (op, before, after) = match c.op {
+                DmlOp::Insert => (DmlOp::Delete, c.after.clone(), None),
+                DmlOp::Update => (DmlOp::Update, c.after.clone(), c.before.clone()),
+                DmlOp::Delete => (DmlOp::Insert, None, c.before.clone()),
+            };
+            // Restore the row image.
+            match c.op {
+                DmlOp::Insert => {
+                    self.tables[c.table].rows.remove(&c.key);
+                }
+                DmlOp::Update => {
+                    if let (Some(r), Some(b)) =
+                        (self.tables[c.table].rows.get_mut(&c.key), &c.before)
+                    {
+                        r.values = b.clone();
+                    }
+                }
+                DmlOp::Delete => {
+                    if let Some(b) = &c.before {
+                        let part = self.place(c.table, b, self.now_sec()).unwrap_or(0);
+                        self.tables[c.table].rows.insert(
+                            c.key,
+                            RowState {
+                                values: b.clone(),
+                                rowid: c.rowid.clone(),
+                                part,
+                            },
+                        );
+                    }
+                }
+            }
+            let (thread, user, pdb, xid) = {
+                let x = &self.open[i];
+                (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
+            };
+            let body = Body::Dml {
+                table: c.table,
+                obj: c.obj,
+                objd: c.objd,
+                op,
+                rollback: true,
+                rowid: c.rowid.clone(),
+                before,
+                after,
+                changed: c.changed.clone(),
+            };
+            self.emit(thread, &xid, &user, &pdb, body, 150, false);
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! Partition maintenance DDL (TRUNCATE, DROP and MOVE PARTITION, DROP
+//! TABLE) and the faults a scenario injects: dropped connections, deleted
+//! or missing archived logs, overwritten undo.
+
+use std::sync::Arc;
+
+use crate::engine::event::{CapturedEvent, DdlEvent};
+use crate::engine::row::Scn;
+use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
+
+use super::dictionary::bound_cmp;
+use super::redo::Body;
+use super::workload::{Event, Scheduled};
+use super::{ms, Model};
+
+/// A fault that fires once the SCN reaches the first field.
+pub(super) type ScnFault = (Scn, FaultKind, Option<u64>, Option<u32>);
+
+/// Appends the scenario's time-triggered faults to `scheduled` and returns
+/// the SCN-triggered ones.
+pub(super) fn schedule(scenario: &Scenario, scheduled: &mut Vec<Scheduled>) -> Vec<ScnFault> {
+    let mut scn_faults = Vec::new();
+    for f in &scenario.faults {
+        if let Some(at) = f.at_s {
+            scheduled.push(Scheduled {
+                at_ms: at as i64 * 1000,
+                what: Event::Fault {
+                    kind: f.kind,
+                    sequence: f.sequence,
+                    count: f.count,
+                },
+            });
+        } else if let Some(scn) = f.at_scn {
+            scn_faults.push((scn, f.kind, f.sequence, f.count));
+        }
+    }
+    scn_faults
+}
+
+impl Model {
+    pub(super) fn fault(&mut self, kind: FaultKind, sequence: Option<u64>, count: Option<u32>) {
+        match kind {
+            FaultKind::ConnectionDrop => self.connection_dropped = true,
+            FaultKind::ArchiveDeleted => {
+                let target = sequence.or_else(|| {
+                    self.archived
+                        .iter()
+                        .filter(|a| !a.deleted)
+                        .map(|a| a.sequence)
+                        .max()
+                });
+                if let Some(seq) = target {
+                    for i in 0..self.archived.len() {
+                        if self.archived[i].sequence == seq {
+                            self.delete_archive(i);
+                        }
+                    }
+                }
+                self.prune_records();
+            }
+            FaultKind::UndoOverwritten => {
+                let scn = self.scn;
+                for t in &mut self.tables {
+                    t.undo.clear();
+                    t.undo_lost_scn = scn;
+                }
+            }
+            FaultKind::ArchiveGap => self.gap_pending += count.unwrap_or(1),
+        }
+    }
+
+    /// Partition maintenance or DROP TABLE; false when open transactions on
+    /// the segment block it (Oracle would raise ORA-00054).
+    pub(super) fn maintenance(
+        &mut self,
+        t: usize,
+        action: MaintenanceAction,
+        partition: Option<String>,
+    ) -> bool {
+        if self.tables[t].dropped {
+            return true;
+        }
+        let part = match (&self.tables[t].partitioning, action) {
+            (_, MaintenanceAction::DropTable) => None,
+            (Some(p), _) => {
+                let live: Vec<usize> = (0..p.partitions.len())
+                    .filter(|&i| !p.partitions[i].dropped)
+                    .collect();
+                let chosen = match &partition {
+                    Some(name) => live
+                        .iter()
+                        .copied()
+                        .find(|&i| &p.partitions[i].name == name),
+                    None => live
+                        .iter()
+                        .copied()
+                        .min_by(|a, b| bound_cmp(&p.partitions[*a].bound, &p.partitions[*b].bound)),
+                };
+                match chosen {
+                    Some(c) => Some(c),
+                    None => return true,
+                }
+            }
+            (None, _) => return true,
+        };
+        let blocked = self.locks.keys().any(|(tt, k)| {
+            *tt == t
+                && (part.is_none()
+                    || self.tables[t]
+                        .rows
+                        .get(k)
+                        .is_none_or(|r| Some(r.part) == part))
+        });
+        if blocked {
+            return false;
+        }
+        let owner = self.tables[t].name.owner.clone();
+        let name = self.tables[t].name.table.clone();
+        let pname = part
+            .and_then(|p| {
+                self.tables[t]
+                    .partitioning
+                    .as_ref()
+                    .map(|x| x.partitions[p].name.clone())
+            })
+            .unwrap_or_default();
+        let sql = match action {
+            MaintenanceAction::TruncatePartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" TRUNCATE PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::DropPartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" DROP PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::MovePartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
+        };
+        let xid = self.new_xid();
+        let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
+        let pdb = self.con_name(Some(t));
+        let (start_scn, _, _) = self.emit(1, &xid, &user, &pdb, Body::Start, 40, false);
+        let (ddl_scn, _, _) = self.emit(
+            1,
+            &xid,
+            &user,
+            &pdb,
+            Body::Ddl {
+                table: t,
+                sql: sql.clone(),
+            },
+            200,
+            false,
+        );
+        let ddl_time = self.now_sec();
+        let new_id = self.next_obj;
+        self.next_obj += 1;
+        let now = self.now_sec();
+        match (action, part) {
+            (MaintenanceAction::DropTable, _) => {
+                let tb = &mut self.tables[t];
+                tb.dropped = true;
+                tb.rows.clear();
+                self.dropped_objects.insert(tb.obj_id);
+                if let Some(p) = &tb.partitioning {
+                    for x in &p.partitions {
+                        self.dropped_objects.insert(x.obj_id);
+                    }
+                }
+            }
+            (action, Some(p)) => {
+                let mut moved = Vec::new();
+                {
+                    let tb = &mut self.tables[t];
+                    tb.last_ddl = now;
+                    if let Some(pp) = tb.partitioning.as_mut() {
+                        let x = &mut pp.partitions[p];
+                        x.last_ddl = now;
+                        match action {
+                            MaintenanceAction::DropPartition => {
+                                x.dropped = true;
+                                x.objd_changed_scn = ddl_scn;
+                                self.dropped_objects.insert(x.obj_id);
+                            }
+                            _ => {
+                                x.data_obj_id = new_id;
+                                x.objd_changed_scn = ddl_scn;
+                            }
+                        }
+                    }
+                    match action {
+                        MaintenanceAction::TruncatePartition | MaintenanceAction::DropPartition => {
+                            tb.rows.retain(|_, r| r.part != p);
+                        }
+                        _ => {
+                            moved = tb
+                                .rows
+                                .iter()
+                                .filter(|(_, r)| r.part == p)
+                                .map(|(k, _)| *k)
+                                .collect()
+                        }
+                    }
+                }
+                // MOVE rewrites the rows into a new segment: new ROWIDs.
+                for k in moved {
+                    let rid = self.alloc_rowid(t, p);
+                    if let Some(r) = self.tables[t].rows.get_mut(&k) {
+                        r.rowid = Arc::from(rid.as_str());
+                    }
+                }
+            }
+            _ => {}
+        }
+        let (commit_scn, _, _) =
+            self.emit(1, &xid, &user, &pdb, Body::Commit { start_scn }, 40, false);
+        let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
+        let commit_ts_ms = ms(self.now_sec());
+        self.record_truth(
+            start_scn,
+            CapturedEvent::Ddl(DdlEvent {
+                source: pos,
+                ddl: sql,
+                commit_ts_ms,
+            }),
+        );
+        true
+    }
+}

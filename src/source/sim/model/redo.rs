@@ -1,0 +1,297 @@
+//! Redo generation and the log writer (LGWR): redo records with their SCN,
+//! RS_ID and thread, the online redo log groups of each thread, and the log
+//! switch that hands a full log to the archiver.
+
+use std::sync::Arc;
+
+use chrono::NaiveDateTime;
+
+use crate::engine::row::Scn;
+use crate::source::sim::scenario::{LogMode, Scenario};
+use crate::source::sim::value::Value;
+
+use super::archive::ClosedLog;
+use super::Model;
+
+/// `NEXT_CHANGE#` Oracle shows for the CURRENT log.
+pub const MAX_NEXT_CHANGE: Scn = 281_474_976_710_655;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmlOp {
+    Insert,
+    Update,
+    Delete,
+}
+
+/// What a redo record holds.
+#[derive(Debug, Clone)]
+pub enum Body {
+    Start,
+    Commit {
+        start_scn: Scn,
+    },
+    Rollback {
+        start_scn: Scn,
+    },
+    Dml {
+        table: usize,
+        obj: u64,
+        objd: u64,
+        op: DmlOp,
+        rollback: bool,
+        rowid: Arc<str>,
+        before: Option<Arc<Vec<Value>>>,
+        after: Option<Arc<Vec<Value>>>,
+        changed: Vec<usize>,
+    },
+    LobLocator {
+        table: usize,
+        obj: u64,
+        objd: u64,
+        column: usize,
+        rowid: Arc<str>,
+        row: Arc<Vec<Value>>,
+    },
+    LobWrite {
+        table: usize,
+        obj: u64,
+        objd: u64,
+        column: usize,
+        rowid: Arc<str>,
+        /// Text (CLOB) or hex (BLOB) of this piece.
+        data: String,
+        offset: u64,
+    },
+    Ddl {
+        table: usize,
+        sql: String,
+    },
+}
+
+/// One redo record (one row of V$LOGMNR_CONTENTS before CSF splitting).
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub scn: Scn,
+    pub time: NaiveDateTime,
+    pub thread: u16,
+    pub seq: u64,
+    pub rs_id: Arc<str>,
+    pub ssn: u64,
+    pub xid: Arc<str>,
+    pub username: Arc<str>,
+    pub pdb: Option<Arc<str>>,
+    pub body: Body,
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub number: u32,
+    pub seq: Option<u64>,
+    pub first_change: Scn,
+    pub next_change: Scn,
+    pub first_time: Option<NaiveDateTime>,
+    pub status: &'static str,
+    pub archived: bool,
+    pub members: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ThreadLogs {
+    pub thread: u16,
+    pub groups: Vec<Group>,
+    pub current: usize,
+    pub seq: u64,
+    pub bytes_used: u64,
+    pub last_redo_scn: Scn,
+    /// Redo block counter inside the current log (for RS_ID).
+    pub block: u64,
+}
+
+/// `RS_ID` as LogMiner prints it: log sequence, block, offset, with the
+/// leading and trailing blank.
+pub fn rs_id(seq: u64, block: u64, offset: u64) -> String {
+    format!(" 0x{seq:06x}.{block:08x}.{offset:04x} ")
+}
+
+/// The online redo log groups of every thread, sequence `start_sequence`
+/// CURRENT in the first group of each.
+pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<ThreadLogs> {
+    let mut threads = Vec::new();
+    let db = scenario.instance.db_name.clone();
+    for t in 1..=scenario.instance.threads {
+        let mut groups = Vec::new();
+        for g in 0..scenario.redo.groups {
+            let number = u32::from(t - 1) * scenario.redo.groups + g + 1;
+            let members = (0..scenario.redo.members.max(1))
+                .map(|m| {
+                    let suffix = if m == 0 {
+                        String::new()
+                    } else {
+                        ((b'a' + m as u8) as char).to_string()
+                    };
+                    format!("/u01/app/oracle/oradata/{db}/redo{number:02}{suffix}.log")
+                })
+                .collect();
+            groups.push(Group {
+                number,
+                seq: None,
+                first_change: 0,
+                next_change: 0,
+                first_time: None,
+                status: "UNUSED",
+                archived: false,
+                members,
+            });
+        }
+        let seq = scenario.redo.start_sequence;
+        groups[0].seq = Some(seq);
+        groups[0].status = "CURRENT";
+        groups[0].first_change = scenario.instance.start_scn;
+        groups[0].next_change = MAX_NEXT_CHANGE;
+        groups[0].first_time = Some(start);
+        threads.push(ThreadLogs {
+            thread: t,
+            groups,
+            current: 0,
+            seq,
+            bytes_used: 0,
+            last_redo_scn: scenario.instance.start_scn,
+            block: 2,
+        });
+    }
+    threads
+}
+
+impl Model {
+    /// Appends a redo record at the next SCN (or the same SCN when `same_scn`).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn emit(
+        &mut self,
+        thread: u16,
+        xid: &Arc<str>,
+        username: &Arc<str>,
+        pdb: &Option<Arc<str>>,
+        body: Body,
+        size: u64,
+        same_scn: bool,
+    ) -> (Scn, Arc<str>, u64) {
+        if !same_scn {
+            self.scn += 1 + self.rng.below(3);
+        }
+        let scn = self.scn;
+        let time = self.now_sec();
+        let ti = usize::from(thread.saturating_sub(1)).min(self.threads.len().saturating_sub(1));
+        let lt = &mut self.threads[ti];
+        let offset = lt.block * 512 % 0x10000;
+        let rsid: Arc<str> = Arc::from(rs_id(lt.seq, lt.block, 0x10 + offset % 0x1f0));
+        lt.block += 1 + size / 512;
+        lt.bytes_used += size + 64;
+        lt.last_redo_scn = scn;
+        let seq = lt.seq;
+        self.records.push_back(Rec {
+            scn,
+            time,
+            thread,
+            seq,
+            rs_id: rsid.clone(),
+            ssn: 0,
+            xid: xid.clone(),
+            username: username.clone(),
+            pdb: pdb.clone(),
+            body,
+        });
+        self.rows_generated += 1;
+        if self.threads[ti].bytes_used >= self.scenario.redo.group_bytes {
+            self.switch_log(ti);
+        }
+        (scn, rsid, seq)
+    }
+
+    /// `ALTER SYSTEM SWITCH LOGFILE` on one thread: archive, advance sequence.
+    pub fn switch_log(&mut self, ti: usize) {
+        let now = self.now_sec();
+        self.scn += 1;
+        let switch_scn = self.scn;
+        let archivelog = self.scenario.instance.log_mode == LogMode::Archivelog;
+        {
+            // ARCHIVELOG never overwrites a log that was not archived: with
+            // the archiver stuck the database hangs (ORA-00257).
+            let lt = &self.threads[ti];
+            let next = &lt.groups[(lt.current + 1) % lt.groups.len()];
+            if archivelog && next.seq.is_some() && !next.archived {
+                self.archiver_stuck = true;
+                self.scn -= 1;
+                return;
+            }
+        }
+        let lt = &mut self.threads[ti];
+        let cur = lt.current;
+        let old_seq = lt.seq;
+        let (first, first_time) = {
+            let g = &mut lt.groups[cur];
+            g.next_change = switch_scn;
+            g.status = "ACTIVE";
+            g.archived = false;
+            (g.first_change, g.first_time)
+        };
+        for (i, g) in lt.groups.iter_mut().enumerate() {
+            if i != cur && g.status == "ACTIVE" {
+                g.status = "INACTIVE";
+            }
+        }
+        let next = (cur + 1) % lt.groups.len();
+        lt.seq += 1;
+        lt.current = next;
+        lt.bytes_used = 0;
+        lt.block = 2;
+        let g = &mut lt.groups[next];
+        g.seq = Some(lt.seq);
+        g.status = "CURRENT";
+        g.archived = false;
+        g.first_change = switch_scn;
+        g.next_change = MAX_NEXT_CHANGE;
+        g.first_time = Some(now);
+        let thread = lt.thread;
+        self.switches.push(now);
+        if self.switches.len() > 2000 {
+            self.switches.drain(..1000);
+        }
+        if archivelog {
+            self.archive_log(&ClosedLog {
+                thread_index: ti,
+                group: cur,
+                thread,
+                sequence: old_seq,
+                first_change: first,
+                first_time,
+                next_change: switch_scn,
+                next_time: now,
+            });
+        }
+        self.apply_retention();
+        self.prune_records();
+        self.bound_memory();
+    }
+
+    /// Whether any copy of (thread, seq) can still be read.
+    pub fn sequence_available(&self, thread: u16, seq: u64) -> bool {
+        let online = self
+            .threads
+            .iter()
+            .any(|t| t.thread == thread && t.groups.iter().any(|g| g.seq == Some(seq)));
+        online
+            || self
+                .archived
+                .iter()
+                .any(|a| a.thread == thread && a.sequence == seq && a.is_available())
+    }
+
+    pub(super) fn prune_records(&mut self) {
+        while let Some(r) = self.records.front() {
+            if self.sequence_available(r.thread, r.seq) {
+                break;
+            }
+            self.records.pop_front();
+        }
+    }
+}

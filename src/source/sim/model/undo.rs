@@ -1,0 +1,105 @@
+//! Undo: transaction ids (undo segment, slot, sequence), the committed
+//! before images undo retention keeps, the SCN below which they are lost,
+//! and `SELECT ... AS OF SCN` reads built from them.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::{Duration, NaiveDateTime};
+
+use crate::engine::row::{format_xid, Scn};
+use crate::source::sim::value::Value;
+
+use super::Model;
+
+/// A committed change kept for `AS OF SCN` reads while undo retains it.
+#[derive(Debug, Clone)]
+pub(super) struct UndoEntry {
+    pub(super) commit_scn: Scn,
+    pub(super) commit_time: NaiveDateTime,
+    pub(super) key: i64,
+    pub(super) before: Option<Arc<Vec<Value>>>,
+}
+
+impl Model {
+    /// XIDs come from undo segment transaction tables: the slot is reused,
+    /// the sequence (wrap) grows.
+    pub(super) fn new_xid(&mut self) -> Arc<str> {
+        self.next_usn_slot += 1;
+        self.next_sqn += 1;
+        let usn = (self.next_usn_slot % 10 + 1) as u16;
+        let slot = ((self.next_usn_slot / 10) % 34) as u16;
+        Arc::from(format_xid(usn, slot, self.next_sqn))
+    }
+
+    pub(super) fn prune_undo(&mut self) {
+        let limit =
+            self.now_sec() - Duration::seconds(self.scenario.instance.undo_retention_s as i64);
+        for t in &mut self.tables {
+            while let Some(u) = t.undo.front() {
+                if u.commit_time >= limit {
+                    break;
+                }
+                t.undo_lost_scn = t.undo_lost_scn.max(u.commit_scn);
+                t.undo.pop_front();
+            }
+        }
+    }
+
+    /// `SELECT ... AS OF SCN` for one chunk, in key order.
+    #[allow(clippy::type_complexity)]
+    pub fn snapshot_rows(
+        &self,
+        t: usize,
+        as_of: Scn,
+        after: Option<i64>,
+        limit: usize,
+    ) -> Vec<(i64, Arc<Vec<Value>>)> {
+        let table = &self.tables[t];
+        // The as-of image of each key changed after `as_of`: the before image of
+        // its oldest later change (committed first, then still-open ones).
+        let mut over: BTreeMap<i64, Option<Arc<Vec<Value>>>> = BTreeMap::new();
+        for u in table.undo.iter().filter(|u| u.commit_scn > as_of) {
+            over.entry(u.key).or_insert_with(|| u.before.clone());
+        }
+        for txn in &self.open {
+            for c in txn.changes.iter().filter(|c| c.table == t) {
+                over.entry(c.key).or_insert_with(|| c.before.clone());
+            }
+        }
+        let lo = after.map_or(i64::MIN, |a| a.saturating_add(1));
+        let mut out = Vec::with_capacity(limit.min(10_000));
+        let mut cur = table.rows.range(lo..).peekable();
+        let mut ov = over.range(lo..).peekable();
+        while out.len() < limit {
+            let next_cur = cur.peek().map(|(k, _)| **k);
+            let next_ov = ov.peek().map(|(k, _)| **k);
+            let k = match (next_cur, next_ov) {
+                (None, None) => break,
+                (Some(a), None) => a,
+                (None, Some(b)) => b,
+                (Some(a), Some(b)) => a.min(b),
+            };
+            if next_cur == Some(k) {
+                cur.next();
+            }
+            if next_ov == Some(k) {
+                if let Some((_, v)) = ov.next() {
+                    if let Some(v) = v {
+                        out.push((k, v.clone()));
+                    }
+                    continue;
+                }
+            }
+            if let Some(r) = table.rows.get(&k) {
+                out.push((k, r.values.clone()));
+            }
+        }
+        out
+    }
+
+    /// The SCN above which `AS OF` reads of table `t` still find their undo.
+    pub fn undo_floor(&self, t: usize) -> Scn {
+        self.tables.get(t).map_or(0, |x| x.undo_lost_scn)
+    }
+}

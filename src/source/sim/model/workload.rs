@@ -1,0 +1,424 @@
+//! User sessions: the transactions the scenario's workload runs (ordinary,
+//! long-running and big ones) and when each acts, their start, savepoints,
+//! commit or rollback, and the timed events (maintenance, faults) the
+//! scenario schedules. The row changes themselves are in `dml`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use chrono::{Duration, NaiveDateTime, Timelike};
+
+use crate::engine::event::CapturedEvent;
+use crate::engine::row::Scn;
+use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
+
+use super::dictionary::Table;
+use super::dml::Change;
+use super::redo::Body;
+use super::undo::UndoEntry;
+use super::{ms, Model};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TxnKind {
+    Normal,
+    Long { next_at_ms: i64, step_ms: i64 },
+    Big,
+}
+
+#[derive(Debug, Clone)]
+pub struct Txn {
+    pub xid: Arc<str>,
+    pub start_scn: Scn,
+    pub start_time: NaiveDateTime,
+    pub thread: u16,
+    pub username: Arc<str>,
+    pub pdb: Option<Arc<str>>,
+    started: bool,
+    remaining: u32,
+    pub(super) changes: Vec<Change>,
+    savepoint: Option<usize>,
+    will_rollback: bool,
+    pub(super) kind: TxnKind,
+    pub(super) table: Option<usize>,
+}
+
+impl Txn {
+    pub fn change_count(&self) -> usize {
+        self.changes.len()
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Scheduled {
+    pub(super) at_ms: i64,
+    pub(super) what: Event,
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Event {
+    Long {
+        duration_s: u64,
+        changes: u32,
+        table: Option<usize>,
+    },
+    Big {
+        changes: u32,
+        table: Option<usize>,
+    },
+    Maintenance {
+        table: usize,
+        action: MaintenanceAction,
+        partition: Option<String>,
+        every_s: Option<u64>,
+    },
+    Fault {
+        kind: FaultKind,
+        sequence: Option<u64>,
+        count: Option<u32>,
+    },
+}
+
+/// The scenario's timed events (long and big transactions, maintenance),
+/// in the order they fire when due at the same moment.
+pub(super) fn schedule(scenario: &Scenario, tables: &[Table]) -> Vec<Scheduled> {
+    let mut scheduled = Vec::new();
+    let table_index = |name: &Option<String>| -> Option<usize> {
+        let n = name.as_ref()?;
+        tables
+            .iter()
+            .position(|t: &Table| &format!("{}.{}", t.name.owner, t.name.table) == n)
+    };
+    for l in &scenario.workload.long_transactions {
+        scheduled.push(Scheduled {
+            at_ms: l.at_s as i64 * 1000,
+            what: Event::Long {
+                duration_s: l.duration_s,
+                changes: l.changes,
+                table: table_index(&l.table),
+            },
+        });
+    }
+    for b in &scenario.workload.big_transactions {
+        scheduled.push(Scheduled {
+            at_ms: b.at_s as i64 * 1000,
+            what: Event::Big {
+                changes: b.changes,
+                table: table_index(&b.table),
+            },
+        });
+    }
+    for m in &scenario.workload.maintenance {
+        if let Some(table) = table_index(&Some(m.table.clone())) {
+            scheduled.push(Scheduled {
+                at_ms: m.at_s as i64 * 1000,
+                what: Event::Maintenance {
+                    table,
+                    action: m.action,
+                    partition: m.partition.clone(),
+                    every_s: m.every_s,
+                },
+            });
+        }
+    }
+    scheduled
+}
+
+impl Model {
+    /// Database time of the next workload action. It is drawn once and kept,
+    /// so the redo is the same however often the clock is polled.
+    pub(super) fn next_action_at(&mut self) -> i64 {
+        if let Some(at) = self.next_at {
+            return at;
+        }
+        let rate = self.scenario.workload.rate.max(0.001);
+        let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
+        let mean_ms = 1000.0 / rate;
+        let factor = if has_big { 0.1 } else { 1.0 };
+        let raw = mean_ms * factor * (0.5 + self.rng.unit());
+        // Time moves in whole milliseconds; above 1,000 actions a second
+        // several share a millisecond, so the gap is 0 or 1 with the right mean.
+        let dt = if mean_ms * factor < 1.0 {
+            i64::from(self.rng.unit() < raw)
+        } else {
+            raw.max(1.0) as i64
+        };
+        let at = self.now_ms + dt;
+        self.next_at = Some(at);
+        at
+    }
+
+    pub(super) fn run_next(&mut self) {
+        let at = self.next_action_at();
+        self.now_ms = self.now_ms.max(at);
+        self.next_at = None;
+        self.step();
+    }
+
+    fn step(&mut self) {
+        self.fire_due();
+        if self.archiver_stuck {
+            return;
+        }
+        let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
+        let now_ms = self.now_ms;
+        // A long transaction due for its next change goes first.
+        if let Some(i) = self.open.iter().position(
+            |t| matches!(t.kind, TxnKind::Long { next_at_ms, .. } if next_at_ms <= now_ms),
+        ) {
+            if let TxnKind::Long {
+                next_at_ms,
+                step_ms,
+            } = self.open[i].kind
+            {
+                self.open[i].kind = TxnKind::Long {
+                    next_at_ms: next_at_ms + step_ms,
+                    step_ms,
+                };
+            }
+            self.act(i);
+            return;
+        }
+        if has_big && self.rng.chance(0.7) {
+            if let Some(i) = self.open.iter().position(|t| t.kind == TxnKind::Big) {
+                self.act(i);
+                return;
+            }
+        }
+        let normal: Vec<usize> = (0..self.open.len())
+            .filter(|&i| self.open[i].kind == TxnKind::Normal)
+            .collect();
+        let conc = self.scenario.workload.concurrency.max(1) as usize;
+        if self.tables.iter().all(|t| t.dropped) {
+            return;
+        }
+        if normal.is_empty() || (normal.len() < conc && self.rng.chance(0.35)) {
+            let i = self.begin(TxnKind::Normal, None, None);
+            self.act(i);
+        } else if let Some(&i) = self.rng.pick(&normal) {
+            self.act(i);
+        }
+    }
+
+    fn fire_due(&mut self) {
+        let now = self.now_ms;
+        let mut due = Vec::new();
+        let mut keep = Vec::new();
+        for s in std::mem::take(&mut self.scheduled) {
+            if s.at_ms <= now {
+                due.push(s);
+            } else {
+                keep.push(s);
+            }
+        }
+        self.scheduled = keep;
+        for s in due {
+            match s.what {
+                Event::Long {
+                    duration_s,
+                    changes,
+                    table,
+                } => {
+                    let changes = changes.max(1);
+                    let step_ms = (duration_s as i64 * 1000 / i64::from(changes)).max(1);
+                    let i = self.begin(
+                        TxnKind::Long {
+                            next_at_ms: now,
+                            step_ms,
+                        },
+                        Some(changes),
+                        table,
+                    );
+                    self.open[i].will_rollback = false;
+                    self.open[i].savepoint = None;
+                }
+                Event::Big { changes, table } => {
+                    let i = self.begin(TxnKind::Big, Some(changes.max(1)), table);
+                    self.open[i].will_rollback = false;
+                }
+                Event::Maintenance {
+                    table,
+                    action,
+                    ref partition,
+                    every_s,
+                } => {
+                    let done = self.maintenance(table, action, partition.clone());
+                    if !done {
+                        // Blocked by open transactions on the segment: retry shortly.
+                        self.scheduled.push(Scheduled {
+                            at_ms: now + 1000,
+                            what: s.what.clone(),
+                        });
+                    } else if let Some(e) = every_s {
+                        self.scheduled.push(Scheduled {
+                            at_ms: s.at_ms + e.max(1) as i64 * 1000,
+                            what: s.what.clone(),
+                        });
+                    }
+                }
+                Event::Fault {
+                    kind,
+                    sequence,
+                    count,
+                } => self.fault(kind, sequence, count),
+            }
+        }
+        let scn = self.scn;
+        let fired: Vec<_> = self
+            .scn_faults
+            .iter()
+            .filter(|f| f.0 <= scn)
+            .cloned()
+            .collect();
+        self.scn_faults.retain(|f| f.0 > scn);
+        for (_, kind, seq, count) in fired {
+            self.fault(kind, seq, count);
+        }
+    }
+
+    pub(super) fn pick_table(&mut self) -> Option<usize> {
+        let live: Vec<usize> = (0..self.tables.len())
+            .filter(|&i| !self.tables[i].dropped && self.tables[i].weight > 0.0)
+            .collect();
+        let total: f64 = live.iter().map(|&i| self.tables[i].weight).sum();
+        if total <= 0.0 {
+            return live.first().copied();
+        }
+        let mut x = self.rng.unit() * total;
+        for &i in &live {
+            x -= self.tables[i].weight;
+            if x < 0.0 {
+                return Some(i);
+            }
+        }
+        live.last().copied()
+    }
+
+    fn begin(&mut self, kind: TxnKind, size: Option<u32>, table: Option<usize>) -> usize {
+        let xid = self.new_xid();
+        let w = &self.scenario.workload;
+        let size = size.unwrap_or_else(|| {
+            self.rng
+                .range(u64::from(w.txn_size[0]), u64::from(w.txn_size[1])) as u32
+        });
+        let will_rollback = self.rng.chance(w.rollback_pct / 100.0);
+        let savepoint = (size >= 2 && self.rng.chance(w.savepoint_pct / 100.0))
+            .then(|| self.rng.range(1, u64::from(size - 1)) as usize);
+        let threads = self.scenario.instance.threads.max(1);
+        let thread = (self.next_usn_slot % u32::from(threads)) as u16 + 1;
+        let username: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
+        let t = table.or_else(|| {
+            if kind == TxnKind::Normal {
+                None
+            } else {
+                self.pick_table()
+            }
+        });
+        let pdb = self.con_name(t.or(Some(0)));
+        self.open.push(Txn {
+            xid,
+            start_scn: 0,
+            start_time: self.now_sec(),
+            thread,
+            username,
+            pdb,
+            started: false,
+            remaining: size,
+            changes: Vec::new(),
+            savepoint,
+            will_rollback,
+            kind,
+            table: t,
+        });
+        self.open.len() - 1
+    }
+
+    /// One step of a transaction: a change, a rollback to savepoint, or its end.
+    fn act(&mut self, i: usize) {
+        if self.open[i].remaining > 0 {
+            self.dml(i);
+            self.open[i].remaining -= 1;
+            if let Some(sp) = self.open[i].savepoint {
+                if self.open[i].remaining == 0 && self.open[i].changes.len() > sp {
+                    self.open[i].savepoint = None;
+                    self.rollback_changes(i, sp);
+                }
+            }
+            return;
+        }
+        if self.open[i].will_rollback || self.open[i].changes.is_empty() && self.open[i].started {
+            self.rollback_changes(i, 0);
+            self.finish(i, false);
+        } else {
+            self.finish(i, true);
+        }
+    }
+
+    pub(super) fn ensure_started(&mut self, i: usize) {
+        if self.open[i].started {
+            return;
+        }
+        let (xid, user, pdb, thread) = {
+            let t = &self.open[i];
+            (t.xid.clone(), t.username.clone(), t.pdb.clone(), t.thread)
+        };
+        let (scn, _, _) = self.emit(thread, &xid, &user, &pdb, Body::Start, 40, false);
+        let t = &mut self.open[i];
+        t.started = true;
+        t.start_scn = scn;
+        t.start_time = self.start + Duration::milliseconds(self.now_ms);
+        t.start_time = t.start_time.with_nanosecond(0).unwrap_or(t.start_time);
+    }
+
+    fn finish(&mut self, i: usize, commit: bool) {
+        let txn = self.open.remove(i);
+        for c in &txn.changes {
+            self.locks.remove(&(c.table, c.key));
+        }
+        self.locks.retain(|_, x| *x != txn.xid);
+        if !txn.started {
+            return;
+        }
+        let body = if commit {
+            Body::Commit {
+                start_scn: txn.start_scn,
+            }
+        } else {
+            Body::Rollback {
+                start_scn: txn.start_scn,
+            }
+        };
+        let (commit_scn, _, _) = self.emit(
+            txn.thread,
+            &txn.xid,
+            &txn.username,
+            &txn.pdb,
+            body,
+            40,
+            false,
+        );
+        if !commit {
+            return;
+        }
+        let commit_time = self.now_sec();
+        let commit_ts_ms = ms(commit_time);
+        let mut per_table: HashMap<usize, u32> = HashMap::new();
+        for (index, c) in txn.changes.iter().enumerate() {
+            let order = per_table.entry(c.table).or_insert(0);
+            *order += 1;
+            let table_order = *order;
+            if self.truth_limit != Some(0) {
+                let ev =
+                    self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
+                self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+            }
+            let tb = &mut self.tables[c.table];
+            tb.undo.push_back(UndoEntry {
+                commit_scn,
+                commit_time,
+                key: c.key,
+                before: c.before.clone(),
+            });
+        }
+        self.prune_undo();
+    }
+}
