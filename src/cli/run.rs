@@ -293,6 +293,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         rewind,
     } = open_output(args, existing.as_ref())?;
     let fresh = existing.is_none();
+    // The highest SCN the checkpoint knows the database reached.
+    let resume_scn = existing.as_ref().map(|c| {
+        c.restart_scn
+            .max(c.commit_scn)
+            .max(c.last_event.as_ref().map_or(0, |e| e.commit_scn))
+    });
     let mut rewind_points = existing
         .as_ref()
         .map(|c| c.rewind_points.clone())
@@ -317,12 +323,16 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, None, Some(scn)) => StartAt::Scn(scn),
         (None, None, None) => StartAt::Now,
     };
-    let opened =
-        source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &tables)
-            .map_err(|e| Failure {
-                code: e.exit_code,
-                message: e.message,
-            })?;
+    let opened = source::open_redo_source_at(
+        &global.source,
+        global.oracle_client_lib.clone(),
+        &tables,
+        resume_scn,
+    )
+    .map_err(|e| Failure {
+        code: e.exit_code,
+        message: e.message,
+    })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),

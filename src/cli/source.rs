@@ -149,9 +149,24 @@ pub fn open_redo_source(
     client_lib: Option<PathBuf>,
     tables: &[TablePattern],
 ) -> Result<OpenedSource, OpenError> {
+    open_redo_source_at(spec, client_lib, tables, None)
+}
+
+/// Like [`open_redo_source`], for a capture resuming at `resume_scn`: the
+/// simulator is brought up as if it had run on to that SCN while the
+/// capture was down (a real database simply has).
+pub fn open_redo_source_at(
+    spec: &str,
+    client_lib: Option<PathBuf>,
+    tables: &[TablePattern],
+    resume_scn: Option<u64>,
+) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
+            if let Some(scn) = resume_scn {
+                sim.fast_forward_to_scn(scn);
+            }
             let key_columns = key_columns(&mut sim, tables)?;
             let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = sim.session().map_err(|e| OpenError::from_source(&e))?;

@@ -226,6 +226,29 @@ impl Sim {
         self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
     }
 
+    /// Lets the simulated database run on (deterministically, on its own
+    /// clock) until its SCN reaches `scn`: a process restarting from a
+    /// checkpoint finds the database where it left it, not rebooted at its
+    /// warm-up. Stops early if the database sits idle for an hour of its
+    /// time. The real clock, if used, goes on from there.
+    pub fn fast_forward_to_scn(&mut self, scn: Scn) {
+        const IDLE_STEPS: u32 = 3600;
+        let mut idle = 0;
+        while self.model.scn < scn && idle < IDLE_STEPS {
+            let before = self.model.scn;
+            let step_to = self.model.now_ms.saturating_add(1000);
+            self.model.advance_to(step_to);
+            idle = if self.model.scn == before {
+                idle + 1
+            } else {
+                0
+            };
+        }
+        self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
+        self.base_ms = self.virtual_ms;
+        self.wall_start = Instant::now();
+    }
+
     /// Runs the workload for `ms` more milliseconds of database time.
     pub fn advance_ms(&mut self, ms: i64) {
         self.virtual_ms = self.virtual_ms.max(self.model.now_ms) + ms.max(0);
