@@ -122,6 +122,85 @@ fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// Which database a checkpoint's positions belong to.
+struct Origin {
+    db_name: String,
+    source: Option<String>,
+}
+
+impl Origin {
+    fn stamp(&self, cp: &mut Checkpoint) {
+        cp.db_name = Some(self.db_name.clone());
+        cp.source.clone_from(&self.source);
+    }
+}
+
+/// `sim:NAME` without its options: a scenario is a database of its own.
+fn sim_scenario(spec: &str) -> Option<String> {
+    let base = spec.split('?').next().unwrap_or(spec);
+    match base {
+        "sim" => Some("sim:demo".into()),
+        _ if base.starts_with("sim:") => Some(base.to_string()),
+        _ => None,
+    }
+}
+
+/// Refuses a start position that cannot be right for this database: above
+/// its current SCN, a checkpoint of another database, a restart SCN of 0,
+/// or a checkpoint already past `--until-scn`.
+fn check_start(
+    args: &RunArgs,
+    start: &StartAt,
+    current_scn: u64,
+    origin: &Origin,
+) -> Result<(), Failure> {
+    let cp = match start {
+        StartAt::Now => return Ok(()),
+        StartAt::Scn(scn) if *scn > current_scn => {
+            return Err(Failure::usage(format!(
+                "--from-scn {scn} is above the database's current SCN {current_scn}"
+            )))
+        }
+        StartAt::Scn(_) => return Ok(()),
+        StartAt::Checkpoint(cp) => cp,
+    };
+    let name = args.checkpoint.display();
+    let refuse = |what: String| {
+        Err(Failure::usage(format!(
+            "checkpoint {name} cannot be right for this source: {what}; use the checkpoint of \
+             this database, or remove it to start over"
+        )))
+    };
+    if let Some(db) = cp.db_name.as_deref().filter(|db| *db != origin.db_name) {
+        return refuse(format!(
+            "it was written for database {db}, the source is {}",
+            origin.db_name
+        ));
+    }
+    if let (Some(was), Some(is)) = (cp.source.as_deref(), origin.source.as_deref()) {
+        if was != is {
+            return refuse(format!("it was written for {was}, the source is {is}"));
+        }
+    }
+    if cp.restart_scn == 0 {
+        return refuse("its restart SCN is 0".into());
+    }
+    let highest = cp.restart_scn.max(cp.commit_scn);
+    if highest > current_scn {
+        return refuse(format!(
+            "it is at SCN {highest}, above the database's current SCN {current_scn} (a restored \
+             or different database)"
+        ));
+    }
+    if let Some(until) = args.until_scn.filter(|u| cp.commit_scn > *u) {
+        return Err(Failure::usage(format!(
+            "checkpoint {name} is already past --until-scn {until} (commit SCN {}): nothing to do",
+            cp.commit_scn
+        )));
+    }
+    Ok(())
+}
+
 /// The output, checked against the checkpoint, with the stream identity
 /// to store and, for `--rewind`, the position to restart from.
 struct OpenedOutput {
@@ -358,12 +437,23 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         key_columns: opened.key_columns.clone(),
         ..CaptureConfig::default()
     };
-    let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;
+    let mut source = opened.source;
+    let current = source.current_scn().map_err(|e| Failure {
+        code: exit::for_source(&e),
+        message: exit::with_advice(&e, e.advice()),
+    })?;
+    let origin = Origin {
+        db_name: opened.db_name.clone(),
+        source: sim_scenario(&global.source),
+    };
+    check_start(args, &config.start, current.scn, &origin)?;
+    let mut capture = Capture::new(source, config).map_err(|e| capture_failure(&e))?;
     if fresh {
         // Stored before any event is written, so an output never holds
         // events without a checkpoint naming its stream.
         let mut initial = Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None);
         initial.stream_id.clone_from(&stream_id);
+        origin.stamp(&mut initial);
         if let Some(p) = initial.rewind_point() {
             stream::push_rewind_point(&mut rewind_points, p);
         }
@@ -414,6 +504,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             }
         }
         cp.stream_id.clone_from(&stream_id);
+        origin.stamp(&mut cp);
         cp.last_event = sink.last_position();
         cp.rewind_points.clone_from(&rewind_points);
         // Restart SCN 0: no window mined yet, the stored checkpoint stands.

@@ -27,6 +27,7 @@ use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError, TxnFinding, TxnWa
 
 /// Where capture begins.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // built once per capture
 pub enum StartAt {
     /// The database's current SCN: only changes from now on.
     Now,

@@ -44,6 +44,13 @@ pub struct Checkpoint {
     /// the output lost its tail.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rewind_points: Vec<RewindPoint>,
+    /// The database the positions belong to (`source.db` of its events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_name: Option<String>,
+    /// The source spec, when it alone names the database (a simulator
+    /// scenario); never a connect string, which may hold secrets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Where an event stands in the stream: commit SCN, XID, and its 1-based
@@ -80,6 +87,8 @@ impl Checkpoint {
             stream_id: None,
             last_event: None,
             rewind_points: Vec::new(),
+            db_name: None,
+            source: None,
         }
     }
 

@@ -492,3 +492,70 @@ fn issue10_simulator_resumes_where_the_checkpoint_left_it_without_crawling_from_
     let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
     assert_eq!(lines(&text).len(), 2001);
 }
+
+/// Rewrites fields of the checkpoint `cp.json` in `dir`.
+fn edit_checkpoint(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join("cp.json");
+    let mut cp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("checkpoint")).expect("json");
+    edit(&mut cp);
+    std::fs::write(&path, cp.to_string()).expect("write checkpoint");
+}
+
+#[test]
+fn issue10_checkpoints_that_cannot_be_right_are_refused_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let good = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
+    let refused = |args: &[&str], needle: &str| {
+        let out = cdcctl(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+        std::fs::write(dir.path().join("cp.json"), &good).expect("restore");
+    };
+    // Another database: a different scenario.
+    let other = [
+        "--source",
+        "sim:long-transaction?clock=virtual",
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--count",
+        "1",
+    ];
+    refused(
+        &other,
+        "it was written for sim:demo, the source is sim:long-transaction",
+    );
+    edit_checkpoint(dir.path(), |cp| {
+        cp["restart_scn"] = 99_000_000_000u64.into();
+        cp["commit_scn"] = 99_000_000_001u64.into();
+    });
+    refused(&orders_run("1"), "above the database's current SCN");
+    edit_checkpoint(dir.path(), |cp| cp["restart_scn"] = 0.into());
+    refused(&orders_run("1"), "its restart SCN is 0");
+    edit_checkpoint(dir.path(), |cp| cp["db_name"] = "PRODDB".into());
+    refused(&orders_run("1"), "written for database PRODDB");
+    refused(
+        &[&orders_run("1")[..], &["--until-scn", "13000001"]].concat(),
+        "already past --until-scn 13000001",
+    );
+    refused(
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "tail",
+            "APP.ORDERS",
+            "--from-scn",
+            "99000000000",
+        ],
+        "--from-scn 99000000000 is above the database's current SCN",
+    );
+    // The good checkpoint still resumes.
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -81,6 +81,9 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// How far [`Self::fast_forward_to_scn`] runs the workload at most.
+    pub const MAX_FAST_FORWARD: Scn = 2_000_000;
+
     /// Builds a simulator from a built-in name (`demo`, `noarchivelog`, ...)
     /// or a scenario file path, with the virtual clock.
     pub fn from_spec(spec: &str) -> Result<Sim, ScenarioError> {
@@ -230,9 +233,15 @@ impl Sim {
     /// clock) until its SCN reaches `scn`: a process restarting from a
     /// checkpoint finds the database where it left it, not rebooted at its
     /// warm-up. Stops early if the database sits idle for an hour of its
-    /// time. The real clock, if used, goes on from there.
+    /// time, and does not move at all towards an SCN more than
+    /// [`Self::MAX_FAST_FORWARD`] ahead (no run of this simulator got there;
+    /// a checkpoint claiming it is not this database's). The real clock, if
+    /// used, goes on from there.
     pub fn fast_forward_to_scn(&mut self, scn: Scn) {
         const IDLE_STEPS: u32 = 3600;
+        if scn > self.model.scn.saturating_add(Self::MAX_FAST_FORWARD) {
+            return;
+        }
         let mut idle = 0;
         while self.model.scn < scn && idle < IDLE_STEPS {
             let before = self.model.scn;
