@@ -58,11 +58,18 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
     }
+    // Never echo the spec: a mistyped one may hold a password.
+    let hint = if cdcctl::source::oracle::url::is_sqlplus_form(spec) {
+        "; the SQL*Plus form USER/PASSWORD@HOST is not accepted: write \
+         oracle://USER@HOST:PORT/SERVICE and put the password in CDCCTL_PASSWORD"
+    } else {
+        ""
+    };
     Err(OpenError {
         exit_code: exit::USAGE,
         message: format!(
-            "unknown source `{spec}`: use sim, sim:NAME, sim:PATH.toml or \
-             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`)"
+            "unknown --source: use sim, sim:NAME, sim:PATH.toml or \
+             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`){hint}"
         ),
     })
 }

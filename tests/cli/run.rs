@@ -559,3 +559,45 @@ fn issue10_checkpoints_that_cannot_be_right_are_refused_with_exit_2() {
     let out = cdcctl(dir.path(), &orders_run("1"));
     assert_eq!(out.status.code(), Some(0));
 }
+
+#[test]
+fn issue10_malformed_source_strings_never_echo_the_password() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret = "Tiger9Secret";
+    let specs = [
+        format!("oracle://scott@db:1521/ORCL?password={secret}"),
+        format!("oracle://scott@db:1521/ORCL/{secret}"),
+        format!("oracle://scott@db:{secret}/ORCL"),
+        format!("oracle://scott%3A{secret}@db:1521/ORCL"),
+        format!("oracle://scott/{secret}@db:1521/ORCL"),
+        format!("oracle://scott:{secret}@db:1521/ORCL"),
+        format!("oracle://scott/{secret}"),
+        format!("scott/{secret}@db:1521/ORCL"),
+        format!("orcle://scott:{secret}@db/ORCL"),
+    ];
+    for spec in &specs {
+        for command in [
+            &["preflight"][..],
+            &["run", "--count", "1"],
+            &["tail", "APP.ORDERS"],
+        ] {
+            let out = cdcctl(
+                dir.path(),
+                &[&["--source", spec.as_str()][..], command].concat(),
+            );
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(2), "{spec} {command:?}: {stderr}");
+            assert!(
+                !stderr.contains(secret) && !stdout.contains(secret),
+                "{spec} {command:?} echoed the password: {stderr}{stdout}"
+            );
+        }
+    }
+    for spec in [&specs[4], &specs[7]] {
+        let out = cdcctl(dir.path(), &["--source", spec.as_str(), "preflight"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("SQL*Plus form"), "{stderr}");
+        assert!(stderr.contains("CDCCTL_PASSWORD"), "{stderr}");
+    }
+}
