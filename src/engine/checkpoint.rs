@@ -174,7 +174,7 @@ impl FileCheckpointStore {
 
     /// The stored checkpoint, or `None` when there is no file yet.
     pub fn load(&self) -> Result<Option<Checkpoint>, CheckpointError> {
-        match fs::read_to_string(&self.path) {
+        match crate::limits::read_text(&self.path, crate::limits::CHECKPOINT_BYTES) {
             Ok(text) => Checkpoint::from_json(&text).map(Some),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(self.io(e)),

@@ -346,10 +346,7 @@ mod tests {
                 "oracle://app:secret@localhost/FREE",
                 UrlError::PasswordInUrl,
             ),
-            (
-                "oracle://app/secret@localhost/FREE",
-                UrlError::SqlPlusForm,
-            ),
+            ("oracle://app/secret@localhost/FREE", UrlError::SqlPlusForm),
             (
                 "oracle://app%3Asecret@localhost/FREE",
                 UrlError::PasswordInUrl,

@@ -872,9 +872,11 @@ impl Scenario {
             });
         }
         let path = Path::new(spec);
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
-            path: spec.to_string(),
-            message: e.to_string(),
+        let text = crate::limits::read_text(path, crate::limits::CONFIG_BYTES).map_err(|e| {
+            ScenarioError::Io {
+                path: spec.to_string(),
+                message: e.to_string(),
+            }
         })?;
         let mut s = Scenario::parse(&text, spec)?;
         if s.name.is_empty() {
