@@ -407,6 +407,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         global.oracle_client_lib.clone(),
         &tables,
         resume_scn,
+        true,
     )
     .map_err(|e| Failure {
         code: e.exit_code,

@@ -104,12 +104,14 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
 }
 
 /// Key columns of the tables matching `patterns` (none asked: none read,
-/// since listing every table of a production database is not free).
+/// since listing every table of a production database is not free, unless
+/// `every_table`).
 fn key_columns(
     catalog: &mut dyn Catalog,
     patterns: &[TablePattern],
+    every_table: bool,
 ) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
-    if patterns.is_empty() {
+    if patterns.is_empty() && !every_table {
         return Ok(BTreeMap::new());
     }
     let tables = catalog
@@ -156,25 +158,29 @@ pub fn open_redo_source(
     client_lib: Option<PathBuf>,
     tables: &[TablePattern],
 ) -> Result<OpenedSource, OpenError> {
-    open_redo_source_at(spec, client_lib, tables, None)
+    open_redo_source_at(spec, client_lib, tables, None, false)
 }
 
 /// Like [`open_redo_source`], for a capture resuming at `resume_scn`: the
 /// simulator is brought up as if it had run on to that SCN while the
-/// capture was down (a real database simply has).
+/// capture was down (a real database simply has). With `every_table`, key
+/// columns are read for every table when `tables` is empty (a daemon pays
+/// that once, and its dictionary findings then cover every table).
 pub fn open_redo_source_at(
     spec: &str,
     client_lib: Option<PathBuf>,
     tables: &[TablePattern],
     resume_scn: Option<u64>,
+    every_table: bool,
 ) -> Result<OpenedSource, OpenError> {
+    let every_table = every_table && tables.is_empty();
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
             if let Some(scn) = resume_scn {
                 sim.fast_forward_to_scn(scn);
             }
-            let key_columns = key_columns(&mut sim, tables)?;
+            let key_columns = key_columns(&mut sim, tables, every_table)?;
             let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
             Ok(OpenedSource {
@@ -192,7 +198,7 @@ pub fn open_redo_source_at(
             let mut source = open_oracle(url, client_lib)?;
             let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-            let key_columns = key_columns(&mut source, tables)?;
+            let key_columns = key_columns(&mut source, tables, every_table)?;
             // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
             // connected container (or the database) names them.
             let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {

@@ -601,3 +601,32 @@ fn issue10_malformed_source_strings_never_echo_the_password() {
         assert!(stderr.contains("CDCCTL_PASSWORD"), "{stderr}");
     }
 }
+
+#[test]
+fn issue10_partial_before_image_finding_is_printed_without_a_table_list_too() {
+    let finding = "APP.ORDERS: before image has no key columns";
+    for tables in [&["APP.ORDERS"][..], &[]] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let args = [
+            &[
+                "--source",
+                "sim:no-supplemental-logging?clock=virtual",
+                "run",
+            ][..],
+            tables,
+            &[
+                "--output",
+                "out.jsonl",
+                "--checkpoint",
+                "cp.json",
+                "--count",
+                "50",
+            ],
+        ]
+        .concat();
+        let out = cdcctl(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains(finding), "{tables:?}: {stderr}");
+    }
+}
