@@ -345,6 +345,14 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .filter(|t| !t.trim().is_empty())
         .map(|t| TablePattern::parse(t).map_err(Failure::usage))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dir) = &args.spill_dir {
+        if !dir.is_dir() {
+            return Err(Failure::usage(format!(
+                "--spill-dir {} is not a directory",
+                dir.display()
+            )));
+        }
+    }
     // Held until the process ends: a second writer on either file would
     // duplicate or interleave events.
     let _locks = take_writer_locks(args)?;

@@ -630,3 +630,31 @@ fn issue10_partial_before_image_finding_is_printed_without_a_table_list_too() {
         assert!(stderr.contains(finding), "{tables:?}: {stderr}");
     }
 }
+
+#[test]
+fn issue10_spill_directory_errors_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A file where the directory should be: creating spill files fails.
+    std::fs::write(dir.path().join("not-a-dir"), "x").expect("file");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:big-transaction?clock=virtual",
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "70000",
+            "--spill-mb",
+            "1",
+            "--spill-dir",
+            "not-a-dir",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not-a-dir"), "{stderr}");
+}
