@@ -446,6 +446,10 @@ fn crash_and_compare(scenario: &str, until: &str, kills: u32) -> u32 {
         .filter(|n| n.ends_with(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    eprintln!(
+        "{scenario}: {kills} interruptions, {sigkills} by SIGKILL, {} events equal to the truth",
+        got.len()
+    );
     sigkills
 }
 

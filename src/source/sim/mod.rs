@@ -142,7 +142,13 @@ impl Sim {
         };
         let (spec, clock) = match spec.rsplit_once("?clock=") {
             Some((s, "virtual")) => (s, Clock::default()),
-            Some((s, _)) => (s, Clock::Real),
+            Some((s, "real")) => (s, Clock::Real),
+            Some((_, other)) => {
+                return Some(Err(ScenarioError::Invalid {
+                    origin: "--source".into(),
+                    message: format!("clock={other} is not a clock (allowed: real, virtual)"),
+                }))
+            }
             None => (spec, Clock::Real),
         };
         let spec = if spec.is_empty() { "demo" } else { spec };
