@@ -122,6 +122,34 @@ fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
     Ok(stop)
 }
 
+/// The database's current SCN, reconnecting on a dropped connection as the
+/// capture loop does later (a drop before the first call is no different).
+fn first_current_scn(
+    source: &mut dyn cdcctl::source::RedoSource,
+) -> Result<cdcctl::source::ScnTime, Failure> {
+    const ATTEMPTS: u32 = 5;
+    let mut attempt = 0;
+    loop {
+        match source.current_scn() {
+            Ok(t) => return Ok(t),
+            Err(e) if e.is_transient() && attempt < ATTEMPTS => {
+                attempt += 1;
+                eprintln!("cdcctl run: {e}; reconnecting (attempt {attempt})");
+                std::thread::sleep(Duration::from_secs(1));
+                if let Err(r) = source.reconnect() {
+                    eprintln!("cdcctl run: reconnect failed: {r}");
+                }
+            }
+            Err(e) => {
+                return Err(Failure {
+                    code: exit::for_source(&e),
+                    message: exit::with_advice(&e, e.advice()),
+                })
+            }
+        }
+    }
+}
+
 /// Which database a checkpoint's positions belong to.
 struct Origin {
     db_name: String,
@@ -421,7 +449,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         code: e.exit_code,
         message: e.message,
     })?;
-    let config = CaptureConfig {
+    let mut config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
             db_name: opened.db_name.clone(),
@@ -447,10 +475,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         ..CaptureConfig::default()
     };
     let mut source = opened.source;
-    let current = source.current_scn().map_err(|e| Failure {
-        code: exit::for_source(&e),
-        message: exit::with_advice(&e, e.advice()),
-    })?;
+    let current = first_current_scn(source.as_mut())?;
+    // Start at the SCN just read rather than asking again: the capture
+    // then makes no call of its own before its retrying loop.
+    if matches!(config.start, StartAt::Now) {
+        config.start = StartAt::Scn(current.scn);
+    }
     let origin = Origin {
         db_name: opened.db_name.clone(),
         source: sim_scenario(&global.source),

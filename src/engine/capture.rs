@@ -271,7 +271,11 @@ impl<S: RedoSource> Capture<S> {
         let _ = self.source.reconnect();
         let cp = self.buffer.checkpoint();
         self.buffer = TxnBuffer::resume(self.config.buffer.clone(), &cp);
-        self.mined_scn = cp.restart_scn;
+        // Before its first complete window the buffer knows no position
+        // (restart SCN 0): mining restarts where it started.
+        if cp.restart_scn > 0 {
+            self.mined_scn = cp.restart_scn;
+        }
         self.last_plan = None;
     }
 

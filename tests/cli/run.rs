@@ -37,6 +37,21 @@ fn spawn(dir: &Path, args: &[&str]) -> Child {
     }
 }
 
+/// `run` on `source` into `out.jsonl` with `cp.json`, then `extra`.
+fn scenario_run<'a>(source: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--source",
+        source,
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 /// `run` of every table into `out.jsonl` with `cp.json`, without an end.
 fn spawn_daemon(dir: &Path) -> Child {
     spawn(
@@ -642,23 +657,44 @@ fn issue10_spill_directory_errors_exit_2() {
     std::fs::write(dir.path().join("not-a-dir"), "x").expect("file");
     let out = cdcctl(
         dir.path(),
-        &[
-            "--source",
+        &scenario_run(
             "sim:big-transaction?clock=virtual",
-            "run",
-            "--output",
-            "out.jsonl",
-            "--checkpoint",
-            "cp.json",
-            "--count",
-            "70000",
-            "--spill-mb",
-            "1",
-            "--spill-dir",
-            "not-a-dir",
-        ],
+            &[
+                "--count",
+                "70000",
+                "--spill-mb",
+                "1",
+                "--spill-dir",
+                "not-a-dir",
+            ],
+        ),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("not-a-dir"), "{stderr}");
+}
+
+#[test]
+fn issue10_connection_drop_before_the_first_call_is_retried() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/source/sim/scenarios/demo.toml"),
+    )
+    .expect("demo scenario");
+    // The demo warms up for 600 s; the first call moves the clock to 601 s.
+    let text = demo + "\n[[faults]]\nkind = \"connection_drop\"\nat_s = 601\n";
+    std::fs::write(dir.path().join("drop.toml"), text).expect("write");
+    let out = cdcctl(
+        dir.path(),
+        &scenario_run(
+            "sim:drop.toml?clock=virtual",
+            &["APP.ORDERS", "--count", "5"],
+        ),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("ORA-03113"), "{stderr}");
+    assert!(stderr.contains("reconnecting (attempt 1)"), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert_eq!(lines(&text).len(), 5);
 }
