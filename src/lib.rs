@@ -7,6 +7,7 @@
 //! rules, `sink`s and the `tui`.
 
 pub mod engine;
+pub mod limits;
 pub mod output;
 pub mod preflight;
 pub mod sink;

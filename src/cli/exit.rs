@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use cdcctl::engine::capture::CaptureError;
+use cdcctl::engine::txn::TxnError;
 use cdcctl::source::SourceError;
 
 /// Healthy, or the command finished.
@@ -47,6 +48,8 @@ pub fn for_source(e: &SourceError) -> u8 {
 /// Exit code for an error that stopped capture.
 pub fn for_capture(e: &CaptureError) -> u8 {
     match e {
+        // The spill directory is ours to configure, like the sink.
+        CaptureError::Txn(TxnError::Spill { .. }) => USAGE,
         _ if e.is_untrusted_data() => UNTRUSTED_DATA,
         CaptureError::Source(s) => for_source(s),
         // The sink is ours (a file, stdout): a configuration matter.
@@ -72,6 +75,15 @@ mod tests {
         assert_eq!(for_ora(Some(1291)), UNTRUSTED_DATA);
         assert_eq!(for_ora(Some(1031)), USAGE);
         assert_eq!(for_ora(None), UNTRUSTED_DATA);
+    }
+
+    #[test]
+    fn a_spill_directory_error_is_a_configuration_error() {
+        let e = CaptureError::Txn(TxnError::Spill {
+            xid: "0A00".into(),
+            source: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+        });
+        assert_eq!(for_capture(&e), USAGE);
     }
 
     #[test]

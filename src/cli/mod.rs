@@ -1,6 +1,7 @@
 //! Command-line interface: clap definitions and dispatch. Each command lives
 //! in its own module and returns the process exit code.
 
+pub mod bounded;
 pub mod collect;
 pub mod duration;
 pub mod exit;

@@ -153,6 +153,14 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
             "--snapshot-rate-mbps must be a positive number".into(),
         ));
     }
+    // chrono represents about 262,000 years; a look-back beyond a century
+    // is a typo, not a window.
+    if !(0..=36_500).contains(&args.recent_days) {
+        return Err(CliError::Usage(format!(
+            "--recent-days must be between 0 and 36500, not {}",
+            args.recent_days
+        )));
+    }
     let mut opened = open_catalog(global)?;
     // Offline facts were read already; a live source from CDB$ROOT reads
     // the table inside its PDB.
@@ -177,7 +185,7 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
         &table,
         now,
         Duration::seconds(secs.ceil() as i64),
-        Duration::days(args.recent_days.max(0)),
+        Duration::days(args.recent_days),
     );
     let text = match args.format {
         PartitionsFormat::Json => {

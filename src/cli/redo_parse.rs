@@ -92,6 +92,7 @@ pub fn run(args: &ParseArgs) -> ExitCode {
         },
         None => Box::new(io::stdin().lock()),
     };
+    let input = crate::cli::bounded::lines(input);
     let mut out = Printer {
         out: BufWriter::new(io::stdout().lock()),
         failed: 0,

@@ -123,6 +123,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             }
         }
     };
+    let input = crate::cli::bounded::lines(input);
     let reader = match ContentsReader::new(BufReader::new(input), REQUIRED_FOR_REPLAY) {
         Ok(r) => r,
         Err(e) => {

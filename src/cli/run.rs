@@ -1,7 +1,7 @@
 //! `cdcctl run`: the capture daemon. Mines changes, writes them to a sink,
 //! and advances a checkpoint only after the sink made them durable.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -14,10 +14,12 @@ use crate::cli::{exit, source, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
 };
-use cdcctl::engine::checkpoint::FileCheckpointStore;
+use cdcctl::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
+use cdcctl::sink::lock::WriterLock;
+use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
 use cdcctl::source::TablePattern;
 
@@ -85,6 +87,11 @@ pub struct RunArgs {
     /// the PGA it grows.
     #[arg(long, value_parser = parse_duration, default_value = "30m")]
     pub max_session_age: Duration,
+    /// When the output lost events its checkpoint counts as written (restored
+    /// from an old backup, truncated), write them again from the output's end
+    /// instead of stopping (exit 4).
+    #[arg(long)]
+    pub rewind: bool,
     /// Print a progress line on stderr this often.
     #[arg(long, value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
@@ -121,6 +128,263 @@ fn capture_failure(e: &CaptureError) -> Failure {
     }
 }
 
+/// SIGINT and SIGTERM both ask for a clean stop: the current batch is
+/// finished and checkpointed. A second signal ends the process at once
+/// (the checkpoint on disk is consistent at every instant).
+fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
+        signal_hook::flag::register(sig, Arc::clone(&stop))?;
+    }
+    Ok(stop)
+}
+
+/// The database's current SCN, reconnecting on a dropped connection as the
+/// capture loop does later (a drop before the first call is no different).
+fn first_current_scn(
+    source: &mut dyn cdcctl::source::RedoSource,
+) -> Result<cdcctl::source::ScnTime, Failure> {
+    const ATTEMPTS: u32 = 5;
+    let mut attempt = 0;
+    loop {
+        match source.current_scn() {
+            Ok(t) => return Ok(t),
+            Err(e) if e.is_transient() && attempt < ATTEMPTS => {
+                attempt += 1;
+                eprintln!("cdcctl run: {e}; reconnecting (attempt {attempt})");
+                std::thread::sleep(Duration::from_secs(1));
+                if let Err(r) = source.reconnect() {
+                    eprintln!("cdcctl run: reconnect failed: {r}");
+                }
+            }
+            Err(e) => {
+                return Err(Failure {
+                    code: exit::for_source(&e),
+                    message: exit::with_advice(&e, e.advice()),
+                })
+            }
+        }
+    }
+}
+
+/// Which database a checkpoint's positions belong to.
+struct Origin {
+    db_name: String,
+    source: Option<String>,
+}
+
+impl Origin {
+    fn stamp(&self, cp: &mut Checkpoint) {
+        cp.db_name = Some(self.db_name.clone());
+        cp.source.clone_from(&self.source);
+    }
+}
+
+/// `sim:NAME` without its options: a scenario is a database of its own.
+fn sim_scenario(spec: &str) -> Option<String> {
+    let base = spec.split('?').next().unwrap_or(spec);
+    match base {
+        "sim" => Some("sim:demo".into()),
+        _ if base.starts_with("sim:") => Some(base.to_string()),
+        _ => None,
+    }
+}
+
+/// Refuses a start position that cannot be right for this database: above
+/// its current SCN, a checkpoint of another database, a restart SCN of 0,
+/// or a checkpoint already past `--until-scn`.
+fn check_start(
+    args: &RunArgs,
+    start: &StartAt,
+    current_scn: u64,
+    origin: &Origin,
+) -> Result<(), Failure> {
+    let cp = match start {
+        StartAt::Now => return Ok(()),
+        StartAt::Scn(scn) if *scn > current_scn => {
+            return Err(Failure::usage(format!(
+                "--from-scn {scn} is above the database's current SCN {current_scn}"
+            )))
+        }
+        StartAt::Scn(_) => return Ok(()),
+        StartAt::Checkpoint(cp) => cp,
+    };
+    let name = args.checkpoint.display();
+    let refuse = |what: String| {
+        Err(Failure::usage(format!(
+            "checkpoint {name} cannot be right for this source: {what}; use the checkpoint of \
+             this database, or remove it to start over"
+        )))
+    };
+    if let Some(db) = cp.db_name.as_deref().filter(|db| *db != origin.db_name) {
+        return refuse(format!(
+            "it was written for database {db}, the source is {}",
+            origin.db_name
+        ));
+    }
+    if let (Some(was), Some(is)) = (cp.source.as_deref(), origin.source.as_deref()) {
+        if was != is {
+            return refuse(format!("it was written for {was}, the source is {is}"));
+        }
+    }
+    if cp.restart_scn == 0 {
+        return refuse("its restart SCN is 0".into());
+    }
+    let highest = cp.restart_scn.max(cp.commit_scn);
+    if highest > current_scn {
+        return refuse(format!(
+            "it is at SCN {highest}, above the database's current SCN {current_scn} (a restored \
+             or different database)"
+        ));
+    }
+    if let Some(until) = args.until_scn.filter(|u| cp.commit_scn > *u) {
+        return Err(Failure::usage(format!(
+            "checkpoint {name} is already past --until-scn {until} (commit SCN {}): nothing to do",
+            cp.commit_scn
+        )));
+    }
+    Ok(())
+}
+
+/// The output, checked against the checkpoint, with the stream identity
+/// to store and, for `--rewind`, the position to restart from.
+struct OpenedOutput {
+    sink: Box<dyn EventSink>,
+    stream_id: Option<String>,
+    rewind: Option<Checkpoint>,
+}
+
+fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOutput, Failure> {
+    if args.output == "-" {
+        return Ok(OpenedOutput {
+            sink: Box::new(JsonLinesSink::stdout()),
+            stream_id: existing.and_then(|c| c.stream_id.clone()),
+            rewind: None,
+        });
+    }
+    let path = Path::new(&args.output);
+    let file = JsonLinesSink::file(path).map_err(|e| Failure::usage(e.to_string()))?;
+    if file.torn_bytes_cut() > 0 {
+        eprintln!(
+            "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
+            file.torn_bytes_cut(),
+            args.output
+        );
+    }
+    let file_id = stream::read_identity(path)
+        .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
+    let file_last = file.last_position();
+    let (id, rewind) = match stream::verdict(existing, file_id.as_deref(), file_last.as_ref()) {
+        Verdict::Foreign(why) => {
+            return Err(Failure::usage(format!(
+                "output {} is not the output of checkpoint {}: {why}; write to another file, \
+                 or use the checkpoint that goes with it",
+                args.output,
+                args.checkpoint.display()
+            )))
+        }
+        Verdict::Proceed { id } => (id, None),
+        Verdict::Behind {
+            id,
+            file_last,
+            checkpoint_last,
+        } => {
+            let rewind = rewind_to_output_end(args, existing, file_last, &checkpoint_last)?;
+            (id, Some(rewind))
+        }
+    };
+    if file_id.as_deref() != Some(id.as_str()) {
+        stream::write_identity(path, &id)
+            .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
+    }
+    Ok(OpenedOutput {
+        sink: Box::new(file),
+        rewind: rewind.map(|mut cp| {
+            cp.stream_id = Some(id.clone());
+            cp
+        }),
+        stream_id: Some(id),
+    })
+}
+
+fn describe(p: Option<&EventPosition>) -> String {
+    match p {
+        Some(p) => format!(
+            "at commit SCN {} (XID {}, event {})",
+            p.commit_scn, p.xid, p.order
+        ),
+        None => "empty".into(),
+    }
+}
+
+/// Refuses an output behind its checkpoint (exit 4), or with `--rewind`
+/// builds the checkpoint that re-emits everything after the output's end.
+fn rewind_to_output_end(
+    args: &RunArgs,
+    existing: Option<&Checkpoint>,
+    file_last: Option<EventPosition>,
+    checkpoint_last: &EventPosition,
+) -> Result<Checkpoint, Failure> {
+    let untrusted = |message: String| Failure {
+        code: exit::UNTRUSTED_DATA,
+        message,
+    };
+    let gap = format!(
+        "output {} is behind checkpoint {}: the output is {}, the checkpoint counts events up \
+         to commit SCN {} (XID {}, event {}) as written, so the changes in between are missing \
+         from the output",
+        args.output,
+        args.checkpoint.display(),
+        describe(file_last.as_ref()),
+        checkpoint_last.commit_scn,
+        checkpoint_last.xid,
+        checkpoint_last.order
+    );
+    if !args.rewind {
+        return Err(untrusted(format!(
+            "{gap}; restore the output, or run with --rewind to write them again from the \
+             output's end (the redo logs must still cover it)"
+        )));
+    }
+    let points = existing.map(|c| c.rewind_points.as_slice()).unwrap_or(&[]);
+    let Some(point) = stream::rewind_point_for(points, file_last.as_ref()) else {
+        return Err(untrusted(format!(
+            "{gap}; --rewind: the checkpoint keeps no position before the output's end, \
+             so start a new output with --from-scn"
+        )));
+    };
+    eprintln!(
+        "cdcctl run: {gap}; rewinding to restart SCN {} (commit SCN {}) to write them again",
+        point.restart_scn, point.commit_scn
+    );
+    let mut cp = Checkpoint::new(
+        point.restart_scn,
+        point.commit_scn,
+        point.committed_xids_at_commit_scn.clone(),
+        None,
+    );
+    cp.last_event = file_last;
+    cp.rewind_points = points
+        .iter()
+        .filter(|p| p.commit_scn <= point.commit_scn)
+        .cloned()
+        .collect();
+    Ok(cp)
+}
+
+fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
+    let mut locks = vec![WriterLock::acquire(&args.checkpoint, "checkpoint")];
+    if args.output != "-" {
+        locks.push(WriterLock::acquire(Path::new(&args.output), "output"));
+    }
+    locks
+        .into_iter()
+        .map(|l| l.map_err(|e| Failure::usage(e.to_string())))
+        .collect()
+}
+
 fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let tables = args
         .tables
@@ -128,19 +392,60 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .filter(|t| !t.trim().is_empty())
         .map(|t| TablePattern::parse(t).map_err(Failure::usage))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(dir) = &args.spill_dir {
+        if !dir.is_dir() {
+            return Err(Failure::usage(format!(
+                "--spill-dir {} is not a directory",
+                dir.display()
+            )));
+        }
+    }
+    // Held until the process ends: a second writer on either file would
+    // duplicate or interleave events.
+    let _locks = take_writer_locks(args)?;
     let store = FileCheckpointStore::new(&args.checkpoint);
+    match store.remove_stale_temp_files() {
+        Ok(0) => {}
+        Ok(n) => {
+            eprintln!("cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save")
+        }
+        Err(e) => return Err(Failure::usage(e.to_string())),
+    }
     let existing = store
         .load()
         .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
-    let start = match (existing, args.from_scn) {
-        (Some(_), Some(_)) => {
-            return Err(Failure::usage(format!(
+    if existing.is_some() && args.from_scn.is_some() {
+        return Err(Failure::usage(format!(
             "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
-                 or drop --from-scn to resume",
+             or drop --from-scn to resume",
             args.checkpoint.display()
-        )))
+        )));
+    }
+    let OpenedOutput {
+        mut sink,
+        stream_id,
+        rewind,
+    } = open_output(args, existing.as_ref())?;
+    let fresh = existing.is_none();
+    // The highest SCN the checkpoint knows the database reached.
+    let resume_scn = existing.as_ref().map(|c| {
+        c.restart_scn
+            .max(c.commit_scn)
+            .max(c.last_event.as_ref().map_or(0, |e| e.commit_scn))
+    });
+    let mut rewind_points = existing
+        .as_ref()
+        .map(|c| c.rewind_points.clone())
+        .unwrap_or_default();
+    let start = match (rewind, existing, args.from_scn) {
+        (Some(cp), _, _) => {
+            store
+                .overwrite(&cp)
+                .map_err(|e| Failure::usage(e.to_string()))?;
+            rewind_points.clone_from(&cp.rewind_points);
+            StartAt::Checkpoint(cp)
         }
-        (Some(cp), None) => {
+        (None, Some(cp), _) => {
             eprintln!(
                 "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
                 args.checkpoint.display(),
@@ -149,20 +454,22 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             );
             StartAt::Checkpoint(cp)
         }
-        (None, Some(scn)) => StartAt::Scn(scn),
-        (None, None) => StartAt::Now,
+        (None, None, Some(scn)) => StartAt::Scn(scn),
+        (None, None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source(
+    let opened = source::open_redo_source_at(
         &global.source,
         global.oracle_client_lib.clone(),
         &tables,
         args.pdb.as_deref(),
+        resume_scn,
+        true,
     )
     .map_err(|e| Failure {
         code: e.exit_code,
         message: e.message,
     })?;
-    let config = CaptureConfig {
+    let mut config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
             db_name: opened.db_name.clone(),
@@ -193,24 +500,35 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         },
         ..CaptureConfig::default()
     };
-    let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;
-    let mut sink: Box<dyn EventSink> = if args.output == "-" {
-        Box::new(JsonLinesSink::stdout())
-    } else {
-        Box::new(
-            JsonLinesSink::file(&PathBuf::from(&args.output)).map_err(|e| Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            })?,
-        )
-    };
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = Arc::clone(&stop);
-        // Without a handler (e.g. one already installed) Ctrl-C kills the
-        // process; the checkpoint on disk is still consistent.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
+    let mut source = opened.source;
+    let current = first_current_scn(source.as_mut())?;
+    // Start at the SCN just read rather than asking again: the capture
+    // then makes no call of its own before its retrying loop.
+    if matches!(config.start, StartAt::Now) {
+        config.start = StartAt::Scn(current.scn);
     }
+    let origin = Origin {
+        db_name: opened.db_name.clone(),
+        source: sim_scenario(&global.source),
+    };
+    check_start(args, &config.start, current.scn, &origin)?;
+    let mut capture = Capture::new(source, config).map_err(|e| capture_failure(&e))?;
+    if fresh {
+        // Stored before any event is written, so an output never holds
+        // events without a checkpoint naming its stream.
+        let mut initial = Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None);
+        initial.stream_id.clone_from(&stream_id);
+        origin.stamp(&mut initial);
+        if let Some(p) = initial.rewind_point() {
+            stream::push_rewind_point(&mut rewind_points, p);
+        }
+        initial.rewind_points.clone_from(&rewind_points);
+        store
+            .save(&initial)
+            .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+    }
+    let stop =
+        stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
@@ -218,16 +536,22 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut outcome: Result<(), Failure> = Ok(());
     while !stop.load(Ordering::Relaxed) && written < limit {
         let mut sink_error = None;
+        let before = capture.checkpoint();
+        let written_before = written;
         let progress = capture.poll(&mut |e: CapturedEvent| -> Result<(), TxnSinkError> {
             if written >= limit {
                 return Err("event limit reached".into());
             }
+            let skipped = sink.skipped_duplicates();
             sink.write(&e).map_err(|err| {
                 let msg = err.to_string();
                 sink_error = Some(err);
                 TxnSinkError::from(msg)
             })?;
-            written += 1;
+            // Events the output already held do not count towards --count.
+            if sink.skipped_duplicates() == skipped {
+                written += 1;
+            }
             Ok(())
         });
         // Events first, then the checkpoint that covers them.
@@ -238,7 +562,23 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
-        if let Err(e) = store.save(&capture.checkpoint()) {
+        let mut cp = capture.checkpoint();
+        if written > written_before && before.restart_scn > 0 {
+            if let Some(p) = before.rewind_point() {
+                stream::push_rewind_point(&mut rewind_points, p);
+            }
+        }
+        cp.stream_id.clone_from(&stream_id);
+        origin.stamp(&mut cp);
+        cp.last_event = sink.last_position();
+        cp.rewind_points.clone_from(&rewind_points);
+        // Restart SCN 0: no window mined yet, the stored checkpoint stands.
+        let saved = if cp.restart_scn == 0 {
+            Ok(())
+        } else {
+            store.save(&cp)
+        };
+        if let Err(e) = saved {
             outcome = Err(Failure {
                 code: exit::USAGE,
                 message: format!("checkpoint: {e}"),
@@ -327,6 +667,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 break;
             }
         }
+    }
+    if stop.load(Ordering::Relaxed) {
+        eprintln!(
+            "cdcctl run: stopped by a signal after {written} events; checkpoint saved in {}",
+            args.checkpoint.display()
+        );
     }
     if sink.skipped_duplicates() > 0 {
         eprintln!(

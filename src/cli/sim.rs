@@ -170,6 +170,28 @@ fn scenarios() -> ExitCode {
     finish(r.map_err(anyhow::Error::from))
 }
 
+/// SCNs the simulator may be asked to run ahead of where it boots: enough
+/// for hours of workload, bounded so a mistyped SCN neither spins for ever
+/// nor fills memory.
+const MAX_SCN_AHEAD: u64 = 2_000_000;
+
+/// Refuses SCN arguments the simulator could reach only after running for
+/// an unbounded time.
+fn within_reach(sim: &Sim, scns: &[(&str, u64)]) -> Result<(), ExitCode> {
+    let now = sim.model().scn;
+    let limit = now.saturating_add(MAX_SCN_AHEAD);
+    match scns.iter().find(|(_, scn)| *scn > limit) {
+        Some((flag, scn)) => {
+            eprintln!(
+                "error: {flag} {scn} is more than {MAX_SCN_AHEAD} SCNs past the scenario's current SCN {now}; \
+                 the simulator would run for hours to reach it"
+            );
+            Err(exit::code(exit::USAGE))
+        }
+        None => Ok(()),
+    }
+}
+
 fn truth(args: &TruthArgs, source: &str) -> ExitCode {
     let mut sim = match load(&args.scenario, source) {
         Ok(s) => s,
@@ -180,7 +202,19 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         return exit::code(exit::USAGE);
     }
     let from = args.from_scn.unwrap_or(0);
-    let until = args.until_scn.unwrap_or(u64::MAX);
+    if let Err(code) = within_reach(
+        &sim,
+        &[
+            ("--from-scn", from),
+            ("--until-scn", args.until_scn.unwrap_or(0)),
+        ],
+    ) {
+        return code;
+    }
+    // With --count alone, the simulator stops where --until-scn may reach.
+    let until = args
+        .until_scn
+        .unwrap_or_else(|| sim.model().scn.saturating_add(MAX_SCN_AHEAD));
     let limit = args.count.unwrap_or(usize::MAX);
     let mut out = BufWriter::new(io::stdout().lock());
     // Events are written as their transactions commit, so memory stays flat
@@ -274,6 +308,9 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if let Err(code) = within_reach(&sim, &[("--until-scn", args.until_scn)]) {
+        return code;
+    }
     // The rows come from the redo; the ground truth is not needed here.
     sim.set_truth_limit(Some(0));
     let rows = match session_rows(&mut sim, args) {

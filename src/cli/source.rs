@@ -61,11 +61,18 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
     }
+    // Never echo the spec: a mistyped one may hold a password.
+    let hint = if cdcctl::source::oracle::url::is_sqlplus_form(spec) {
+        "; the SQL*Plus form USER/PASSWORD@HOST is not accepted: write \
+         oracle://USER@HOST:PORT/SERVICE and put the password in CDCCTL_PASSWORD"
+    } else {
+        ""
+    };
     Err(OpenError {
         exit_code: exit::USAGE,
         message: format!(
-            "unknown source `{spec}`: use sim, sim:NAME, sim:PATH.toml or \
-             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`)"
+            "unknown --source: use sim, sim:NAME, sim:PATH.toml or \
+             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`){hint}"
         ),
     })
 }
@@ -100,13 +107,15 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
 }
 
 /// Key columns of the tables matching `patterns` (none asked: none read,
-/// since listing every table of a production database is not free).
+/// since listing every table of a production database is not free, unless
+/// `every_table`).
 fn key_columns(
     catalog: &mut dyn Catalog,
     patterns: &[TablePattern],
+    every_table: bool,
     where_hint: &str,
 ) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
-    if patterns.is_empty() {
+    if patterns.is_empty() && !every_table {
         return Ok(BTreeMap::new());
     }
     let tables = catalog
@@ -232,13 +241,40 @@ pub fn open_redo_source(
     tables: &[TablePattern],
     pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
+    open_redo_source_at(spec, client_lib, tables, pdb, None, false)
+}
+
+/// Like [`open_redo_source`], for a capture resuming at `resume_scn`: the
+/// simulator is brought up as if it had run on to that SCN while the
+/// capture was down (a real database simply has). With `every_table`, key
+/// columns are read for every table when `tables` is empty (a daemon pays
+/// that once, and its dictionary findings then cover every table).
+pub fn open_redo_source_at(
+    spec: &str,
+    client_lib: Option<PathBuf>,
+    tables: &[TablePattern],
+    pdb: Option<&str>,
+    resume_scn: Option<u64>,
+    every_table: bool,
+) -> Result<OpenedSource, OpenError> {
+    let every_table = every_table && tables.is_empty();
     match parse_spec(spec)? {
         SourceSpec::Sim => {
-            let sim = open_sim(spec)?;
+            let mut sim = open_sim(spec)?;
+            if let Some(scn) = resume_scn {
+                sim.fast_forward_to_scn(scn);
+            }
             let db_name = sim.db_name().to_string();
-            opened(sim, spec, Some(db_name), tables, pdb)
+            opened(sim, spec, Some(db_name), tables, pdb, every_table)
         }
-        SourceSpec::Oracle(url) => opened(open_oracle(url, client_lib)?, url, None, tables, pdb),
+        SourceSpec::Oracle(url) => opened(
+            open_oracle(url, client_lib)?,
+            url,
+            None,
+            tables,
+            pdb,
+            every_table,
+        ),
     }
 }
 
@@ -250,6 +286,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     db_name: Option<String>,
     tables: &[TablePattern],
     pdb: Option<&str>,
+    every_table: bool,
 ) -> Result<OpenedSource, OpenError> {
     let (instance, session, pdb_filter) = point_at_pdb(&mut source, pdb)?;
     let in_root = session.con_name.is_empty() || session.con_name == ROOT;
@@ -268,7 +305,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     } else {
         String::new()
     };
-    let key_columns = key_columns(&mut source, tables, &where_hint)?;
+    let key_columns = key_columns(&mut source, tables, every_table, &where_hint)?;
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {

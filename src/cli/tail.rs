@@ -261,7 +261,23 @@ fn start_engine(
     };
     let mut redo = opened.source;
     let start = match (args.from_scn, args.since) {
-        (Some(scn), _) => StartAt::Scn(scn),
+        (Some(scn), _) => {
+            let now = redo.current_scn().map_err(|e| {
+                let code = exit::for_source(&e);
+                (exit::with_advice(&e, e.advice()), code)
+            })?;
+            if scn > now.scn {
+                return Err((
+                    format!(
+                        "--from-scn {scn} is above the database's current SCN {}: nothing \
+                         could ever be mined from there (another database?)",
+                        now.scn
+                    ),
+                    exit::USAGE,
+                ));
+            }
+            StartAt::Scn(scn)
+        }
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
             let code = exit::for_source(&e);
             (exit::with_advice(&e, e.advice()), code)
@@ -305,7 +321,10 @@ fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, Sourc
     let now = redo.current_scn()?;
     let ago = chrono::Duration::from_std(ago)
         .map_err(|_| SourceError::Invalid(format!("--since {}s is too far back", ago.as_secs())))?;
-    let target = now.time - ago;
+    let target = now
+        .time
+        .checked_sub_signed(ago)
+        .ok_or_else(|| SourceError::Invalid("--since reaches before the year 1".into()))?;
     let inv = redo.log_inventory()?;
     let starts = inv
         .archived

@@ -40,6 +40,7 @@ use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError, TxnFinding, TxnWa
 
 /// Where capture begins.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // built once per capture
 pub enum StartAt {
     /// The database's current SCN: only changes from now on.
     Now,
@@ -429,7 +430,11 @@ impl<S: RedoSource> Capture<S> {
         let _ = self.source.reconnect();
         let cp = self.buffer.checkpoint();
         self.buffer = TxnBuffer::resume(self.config.buffer.clone(), &cp);
-        self.mined_scn = cp.restart_scn;
+        // Before its first complete window the buffer knows no position
+        // (restart SCN 0): mining restarts where it started.
+        if cp.restart_scn > 0 {
+            self.mined_scn = cp.restart_scn;
+        }
         self.last_plan = None;
         self.session_since = None;
         self.inventory = None;

@@ -41,6 +41,41 @@ pub struct Checkpoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incarnation: Option<Incarnation>,
     pub updated_at: DateTime<Utc>,
+    /// Identity of the output this checkpoint belongs to; the output
+    /// carries the same identity, so a foreign file is recognised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_id: Option<String>,
+    /// The last event the output held when this checkpoint was stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_event: Option<EventPosition>,
+    /// Earlier positions, oldest first, that a rewind can restart from when
+    /// the output lost its tail.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rewind_points: Vec<RewindPoint>,
+    /// The database the positions belong to (`source.db` of its events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub db_name: Option<String>,
+    /// The source spec, when it alone names the database (a simulator
+    /// scenario); never a connect string, which may hold secrets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+/// Where an event stands in the stream: commit SCN, XID, and its 1-based
+/// order in the transaction (0 for DDL).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct EventPosition {
+    pub commit_scn: Scn,
+    pub xid: String,
+    pub order: u64,
+}
+
+/// A position capture could restart from, with nothing emitted past it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewindPoint {
+    pub restart_scn: Scn,
+    pub commit_scn: Scn,
+    pub committed_xids_at_commit_scn: Vec<String>,
 }
 
 impl Checkpoint {
@@ -58,6 +93,11 @@ impl Checkpoint {
             last_event_index,
             incarnation: None,
             updated_at: Utc::now(),
+            stream_id: None,
+            last_event: None,
+            rewind_points: Vec::new(),
+            db_name: None,
+            source: None,
         }
     }
 
@@ -65,6 +105,16 @@ impl Checkpoint {
     pub fn with_incarnation(mut self, incarnation: Option<Incarnation>) -> Self {
         self.incarnation = incarnation;
         self
+    }
+
+    /// This position as a rewind point, unless a transaction was cut short
+    /// at it (then part of it was emitted past the point).
+    pub fn rewind_point(&self) -> Option<RewindPoint> {
+        self.last_event_index.is_none().then(|| RewindPoint {
+            restart_scn: self.restart_scn,
+            commit_scn: self.commit_scn,
+            committed_xids_at_commit_scn: self.committed_xids_at_commit_scn.clone(),
+        })
     }
 
     /// Reads a checkpoint from JSON text, refusing versions it does not know.
@@ -139,15 +189,63 @@ impl FileCheckpointStore {
 
     /// The stored checkpoint, or `None` when there is no file yet.
     pub fn load(&self) -> Result<Option<Checkpoint>, CheckpointError> {
-        match fs::read_to_string(&self.path) {
+        match crate::limits::read_text(&self.path, crate::limits::CHECKPOINT_BYTES) {
             Ok(text) => Checkpoint::from_json(&text).map(Some),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(self.io(e)),
         }
     }
 
+    fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Names of the temporary files a save writes before its rename:
+    /// `.<file name>.<random>.tmp`, so a killed save's leftover is ours to remove.
+    fn temp_affixes(&self) -> (String, &'static str) {
+        let name = self
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        (format!(".{name}."), ".tmp")
+    }
+
+    /// Removes the temporary files of saves interrupted by a crash; call it
+    /// only while holding the checkpoint's writer lock. Returns how many.
+    pub fn remove_stale_temp_files(&self) -> Result<usize, CheckpointError> {
+        let (prefix, suffix) = self.temp_affixes();
+        let entries = match fs::read_dir(self.dir()) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(self.io(e)),
+        };
+        let mut removed = 0;
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io(e))?;
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with(&prefix)
+                && name.ends_with(suffix)
+                && name.len() > prefix.len() + suffix.len()
+            {
+                fs::remove_file(entry.path()).map_err(|e| self.io(e))?;
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     /// Stores `cp` atomically, refusing to move either SCN backwards.
     pub fn save(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
+        self.check_forward(cp)?;
+        self.overwrite(cp)
+    }
+
+    fn check_forward(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
         if let Some(stored) = self.load()? {
             if cp.commit_scn < stored.commit_scn {
                 return Err(CheckpointError::Backwards {
@@ -164,11 +262,19 @@ impl FileCheckpointStore {
                 });
             }
         }
-        let dir = match self.path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| self.io(e))?;
+        Ok(())
+    }
+
+    /// Stores `cp` atomically whatever the stored one says (a deliberate
+    /// rewind).
+    pub fn overwrite(&self, cp: &Checkpoint) -> Result<(), CheckpointError> {
+        let dir = self.dir();
+        let (prefix, suffix) = self.temp_affixes();
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&prefix)
+            .suffix(suffix)
+            .tempfile_in(&dir)
+            .map_err(|e| self.io(e))?;
         tmp.write_all(cp.to_json().as_bytes())
             .and_then(|()| tmp.write_all(b"\n"))
             .and_then(|()| tmp.as_file().sync_all())

@@ -59,9 +59,11 @@ impl ConnectorConfig {
     /// Reads and parses a config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
-            path: shown.clone(),
-            reason: e.to_string(),
+        let text = crate::limits::read_text(path, crate::limits::CONFIG_BYTES).map_err(|e| {
+            ConfigError::Unreadable {
+                path: shown.clone(),
+                reason: e.to_string(),
+            }
         })?;
         Self::parse(&shown, &text)
     }

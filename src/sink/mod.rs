@@ -8,12 +8,15 @@
 //! line and drops events up to that (commit SCN, XID, index), so the file
 //! holds each change exactly once.
 
+pub mod lock;
+pub mod stream;
+
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use crate::engine::checkpoint::EventPosition;
 use crate::engine::event::CapturedEvent;
-use crate::engine::row::Scn;
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -36,10 +39,14 @@ pub trait EventSink {
     fn skipped_duplicates(&self) -> u64 {
         0
     }
+    /// The last event the destination holds, when it can tell.
+    fn last_position(&self) -> Option<EventPosition> {
+        None
+    }
 }
 
-/// Position of an event for de-duplication: (commit SCN, XID, 1-based order).
-type EventKey = (Scn, String, u64);
+/// Position of an event for de-duplication.
+type EventKey = EventPosition;
 
 /// JSON lines to a file (appended) or to stdout.
 pub struct JsonLinesSink {
@@ -47,7 +54,10 @@ pub struct JsonLinesSink {
     file: Option<File>,
     label: String,
     resume_after: Option<EventKey>,
+    /// The last event in the file: its last line at open, then each write.
+    last: Option<EventKey>,
     skipped: u64,
+    torn_bytes_cut: u64,
 }
 
 impl JsonLinesSink {
@@ -57,12 +67,16 @@ impl JsonLinesSink {
             file: None,
             label: "stdout".into(),
             resume_after: None,
+            last: None,
             skipped: 0,
+            torn_bytes_cut: 0,
         }
     }
 
     /// Opens `path` for appending; if it already holds events, later writes
-    /// skip everything up to its last one.
+    /// skip everything up to its last one. A torn last line (a crash or a
+    /// full disk mid-write) is cut off first, so the file stays valid JSON
+    /// lines; [`Self::torn_bytes_cut`] tells how much was cut.
     pub fn file(path: &Path) -> Result<Self, SinkError> {
         let label = path.display().to_string();
         let io_err = |source| SinkError::Io {
@@ -75,19 +89,23 @@ impl JsonLinesSink {
             .append(true)
             .open(path)
             .map_err(io_err)?;
-        let (resume_after, torn) = last_event_key(&mut file).map_err(io_err)?;
-        let mut writer = file.try_clone().map_err(io_err)?;
-        if torn {
-            // Close the torn line so the next event starts on its own line.
-            writer.write_all(b"\n").map_err(io_err)?;
-        }
+        let torn_bytes_cut = cut_torn_tail(&mut file).map_err(io_err)?;
+        let resume_after = last_event_key(&mut file).map_err(io_err)?;
+        let writer = file.try_clone().map_err(io_err)?;
         Ok(Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
             file: Some(file),
             label,
+            last: resume_after.clone(),
             resume_after,
             skipped: 0,
+            torn_bytes_cut,
         })
+    }
+
+    /// Bytes of a torn last line removed when the file was opened.
+    pub fn torn_bytes_cut(&self) -> u64 {
+        self.torn_bytes_cut
     }
 
     fn io(&self, source: io::Error) -> SinkError {
@@ -100,8 +118,8 @@ impl JsonLinesSink {
 
 impl EventSink for JsonLinesSink {
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
+        let key = event_key(event);
         if let Some(last) = &self.resume_after {
-            let key = event_key(event);
             if key <= *last {
                 self.skipped += 1;
                 return Ok(());
@@ -112,7 +130,9 @@ impl EventSink for JsonLinesSink {
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))
-            .map_err(|e| self.io(e))
+            .map_err(|e| self.io(e))?;
+        self.last = Some(key);
+        Ok(())
     }
 
     fn commit(&mut self) -> Result<(), SinkError> {
@@ -126,51 +146,87 @@ impl EventSink for JsonLinesSink {
     fn skipped_duplicates(&self) -> u64 {
         self.skipped
     }
+
+    fn last_position(&self) -> Option<EventPosition> {
+        self.last.clone()
+    }
 }
 
 fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
-        CapturedEvent::Change(c) => (
-            c.source.commit_scn,
-            c.source.xid.clone(),
-            u64::from(c.index) + 1,
-        ),
-        CapturedEvent::Ddl(d) => (d.source.commit_scn, d.source.xid.clone(), 0),
+        CapturedEvent::Change(c) => EventPosition {
+            commit_scn: c.source.commit_scn,
+            xid: c.source.xid.clone(),
+            order: u64::from(c.index) + 1,
+        },
+        CapturedEvent::Ddl(d) => EventPosition {
+            commit_scn: d.source.commit_scn,
+            xid: d.source.xid.clone(),
+            order: 0,
+        },
     }
 }
 
-/// Reads the key of the last complete line of a JSON-lines file, and
-/// whether the file ends without a newline (a write torn by a crash).
-fn last_event_key(file: &mut File) -> io::Result<(Option<EventKey>, bool)> {
+/// Truncates the file after its last newline when it does not end with
+/// one, makes the cut durable, and returns the number of bytes cut.
+fn cut_torn_tail(file: &mut File) -> io::Result<u64> {
+    let len = file.seek(SeekFrom::End(0))?;
+    let mut end = len;
+    let mut buf = vec![0u8; 1 << 16];
+    // Walk back in chunks: a torn line is usually short, but nothing bounds it.
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..usize::try_from(end - start).unwrap_or(0)];
+        file.seek(SeekFrom::Start(start))?;
+        file.read_exact(chunk)?;
+        if end == len && chunk.last() == Some(&b'\n') {
+            return Ok(0);
+        }
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
+            end = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if end == len {
+        return Ok(0);
+    }
+    file.set_len(end)?;
+    file.sync_all()?;
+    Ok(len - end)
+}
+
+/// Reads the key of the last line of a JSON-lines file that ends with a
+/// newline.
+fn last_event_key(file: &mut File) -> io::Result<Option<EventKey>> {
     let len = file.seek(SeekFrom::End(0))?;
     if len == 0 {
-        return Ok((None, false));
+        return Ok(None);
     }
     // The last event fits comfortably in the tail; envelopes are a few KiB.
     let start = len.saturating_sub(1 << 20);
     file.seek(SeekFrom::Start(start))?;
     let mut tail = Vec::new();
     file.read_to_end(&mut tail)?;
-    let torn = tail.last() != Some(&b'\n');
     let text = String::from_utf8_lossy(&tail);
-    // A torn last line (crash mid-write) is not an event: look before it.
-    let complete = if torn {
-        text.rsplit_once('\n').map_or("", |(head, _)| head)
-    } else {
-        &text
+    let Some(line) = text.lines().rev().find(|l| !l.trim().is_empty()) else {
+        return Ok(None);
     };
-    let Some(line) = complete.lines().rev().find(|l| !l.trim().is_empty()) else {
-        return Ok((None, torn));
-    };
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-        return Ok((None, torn));
-    };
+    Ok(parse_event_key(line))
+}
+
+fn parse_event_key(line: &str) -> Option<EventKey> {
+    let v = serde_json::from_str::<serde_json::Value>(line).ok()?;
     let commit_scn = v["source"]["commit_scn"]
         .as_str()
         .and_then(|s| s.parse().ok());
     let xid = v["source"]["txId"].as_str().map(str::to_string);
     let order = v["transaction"]["total_order"].as_u64().unwrap_or(0);
-    Ok((commit_scn.zip(xid).map(|(c, x)| (c, x, order)), torn))
+    commit_scn.zip(xid).map(|(commit_scn, xid)| EventPosition {
+        commit_scn,
+        xid,
+        order,
+    })
 }
 
 /// Appends rows the engine could not parse (with `--on-parse-error warn`)
@@ -218,6 +274,7 @@ impl DeadLetterFile {
 mod tests {
     use super::*;
     use crate::engine::event::{ChangeEvent, Field, Op, SourcePosition};
+    use crate::engine::row::Scn;
 
     fn event(commit_scn: Scn, xid: &str, index: u32) -> CapturedEvent {
         CapturedEvent::Change(ChangeEvent {
@@ -260,15 +317,17 @@ mod tests {
     }
 
     #[test]
-    fn torn_last_line_does_not_block_appends() {
+    fn torn_last_line_is_cut_before_appending() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("out.jsonl");
         std::fs::write(&path, "{\"before\":null,\"aft").expect("write");
         let mut s = JsonLinesSink::file(&path).expect("open");
+        assert_eq!(s.torn_bytes_cut(), 19);
         s.write(&event(5, "A", 0)).expect("write");
         s.commit().expect("commit");
         assert_eq!(s.skipped_duplicates(), 0);
         let text = std::fs::read_to_string(&path).expect("read");
+        assert_eq!(text.lines().count(), 1, "{text}");
         let last = text.lines().last().expect("a line");
         assert!(
             serde_json::from_str::<serde_json::Value>(last).is_ok(),

@@ -733,7 +733,7 @@ impl EvidenceCatalog {
     /// Reads an evidence file from disk.
     pub fn open(path: &std::path::Path) -> Result<Self, SourceError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::limits::read_text(path, crate::limits::EVIDENCE_BYTES).map_err(|e| {
             SourceError::Invalid(format!("cannot read the evidence file {shown}: {e}"))
         })?;
         Ok(Self::from_file(
@@ -1397,7 +1397,7 @@ pub struct FactsSnapshot {
 impl FactsSnapshot {
     pub fn open(path: &std::path::Path) -> Result<Self, SourceError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| {
+        let text = crate::limits::read_text(path, crate::limits::EVIDENCE_BYTES).map_err(|e| {
             SourceError::Invalid(format!("cannot read the facts file {shown}: {e}"))
         })?;
         serde_json::from_str(&text)

@@ -497,3 +497,87 @@ fn checkpoint_written_at_a_parse_failure_resumes_after_the_last_emitted_event() 
         vec![ev(T1, "c", "1003"), ev(T2, "c", "2001")]
     );
 }
+
+#[test]
+fn issue10_endless_input_without_newlines_is_refused_not_read_into_memory() {
+    // /dev/zero never ends and holds no newline: a bounded reader stops it.
+    for args in [
+        &["redo", "parse", "--file", "/dev/zero"][..],
+        &["redo", "parse", "--csv", "--file", "/dev/zero"],
+        &["redo", "replay", "--csv", "/dev/zero"],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run cdcctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("runs past 16 MiB without a newline"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn issue10_oversized_or_deeply_nested_input_files_are_refused_with_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let nested = dir.path().join("nested.toml");
+    std::fs::write(&nested, format!("x = {}", "[".repeat(100_000))).expect("write");
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, vec![b'#'; 5 << 20]).expect("write");
+    let yaml = dir.path().join("nested.yaml");
+    std::fs::write(&yaml, "[".repeat(100_000)).expect("write");
+    let json = dir.path().join("evidence.json");
+    std::fs::write(&json, "[".repeat(100_000)).expect("write");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "--source".into(),
+                format!("sim:{}", nested.display()),
+                "preflight".into(),
+            ],
+            "nested deeper than 128",
+        ),
+        (
+            vec![
+                "--source".into(),
+                format!("sim:{}", big.display()),
+                "preflight".into(),
+            ],
+            "larger than 4 MiB",
+        ),
+        (
+            vec![
+                "--source".into(),
+                "sim".into(),
+                "preflight".into(),
+                "--config".into(),
+                yaml.display().to_string(),
+            ],
+            "nested deeper than 128",
+        ),
+        (
+            vec![
+                "--source".into(),
+                "sim".into(),
+                "preflight".into(),
+                "--evidence".into(),
+                json.display().to_string(),
+            ],
+            "nested deeper than 128",
+        ),
+    ];
+    for (args, needle) in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run cdcctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+    }
+}

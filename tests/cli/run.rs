@@ -1,7 +1,8 @@
 //! `cdcctl run` driven as an operator runs it: capture to a file with a
 //! checkpoint, stop, resume, and compare with the simulator's ground truth.
 
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
 
 use crate::common::{demo_window, without_unavailable};
 
@@ -20,16 +21,85 @@ fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
     }
 }
 
+/// Starts `cdcctl` in the background with stderr captured.
+fn spawn(dir: &Path, args: &[&str]) -> Child {
+    match Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    }
+}
+
+/// `run` on `source` into `out.jsonl` with `cp.json`, then `extra`.
+fn scenario_run<'a>(source: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--source",
+        source,
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `run` of every table into `out.jsonl` with `cp.json`, without an end.
+fn spawn_daemon(dir: &Path) -> Child {
+    spawn(
+        dir,
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+        ],
+    )
+}
+
+/// Waits until `path` holds at least `lines` lines (a bound on the wait
+/// only keeps a broken build from hanging the suite).
+fn wait_for_lines(path: &Path, lines: usize) {
+    for _ in 0..6000 {
+        let n = std::fs::read(path).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count());
+        if n >= lines {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("{} never reached {lines} lines", path.display());
+}
+
+/// Sends `signal` (e.g. "TERM") to a child.
+fn signal(child: &Child, signal: &str) {
+    let status = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+}
+
 fn lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
 }
 
-#[test]
-fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let args = [
+/// `run APP.ORDERS` on the virtual-clock demo into `out.jsonl` with
+/// `cp.json`, stopping after `count` events.
+fn orders_run(count: &str) -> [&str; 10] {
+    [
         "--source",
         "sim:demo?clock=virtual",
         "run",
@@ -39,8 +109,14 @@ fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
         "--checkpoint",
         "cp.json",
         "--count",
-        "40",
-    ];
+        count,
+    ]
+}
+
+#[test]
+fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = orders_run("40");
     for round in 0..3 {
         let out = cdcctl(dir.path(), &args);
         assert_eq!(
@@ -97,6 +173,531 @@ fn from_scn_with_an_existing_checkpoint_is_refused() {
     let out = cdcctl(dir.path(), &[&base[..], &["--from-scn", "1"]].concat());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("conflicts with the existing checkpoint"));
+}
+
+#[test]
+fn issue10_torn_last_line_is_cut_on_restart_and_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = orders_run("5");
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    // A kill mid-write leaves half an envelope behind.
+    let path = dir.path().join("out.jsonl");
+    let mut text = std::fs::read_to_string(&path).expect("output");
+    text.push_str("{\"before\":null,\"after\":{\"ID\":");
+    std::fs::write(&path, &text).expect("tear");
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cut 29 bytes of a torn last line"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&path).expect("output");
+    assert_eq!(lines(&text).len(), 10);
+}
+
+#[test]
+fn issue10_second_run_on_the_same_checkpoint_or_output_exits_2_naming_the_holder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut first = spawn_daemon(dir.path());
+    wait_for_lines(&dir.path().join("out.jsonl"), 1);
+    let pid = format!("PID {}", first.id());
+    for (output, checkpoint) in [("other.jsonl", "cp.json"), ("out.jsonl", "other.json")] {
+        let out = cdcctl(
+            dir.path(),
+            &[
+                "--source",
+                "sim:demo?clock=virtual",
+                "run",
+                "--output",
+                output,
+                "--checkpoint",
+                checkpoint,
+                "--count",
+                "1",
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&pid), "{stderr}");
+    }
+    first.kill().expect("kill");
+    let _ = first.wait();
+    // The kernel released the dead holder's locks.
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!dir.path().join("other.jsonl").exists());
+}
+
+#[test]
+fn issue10_sigterm_and_sigint_finish_the_batch_and_exit_0() {
+    for sig in ["TERM", "INT"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let child = spawn_daemon(dir.path());
+        wait_for_lines(&dir.path().join("out.jsonl"), 20);
+        signal(&child, sig);
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "SIG{sig}: {stderr}");
+        assert!(stderr.contains("stopped by a signal"), "{stderr}");
+        assert!(dir.path().join("cp.json").exists());
+    }
+}
+
+#[test]
+fn issue10_temp_files_of_an_interrupted_checkpoint_save_are_removed_at_start() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let leftover = dir.path().join(".cp.json.Ab12Cd.tmp");
+    std::fs::write(&leftover, "{\"version\": 1, \"resta").expect("leftover");
+    let unrelated = dir.path().join(".other.json.Ab12Cd.tmp");
+    std::fs::write(&unrelated, "x").expect("unrelated");
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!leftover.exists(), "{stderr}");
+    assert!(unrelated.exists());
+    assert!(stderr.contains("removed 1 temporary file"), "{stderr}");
+}
+
+#[test]
+fn issue10_output_of_another_checkpoint_is_refused_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    // Another stream (another table, another checkpoint) into the same file.
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.CUSTOMERS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "other.json",
+            "--count",
+            "5",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is not the output of checkpoint other.json"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert_eq!(lines(&text).len(), 5);
+}
+
+#[test]
+fn issue10_output_behind_the_checkpoint_exits_4_and_rewind_writes_the_gap_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("out.jsonl");
+    for _ in 0..3 {
+        let out = cdcctl(dir.path(), &orders_run("10"));
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let complete = std::fs::read_to_string(&path).expect("output");
+    assert_eq!(lines(&complete).len(), 30);
+    // The output restored from an older backup: its last 15 events are gone.
+    let kept: String = complete
+        .lines()
+        .take(15)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, &kept).expect("truncate");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("is behind checkpoint cp.json"), "{stderr}");
+    let last = lines(&complete)[29]["source"]["commit_scn"]
+        .as_str()
+        .expect("commit_scn")
+        .to_string();
+    assert!(
+        stderr.contains(&format!("up to commit SCN {last}")),
+        "{stderr}"
+    );
+    let untouched = std::fs::read_to_string(&path).expect("output") == kept;
+    assert!(untouched, "a refused start changed the output");
+    let out = cdcctl(dir.path(), &[&orders_run("15")[..], &["--rewind"]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rewound = std::fs::read_to_string(&path).expect("output");
+    let diff = rewound
+        .lines()
+        .zip(complete.lines())
+        .position(|(a, b)| a != b);
+    assert_eq!(diff, None, "first difference at line {diff:?}");
+    assert_eq!(rewound.lines().count(), 30);
+    // And capture goes on from there.
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&path).expect("output");
+    assert!(text.starts_with(&complete), "rewound output changed");
+    assert_eq!(lines(&text).len(), 35);
+}
+
+#[test]
+fn issue10_output_ahead_of_the_checkpoint_resumes_after_its_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    assert_eq!(out.status.code(), Some(0));
+    let older = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
+    let out = cdcctl(dir.path(), &orders_run("10"));
+    assert_eq!(out.status.code(), Some(0));
+    // A crash after the output was synced but before the checkpoint was.
+    std::fs::write(dir.path().join("cp.json"), older).expect("restore");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let got = lines(&text);
+    assert_eq!(got.len(), 25);
+    let mut keys: Vec<String> = got
+        .iter()
+        .map(|v| {
+            format!(
+                "{}/{}/{}",
+                v["source"]["commit_scn"], v["source"]["txId"], v["transaction"]["total_order"]
+            )
+        })
+        .collect();
+    keys.dedup();
+    assert_eq!(keys.len(), 25);
+}
+
+/// Kills `run` over `from..=until` of `scenario` `kills` times at
+/// pseudo-random moments (every fifth a SIGTERM, every seventh a SIGINT,
+/// the rest SIGKILL), then lets it finish, and checks the output against
+/// the ground truth: nothing lost, nothing twice, no torn line, no
+/// leftover temporary file. Returns how many runs were killed by SIGKILL.
+fn crash_and_compare(scenario: &str, until: &str, kills: u32) -> u32 {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = format!("sim:{scenario}?clock=virtual");
+    let base = [
+        "--source",
+        source.as_str(),
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--until-scn",
+        until,
+        "--status-every",
+        "1h",
+    ];
+    let args = |fresh: bool| -> Vec<&str> {
+        let mut a = base.to_vec();
+        if fresh {
+            // The scenario's first SCN: the ground truth starts there too.
+            a.extend(["--from-scn", "13000000"]);
+        }
+        a
+    };
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15 ^ u64::from(kills);
+    let mut sigkills = 0;
+    for i in 1..=kills {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay_ms = (seed >> 33) % 1200;
+        let fresh = !dir.path().join("cp.json").exists();
+        let mut child = spawn(dir.path(), &args(fresh));
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let sig = match i {
+            _ if i % 5 == 0 => "TERM",
+            _ if i % 7 == 0 => "INT",
+            _ => "KILL",
+        };
+        if child.try_wait().expect("try_wait").is_none() {
+            signal(&child, sig);
+            if sig == "KILL" {
+                sigkills += 1;
+            }
+        }
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Killed, stopped cleanly, or finished: never a refusal or failure.
+        assert!(
+            out.status.code().is_none() || out.status.code() == Some(0),
+            "run {i} (SIG{sig} after {delay_ms} ms): {:?}: {stderr}",
+            out.status
+        );
+    }
+    let fresh = !dir.path().join("cp.json").exists();
+    let out = cdcctl(dir.path(), &args(fresh));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert!(text.is_empty() || text.ends_with('\n'), "torn last line");
+    let got: Vec<_> = lines(&text).into_iter().map(without_unavailable).collect();
+    let truth = cdcctl(
+        dir.path(),
+        &["sim", "truth", "--scenario", scenario, "--until-scn", until],
+    );
+    let want: Vec<_> = lines(&String::from_utf8_lossy(&truth.stdout))
+        .into_iter()
+        .map(without_unavailable)
+        .collect();
+    let diff = got.iter().zip(&want).position(|(a, b)| a != b);
+    assert_eq!(diff, None, "first difference at event {diff:?}");
+    assert_eq!(got.len(), want.len(), "events lost or written twice");
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    eprintln!(
+        "{scenario}: {kills} interruptions, {sigkills} by SIGKILL, {} events equal to the truth",
+        got.len()
+    );
+    sigkills
+}
+
+/// How many times the crash tests kill `run` (CDCCTL_CRASH_KILLS, default 24).
+fn crash_kills() -> u32 {
+    std::env::var("CDCCTL_CRASH_KILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24)
+}
+
+#[test]
+fn issue10_killed_at_random_moments_while_the_restart_scn_moves_output_equals_truth() {
+    let kills = crash_and_compare("demo", "13034000", crash_kills());
+    assert!(kills > 0);
+}
+
+#[test]
+fn issue10_killed_at_random_moments_while_a_long_transaction_pins_the_restart_scn_output_equals_truth(
+) {
+    let kills = crash_and_compare("long-transaction", "13034000", crash_kills());
+    assert!(kills > 0);
+}
+
+#[test]
+fn issue10_simulator_resumes_where_the_checkpoint_left_it_without_crawling_from_boot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = cdcctl(dir.path(), &orders_run("2000"));
+    assert_eq!(first.status.code(), Some(0));
+    // Rebooted at its warm-up, the database would sit below the checkpoint
+    // for dozens of idle batches; brought up where it was, only the re-read
+    // from the restart SCN (the oldest open transaction) up to the
+    // checkpoint's commit SCN passes without new events.
+    let out = cdcctl(
+        dir.path(),
+        &[&orders_run("1")[..], &["--status-every", "0s"]].concat(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let idle = stderr
+        .lines()
+        .filter(|l| l.contains("mined SCN") && l.ends_with(" 0 events written"))
+        .count();
+    assert!(idle <= 2, "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert_eq!(lines(&text).len(), 2001);
+}
+
+/// Rewrites fields of the checkpoint `cp.json` in `dir`.
+fn edit_checkpoint(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = dir.join("cp.json");
+    let mut cp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("checkpoint")).expect("json");
+    edit(&mut cp);
+    std::fs::write(&path, cp.to_string()).expect("write checkpoint");
+}
+
+#[test]
+fn issue10_checkpoints_that_cannot_be_right_are_refused_with_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("5"));
+    assert_eq!(out.status.code(), Some(0));
+    let good = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
+    let refused = |args: &[&str], needle: &str| {
+        let out = cdcctl(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {stderr}");
+        assert!(stderr.contains(needle), "{stderr}");
+        std::fs::write(dir.path().join("cp.json"), &good).expect("restore");
+    };
+    // Another database: a different scenario.
+    let other = [
+        "--source",
+        "sim:long-transaction?clock=virtual",
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--count",
+        "1",
+    ];
+    refused(
+        &other,
+        "it was written for sim:demo, the source is sim:long-transaction",
+    );
+    edit_checkpoint(dir.path(), |cp| {
+        cp["restart_scn"] = 99_000_000_000u64.into();
+        cp["commit_scn"] = 99_000_000_001u64.into();
+    });
+    refused(&orders_run("1"), "above the database's current SCN");
+    edit_checkpoint(dir.path(), |cp| cp["restart_scn"] = 0.into());
+    refused(&orders_run("1"), "its restart SCN is 0");
+    edit_checkpoint(dir.path(), |cp| cp["db_name"] = "PRODDB".into());
+    refused(&orders_run("1"), "written for database PRODDB");
+    refused(
+        &[&orders_run("1")[..], &["--until-scn", "13000001"]].concat(),
+        "already past --until-scn 13000001",
+    );
+    refused(
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "tail",
+            "APP.ORDERS",
+            "--from-scn",
+            "99000000000",
+        ],
+        "--from-scn 99000000000 is above the database's current SCN",
+    );
+    // The good checkpoint still resumes.
+    let out = cdcctl(dir.path(), &orders_run("1"));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn issue10_malformed_source_strings_never_echo_the_password() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret = "Tiger9Secret";
+    let specs = [
+        format!("oracle://scott@db:1521/ORCL?password={secret}"),
+        format!("oracle://scott@db:1521/ORCL/{secret}"),
+        format!("oracle://scott@db:{secret}/ORCL"),
+        format!("oracle://scott%3A{secret}@db:1521/ORCL"),
+        format!("oracle://scott/{secret}@db:1521/ORCL"),
+        format!("oracle://scott:{secret}@db:1521/ORCL"),
+        format!("oracle://scott/{secret}"),
+        format!("scott/{secret}@db:1521/ORCL"),
+        format!("orcle://scott:{secret}@db/ORCL"),
+    ];
+    for spec in &specs {
+        for command in [
+            &["preflight"][..],
+            &["run", "--count", "1"],
+            &["tail", "APP.ORDERS"],
+        ] {
+            let out = cdcctl(
+                dir.path(),
+                &[&["--source", spec.as_str()][..], command].concat(),
+            );
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(out.status.code(), Some(2), "{spec} {command:?}: {stderr}");
+            assert!(
+                !stderr.contains(secret) && !stdout.contains(secret),
+                "{spec} {command:?} echoed the password: {stderr}{stdout}"
+            );
+        }
+    }
+    for spec in [&specs[4], &specs[7]] {
+        let out = cdcctl(dir.path(), &["--source", spec.as_str(), "preflight"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("SQL*Plus form"), "{stderr}");
+        assert!(stderr.contains("CDCCTL_PASSWORD"), "{stderr}");
+    }
+}
+
+#[test]
+fn issue10_partial_before_image_finding_is_printed_without_a_table_list_too() {
+    let finding = "APP.ORDERS: before image has no key columns";
+    for tables in [&["APP.ORDERS"][..], &[]] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let args = [
+            &[
+                "--source",
+                "sim:no-supplemental-logging?clock=virtual",
+                "run",
+            ][..],
+            tables,
+            &[
+                "--output",
+                "out.jsonl",
+                "--checkpoint",
+                "cp.json",
+                "--count",
+                "50",
+            ],
+        ]
+        .concat();
+        let out = cdcctl(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(stderr.contains(finding), "{tables:?}: {stderr}");
+    }
+}
+
+#[test]
+fn issue10_spill_directory_errors_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A file where the directory should be: creating spill files fails.
+    std::fs::write(dir.path().join("not-a-dir"), "x").expect("file");
+    let out = cdcctl(
+        dir.path(),
+        &scenario_run(
+            "sim:big-transaction?clock=virtual",
+            &[
+                "--count",
+                "70000",
+                "--spill-mb",
+                "1",
+                "--spill-dir",
+                "not-a-dir",
+            ],
+        ),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not-a-dir"), "{stderr}");
+}
+
+#[test]
+fn issue10_connection_drop_before_the_first_call_is_retried() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/source/sim/scenarios/demo.toml"),
+    )
+    .expect("demo scenario");
+    // The demo warms up for 600 s; the first call moves the clock to 601 s.
+    let text = demo + "\n[[faults]]\nkind = \"connection_drop\"\nat_s = 601\n";
+    std::fs::write(dir.path().join("drop.toml"), text).expect("write");
+    let out = cdcctl(
+        dir.path(),
+        &scenario_run(
+            "sim:drop.toml?clock=virtual",
+            &["APP.ORDERS", "--count", "5"],
+        ),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("ORA-03113"), "{stderr}");
+    assert!(stderr.contains("reconnecting (attempt 1)"), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert_eq!(lines(&text).len(), 5);
 }
 
 fn run_in_pdb(dir: &std::path::Path, pdb: &str) -> Output {

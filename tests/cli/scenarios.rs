@@ -310,3 +310,69 @@ fn every_builtin_is_covered_by_an_expectation_here() {
         );
     }
 }
+
+#[test]
+fn issue10_scenario_values_that_would_spin_or_exhaust_memory_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/source/sim/scenarios/demo.toml"),
+    )
+    .expect("demo scenario");
+    let cases = [
+        (
+            "rate = 30.0",
+            "rate = 1e12",
+            "workload.rate must be at most",
+        ),
+        (
+            "warmup_s = 600",
+            "warmup_s = 99999999999",
+            "warmup_s must be at most",
+        ),
+        (
+            "rollback_pct = 3.0",
+            "rollback_pct = 250.0",
+            "rollback_pct must be between 0 and 100",
+        ),
+        (
+            "txn_size = [1, 6]",
+            "txn_size = [1, 4000000000]",
+            "txn_size must be at most",
+        ),
+    ];
+    for (from, to, needle) in cases {
+        assert!(base.contains(from), "demo.toml lost `{from}`");
+        let path = dir.path().join("s.toml");
+        std::fs::write(&path, base.replacen(from, to, 1)).expect("write");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+            .args(["--source", &format!("sim:{}", path.display()), "preflight"])
+            .output()
+            .expect("run cdcctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{to}: {stderr}");
+        assert!(stderr.contains(needle), "{to}: {stderr}");
+    }
+    // A table listed twice, and a clock that is not one.
+    let table_start = base.find("[[tables]]").expect("a table");
+    let table_end = base[table_start + 10..]
+        .find("[[tables]]")
+        .map_or(base.len(), |i| table_start + 10 + i);
+    let twice = format!("{}{}", base, &base[table_start..table_end]);
+    let path = dir.path().join("twice.toml");
+    std::fs::write(&path, twice).expect("write");
+    for (source, needle) in [
+        (format!("sim:{}", path.display()), "is listed twice"),
+        (
+            "sim:demo?clock=warp".to_string(),
+            "clock=warp is not a clock",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+            .args(["--source", &source, "preflight"])
+            .output()
+            .expect("run cdcctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{source}: {stderr}");
+        assert!(stderr.contains(needle), "{source}: {stderr}");
+    }
+}

@@ -6,12 +6,14 @@ use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
 
-/// Seconds a snapshot of `bytes` takes at `rate_mbps` MB/s.
+/// Seconds a snapshot of `bytes` takes at `rate_mbps` MB/s, capped at a
+/// century so that a tiny rate still yields a date chrono can represent.
 pub fn snapshot_seconds(bytes: u64, rate_mbps: f64) -> f64 {
+    const CENTURY_S: f64 = 100.0 * 365.25 * 86_400.0;
     if rate_mbps <= 0.0 {
         return f64::INFINITY;
     }
-    bytes as f64 / (rate_mbps * 1024.0 * 1024.0)
+    (bytes as f64 / (rate_mbps * 1024.0 * 1024.0)).min(CENTURY_S)
 }
 
 pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {

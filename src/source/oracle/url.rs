@@ -18,27 +18,40 @@ pub const PASSWORD_ENV: &str = "CDCCTL_PASSWORD";
 /// Oracle's default listener port.
 pub const DEFAULT_PORT: u16 = 1521;
 
-/// Why an `oracle://` address was refused.
+/// Why an `oracle://` address was refused. The messages never repeat what
+/// follows the user name (nor a user name that is not one): a password
+/// typed in the wrong place must not reach a terminal or a log. The
+/// payloads are for tests and callers that know what they hold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UrlError {
-    #[error("`{0}` is not an oracle:// address: write oracle://USER@HOST:PORT/SERVICE, oracle://USER@ALIAS or oracle://@ALIAS for a wallet")]
+    #[error("the source is not an oracle:// address: write oracle://USER@HOST:PORT/SERVICE, oracle://USER@ALIAS or oracle://@ALIAS for a wallet")]
     Scheme(String),
-    #[error("the address `{0}` has no `@`: write oracle://USER@HOST:PORT/SERVICE (or oracle://@ALIAS for a wallet)")]
+    #[error("the oracle:// address has no `@`: write oracle://USER@HOST:PORT/SERVICE (or oracle://@ALIAS for a wallet)")]
     MissingAt(String),
     #[error("the address carries a password: remove it and set CDCCTL_PASSWORD or answer the prompt, so it never shows in the process list")]
     PasswordInUrl,
-    #[error("user name `{0}` is not a valid Oracle user name (letters, digits, _, $, #; C## prefix for common users)")]
+    #[error("the address is in the SQL*Plus form USER/PASSWORD@HOST: write oracle://USER@HOST:PORT/SERVICE and put the password in CDCCTL_PASSWORD (or answer the prompt)")]
+    SqlPlusForm,
+    #[error("the user name is not a valid Oracle user name (letters, digits, _, $, #; C## prefix for common users)")]
     BadUser(String),
-    #[error("host `{0}` is not a valid host name or address")]
+    #[error("the host after `@` is not a valid host name or address")]
     BadHost(String),
-    #[error("port `{0}` is not a number between 1 and 65535")]
+    #[error("the port after the host is not a number between 1 and 65535")]
     BadPort(String),
-    #[error("service name `{0}` is not valid (letters, digits, ., _, -, $, #)")]
+    #[error("the service name after the host is not valid (letters, digits, ., _, -, $, #; no `?` options)")]
     BadService(String),
-    #[error("the address names a host but no service: write oracle://USER@{0}:1521/SERVICE")]
+    #[error("the address names a host but no service: write oracle://USER@HOST:1521/SERVICE")]
     MissingService(String),
-    #[error("`{0}` is not a valid tnsnames.ora alias (letters, digits, ., _, -)")]
+    #[error("the tnsnames.ora alias after `@` is not valid (letters, digits, ., _, -)")]
     BadAlias(String),
+}
+
+/// Whether `text` looks like SQL*Plus's `user/password@host` connect form.
+pub fn is_sqlplus_form(text: &str) -> bool {
+    text.split_once('@').is_some_and(|(who, _)| {
+        who.split_once('/')
+            .is_some_and(|(u, p)| !u.is_empty() && !p.is_empty() && !u.contains(':'))
+    })
 }
 
 /// Where to connect.
@@ -72,7 +85,10 @@ impl ConnectSpec {
         let (userinfo, target) = rest
             .rsplit_once('@')
             .ok_or_else(|| UrlError::MissingAt(url.to_string()))?;
-        if userinfo.contains(':') || userinfo.contains('/') {
+        if userinfo.contains('/') && !userinfo.starts_with('/') {
+            return Err(UrlError::SqlPlusForm);
+        }
+        if userinfo.contains(':') || userinfo.contains('/') || decoded_separator(userinfo) {
             return Err(UrlError::PasswordInUrl);
         }
         let user = if userinfo.is_empty() {
@@ -120,6 +136,13 @@ impl fmt::Display for ConnectSpec {
             Target::TnsAlias(alias) => write!(f, "oracle://{user}@{alias}"),
         }
     }
+}
+
+/// `%3A` or `%2F` in the user part: a `:` or `/` (and what follows, a
+/// password) percent-encoded.
+fn decoded_separator(userinfo: &str) -> bool {
+    let upper = userinfo.to_ascii_uppercase();
+    upper.contains("%3A") || upper.contains("%2F")
 }
 
 fn parse_user(text: &str) -> Result<String, UrlError> {
@@ -323,8 +346,9 @@ mod tests {
                 "oracle://app:secret@localhost/FREE",
                 UrlError::PasswordInUrl,
             ),
+            ("oracle://app/secret@localhost/FREE", UrlError::SqlPlusForm),
             (
-                "oracle://app/secret@localhost/FREE",
+                "oracle://app%3Asecret@localhost/FREE",
                 UrlError::PasswordInUrl,
             ),
             (

@@ -91,6 +91,9 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// How far [`Self::fast_forward_to_scn`] runs the workload at most.
+    pub const MAX_FAST_FORWARD: Scn = 2_000_000;
+
     /// Builds a simulator from a built-in name (`demo`, `noarchivelog`, ...)
     /// or a scenario file path, with the virtual clock.
     pub fn from_spec(spec: &str) -> Result<Sim, ScenarioError> {
@@ -166,7 +169,13 @@ impl Sim {
         };
         let (spec, clock) = match spec.rsplit_once("?clock=") {
             Some((s, "virtual")) => (s, Clock::default()),
-            Some((s, _)) => (s, Clock::Real),
+            Some((s, "real")) => (s, Clock::Real),
+            Some((_, other)) => {
+                return Some(Err(ScenarioError::Invalid {
+                    origin: "--source".into(),
+                    message: format!("clock={other} is not a clock (allowed: real, virtual)"),
+                }))
+            }
             None => (spec, Clock::Real),
         };
         let spec = if spec.is_empty() { "demo" } else { spec };
@@ -261,6 +270,35 @@ impl Sim {
     pub fn advance_to_scn(&mut self, scn: Scn) {
         self.model.advance_to_scn(scn);
         self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
+    }
+
+    /// Lets the simulated database run on (deterministically, on its own
+    /// clock) until its SCN reaches `scn`: a process restarting from a
+    /// checkpoint finds the database where it left it, not rebooted at its
+    /// warm-up. Stops early if the database sits idle for an hour of its
+    /// time, and does not move at all towards an SCN more than
+    /// [`Self::MAX_FAST_FORWARD`] ahead (no run of this simulator got there;
+    /// a checkpoint claiming it is not this database's). The real clock, if
+    /// used, goes on from there.
+    pub fn fast_forward_to_scn(&mut self, scn: Scn) {
+        const IDLE_STEPS: u32 = 3600;
+        if scn > self.model.scn.saturating_add(Self::MAX_FAST_FORWARD) {
+            return;
+        }
+        let mut idle = 0;
+        while self.model.scn < scn && idle < IDLE_STEPS {
+            let before = self.model.scn;
+            let step_to = self.model.now_ms.saturating_add(1000);
+            self.model.advance_to(step_to);
+            idle = if self.model.scn == before {
+                idle + 1
+            } else {
+                0
+            };
+        }
+        self.virtual_ms = self.virtual_ms.max(self.model.now_ms);
+        self.base_ms = self.virtual_ms;
+        self.wall_start = Instant::now();
     }
 
     /// Runs the workload for `ms` more milliseconds of database time.

@@ -439,6 +439,15 @@ pub struct PartitionSpec {
     pub values: Vec<String>,
 }
 
+/// Rows a table may start with.
+const MAX_ROWS: u64 = 10_000_000;
+/// Database time simulated before the first answer.
+const MAX_WARMUP_S: u64 = 86_400;
+/// Transactions per second of database time.
+const MAX_RATE: f64 = 10_000.0;
+/// Changes in one generated transaction.
+const MAX_TXN_SIZE: u32 = 1_000_000;
+
 fn d_rate() -> f64 {
     20.0
 }
@@ -807,7 +816,48 @@ impl Scenario {
                 }
             }
         }
+        // Bounds that keep the simulator finite: it generates every row and
+        // transaction in memory, and warms up before answering.
+        let mut names = std::collections::BTreeSet::new();
+        for t in &self.tables {
+            if !names.insert((t.owner.as_str(), t.name.as_str())) {
+                return Err(invalid(format!(
+                    "table {}.{} is listed twice",
+                    t.owner, t.name
+                )));
+            }
+            if t.rows > MAX_ROWS {
+                return Err(invalid(format!(
+                    "table {}.{}: rows must be at most {MAX_ROWS} (got {})",
+                    t.owner, t.name, t.rows
+                )));
+            }
+        }
+        if self.warmup_s > MAX_WARMUP_S {
+            return Err(invalid(format!(
+                "warmup_s must be at most {MAX_WARMUP_S} (a day; got {})",
+                self.warmup_s
+            )));
+        }
         let w = &self.workload;
+        if w.rate > MAX_RATE {
+            return Err(invalid(format!(
+                "workload.rate must be at most {MAX_RATE} transactions per second (got {})",
+                w.rate
+            )));
+        }
+        if !(0.0..=100.0).contains(&w.rollback_pct) {
+            return Err(invalid(format!(
+                "workload.rollback_pct must be between 0 and 100 (got {})",
+                w.rollback_pct
+            )));
+        }
+        if w.txn_size[1] > MAX_TXN_SIZE {
+            return Err(invalid(format!(
+                "workload.txn_size must be at most {MAX_TXN_SIZE} changes (got {})",
+                w.txn_size[1]
+            )));
+        }
         if !(w.rate > 0.0 && w.rate.is_finite()) {
             return Err(invalid(format!(
                 "workload.rate must be above 0 (got {})",
@@ -935,9 +985,11 @@ impl Scenario {
             });
         }
         let path = Path::new(spec);
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::Io {
-            path: spec.to_string(),
-            message: e.to_string(),
+        let text = crate::limits::read_text(path, crate::limits::CONFIG_BYTES).map_err(|e| {
+            ScenarioError::Io {
+                path: spec.to_string(),
+                message: e.to_string(),
+            }
         })?;
         let mut s = Scenario::parse(&text, spec)?;
         if s.name.is_empty() {
