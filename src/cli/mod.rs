@@ -11,11 +11,14 @@ pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
+pub mod suggest;
+pub mod tables;
 pub mod tail;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Log-based CDC from Oracle, DM8 and YashanDB: preflight, partitions, live tail, capture.
 #[derive(Debug, Parser)]
@@ -35,6 +38,11 @@ pub struct GlobalArgs {
     /// (password from CDCCTL_PASSWORD or a prompt).
     #[arg(long, global = true, default_value = "sim", env = "CDCCTL_SOURCE")]
     pub source: String,
+
+    /// Whether `--source` came from the flag or the environment rather than
+    /// the default: `run` refuses to capture the simulator by accident.
+    #[arg(skip)]
+    pub source_explicit: bool,
 
     /// Directory of Oracle Instant Client, when it is not on LD_LIBRARY_PATH.
     #[arg(
@@ -76,8 +84,25 @@ pub enum RedoCommand {
     Replay(redo_replay::ReplayArgs),
 }
 
+/// Whether `--source` was given (flag or environment) anywhere on the line.
+fn source_given(m: &ArgMatches) -> bool {
+    let here = matches!(
+        m.value_source("source"),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    );
+    here || m.subcommand().is_some_and(|(_, sub)| source_given(sub))
+}
+
+fn parse() -> Result<Cli, clap::Error> {
+    let mut matches = Cli::command().try_get_matches()?;
+    let explicit = source_given(&matches);
+    let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
+    cli.global.source_explicit = explicit;
+    Ok(cli)
+}
+
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {

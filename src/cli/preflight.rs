@@ -34,9 +34,9 @@ use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
 use cdcctl::source::sim::Clock;
 use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
 
-use super::exit;
 use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
 use super::GlobalArgs;
+use super::{exit, tables};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -55,8 +55,9 @@ pub enum FailOn {
 /// undo, tables, partitions, and the connector config.
 #[derive(Debug, clap::Args)]
 pub struct PreflightArgs {
-    /// Limit the per-table checks to SCHEMA.TABLE (repeatable; % and _ wildcards).
-    #[arg(long = "table", value_name = "SCHEMA.TABLE")]
+    /// Limit the per-table checks to [SCHEMA.]TABLE (repeatable; % and _
+    /// wildcards; a bare TABLE is looked up in every schema you can see).
+    #[arg(long = "table", value_name = "[SCHEMA.]TABLE")]
     pub tables: Vec<String>,
     /// Connector config to lint: Flink CDC SQL, pipeline YAML, Debezium properties or JSON.
     #[arg(long, value_name = "FILE")]
@@ -228,7 +229,11 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             args.snapshot_rate_mbps
         )));
     }
-    let patterns = parse_patterns(&args.tables)?;
+    let specs = args
+        .tables
+        .iter()
+        .map(|t| tables::parse_spec(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let config = match &args.config {
         Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
         None => None,
@@ -239,6 +244,17 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             format!("evidence:{}", p.display()),
         ),
         None => (open_catalog(global)?, global.source.clone()),
+    };
+    if args.evidence.is_none() && args.format == FormatArg::Human {
+        super::source::announce_simulator(&global.source);
+    }
+    // A name that matches nothing must not pass as a clean scope.
+    let patterns = if specs.is_empty() {
+        Vec::new()
+    } else {
+        tables::resolve(opened.catalog(), &specs)
+            .map_err(CliError::Usage)?
+            .patterns
     };
     let pb = progress::bar(6, "preflight");
     let mut facts = Facts::gather(

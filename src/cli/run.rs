@@ -10,19 +10,18 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::cli::duration::parse_duration;
-use crate::cli::{exit, source, GlobalArgs};
+use crate::cli::{exit, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
-use cdcctl::source::TablePattern;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Tables to capture: SCHEMA.TABLE, comma-separated or repeated; `%` and `_`
-    /// are wildcards. Default: every table LogMiner returns.
+    /// Tables to capture: [SCHEMA.]TABLE, comma-separated or repeated; a bare
+    /// TABLE is looked up in every schema you can see; `%` and `_` are wildcards. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
     /// Where events go: a file (appended, JSON lines) or `-` for stdout.
@@ -72,6 +71,16 @@ pub struct RunArgs {
 }
 
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
+    if !global.source_explicit {
+        // A daemon that silently captured the built-in simulator would feed
+        // made-up changes to whatever reads its sink.
+        eprintln!(
+            "cdcctl run: no --source given; name the database to capture with \
+             --source oracle://USER@HOST:PORT/SERVICE (or CDCCTL_SOURCE), or \
+             --source sim[:SCENARIO] to capture the built-in simulator on purpose"
+        );
+        return exit::code(exit::USAGE);
+    }
     match run_inner(global, args) {
         Ok(code) => code,
         Err(Failure { code, message }) => {
@@ -103,11 +112,11 @@ fn capture_failure(e: &CaptureError) -> Failure {
 }
 
 fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
-    let tables = args
+    let specs = args
         .tables
         .iter()
         .filter(|t| !t.trim().is_empty())
-        .map(|t| TablePattern::parse(t).map_err(Failure::usage))
+        .map(|t| tables::parse_spec(t).map_err(Failure::usage))
         .collect::<Result<Vec<_>, _>>()?;
     let store = FileCheckpointStore::new(&args.checkpoint);
     let existing = store
@@ -133,12 +142,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, Some(scn)) => StartAt::Scn(scn),
         (None, None) => StartAt::Now,
     };
-    let opened =
-        source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &tables)
-            .map_err(|e| Failure {
-                code: e.exit_code,
-                message: e.message,
-            })?;
+    let opened = source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &specs)
+        .map_err(|e| Failure {
+            code: e.exit_code,
+            message: e.message,
+        })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
@@ -157,7 +165,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             archive_dest: args.archive_dest.clone(),
             ..PlannerConfig::default()
         },
-        tables,
+        tables: opened.tables.patterns.clone(),
         pdb: args.pdb.clone().or(opened.pdb_filter.clone()),
         start,
         until_scn: args.until_scn,

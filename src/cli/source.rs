@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use cdcctl::source::oracle::{OracleSource, Password};
 use cdcctl::source::sim::Sim;
-use cdcctl::source::{Catalog, RedoSource, SourceError, TableName, TablePattern};
+use cdcctl::source::{Catalog, RedoSource, SourceError, TableName};
 
 use crate::cli::exit;
+use crate::cli::tables::{self, Resolved, TableSpec};
 
 /// A redo source ready for capture, with what the engine needs to know of it.
 pub struct OpenedSource {
@@ -19,6 +20,8 @@ pub struct OpenedSource {
     pub db_name: String,
     /// The PDB to filter on when mining from CDB$ROOT, if the source knows it.
     pub pdb_filter: Option<String>,
+    /// The tables asked for, resolved against the dictionary.
+    pub tables: Resolved,
     /// Key columns of the tables in scope, for the engine's dictionary checks.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
@@ -27,6 +30,8 @@ pub struct OpenedSource {
     pub user: String,
     /// One line for headers: "sim:demo", "oracle://c##cdcctl@db:1521/ORCLCDB".
     pub description: String,
+    /// The scenario, when the source is the built-in simulator.
+    pub simulator: Option<String>,
 }
 
 /// Why a source could not be opened, with the exit code it maps to.
@@ -67,6 +72,27 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     })
 }
 
+/// The scenario a `sim[:NAME|:PATH.toml][?options]` spec names, or `None`
+/// for anything that is not the simulator.
+pub fn sim_scenario(spec: &str) -> Option<&str> {
+    let spec = spec.split_once('?').map_or(spec, |(s, _)| s);
+    match spec {
+        "sim" => Some("demo"),
+        _ => spec.strip_prefix("sim:"),
+    }
+}
+
+/// The one stderr line human-format commands print when they read the
+/// simulator, so its answers are never taken for a database's.
+pub fn announce_simulator(spec: &str) {
+    if let Some(name) = sim_scenario(spec) {
+        eprintln!(
+            "cdcctl: reading the built-in simulator (scenario {name}), not a database; \
+             point at one with --source oracle://USER@HOST:PORT/SERVICE or CDCCTL_SOURCE"
+        );
+    }
+}
+
 fn prompt_password(user: &str) -> Option<Password> {
     if !std::io::stdin().is_terminal() {
         return None;
@@ -96,63 +122,36 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
 }
 
-/// Key columns of the tables matching `patterns` (none asked: none read,
-/// since listing every table of a production database is not free).
-fn key_columns(
+/// Resolves the tables asked for (none asked: none read, since listing
+/// every table of a production database is not free) and their key columns.
+fn resolve_tables(
     catalog: &mut dyn Catalog,
-    patterns: &[TablePattern],
-) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
-    if patterns.is_empty() {
-        return Ok(BTreeMap::new());
+    specs: &[TableSpec],
+) -> Result<(Resolved, BTreeMap<TableName, Vec<String>>), OpenError> {
+    if specs.is_empty() {
+        return Ok((Resolved::default(), BTreeMap::new()));
     }
-    let tables = catalog
-        .tables(patterns)
-        .map_err(|e| OpenError::from_source(&e))?;
-    // A pattern that matches nothing would mine forever and show nothing:
-    // say so now, with what exists.
-    if let Some(missing) = patterns
+    let resolved = tables::resolve(catalog, specs).map_err(|message| OpenError {
+        exit_code: exit::USAGE,
+        message,
+    })?;
+    let keys = resolved
+        .tables
         .iter()
-        .find(|p| !tables.iter().any(|t| p.matches(&t.name)))
-    {
-        let known: Vec<String> = catalog
-            .tables(&[])
-            .map(|all| {
-                all.into_iter()
-                    .map(|t| t.name.to_string())
-                    .take(12)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let hint = if known.is_empty() {
-            String::new()
-        } else {
-            format!(" (tables the connected user can see: {})", known.join(", "))
-        };
-        return Err(OpenError {
-            exit_code: exit::USAGE,
-            message: format!(
-                "no table matches `{missing}`{hint}; names are upper case unless written in double quotes"
-            ),
-        });
-    }
-    Ok(tables
-        .into_iter()
-        .map(|t| {
-            let key = t.key_columns();
-            (t.name, key)
-        })
-        .collect())
+        .map(|t| (t.name.clone(), t.key_columns()))
+        .collect();
+    Ok((resolved, keys))
 }
 
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
-    tables: &[TablePattern],
+    tables: &[TableSpec],
 ) -> Result<OpenedSource, OpenError> {
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
-            let key_columns = key_columns(&mut sim, tables)?;
+            let (resolved, key_columns) = resolve_tables(&mut sim, tables)?;
             let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
             Ok(OpenedSource {
@@ -162,6 +161,8 @@ pub fn open_redo_source(
                 db_name: sim.db_name().to_string(),
                 pdb_filter: sim.default_pdb(),
                 description: spec.to_string(),
+                simulator: Some(sim.scenario().name.clone()),
+                tables: resolved,
                 key_columns,
                 source: Box::new(sim),
             })
@@ -170,7 +171,7 @@ pub fn open_redo_source(
             let mut source = open_oracle(url, client_lib)?;
             let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-            let key_columns = key_columns(&mut source, tables)?;
+            let (resolved, key_columns) = resolve_tables(&mut source, tables)?;
             // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
             // connected container (or the database) names them.
             let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {
@@ -182,11 +183,13 @@ pub fn open_redo_source(
                 source: Box::new(source),
                 db_name,
                 pdb_filter: None,
+                tables: resolved,
                 key_columns,
                 version: instance.banner.clone(),
                 container: session.con_name.clone(),
                 user: session.user.clone(),
                 description: url.to_string(),
+                simulator: None,
             })
         }
     }

@@ -10,13 +10,13 @@ use std::time::Duration;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use crate::cli::tables::{parse_tables, TableList};
 use crate::cli::{exit, source};
 use cdcctl::engine::capture::{self, Capture, CaptureConfig, RunOptions, StartAt};
 use cdcctl::engine::metrics::EngineMessage;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::BufferConfig;
-use cdcctl::source::{split_qualified, SourceError};
-use cdcctl::source::{RedoSource, TablePattern};
+use cdcctl::source::{RedoSource, SourceError};
 use cdcctl::tui::feed::{Script, SyntheticFeed};
 use cdcctl::tui::plain::{run_plain, PlainEnd, PlainOptions};
 use cdcctl::tui::{term, HeaderInfo, Thresholds, ViewConfig};
@@ -24,77 +24,9 @@ use cdcctl::tui::{term, HeaderInfo, Thresholds, ViewConfig};
 use super::GlobalArgs;
 use crate::cli::duration::parse_duration;
 
-/// One `[SCHEMA.]TABLE` of the table list; names are normalised as Oracle
-/// does (upper case unless quoted); `%` and `_` are wildcards.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableSpec {
-    /// `None`: the connecting user's schema.
-    pub owner: Option<String>,
-    pub table: String,
-}
-
-impl std::fmt::Display for TableSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.owner {
-            Some(o) => write!(f, "{o}.{}", self.table),
-            None => write!(f, "{}", self.table),
-        }
-    }
-}
-
-/// The `TABLES` argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableList(pub Vec<TableSpec>);
-
-impl std::fmt::Display for TableList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<String> = self.0.iter().map(ToString::to_string).collect();
-        write!(f, "{}", names.join(","))
-    }
-}
-
-fn has_unquoted_dot(s: &str) -> bool {
-    let mut quoted = false;
-    s.chars().any(|c| {
-        if c == '"' {
-            quoted = !quoted;
-        }
-        c == '.' && !quoted
-    })
-}
-
-/// Parses `APP.ORDERS,APP.ORDER_%,LINES`.
-pub fn parse_tables(text: &str) -> Result<TableList, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim) {
-        if part.is_empty() {
-            return Err(format!(
-                "`{text}` has an empty table name; write SCHEMA.TABLE[,SCHEMA.TABLE...]"
-            ));
-        }
-        let spec = if has_unquoted_dot(part) {
-            let (owner, table) = split_qualified(part).ok_or_else(|| {
-                format!("`{part}` is not a valid [SCHEMA.]TABLE name (wildcards: % and _)")
-            })?;
-            TableSpec {
-                owner: Some(owner),
-                table,
-            }
-        } else {
-            // Validate the bare name with the same rules as a qualified one.
-            let (_, table) = split_qualified(&format!("X.{part}")).ok_or_else(|| {
-                format!("`{part}` is not a valid [SCHEMA.]TABLE name (wildcards: % and _)")
-            })?;
-            TableSpec { owner: None, table }
-        };
-        out.push(spec);
-    }
-    Ok(TableList(out))
-}
-
 const AFTER_HELP: &str = "\
 Examples:
-  cdcctl tail APP.ORDERS                      full screen from now
+  cdcctl tail ORDERS                          full screen from now (APP.ORDERS if only APP has it)
   cdcctl tail 'APP.ORDER%' --since 10m        from ten minutes ago
   cdcctl tail APP.ORDERS --count 100 | jq .   JSON lines, the `run` envelope
 
@@ -105,7 +37,8 @@ Exit: 0 done or quit; 2 usage; 3 source unreachable; 4 capture stopped on data i
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct TailArgs {
-    /// Tables to follow: a comma list of [SCHEMA.]TABLE; % matches any run of
+    /// Tables to follow: a comma list of [SCHEMA.]TABLE; a bare TABLE is
+    /// looked up in every schema you can see; % matches any run of
     /// characters, _ one character.
     #[arg(value_name = "TABLES", value_parser = parse_tables)]
     pub tables: TableList,
@@ -202,7 +135,7 @@ impl TailArgs {
 /// What the screen and plain mode expect of it:
 /// - `HeaderInfo`: the source as the operator wrote it (without a password),
 ///   the banner version, the container mined from, the user, the table list
-///   as typed (`args.tables`), and the key columns of each matched table (the
+///   as resolved (`APP.ORDERS` for a bare `ORDERS`), and the key columns of each matched table (the
 ///   list's KEY column; the first column otherwise);
 /// - the channel is a bounded `sync_channel`; the engine mines from
 ///   `args.from_scn`, or `args.since` ago, or the current SCN, never reads or
@@ -213,36 +146,19 @@ fn start_engine(
     global: &GlobalArgs,
     args: &TailArgs,
 ) -> Result<(HeaderInfo, Receiver<EngineMessage>), (String, u8)> {
-    let mut patterns = Vec::new();
-    let user_schema = |o: &source::OpenedSource| o.user.clone();
-    // Unqualified names belong to the connecting user's schema, which is
-    // only known after connecting: open first with the qualified ones.
-    let qualified: Vec<TablePattern> = args
-        .tables
-        .0
-        .iter()
-        .filter_map(|t| {
-            t.owner.as_ref().map(|o| TablePattern {
-                owner: o.clone(),
-                table: t.table.clone(),
-            })
-        })
-        .collect();
-    let opened =
-        source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &qualified)
-            .map_err(|e| (e.message, e.exit_code))?;
-    for t in &args.tables.0 {
-        patterns.push(TablePattern {
-            owner: t.owner.clone().unwrap_or_else(|| user_schema(&opened)),
-            table: t.table.clone(),
-        });
-    }
+    let opened = source::open_redo_source(
+        &global.source,
+        global.oracle_client_lib.clone(),
+        &args.tables.0,
+    )
+    .map_err(|e| (e.message, e.exit_code))?;
     let header = HeaderInfo {
         source: opened.description.clone(),
         version: opened.version.clone(),
         container: opened.container.clone(),
         user: opened.user.clone(),
-        tables: args.tables.to_string(),
+        tables: opened.tables.label.clone(),
+        simulator: opened.simulator.clone(),
         key_columns: opened
             .key_columns
             .iter()
@@ -263,7 +179,7 @@ fn start_engine(
             db_name: opened.db_name.clone(),
             ..BufferConfig::default()
         },
-        tables: patterns,
+        tables: opened.tables.patterns.clone(),
         pdb: opened.pdb_filter.clone(),
         start,
         until_scn: args.until_scn,
@@ -421,25 +337,5 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
             eprintln!("cdcctl tail: {e}");
             exit::code(exit::USAGE)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_accept_bare_qualified_and_wildcard_names() {
-        let l = parse_tables("app.orders, APP.ORDER_%,lines,\"App\".\"Mixed\"").unwrap();
-        assert_eq!(l.to_string(), "APP.ORDERS,APP.ORDER_%,LINES,App.Mixed");
-        assert_eq!(l.0[2].owner, None);
-    }
-
-    #[test]
-    fn tables_reject_empty_and_invalid_names() {
-        assert!(parse_tables("APP.ORDERS,").is_err());
-        assert!(parse_tables("A.B.C").is_err());
-        assert!(parse_tables("APP.ORD ERS").is_err());
-        assert!(parse_tables("x;drop").is_err());
     }
 }

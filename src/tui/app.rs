@@ -26,8 +26,11 @@ pub struct HeaderInfo {
     /// The container mined from (`ORCLPDB1`, `CDB$ROOT`, or empty for a non-CDB).
     pub container: String,
     pub user: String,
-    /// The table filter as the operator typed it.
+    /// The tables as resolved (`APP.ORDERS` for a typed `ORDERS`).
     pub tables: String,
+    /// The scenario when the source is the built-in simulator: the header
+    /// then says SIMULATOR, so no one takes it for a database.
+    pub simulator: Option<String>,
     /// Key columns per `SCHEMA.TABLE`, used for the list's key column; a
     /// table without an entry shows its first column.
     pub key_columns: BTreeMap<String, Vec<String>>,

@@ -48,6 +48,7 @@ pub fn demo_header() -> HeaderInfo {
         user: "C##CDC".into(),
         tables: "APP.ORDERS,APP.ORDER_LINES".into(),
         key_columns,
+        simulator: None,
     }
 }
 

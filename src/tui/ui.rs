@@ -156,6 +156,15 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     ];
 
     let mut right = Vec::new();
+    if h.simulator.is_some() {
+        right.push(Span::styled(
+            " SIMULATOR ",
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Magenta)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     if app.paused {
         right.push(Span::styled(
             " PAUSED ",

@@ -311,19 +311,33 @@ fn table_patterns_scope_the_per_table_checks() {
         &facts("healthy-19c-cdb.json"),
         "preflight",
         "--table",
-        "app.nothing%",
+        "app.ord%",
     ]);
-    assert_eq!(r.source.scope, vec!["APP.NOTHING%".to_string()]);
-    assert_eq!(status_of(&r, "tbl-key"), "skip");
-    let o = cdcctl(&[
+    assert_eq!(r.source.scope, vec!["APP.ORD%".to_string()]);
+    assert_ne!(status_of(&r, "tbl-key"), "skip");
+    // A bare name is looked up in every schema and resolves to the one table.
+    let (r, _) = json_report(&[
         "--source",
         &facts("healthy-19c-cdb.json"),
         "preflight",
         "--table",
         "ORDERS",
     ]);
+    assert_eq!(r.source.scope, vec!["APP.ORDERS".to_string()]);
+    // A pattern that matches nothing is a usage error, never a clean scope.
+    let o = cdcctl(&[
+        "--source",
+        &facts("healthy-19c-cdb.json"),
+        "preflight",
+        "--table",
+        "app.nothing%",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("SCHEMA.TABLE"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no table matches `APP.NOTHING%`"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -456,7 +470,7 @@ fn partitions_of_a_missing_table_suggests_close_names_and_exits_2() {
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
     assert!(
-        e.contains("does not exist") && e.contains("APP.ORDER_HIS"),
+        e.contains("no table matches") && e.contains("did you mean APP.ORDER_HIS"),
         "{e}"
     );
     let o = cdcctl(&[

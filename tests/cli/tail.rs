@@ -328,6 +328,22 @@ fn screen_in_a_terminal_shows_changes_and_quits_cleanly() {
 }
 
 #[test]
+fn screen_header_names_the_resolved_table_and_the_simulator() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    let screen = t.wait_for("the header", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("APP.ORDERS") && l.contains("SIMULATOR"))
+    });
+    assert!(
+        !screen.lines().next().unwrap_or("").contains(" orders"),
+        "{screen}"
+    );
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
 fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
     let t = Tmux::start(
         &shell_command("tail APP.ORDERS --synthetic-feed faults"),

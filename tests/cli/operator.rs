@@ -1,0 +1,213 @@
+//! What an operator types and reads: table names resolved the same way by
+//! every command, the simulator never mistaken for a database, and the
+//! small answers (exit codes, advice, versions) that decide a page at 3 a.m.
+
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
+
+fn cdcctl(args: &[&str]) -> Output {
+    match Command::new(BIN)
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The demo scenario with a second ORDERS in another schema.
+fn two_orders_scenario(dir: &std::path::Path) -> String {
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let extra = r#"
+[[tables]]
+owner = "SALES"
+name = "ORDERS"
+pdb = "ORCLPDB1"
+supplemental_logging = "all"
+rows = 10
+weight = 0.5
+primary_key = ["ID"]
+columns = [{ name = "ID", type = "NUMBER(10)", nullable = false }]
+"#;
+    // Tables must come before [workload] in the file only for readability;
+    // TOML arrays of tables may appear anywhere.
+    let path = dir.join("two-orders.toml");
+    std::fs::write(&path, format!("{demo}\n{extra}")).expect("write scenario");
+    format!("sim:{}", path.display())
+}
+
+#[test]
+fn a_bare_table_name_resolves_in_tail_and_the_output_names_the_schema() {
+    let out = cdcctl(&[
+        "--source",
+        "sim",
+        "tail",
+        "orders",
+        "--plain",
+        "--count",
+        "3",
+        "--lag-every",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["source"]["schema"] == "APP" && v["source"]["table"] == "ORDERS"),
+        "{text}"
+    );
+}
+
+/// Runs `tail`, `partitions`, `preflight --table` and `run` (into a temp
+/// dir) on `source` with `table` (`partitions` and `run` get `qualified`);
+/// each must exit 2 with stderr satisfying `says`, and capture nothing.
+fn every_command_refuses(source: &str, table: &str, qualified: &str, says: impl Fn(&str) -> bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cp = dir.path().join("cp.json");
+    let out_file = dir.path().join("out.jsonl");
+    let cp_s = cp.to_str().expect("utf-8 path");
+    let out_s = out_file.to_str().expect("utf-8 path");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["--source", source, "tail", table, "--plain", "--count", "1"],
+        vec!["--source", source, "partitions", qualified],
+        vec!["--source", source, "preflight", "--table", table],
+        vec![
+            "--source",
+            source,
+            "run",
+            qualified,
+            "--count",
+            "1",
+            "--checkpoint",
+            cp_s,
+            "--output",
+            out_s,
+        ],
+    ];
+    for args in runs {
+        let out = cdcctl(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(says(&err), "{args:?}: {err}");
+    }
+    assert!(
+        !cp.exists(),
+        "nothing may be captured for a name that resolves to no one table"
+    );
+}
+
+#[test]
+fn a_bare_name_in_several_schemas_exits_2_listing_them_in_every_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = two_orders_scenario(dir.path());
+    every_command_refuses(&src, "ORDERS", "ORDERS", |err| {
+        err.contains("APP.ORDERS") && err.contains("SALES.ORDERS")
+    });
+}
+
+#[test]
+fn a_name_that_matches_nothing_exits_2_with_did_you_mean_in_every_command() {
+    every_command_refuses("sim", "ORDRS", "APP.ORDRS", |err| {
+        err.contains("did you mean APP.ORDERS?")
+    });
+}
+
+#[test]
+fn preflight_for_a_table_that_does_not_exist_is_never_green() {
+    for format in ["human", "json", "junit"] {
+        let out = cdcctl(&[
+            "--source",
+            "sim",
+            "preflight",
+            "--table",
+            "APP.NOPE",
+            "--format",
+            format,
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert!(err.contains("no table matches `APP.NOPE`"), "{err}");
+        assert!(out.stdout.is_empty(), "{format}: a report was printed");
+    }
+}
+
+#[test]
+fn run_without_an_explicit_source_refuses_to_capture_the_simulator() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cp = dir.path().join("cp.json");
+    let out_file = dir.path().join("out.jsonl");
+    let common = [
+        "APP.ORDERS",
+        "--count",
+        "1",
+        "--checkpoint",
+        cp.to_str().expect("utf-8 path"),
+        "--output",
+        out_file.to_str().expect("utf-8 path"),
+    ];
+    let out = cdcctl(&[&["run"][..], &common[..]].concat());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no --source given"), "{err}");
+    assert!(!cp.exists() && !out_file.exists(), "nothing may be written");
+
+    // The environment counts as explicit, like the flag.
+    let out = match Command::new(BIN)
+        .arg("run")
+        .args(common)
+        .env("CDCCTL_SOURCE", "sim:demo?clock=virtual")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    };
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(cp.exists());
+}
+
+#[test]
+fn human_commands_on_the_simulator_say_so_once_on_stderr() {
+    let out = cdcctl(&["preflight"]);
+    let err = stderr(&out);
+    let notice: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("built-in simulator"))
+        .collect();
+    assert_eq!(notice.len(), 1, "{err}");
+    assert!(notice[0].contains("scenario demo"), "{err}");
+    assert!(notice[0].contains("--source oracle://"), "{err}");
+
+    let out = cdcctl(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "partitions",
+        "APP.ORDER_HIS",
+    ]);
+    assert!(
+        stderr(&out).contains("scenario fra-nearly-full"),
+        "{}",
+        stderr(&out)
+    );
+    // Machine formats stay clean.
+    let out = cdcctl(&["preflight", "--format", "json"]);
+    assert!(
+        !stderr(&out).contains("built-in simulator"),
+        "{}",
+        stderr(&out)
+    );
+}
