@@ -30,7 +30,7 @@ Examples:
   cdcctl tail 'APP.ORDER%' --since 10m        from ten minutes ago
   cdcctl tail APP.ORDERS --count 100 | jq .   JSON lines, the `run` envelope
 
-Keys: q quit, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
+Keys: q quit, Esc close pane or filter, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
 Exit: 0 done or quit; 2 usage; 3 source unreachable; 4 capture stopped on data it could not trust.";
 
 /// Follow changes live: a full screen on a terminal, JSON lines otherwise.

@@ -141,6 +141,9 @@ pub struct Alert {
     pub count: u64,
     pub first_at: Duration,
     pub last_at: Duration,
+    /// The database's clock when the alert was first raised (the operator
+    /// compares it with the database's logs, not with the screen's uptime).
+    pub raised_at: Option<chrono::NaiveDateTime>,
     /// The engine said it will retry by itself.
     pub retrying: bool,
     /// The engine went back to mining after this error.
@@ -581,12 +584,21 @@ impl App {
         // The state may carry an error the engine did not also send as a
         // message; it must show all the same, once.
         let from_state = match &status.state {
-            MiningState::Stopped { error, advice } => Some((error, advice, false)),
-            MiningState::Retrying { error, advice, .. } => Some((error, advice, true)),
+            MiningState::Stopped { error, advice } => Some((error.clone(), advice.clone(), false)),
+            MiningState::Retrying { error, advice, .. } => {
+                Some((error.clone(), advice.clone(), true))
+            }
             _ => None,
         };
+        // The alert is stamped with this status's database time.
+        let keep_time = self.status.current_time;
+        self.status = status;
+        if self.status.current_time.is_none() {
+            self.status.current_time = keep_time;
+        }
+        self.status_at = Some(self.now);
         if let Some((error, advice, retrying)) = from_state {
-            let error_line = one_line(error);
+            let error_line = one_line(&error);
             let known = self.alerts.iter().any(|a| {
                 a.kind == AlertKind::SourceError && a.message == error_line && !a.resolved
             });
@@ -596,13 +608,11 @@ impl App {
                     AlertKind::SourceError,
                     ora_code_of(&error_line).unwrap_or_else(|| fallback.into()),
                     error_line,
-                    advice.clone(),
+                    advice,
                     retrying,
                 );
             }
         }
-        self.status = status;
-        self.status_at = Some(self.now);
     }
 
     fn raise(
@@ -640,6 +650,7 @@ impl App {
                 count: 1,
                 first_at: now,
                 last_at: now,
+                raised_at: self.status.current_time,
                 retrying,
                 resolved: false,
             });
@@ -697,11 +708,14 @@ impl App {
         let page = self.page_rows() as isize;
         match key.code {
             KeyCode::Char('q') => self.should_quit = true,
+            // Esc steps back (the pane, then the filter) and never quits:
+            // one key too many must not end an incident view.
             KeyCode::Esc => {
                 if self.show_detail {
                     self.show_detail = false;
-                } else {
-                    self.should_quit = true;
+                } else if self.filter.take().is_some() {
+                    self.matches.clear();
+                    self.selected = None;
                 }
             }
             KeyCode::Char('p') | KeyCode::Char(' ') => self.toggle_pause(),
@@ -1074,6 +1088,8 @@ mod tests {
         app.update(key(KeyCode::Esc));
         assert!(!app.show_detail && !app.should_quit);
         app.update(key(KeyCode::Esc));
+        assert!(!app.should_quit, "only q quits");
+        app.update(key(KeyCode::Char('q')));
         assert!(app.should_quit);
     }
 

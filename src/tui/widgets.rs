@@ -70,8 +70,64 @@ pub struct LagGauge<'a> {
     pub level: Level,
 }
 
+impl LagGauge<'_> {
+    /// The gauge on one line, for short terminals: `SCN lag ██░░ 314`.
+    fn render_line(&self, area: Rect, buf: &mut Buffer) {
+        let color = level_color(self.level);
+        let title = format!(" {} ", self.title);
+        let mut spans = vec![Span::styled(
+            title.clone(),
+            Style::new().fg(color).add_modifier(Modifier::BOLD),
+        )];
+        let room = usize::from(area.width).saturating_sub(title.chars().count());
+        match self.value {
+            None => spans.push(Span::raw("waiting for the first status")),
+            Some(value) => {
+                let tag = match self.level {
+                    Level::Ok => "",
+                    Level::Warn => " WARN",
+                    Level::Crit => " CRIT",
+                };
+                let text = format!(" {}{tag}", self.text);
+                let bar_w = room.saturating_sub(text.chars().count());
+                let filled = bar_cells(value, self.full, bar_w);
+                spans.push(Span::styled("█".repeat(filled), Style::new().fg(color)));
+                spans.push(Span::styled(
+                    "░".repeat(bar_w - filled),
+                    Style::new().fg(Color::DarkGray),
+                ));
+                spans.push(Span::styled(
+                    text,
+                    Style::new().fg(color).add_modifier(Modifier::BOLD),
+                ));
+            }
+        }
+        buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    }
+}
+
+/// Cells of a `width`-cell bar filled for `value` out of `full`; any lag at
+/// all shows, however small next to the scale.
+fn bar_cells(value: u64, full: u64, width: usize) -> usize {
+    let ratio = if full == 0 {
+        1.0
+    } else {
+        (value as f64 / full as f64).min(1.0)
+    };
+    let filled = (ratio * width as f64).round() as usize;
+    if value > 0 && filled == 0 && width > 0 {
+        1
+    } else {
+        filled.min(width)
+    }
+}
+
 impl Widget for &LagGauge<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height < 3 {
+            self.render_line(area, buf);
+            return;
+        }
         let color = level_color(self.level);
         let mut block = Block::bordered()
             .border_style(Style::new().fg(color))
@@ -98,16 +154,7 @@ impl Widget for &LagGauge<'_> {
         };
         let text = format!(" {}{tag}", self.text);
         let bar_w = (inner.width as usize).saturating_sub(text.chars().count());
-        let ratio = if self.full == 0 {
-            1.0
-        } else {
-            (value as f64 / self.full as f64).min(1.0)
-        };
-        let mut filled = (ratio * bar_w as f64).round() as usize;
-        if value > 0 && filled == 0 && bar_w > 0 {
-            // Any lag at all shows, however small next to the scale.
-            filled = 1;
-        }
+        let filled = bar_cells(value, self.full, bar_w);
         let line = Line::from(vec![
             Span::styled("█".repeat(filled), Style::new().fg(color)),
             Span::styled("░".repeat(bar_w - filled), Style::new().fg(Color::DarkGray)),

@@ -350,9 +350,23 @@ fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
         80,
         24,
     );
-    t.wait_for("first changes", |s| {
+    let first = t.wait_for("first changes", |s| {
         has_change_row(s) && s.contains("MINING")
     });
+    // 80×24 keeps the changes in view: gauges and stats take a line each.
+    assert!(
+        first.contains(" SCN lag ") && !first.contains("┌ SCN lag"),
+        "{first}"
+    );
+    // Esc never quits: only q does.
+    t.keys("Escape");
+    t.keys("p");
+    t.wait_for("still running after Esc", |s| {
+        s.contains("PAUSED") && !s.contains("EXIT=")
+    });
+    t.keys("p");
+    t.tmux(&["resize-window", "-t", "t", "-x", "50", "-y", "12"]);
+    t.wait_for("the too-small notice", |s| s.contains("need 60×16"));
     t.tmux(&["resize-window", "-t", "t", "-x", "130", "-y", "40"]);
     t.wait_for("the wide layout with XIDs", |s| s.contains("XID"));
     t.keys("q");
