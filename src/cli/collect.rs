@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use cdcctl::preflight::collect::script;
+use cdcctl::preflight::collect::{script_for, ScriptRelease};
 use cdcctl::preflight::defs;
 use cdcctl::source::evidence::collect_from;
 
@@ -23,6 +23,11 @@ pub struct CollectArgs {
     /// File name the script spools to.
     #[arg(long, default_value = "cdcctl-evidence.json", value_name = "FILE")]
     pub spool: String,
+    /// The database release the script runs on: 18c and later (the default)
+    /// build rows with JSON_OBJECT; `--version 11.2`, `12.1` or `12.2` print
+    /// the variant that builds them in PL/SQL, with that release's columns.
+    #[arg(long, value_name = "RELEASE", default_value = "19")]
+    pub version: String,
     /// Write the evidence JSON of --source instead of the script.
     #[arg(long)]
     pub from_source: bool,
@@ -57,7 +62,8 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
     } else {
         let defs = defs::load()
             .map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))?;
-        script(&defs, &patterns, &args.spool)
+        let release = ScriptRelease::parse(&args.version).map_err(CliError::Usage)?;
+        script_for(&defs, &patterns, &args.spool, release)
     };
     match &args.output {
         Some(path) => std::fs::write(path, text).map_err(|e| {

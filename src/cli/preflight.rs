@@ -24,6 +24,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use cdcctl::engine::session::PlannerConfig;
 use cdcctl::output::{human, junit, progress, Format};
 use cdcctl::preflight::config::ConnectorConfig;
 use cdcctl::preflight::defs::{self, CheckDef};
@@ -282,7 +283,14 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             .unwrap_or(20000);
         let owners = facts.scope_owners();
         let pdb = facts.target_pdb();
-        facts.smoke = Some(smoke_mine(redo, &inventory, &owners, pdb, max_rows));
+        facts.smoke = Some(smoke_mine(
+            redo,
+            &inventory,
+            &PlannerConfig::default(),
+            &owners,
+            pdb,
+            max_rows,
+        ));
     }
     pb.inc(1);
     pb.finish_and_clear();

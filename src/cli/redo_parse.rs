@@ -6,8 +6,11 @@
 //! `{"op":"ddl","schema","table","sql"}` for DDL rows, and
 //! `{"error","position","raw"}` for a statement that does not parse; CSV
 //! input adds `"scn"`, `"rs_id"` and `"ssn"` when it has those columns.
-//! Processing goes on after a bad statement; the exit code is then 4.
+//! Processing goes on after a bad statement; the exit code is then 4. Rows
+//! carrying LOB, XML or 32k-string pieces are skipped and counted on
+//! standard error.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::PathBuf;
@@ -19,23 +22,43 @@ use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIR
 use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
-use cdcctl::engine::redo::{finding_for_status, parse};
+use cdcctl::engine::redo::{finding_for_status, parse_with, ParseOptions};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
 use super::exit;
 
 #[derive(Debug, clap::Args)]
 pub struct ParseArgs {
-    /// Read from this file instead of standard input.
+    /// Read from this file instead of standard input (`-` is standard input).
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
     /// The input is a CSV export of V$LOGMNR_CONTENTS: a header row naming
     /// at least SQL_REDO and CSF; SCN, RS_ID, SSN, OPERATION(_CODE),
     /// SEG_OWNER, TABLE_NAME, ROLLBACK, STATUS and INFO are used when
-    /// present. Continuation rows (CSF=1) are joined; START, COMMIT and LOB
-    /// rows are skipped; UNSUPPORTED and MISSING_SCN rows are errors.
+    /// present. Continuation rows (CSF=1) are joined.
+    ///
+    /// Printed: INSERT (1), DELETE (2), UPDATE (3) and DDL (5) rows.
+    /// Errors (exit 4): UNSUPPORTED (255), MISSING_SCN (34), a DML row
+    /// without SQL_REDO, a statement that does not parse; a STATUS=2 row
+    /// carries an `unreconstructable` finding.
+    /// Skipped: START (6), COMMIT (7), ROLLBACK (36), INTERNAL (0),
+    /// SELECT_FOR_UPDATE (25), REPLICATION_MARKER (27) and other control
+    /// rows. Skipped and counted on standard error, since their values are
+    /// not reassembled here: SELECT_LOB_LOCATOR (9), LOB_WRITE (10),
+    /// LOB_TRIM (11), LOB_ERASE (29), XML DOC BEGIN/WRITE/END (68/70/71),
+    /// extended-string rows (91/92/93) and codes cdcctl does not know.
+    ///
+    /// Without --csv, each line is one statement: `commit`, `rollback`,
+    /// `set transaction` and `savepoint` lines are skipped, DDL lines are
+    /// printed as DDL, anything else must parse as DML.
     #[arg(long)]
     pub csv: bool,
+    /// Read string values holding a quote LogMiner did not double (a defect
+    /// of some releases), finding each literal's end from the statement's
+    /// column count; every value so recovered gets an `unescaped_quote`
+    /// finding. Without it such a statement is an error pointing at the quote.
+    #[arg(long)]
+    pub relaxed_quotes: bool,
 }
 
 /// Why the command stopped early.
@@ -56,6 +79,7 @@ impl From<io::Error> for Stop {
 
 pub fn run(args: &ParseArgs) -> ExitCode {
     let input: Box<dyn Read> = match &args.file {
+        Some(path) if path.as_os_str() == "-" => Box::new(io::stdin().lock()),
         Some(path) => match File::open(path) {
             Ok(f) => Box::new(f),
             Err(e) => {
@@ -71,6 +95,10 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     let mut out = Printer {
         out: BufWriter::new(io::stdout().lock()),
         failed: 0,
+        options: ParseOptions {
+            relaxed_quotes: args.relaxed_quotes,
+        },
+        skipped_pieces: BTreeMap::new(),
     };
     let result = if args.csv {
         parse_csv(input, &mut out)
@@ -78,6 +106,12 @@ pub fn run(args: &ParseArgs) -> ExitCode {
         parse_lines(input, &mut out)
     };
     let result = result.and_then(|()| out.out.flush().map_err(Stop::Output));
+    for (op, n) in &out.skipped_pieces {
+        eprintln!(
+            "cdcctl: skipped {n} {op} row(s): their LOB, XML or 32k-string pieces are not \
+             reassembled by `redo parse`; the columns show as unavailable"
+        );
+    }
     match result {
         Ok(()) if out.failed > 0 => exit::code(exit::UNTRUSTED_DATA),
         Ok(()) => exit::code(exit::OK),
@@ -138,6 +172,10 @@ struct Origin<'r> {
 struct Printer<W: Write> {
     out: W,
     failed: usize,
+    options: ParseOptions,
+    /// Rows carrying LOB, XML or 32k-string pieces, by operation: skipped,
+    /// but never without saying so.
+    skipped_pieces: BTreeMap<String, usize>,
 }
 
 impl<W: Write> Printer<W> {
@@ -186,7 +224,7 @@ impl<W: Write> Printer<W> {
     }
 
     fn statement(&mut self, sql: &str, origin: &Origin<'_>) -> io::Result<()> {
-        let stmt = match parse(sql) {
+        let stmt = match parse_with(sql, self.options) {
             Ok(s) => s,
             Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
         };
@@ -324,6 +362,19 @@ fn logical_row<W: Write>(
                            range are lost to the miner; add the missing log files";
                 out.error(msg, 0, sql, &origin)?;
                 return Ok(());
+            }
+            OperationCode::SelectLobLocator
+            | OperationCode::LobWrite
+            | OperationCode::LobTrim
+            | OperationCode::LobErase
+            | OperationCode::Other(_) => {
+                let op = row.operation_code;
+                let name = match op {
+                    OperationCode::Other(c) => format!("OPERATION_CODE {c}"),
+                    _ => op.operation_name().to_string(),
+                };
+                *out.skipped_pieces.entry(name).or_default() += 1;
+                Kind::Control
             }
             _ => Kind::Control,
         }

@@ -56,6 +56,12 @@ pub struct ReplayArgs {
     pub write_checkpoint: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = ParseErrorMode::Fail)]
     pub on_parse_error: ParseErrorMode,
+    /// Read string values holding a quote LogMiner did not double, finding
+    /// each literal's end from the statement's column count; every value so
+    /// recovered is reported as a finding. Without it such a statement is a
+    /// parse error pointing at the quote.
+    #[arg(long)]
+    pub relaxed_quotes: bool,
     /// `source.db` of changes whose row has no SRC_CON_NAME.
     #[arg(long, value_name = "NAME", default_value = "")]
     pub db_name: String,
@@ -131,6 +137,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             ParseErrorMode::Fail => OnParseError::Fail,
             ParseErrorMode::Warn => OnParseError::Warn,
         },
+        relaxed_quotes: args.relaxed_quotes,
         spill_txn_bytes: Some(args.spill_txn_mib.saturating_mul(1 << 20)),
         spill_dir: args.spill_dir.clone(),
         abandon_after: args.abandon_after.map(Duration::from_secs),

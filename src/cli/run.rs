@@ -43,6 +43,12 @@ pub struct RunArgs {
     /// the dead-letter file and go on (`warn`).
     #[arg(long, value_parser = ["fail", "warn"], default_value = "fail")]
     pub on_parse_error: String,
+    /// Read string values holding a quote LogMiner did not double (a defect
+    /// of some releases), finding each literal's end from the statement's
+    /// column count; every value so recovered is reported as a finding.
+    /// Without it such a statement is a parse error pointing at the quote.
+    #[arg(long)]
+    pub relaxed_quotes: bool,
     /// Dead-letter file for `--on-parse-error warn`.
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
@@ -156,6 +162,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             } else {
                 OnParseError::Fail
             },
+            relaxed_quotes: args.relaxed_quotes,
             spill_txn_bytes: Some(args.spill_mb.max(1) << 20),
             spill_dir: args.spill_dir.clone(),
             abandon_after: args.abandon_after,

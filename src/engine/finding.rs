@@ -29,6 +29,23 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// A string value holding a quote LogMiner did not double, recovered
+    /// from the statement's shape (`--relaxed-quotes`).
+    UnescapedQuote {
+        schema: String,
+        table: String,
+        column: String,
+    },
+    /// A native JSON column (`/* JSON */` in SQL_REDO) whose value is not
+    /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON
+    /// kept as hex.
+    JsonUndecoded {
+        schema: String,
+        table: String,
+        column: String,
+        /// `unavailable` or `oson_hex`.
+        form: String,
+    },
 }
 
 impl Finding {
@@ -39,6 +56,8 @@ impl Finding {
             Finding::DictionaryMismatch { .. } => "dictionary_mismatch",
             Finding::Unreconstructable { .. } => "unreconstructable",
             Finding::UnsupportedType { .. } => "unsupported_type",
+            Finding::JsonUndecoded { .. } => "json_undecoded",
+            Finding::UnescapedQuote { .. } => "unescaped_quote",
         }
     }
 
@@ -61,6 +80,17 @@ impl Finding {
             }
             Finding::UnsupportedType { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
+            ),
+            Finding::UnescapedQuote { schema, table, column } => format!(
+                "{schema}.{table}.{column}: LogMiner did not double a quote inside the value; it was \
+                 recovered from the statement's shape (--relaxed-quotes)"
+            ),
+            Finding::JsonUndecoded { schema, table, column, form } if form == "unavailable" => format!(
+                "{schema}.{table}.{column}: native JSON value not in the row (`/* JSON */ EMPTY_BLOB()`); \
+                 the value is unavailable"
+            ),
+            Finding::JsonUndecoded { schema, table, column, .. } => format!(
+                "{schema}.{table}.{column}: native JSON value in binary OSON form; kept as its hex bytes"
             ),
         }
     }

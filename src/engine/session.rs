@@ -184,7 +184,11 @@ pub fn plan(
     })
 }
 
-fn choose_destination(
+/// The archive destination whose V$ARCHIVED_LOG rows are read: the one
+/// configured, else the lowest VALID LOCAL one. Rows of remote (standby)
+/// destinations name a service, not a file, so they are never chosen.
+/// `None` when only online logs can serve (nothing archived).
+pub fn choose_destination(
     inventory: &LogInventory,
     config: &PlannerConfig,
 ) -> Result<Option<u32>, PlanError> {

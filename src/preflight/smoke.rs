@@ -3,6 +3,7 @@
 //! undecodable rows show up before capture starts rather than after.
 
 use crate::engine::row::{LogMinerRow, OperationCode};
+use crate::engine::session::{choose_destination, PlannerConfig};
 use crate::source::{
     ContentsQuery, LogInventory, MiningOptions, RedoSource, SessionRequest, SourceError,
 };
@@ -26,18 +27,26 @@ pub struct SmokeResult {
 }
 
 /// Runs the session. `owners` limits the rows read; `pdb` filters
-/// `SRC_CON_NAME` when mining a PDB from CDB$ROOT.
+/// `SRC_CON_NAME` when mining a PDB from CDB$ROOT. The archive comes from
+/// the destination capture would read (`planner`), so a Data Guard
+/// primary's rows for its standby, which name a service, are never mined.
 pub fn smoke_mine(
     redo: &mut dyn RedoSource,
     inventory: &LogInventory,
+    planner: &PlannerConfig,
     owners: &[String],
     pdb: Option<String>,
     max_rows: usize,
 ) -> Result<SmokeResult, SourceError> {
+    let dest_id = choose_destination(inventory, planner).map_err(|e| e.to_source_error())?;
     let newest_archived = inventory
         .archived
         .iter()
-        .filter(|a| a.is_available())
+        .filter(|a| {
+            a.is_available()
+                && Some(a.dest_id) == dest_id
+                && a.resetlogs_change == inventory.resetlogs_change
+        })
         .max_by_key(|a| (a.next_change, a.thread));
     let (file, from, to) = match newest_archived {
         // NEXT_CHANGE# is the first SCN of the next log; ENDSCN is inclusive.

@@ -892,6 +892,12 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::UnsupportedType { .. } => {
             Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
         }
+        Finding::UnescapedQuote { .. } => {
+            Some("compare the recovered value with the row in the table")
+        }
+        Finding::JsonUndecoded { .. } => {
+            Some("read the JSON column by snapshot where the full value is needed")
+        }
     }
 }
 

@@ -5,6 +5,7 @@ mod common;
 mod operator;
 mod oracle_live;
 mod preflight;
+mod redo_forms;
 mod redo_parse;
 mod redo_replay;
 mod run;

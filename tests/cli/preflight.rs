@@ -514,8 +514,26 @@ fn collect_prints_a_spooling_script_of_every_named_query() {
         "object_access",
         "flashback_probe",
     ] {
-        assert!(s.contains(&format!("q('{name}'")), "{name}");
+        assert!(s.contains(&format!("('{name}', ")), "{name}");
     }
+}
+
+#[test]
+fn collect_version_picks_the_script_without_json_object_before_18c() {
+    let o = cdcctl(&["collect", "--version", "11.2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("against Oracle 11.2"));
+    assert!(!s.to_ascii_lowercase().contains("json_object("));
+    assert!(s.contains("qd('tab_partitions'"));
+    let o = cdcctl(&["collect", "--version", "10.2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("11.2"), "{}", stderr(&o));
+    let help = stdout(&cdcctl(&["collect", "--help"]));
+    assert!(
+        help.contains("--version") && help.contains("11.2"),
+        "{help}"
+    );
 }
 
 // ---- snapshots of what people see
@@ -951,4 +969,75 @@ fn smoke_mine_runs_only_on_live_sources() {
     let (mg, _) = json_report(&["--source", "sim:missing-grants", "preflight"]);
     let c = mg.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
     assert!(c.detail.contains("ORA-01031"), "{}", c.detail);
+}
+
+/// The demo scenario with `edit` applied to its text, written to a temp dir.
+fn demo_variant(dir: &tempfile::TempDir, name: &str, edit: impl Fn(&str) -> String) -> String {
+    let demo = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/source/sim/scenarios/demo.toml"
+    ))
+    .unwrap();
+    let text = edit(&demo).replace("name = \"demo\"", &format!("name = \"{name}\""));
+    let path = dir.path().join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    format!("sim:{}", path.display())
+}
+
+#[test]
+fn dbms_logmnr_without_execute_fails_preflight_on_19c() {
+    let dir = tempfile::tempdir().unwrap();
+    // LOGMINING and SELECT_CATALOG_ROLE, as the 19c documentation's minimum
+    // is often misread, but no EXECUTE on the package.
+    let no_execute = demo_variant(&dir, "no-execute", |t| {
+        t.replace(
+            "container = \"CDB$ROOT\"\n",
+            "container = \"CDB$ROOT\"\nroles = [\"SELECT_CATALOG_ROLE\"]\n",
+        )
+    });
+    let (r, _) = json_report(&["--source", &no_execute, "preflight"]);
+    assert_eq!(status_of(&r, "priv-sys"), "fail");
+    assert_eq!(status_of(&r, "priv-objects"), "fail");
+    let objects = r.checks.iter().find(|c| c.id == "priv-objects").unwrap();
+    assert!(
+        objects.detail.contains("DBMS_LOGMNR: ORA-06550"),
+        "{objects:?}"
+    );
+    assert_eq!(status_of(&r, "smoke-mine"), "fail");
+
+    // A direct grant is as good as the role.
+    let direct = demo_variant(&dir, "direct-execute", |t| {
+        t.replace(
+            "container = \"CDB$ROOT\"\n",
+            "container = \"CDB$ROOT\"\nroles = [\"SELECT_CATALOG_ROLE\"]\nexecute_on = [\"DBMS_LOGMNR\"]\n",
+        )
+    });
+    let (r, _) = json_report(&["--source", &direct, "preflight"]);
+    for id in ["priv-sys", "priv-objects", "smoke-mine"] {
+        assert_eq!(status_of(&r, id), "pass", "{id}");
+    }
+}
+
+#[test]
+fn smoke_mine_on_a_data_guard_primary_reads_the_local_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    // V$ARCHIVED_LOG of a primary also lists every archive shipped to the
+    // standby (DEST_ID 2, NAME = the service), which LogMiner cannot open.
+    let primary = demo_variant(&dir, "dg-primary", |t| {
+        t.replace(
+            "destinations = [{ id = 1, destination = \"USE_DB_RECOVERY_FILE_DEST\" }]",
+            "destinations = [{ id = 1, destination = \"USE_DB_RECOVERY_FILE_DEST\" }, \
+             { id = 2, destination = \"SERVICE=stby ASYNC DB_UNIQUE_NAME=stby\" }]",
+        )
+    });
+    let (r, o) = json_report(&["--source", &primary, "preflight"]);
+    let mined = r.checks.iter().find(|c| c.id == "smoke-mine").unwrap();
+    assert_eq!(mined.status, "pass", "{mined:?} {}", stderr(&o));
+    assert!(
+        mined
+            .evidence
+            .iter()
+            .any(|e| e.starts_with("mined ") && e.contains("fast_recovery_area")),
+        "{mined:?}"
+    );
 }

@@ -6,7 +6,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{json, Value};
 
-fn cdcctl(args: &[&str], stdin: &str) -> Output {
+pub(crate) fn cdcctl(args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
         .args(args)
         .env_remove("CDCCTL_SOURCE")
@@ -24,7 +24,7 @@ fn cdcctl(args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().expect("cdcctl finishes")
 }
 
-fn lines(out: &Output) -> Vec<Value> {
+pub(crate) fn lines(out: &Output) -> Vec<Value> {
     String::from_utf8(out.stdout.clone())
         .expect("output is UTF-8")
         .lines()

@@ -14,17 +14,33 @@
 //! | `'it''s'`, `'99.5'`, `-1.5` (DM8) | `it's`, `99.5`, `-1.5` |
 //! | `TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')` | `2025-03-01T09:00:00` |
 //! | `TO_TIMESTAMP('2025-03-01 09:00:00.123456000')` | `2025-03-01T09:00:00.123456000` |
+//! | `TO_TIMESTAMP('2020-02-01 00:00:00.')` (TIMESTAMP(0), `SS.FF` format) | `2020-02-01T00:00:00.0` |
 //! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T09:00:00.1+08:00` |
+//! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00 US/Pacific PST')` | `2025-03-01T09:00:00 US/Pacific PST` |
 //! | `HEXTORAW('0A0B')` | `0a0b` |
 //! | `UNISTR('\4E2D')`, `'a' \|\| UNISTR('\00E9')` | `中`, `aé` |
 //! | `TO_YMINTERVAL('+01-02')`, `TO_DSINTERVAL('+01 02:03:04.5')` | `+01-02`, `+01 02:03:04.5` |
 //! | `NULL`, `"C" IS NULL` | [`Field::Null`] |
 //! | `EMPTY_CLOB()`, `EMPTY_BLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
+//! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
+//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | `ff4a5a01…`, and a finding |
+//! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
 //!
-//! A date or timestamp in any other format is an error, not a guess: it
-//! means the mining session's NLS settings were not applied.
+//! Any other `/* ... */` comment before a value is skipped.
+//!
+//! A string value whose closing quote is followed by something no value can
+//! be followed by holds a quote LogMiner did not double: an error pointing at
+//! that quote, or, with [`ParseOptions::relaxed_quotes`], a value recovered
+//! from the statement's shape and a finding.
+//!
+//! Timestamps are taken in every ISO-ordered form (0–9 fraction digits, `T`
+//! or a space before the time, an offset, `Z` or a region). A date or
+//! timestamp that is not year-first (the `DD-MON-RR` defaults) is an error
+//! naming the column, the literal and the format expected, not a guess: the
+//! mining session's NLS settings were not applied.
 
 pub mod csf;
+mod relaxed;
 mod scan;
 mod value;
 
@@ -153,7 +169,9 @@ fn to_image(pairs: &[Pair<'_>]) -> Image {
 ///
 /// Takes `insert into "S"."T"(...) values (...)`, `update "S"."T" set ...
 /// where ...` and `delete from "S"."T" where ...`, keywords in any case,
-/// whitespace anywhere, the trailing `;` optional.
+/// whitespace anywhere, the trailing `;` optional. UPDATE and DELETE may
+/// name a table alias (`update "S"."T" a set a."C" = ...`); the images are
+/// those of the unaliased statement.
 pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
     let mut s = Scanner::new(sql);
     match statement(&mut s) {
@@ -165,6 +183,44 @@ pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
             message,
             position,
             raw: sql.to_string(),
+        }),
+    }
+}
+
+/// How forgiving the parser is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Read string literals holding a quote LogMiner did not double, using
+    /// the statement's shape to find where each ends; every value so
+    /// recovered gets a [`Finding::UnescapedQuote`]. Off, such a statement
+    /// is an error pointing at the quote.
+    pub relaxed_quotes: bool,
+}
+
+/// [`parse`], with options. The strict parser runs first: options only
+/// change what happens to a statement it rejects.
+pub fn parse_with(sql: &str, options: ParseOptions) -> Result<Statement<'_>, ParseError> {
+    let strict = match parse(sql) {
+        Ok(stmt) => return Ok(stmt),
+        Err(e) => e,
+    };
+    if !options.relaxed_quotes {
+        return Err(strict);
+    }
+    match relaxed::parse_relaxed(sql) {
+        Ok((mut stmt, recovered)) => {
+            let mut found = findings(&stmt);
+            found.extend(recovered.into_iter().map(|column| Finding::UnescapedQuote {
+                schema: stmt.schema.to_string(),
+                table: stmt.table.to_string(),
+                column: column.to_string(),
+            }));
+            stmt.findings = found;
+            Ok(stmt)
+        }
+        Err(Fail { message, .. }) => Err(ParseError {
+            message: format!("{}; --relaxed-quotes: {message}", strict.message),
+            ..strict
         }),
     }
 }
@@ -189,19 +245,21 @@ fn statement<'a>(s: &mut Scanner<'a>) -> Res<Statement<'a>> {
         insert_body(s, schema, table)?
     } else if s.keyword(b"UPDATE") {
         let (schema, table) = table_name(s)?;
+        let alias = table_alias(s, b"SET");
         s.expect_keyword(b"SET", "after the table name")?;
-        let assigned = assignments(s)?;
+        let assigned = assignments(s, alias)?;
         let mut stmt = new_statement(DmlKind::Update, schema, table, assigned);
         if s.keyword(b"WHERE") {
-            conditions(s, &mut stmt)?;
+            conditions(s, &mut stmt, alias)?;
         }
         stmt
     } else if s.keyword(b"DELETE") {
         s.expect_keyword(b"FROM", "after `delete`")?;
         let (schema, table) = table_name(s)?;
+        let alias = table_alias(s, b"WHERE");
         let mut stmt = new_statement(DmlKind::Delete, schema, table, Vec::new());
         if s.keyword(b"WHERE") {
-            conditions(s, &mut stmt)?;
+            conditions(s, &mut stmt, alias)?;
         }
         stmt
     } else {
@@ -238,30 +296,70 @@ fn table_name<'a>(s: &mut Scanner<'a>) -> Res<(&'a str, &'a str)> {
     Ok((schema, table))
 }
 
-fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
-    s.expect(b'(', "to open the column list")?;
-    let mut columns = Vec::with_capacity(32);
-    loop {
-        columns.push(s.quoted_ident("in the column list")?);
-        if !s.eat(b',') {
-            break;
+/// The alias LogMiner may print after the table name of an UPDATE or DELETE
+/// (`update "S"."T" a set a."C" = ...`): any unquoted word but the keyword
+/// that follows.
+fn table_alias<'a>(s: &mut Scanner<'a>, next: &[u8]) -> Option<&'a str> {
+    s.skip_ws();
+    if !s.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    let at = s.pos;
+    if s.keyword(next) {
+        s.pos = at;
+        return None;
+    }
+    Some(s.word())
+}
+
+/// A column name in SET or WHERE, qualified by the table alias or not.
+#[inline]
+fn column<'a>(s: &mut Scanner<'a>, alias: Option<&str>, context: &str) -> Res<&'a str> {
+    if alias.is_some() {
+        qualifier(s, alias)?;
+    }
+    s.quoted_ident(context)
+}
+
+/// Consumes `alias.` before a column (or ROWID) when it is there; a word
+/// that is not the declared alias is an error, not a guess.
+fn qualifier(s: &mut Scanner<'_>, alias: Option<&str>) -> Res<()> {
+    s.skip_ws();
+    if !s.peek().is_some_and(|b| b.is_ascii_alphabetic()) {
+        return Ok(());
+    }
+    let at = s.pos;
+    let word = s.word();
+    if s.peek() != Some(b'.') {
+        s.pos = at;
+        return Ok(());
+    }
+    match alias {
+        Some(a) if a.eq_ignore_ascii_case(word) => {
+            s.pos += 1;
+            Ok(())
+        }
+        _ => {
+            s.pos = at;
+            s.fail(format!(
+                "the column is qualified by `{word}`, which is not the table's alias{}",
+                alias.map(|a| format!(" `{a}`")).unwrap_or_default()
+            ))
         }
     }
-    s.expect(b')', "to close the column list")?;
-    s.expect_keyword(b"VALUES", "after the column list")?;
-    s.expect(b'(', "to open the value list")?;
+}
+
+fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<Statement<'a>> {
+    let columns = insert_columns(s)?;
     let mut assigned = Vec::with_capacity(columns.len());
     let mut columns = columns.into_iter();
     loop {
-        let at = s.pos;
-        let v = s.value()?;
-        match columns.next() {
-            Some(c) => assigned.push((c, v)),
-            None => {
-                s.pos = at;
-                return s.fail("the statement has more values than columns");
-            }
-        }
+        s.skip_ws();
+        let Some(c) = columns.next() else {
+            return s.fail("the statement has more values than columns");
+        };
+        let v = s.value().map_err(|f| f.in_column(c))?;
+        assigned.push((c, v));
         if !s.eat(b',') {
             break;
         }
@@ -273,30 +371,50 @@ fn insert_body<'a>(s: &mut Scanner<'a>, schema: &'a str, table: &'a str) -> Res<
     Ok(new_statement(DmlKind::Insert, schema, table, assigned))
 }
 
-fn assignments<'a>(s: &mut Scanner<'a>) -> Res<Vec<Pair<'a>>> {
+/// `("A","B") values (`: the INSERT's column list, up to its first value.
+fn insert_columns<'a>(s: &mut Scanner<'a>) -> Res<Vec<&'a str>> {
+    s.expect(b'(', "to open the column list")?;
+    let mut columns = Vec::with_capacity(32);
+    loop {
+        columns.push(s.quoted_ident("in the column list")?);
+        if !s.eat(b',') {
+            break;
+        }
+    }
+    s.expect(b')', "to close the column list")?;
+    s.expect_keyword(b"VALUES", "after the column list")?;
+    s.expect(b'(', "to open the value list")?;
+    Ok(columns)
+}
+
+fn assignments<'a>(s: &mut Scanner<'a>, alias: Option<&str>) -> Res<Vec<Pair<'a>>> {
     let mut out = Vec::with_capacity(4);
     loop {
-        let col = s.quoted_ident("in the SET list")?;
+        let col = column(s, alias, "in the SET list")?;
         s.expect(b'=', "after the SET column")?;
-        out.push((col, s.value()?));
+        out.push((col, s.value().map_err(|f| f.in_column(col))?));
         if !s.eat(b',') {
             return Ok(out);
         }
     }
 }
 
-fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>) -> Res<()> {
+fn conditions<'a>(s: &mut Scanner<'a>, stmt: &mut Statement<'a>, alias: Option<&str>) -> Res<()> {
     // A WHERE term takes at least ~20 bytes; sizing from what is left avoids
     // regrowing the vector on wide tables.
     stmt.matched.reserve((s.remaining() / 20).clamp(4, 64));
     loop {
+        if alias.is_some() {
+            qualifier(s, alias)?;
+        }
         if s.keyword(b"ROWID") {
             s.expect(b'=', "after ROWID")?;
             stmt.row_id = Some(s.string_lit()?);
         } else {
             let col = s.quoted_ident("in the WHERE clause")?;
             if s.eat(b'=') {
-                stmt.matched.push((col, s.value()?));
+                stmt.matched
+                    .push((col, s.value().map_err(|f| f.in_column(col))?));
             } else if s.keyword(b"IS") {
                 s.expect_keyword(b"NULL", "after `IS`")?;
                 stmt.matched.push((col, Value::Null));
@@ -320,6 +438,21 @@ fn is_unknown_column(name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// The pairs whose value matches `pred`, once per column (an UPDATE names
+/// a column in SET and WHERE).
+fn first_per_column<'p, 'a: 'p>(
+    pairs: impl Iterator<Item = &'p Pair<'a>> + Clone,
+    pred: impl Fn(&Value<'a>) -> bool,
+) -> Vec<(&'a str, &'p Value<'a>)> {
+    let mut out: Vec<(&'a str, &'p Value<'a>)> = Vec::new();
+    for (col, v) in pairs {
+        if pred(v) && !out.iter().any(|(c, _)| c == col) {
+            out.push((col, v));
+        }
+    }
+    out
+}
+
 fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let all = || stmt.assigned.iter().chain(&stmt.matched);
@@ -335,18 +468,25 @@ fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
         out.push(Finding::DictionaryMismatch { object_id, detail });
     }
 
-    for (i, (col, v)) in all().enumerate() {
-        if matches!(v, Value::Unsupported)
-            && !all()
-                .take(i)
-                .any(|(c, v)| c == col && matches!(v, Value::Unsupported))
-        {
-            out.push(Finding::UnsupportedType {
-                schema: stmt.schema.to_string(),
-                table: stmt.table.to_string(),
-                column: (*col).to_string(),
-            });
-        }
+    for (col, _) in first_per_column(all(), |v| matches!(v, Value::Unsupported)) {
+        out.push(Finding::UnsupportedType {
+            schema: stmt.schema.to_string(),
+            table: stmt.table.to_string(),
+            column: col.to_string(),
+        });
+    }
+    for (col, v) in first_per_column(all(), Value::is_undecoded_json) {
+        let form = if matches!(v, Value::JsonUnavailable) {
+            "unavailable"
+        } else {
+            "oson_hex"
+        };
+        out.push(Finding::JsonUndecoded {
+            schema: stmt.schema.to_string(),
+            table: stmt.table.to_string(),
+            column: col.to_string(),
+            form: form.to_string(),
+        });
     }
 
     if stmt.row_id.is_some() {

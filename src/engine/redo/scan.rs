@@ -19,6 +19,15 @@ pub(super) struct Fail {
 
 pub(super) type Res<T> = Result<T, Fail>;
 
+impl Fail {
+    /// Names the column whose value failed, so the operator can find it
+    /// in a wide statement.
+    pub fn in_column(mut self, column: &str) -> Self {
+        self.message = format!("column \"{column}\": {}", self.message);
+        self
+    }
+}
+
 pub(super) struct Scanner<'a> {
     src: &'a str,
     bytes: &'a [u8],
@@ -36,6 +45,27 @@ fn undouble_quotes(body: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Up to 40 characters either side of byte `at` on one line, and a caret
+/// line under the byte, for errors that must show where they point.
+pub(super) fn caret_excerpt(src: &str, at: usize) -> String {
+    let mut start = at.saturating_sub(40);
+    while !src.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (at + 41).min(src.len());
+    while !src.is_char_boundary(end) {
+        end += 1;
+    }
+    let flat = |s: &str| s.replace(['\n', '\r', '\t'], " ");
+    let before = flat(&src[start..at.min(src.len())]);
+    format!(
+        "  {}{}\n  {}^",
+        if start > 0 { "…" } else { "" },
+        flat(&src[start..end]).trim_end(),
+        " ".repeat(before.chars().count() + usize::from(start > 0))
+    )
 }
 
 #[inline]
@@ -167,8 +197,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    #[inline]
+    pub fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
     /// A run of word bytes (a function name or keyword), possibly empty.
-    fn word(&mut self) -> &'a str {
+    pub fn word(&mut self) -> &'a str {
         let start = self.pos;
         while self.bytes.get(self.pos).is_some_and(|&b| is_word_byte(b)) {
             self.pos += 1;
@@ -280,14 +315,74 @@ impl<'a> Scanner<'a> {
         match self.bytes.get(self.pos) {
             Some(b'\'') => {
                 let s = self.string_lit()?;
+                self.check_literal_end()?;
                 self.maybe_chain(s)
             }
             Some(b) if b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.') => {
                 Ok(Value::Text(Cow::Borrowed(self.unquoted_number()?)))
             }
             Some(b) if b.is_ascii_alphabetic() => self.function(),
+            Some(b'/') if self.bytes.get(self.pos + 1) == Some(&b'*') => {
+                let json = self.comments()?;
+                let v = self.value()?;
+                Ok(if json { v.into_json() } else { v })
+            }
             _ => self.fail(format!("expected a value, found {}", self.found())),
         }
+    }
+
+    /// Skips the `/* ... */` comments before a value; true when one of them
+    /// is `/* JSON */`, LogMiner's mark on native JSON columns (21c+).
+    fn comments(&mut self) -> Res<bool> {
+        let mut json = false;
+        while self.bytes.get(self.pos..self.pos + 2) == Some(b"/*") {
+            let body_at = self.pos + 2;
+            let Some(len) = self.src[body_at..].find("*/") else {
+                return self.fail("the comment never ends (missing `*/`)");
+            };
+            json |= self.src[body_at..body_at + len]
+                .trim()
+                .eq_ignore_ascii_case("JSON");
+            self.pos = body_at + len + 2;
+            self.skip_ws();
+        }
+        Ok(json)
+    }
+
+    /// A string value's closing quote must be followed by what may follow a
+    /// value (`,` `)` `;` `||`, `and`, `where` or the end). Anything else
+    /// means the quote was inside the text and LogMiner did not double it:
+    /// reading on would silently truncate the value.
+    #[inline]
+    fn check_literal_end(&mut self) -> Res<()> {
+        let quote = self.pos - 1;
+        self.skip_ws();
+        match self.peek() {
+            None | Some(b',' | b')' | b';' | b'|') => Ok(()),
+            Some(b'a' | b'A' | b'w' | b'W')
+                if self.at_keyword(b"AND") || self.at_keyword(b"WHERE") =>
+            {
+                Ok(())
+            }
+            Some(_) => Err(Fail {
+                message: format!(
+                    "unescaped quote inside a string literal: the `'` at byte {quote} is followed \
+                     by {}, not by `,`, `)` or the end of the value (LogMiner did not double a \
+                     quote in the text; --relaxed-quotes recovers such values)\n{}",
+                    self.found(),
+                    caret_excerpt(self.src, quote)
+                ),
+                position: quote,
+            }),
+        }
+    }
+
+    /// Whether the keyword `kw` is at the cursor, without consuming it.
+    fn at_keyword(&mut self, kw: &[u8]) -> bool {
+        let at = self.pos;
+        let found = self.keyword(kw);
+        self.pos = at;
+        found
     }
 
     /// Continues `first` with `|| 'more'` or `|| UNISTR('...')` pieces.
@@ -353,33 +448,21 @@ impl<'a> Scanner<'a> {
         if is("TO_DATE") {
             let (s, mask) = self.literal_args("TO_DATE")?;
             if let Some(m) = mask {
-                if !m.trim().eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS") {
-                    return Err(Fail {
-                        message: format!(
-                            "TO_DATE uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS': set \
-                             NLS_DATE_FORMAT in the mining session"
-                        ),
-                        position: at,
-                    });
+                if !m.trim().eq_ignore_ascii_case(DATE.format) {
+                    return Err(DATE.wrong_mask(at, &s, &m));
                 }
             }
-            return self.checked(at, s, is_date_time, "TO_DATE", Value::Date);
+            return DATE.check(at, s, is_date_time, Value::Date);
         }
         if is("TO_TIMESTAMP") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP")?;
-            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP")?;
-            return self.checked(at, s, is_timestamp, "TO_TIMESTAMP", Value::Timestamp);
+            TIMESTAMP.check_mask(at, &s, mask.as_deref())?;
+            return TIMESTAMP.check(at, s, is_timestamp, Value::Timestamp);
         }
         if is("TO_TIMESTAMP_TZ") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP_TZ")?;
-            self.check_ts_mask(at, mask.as_deref(), "TO_TIMESTAMP_TZ")?;
-            return self.checked(
-                at,
-                s,
-                is_timestamp_tz,
-                "TO_TIMESTAMP_TZ",
-                Value::TimestampTz,
-            );
+            TIMESTAMP_TZ.check_mask(at, &s, mask.as_deref())?;
+            return TIMESTAMP_TZ.check(at, s, is_timestamp_tz, Value::TimestampTz);
         }
         if is("HEXTORAW") {
             let (s, _) = self.literal_args("HEXTORAW")?;
@@ -417,44 +500,93 @@ impl<'a> Scanner<'a> {
             position: at,
         })
     }
+}
 
-    fn check_ts_mask(&self, at: usize, mask: Option<&str>, func: &str) -> Res<()> {
+/// A datetime conversion LogMiner writes and the session format its
+/// literal must follow.
+struct DateForm {
+    func: &'static str,
+    /// The format cdcctl's mining session sets.
+    format: &'static str,
+    /// What is accepted, for the error message.
+    accepted: &'static str,
+    nls: &'static str,
+}
+
+const DATE: DateForm = DateForm {
+    func: "TO_DATE",
+    format: "YYYY-MM-DD HH24:MI:SS",
+    accepted: "YYYY-MM-DD HH24:MI:SS",
+    nls: "NLS_DATE_FORMAT = 'YYYY-MM-DD HH24:MI:SS'",
+};
+
+const TIMESTAMP: DateForm = DateForm {
+    func: "TO_TIMESTAMP",
+    format: "YYYY-MM-DD HH24:MI:SS.FF9",
+    accepted: "YYYY-MM-DD HH24:MI:SS[.FF], 0 to 9 fraction digits",
+    nls: "NLS_TIMESTAMP_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9'",
+};
+
+const TIMESTAMP_TZ: DateForm = DateForm {
+    func: "TO_TIMESTAMP_TZ",
+    format: "YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM",
+    accepted: "YYYY-MM-DD HH24:MI:SS[.FF] then TZH:TZM or a TZR region, 0 to 9 fraction digits",
+    nls: "NLS_TIMESTAMP_TZ_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM'",
+};
+
+impl DateForm {
+    fn check<'a>(
+        &self,
+        at: usize,
+        s: Cow<'a, str>,
+        valid: fn(&[u8]) -> bool,
+        make: fn(Cow<'a, str>) -> Value<'a>,
+    ) -> Res<Value<'a>> {
+        if valid(s.as_bytes()) {
+            return Ok(make(s));
+        }
+        // Day-first and month-name forms (the DD-MON-RR defaults) leave the
+        // century and the month language to the session: never guessed.
+        let why = if s
+            .get(..4)
+            .is_some_and(|y| y.bytes().all(|b| b.is_ascii_digit()))
+        {
+            "is not in that format"
+        } else {
+            "is not ISO-ordered (year first), so it is ambiguous (a DD-MON-RR form leaves the \
+             century and the month names to the session)"
+        };
+        Err(Fail {
+            message: format!(
+                "{}('{s}') {why}; expected {}: set {} in the mining session",
+                self.func, self.accepted, self.nls
+            ),
+            position: at,
+        })
+    }
+
+    /// A format argument is taken when it is ISO-ordered like the session's.
+    fn check_mask(&self, at: usize, s: &str, mask: Option<&str>) -> Res<()> {
         match mask {
             Some(m)
                 if !m
                     .get(..21)
                     .is_some_and(|p| p.eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS")) =>
             {
-                Err(Fail {
-                    message: format!(
-                        "{func} uses the format '{m}', not 'YYYY-MM-DD HH24:MI:SS.FF': set \
-                         NLS_TIMESTAMP_FORMAT in the mining session"
-                    ),
-                    position: at,
-                })
+                Err(self.wrong_mask(at, s, m))
             }
             _ => Ok(()),
         }
     }
 
-    fn checked(
-        &self,
-        at: usize,
-        s: Cow<'a, str>,
-        valid: fn(&[u8]) -> bool,
-        func: &str,
-        make: fn(Cow<'a, str>) -> Value<'a>,
-    ) -> Res<Value<'a>> {
-        if valid(s.as_bytes()) {
-            Ok(make(s))
-        } else {
-            Err(Fail {
-                message: format!(
-                    "{func}('{s}') is not in the session format YYYY-MM-DD HH24:MI:SS: set the \
-                     NLS formats in the mining session"
-                ),
-                position: at,
-            })
+    fn wrong_mask(&self, at: usize, s: &str, mask: &str) -> Fail {
+        Fail {
+            message: format!(
+                "{}('{s}', '{mask}') uses a format that is not ISO-ordered, so it is ambiguous; \
+                 expected {}: set {} in the mining session",
+                self.func, self.accepted, self.nls
+            ),
+            position: at,
         }
     }
 }

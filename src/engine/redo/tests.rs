@@ -185,6 +185,321 @@ fn date_in_another_format_is_an_error_not_a_guess() {
 }
 
 #[test]
+fn timestamp_zero_with_empty_fraction_reads_as_point_zero() {
+    // TIMESTAMP(0) under NLS_TIMESTAMP_FORMAT '...SS.FF' prints no digits
+    // after the point.
+    assert_eq!(
+        one("TO_TIMESTAMP('2020-02-01 00:00:00.')"),
+        text("2020-02-01T00:00:00.0")
+    );
+    assert_eq!(
+        one("TO_TIMESTAMP_TZ('2020-02-01 00:00:00. +00:00')"),
+        text("2020-02-01T00:00:00.0+00:00")
+    );
+    let s = parse(r#"update "A"."T" set "TS" = TO_TIMESTAMP('2020-02-01 00:00:01.') where "TS" = TO_TIMESTAMP('2020-02-01 00:00:00.')"#).unwrap();
+    assert_eq!(
+        s.before_image().unwrap(),
+        vec![("TS".into(), text("2020-02-01T00:00:00.0"))]
+    );
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("TS".into(), text("2020-02-01T00:00:01.0"))]
+    );
+}
+
+#[test]
+fn iso_ordered_timestamps_take_every_fraction_length_and_zone_form() {
+    for digits in 0..=9usize {
+        let frac: String = "123456789".chars().take(digits).collect();
+        let dot = if digits == 0 { "" } else { "." };
+        assert_eq!(
+            one(&format!("TO_TIMESTAMP('2025-03-01 09:00:00{dot}{frac}')")),
+            text(&format!("2025-03-01T09:00:00{dot}{frac}")),
+        );
+        assert_eq!(
+            one(&format!(
+                "TO_TIMESTAMP_TZ('2025-03-01 09:00:00{dot}{frac} -05:00')"
+            )),
+            text(&format!("2025-03-01T09:00:00{dot}{frac}-05:00")),
+        );
+    }
+    for (literal, canonical) in [
+        ("2025-03-01 09:00:00.5+08:00", "2025-03-01T09:00:00.5+08:00"),
+        ("2025-03-01 09:00:00 +8:00", "2025-03-01T09:00:00+8:00"),
+        (
+            "2025-03-01T09:00:00.5 +08:00",
+            "2025-03-01T09:00:00.5+08:00",
+        ),
+        ("2025-03-01 09:00:00.5 UTC", "2025-03-01T09:00:00.5 UTC"),
+        ("2025-03-01 09:00:00.5Z", "2025-03-01T09:00:00.5Z"),
+        (
+            "2025-03-01 09:00:00.123 US/Pacific PST",
+            "2025-03-01T09:00:00.123 US/Pacific PST",
+        ),
+        (
+            "2025-03-01 09:00:00 America/Argentina/Buenos_Aires",
+            "2025-03-01T09:00:00 America/Argentina/Buenos_Aires",
+        ),
+    ] {
+        assert_eq!(
+            one(&format!("TO_TIMESTAMP_TZ('{literal}')")),
+            text(canonical),
+            "{literal}"
+        );
+    }
+    // A format argument that is ISO-ordered like the session's is taken.
+    assert_eq!(
+        one("TO_TIMESTAMP('2025-03-01 09:00:00.12', 'YYYY-MM-DD HH24:MI:SS.FF2')"),
+        text("2025-03-01T09:00:00.12")
+    );
+}
+
+#[test]
+fn ambiguous_timestamp_is_an_error_naming_column_literal_and_format() {
+    let sql = r#"insert into "A"."T"("ID","CREATED") values ('1',TO_TIMESTAMP('01-FEB-20 12.00.00.000000 AM'))"#;
+    let err = parse(sql).unwrap_err();
+    for part in [
+        "\"CREATED\"",
+        "'01-FEB-20 12.00.00.000000 AM'",
+        "ambiguous",
+        "YYYY-MM-DD HH24:MI:SS[.FF]",
+        "NLS_TIMESTAMP_FORMAT",
+    ] {
+        assert!(err.message.contains(part), "{part} in {}", err.message);
+    }
+    // The TIMESTAMP error names the TIMESTAMP format, not the DATE one.
+    assert!(!err.message.contains("NLS_DATE_FORMAT"), "{}", err.message);
+    assert_eq!(err.position, sql.find("TO_TIMESTAMP").unwrap());
+
+    let err = parse(
+        r#"insert into "A"."T"("C") values (TO_TIMESTAMP_TZ('01-FEB-20 12.00.00.0 AM +00:00'))"#,
+    )
+    .unwrap_err();
+    assert!(
+        err.message.contains("NLS_TIMESTAMP_TZ_FORMAT"),
+        "{}",
+        err.message
+    );
+    let err = parse(r#"insert into "A"."T"("C") values (TO_TIMESTAMP('01-FEB-20', 'DD-MON-RR'))"#)
+        .unwrap_err();
+    assert!(err.message.contains("'DD-MON-RR'"), "{}", err.message);
+    assert!(err.message.contains("ambiguous"), "{}", err.message);
+    for bad in [
+        "TO_TIMESTAMP('2025-03-01 09:00:00 +08:00')",
+        "TO_TIMESTAMP('2025-03-01 09:00:00..')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 US/Pacific PST X')",
+        "TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 ')",
+    ] {
+        let sql = format!(r#"insert into "A"."T"("C") values ({bad})"#);
+        assert!(parse(&sql).is_err(), "{bad} should not parse");
+    }
+}
+
+fn json_findings(s: &Statement<'_>) -> Vec<(String, String)> {
+    s.findings()
+        .iter()
+        .filter_map(|f| match f {
+            Finding::JsonUndecoded { column, form, .. } => Some((column.clone(), form.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn native_json_empty_blob_in_insert_is_unavailable_with_a_finding() {
+    // 21c+ LogMiner marks a native JSON column with a comment; a value not
+    // logged in the row prints as EMPTY_BLOB().
+    let s = parse(r#"insert into "APP"."DOCS"("ID","DOC") values ('1',/* JSON */ EMPTY_BLOB());"#)
+        .unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("ID".into(), text("1")), ("DOC".into(), Field::Unavailable)]
+    );
+    assert_eq!(json_findings(&s), [("DOC".into(), "unavailable".into())]);
+    assert!(s.findings()[0].message().contains("APP.DOCS.DOC"));
+}
+
+#[test]
+fn native_json_binary_oson_keeps_its_hex_with_a_finding_once_per_column() {
+    let oson = "FF4A5A0121060000000100";
+    let sql = format!(
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{oson}') where "ID" = '1' and "DOC" = /*JSON*/HEXTORAW('ff4a5a01')"#
+    );
+    let s = parse(&sql).unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "DOC"),
+        Some(&text(&oson.to_lowercase()))
+    );
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "DOC"),
+        Some(&text("ff4a5a01"))
+    );
+    assert_eq!(json_findings(&s), [("DOC".into(), "oson_hex".into())]);
+}
+
+#[test]
+fn native_json_bytes_that_are_json_text_become_the_text_without_a_finding() {
+    let doc = r#"{"a":[1,"x"]}"#;
+    let hex: String = doc.bytes().map(|b| format!("{b:02X}")).collect();
+    let sql = format!(
+        r#"insert into "A"."T"("J","K") values (/* JSON */ HEXTORAW('{hex}'),/* JSON */ NULL)"#
+    );
+    let s = parse(&sql).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("J".into(), text(doc)), ("K".into(), Field::Null)]
+    );
+    assert!(s.findings().is_empty());
+    // Bytes that are UTF-8 but no JSON document stay hex, flagged.
+    assert_eq!(one("/* JSON */ HEXTORAW('7b7b')"), text("7b7b"));
+    // A plain RAW column is not JSON: hex, no finding.
+    assert!(
+        parse(r#"insert into "A"."T"("R") values (HEXTORAW('7b7d'))"#)
+            .unwrap()
+            .findings()
+            .is_empty()
+    );
+}
+
+#[test]
+fn any_comment_before_a_value_is_skipped_and_an_open_one_is_an_error() {
+    assert_eq!(one("/* anything */ '1'"), text("1"));
+    assert_eq!(one("/* a */ /* JSON */ EMPTY_BLOB()"), Field::Unavailable);
+    assert_eq!(
+        one("/**/ TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')"),
+        text("2025-03-01T09:00:00")
+    );
+    let sql = r#"insert into "A"."T"("C") values (/* JSON EMPTY_BLOB())"#;
+    let err = parse(sql).unwrap_err();
+    assert!(
+        err.message.contains("comment never ends"),
+        "{}",
+        err.message
+    );
+    assert_eq!(err.position, 33);
+    assert!(parse(r#"insert into "A"."T"("C") values (/* JSON */)"#).is_err());
+}
+
+const RELAXED: ParseOptions = ParseOptions {
+    relaxed_quotes: true,
+};
+
+fn recovered_columns(s: &Statement<'_>) -> Vec<String> {
+    s.findings()
+        .iter()
+        .filter_map(|f| match f {
+            Finding::UnescapedQuote { column, .. } => Some(column.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn unescaped_quote_is_an_error_pointing_at_the_quote_with_a_caret() {
+    // Some releases print O'Brien inside a literal without doubling the quote.
+    let sql = r#"insert into "APP"."T"("ID","NAME") values ('1','O'Brien');"#;
+    let err = parse(sql).unwrap_err();
+    let quote = sql.find("O'B").unwrap() + 1;
+    assert_eq!(err.position, quote);
+    assert!(err.message.contains("unescaped quote"), "{}", err.message);
+    assert!(
+        err.message.contains(&format!("byte {quote}")),
+        "{}",
+        err.message
+    );
+    assert!(err.message.contains("--relaxed-quotes"), "{}", err.message);
+    // The excerpt line and, under it, a caret at the quote.
+    let lines: Vec<&str> = err.message.lines().collect();
+    let excerpt = lines[lines.len() - 2];
+    let caret = lines[lines.len() - 1];
+    assert_eq!(caret.trim(), "^");
+    let col = caret.chars().count() - 1;
+    assert_eq!(excerpt.chars().nth(col), Some('\''));
+    assert_eq!(excerpt.chars().nth(col + 1), Some('B'));
+    // Without --relaxed-quotes the options change nothing.
+    assert_eq!(parse_with(sql, ParseOptions::default()).unwrap_err(), err);
+}
+
+#[test]
+fn relaxed_quotes_recover_insert_values_from_the_column_count() {
+    let sql = r#"insert into "APP"."T"("ID","NAME","NOTE") values ('1','O'Brien','it's, (ok)');"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![
+            ("ID".into(), text("1")),
+            ("NAME".into(), text("O'Brien")),
+            ("NOTE".into(), text("it's, (ok)")),
+        ]
+    );
+    assert_eq!(recovered_columns(&s), ["NAME", "NOTE"]);
+    // A value whose text ends right before `,` is resolved by the count:
+    // two columns leave one reading only.
+    let s = parse_with(
+        r#"insert into "A"."T"("A","B") values ('say 'hi', then','x')"#,
+        RELAXED,
+    )
+    .unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "A"),
+        Some(&text("say 'hi', then"))
+    );
+    assert_eq!(recovered_columns(&s), ["A"]);
+}
+
+#[test]
+fn relaxed_quotes_recover_set_and_where_values_and_keep_the_rest_exact() {
+    let sql = r#"update "APP"."T" a set a."NAME" = 'O'Brien' where a."ID" = '1' and a."NAME" = 'd'Arcy' and a."NOTE" = 'ok''s' and ROWID = 'AAAR3s';"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        s.before_image().unwrap(),
+        vec![
+            ("ID".into(), text("1")),
+            ("NAME".into(), text("d'Arcy")),
+            ("NOTE".into(), text("ok's")),
+        ]
+    );
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "NAME"),
+        Some(&text("O'Brien"))
+    );
+    assert_eq!(s.row_id(), Some("AAAR3s"));
+    assert_eq!(recovered_columns(&s), ["NAME", "NAME"]);
+    let s = parse_with(
+        r#"delete from "A"."T" where "K" = 'x' and "V" = 'rock 'n' roll'"#,
+        RELAXED,
+    )
+    .unwrap();
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "V"),
+        Some(&text("rock 'n' roll"))
+    );
+}
+
+#[test]
+fn relaxed_quotes_refuse_a_statement_with_two_readings_never_truncating() {
+    // A SET value never runs past the start of the next term.
+    let sql = r#"update "A"."T" set "C" = 'x'y', "D" = 'z' where "K" = '1'"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(s.assigned()[0], ("C", Value::Text("x'y".into())));
+    assert_eq!(s.assigned()[1], ("D", Value::Text("z".into())));
+    let sql = r#"insert into "A"."T"("A","B","C") values ('p', 'q', 'r's')"#;
+    let s = parse_with(sql, RELAXED).unwrap();
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "C"),
+        Some(&text("r's"))
+    );
+    let sql = r#"insert into "A"."T"("A","B") values ('p', 'q', 'r', 's')"#;
+    let err = parse_with(sql, RELAXED).unwrap_err();
+    assert!(err.message.contains("more than one way"), "{}", err.message);
+    let sql = r#"insert into "A"."T"("A","B") values ('p'q')"#;
+    let err = parse_with(sql, RELAXED).unwrap_err();
+    assert!(err.message.contains("--relaxed-quotes:"), "{}", err.message);
+    assert!(err.message.contains("unescaped quote"), "{}", err.message);
+}
+
+#[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));
     assert_eq!(one("HEXTORAW('')"), text(""));
@@ -395,11 +710,60 @@ fn errors_carry_message_position_and_raw_text() {
     assert_eq!(err.position, 25);
     let err = parse("commit;").unwrap_err();
     assert_eq!(err.position, 0);
+    // Text after a literal that cannot follow a value puts the blame on
+    // the literal's closing quote.
     let err = parse(r#"delete from "A"."T" where "X" = '1' or "Y" = '2'"#).unwrap_err();
-    assert_eq!(err.position, 36);
+    assert_eq!(err.position, 34);
+    let err = parse(r#"delete from "A"."T" where "X" = 1 or "Y" = '2'"#).unwrap_err();
+    assert_eq!(err.position, 34);
     assert!(parse(r#"insert into "A"."T"("X") values (SYSDATE)"#).is_err());
     assert!(parse(r#"insert into "A"."T("X") values ('1')"#).is_err());
     assert!(parse("").is_err());
+}
+
+#[test]
+fn table_alias_in_update_set_and_where_gives_the_unaliased_images() {
+    // LogMiner's form for an update it rebuilds through an alias, as in
+    // Oracle's XMLType example: `update "S"."T" a set a."C" = ... where a."K" = ...`.
+    let aliased = r#"update "APP"."ORDERS" a set a."STATUS" = 'PAID', a."NOTE" = 'O''Brien' where a."ORDER_ID" = '1001' and a."STATUS" = 'NEW' and a."NOTE" IS NULL and a.ROWID = 'AAAR3sAAEAAAACXAAA';"#;
+    let plain = r#"update "APP"."ORDERS" set "STATUS" = 'PAID', "NOTE" = 'O''Brien' where "ORDER_ID" = '1001' and "STATUS" = 'NEW' and "NOTE" IS NULL and ROWID = 'AAAR3sAAEAAAACXAAA';"#;
+    let (a, p) = (parse(aliased).unwrap(), parse(plain).unwrap());
+    assert_eq!((a.schema(), a.table()), ("APP", "ORDERS"));
+    assert_eq!(a.before_image(), p.before_image());
+    assert_eq!(a.after_image(), p.after_image());
+    assert_eq!(a.row_id(), Some("AAAR3sAAEAAAACXAAA"));
+    assert_eq!(a.findings(), p.findings());
+}
+
+#[test]
+fn table_alias_in_delete_and_in_upper_case_is_taken() {
+    let s =
+        parse(r#"DELETE FROM "APP"."ORDERS" T1 WHERE t1."ORDER_ID" = '7' AND T1."NOTE" IS NULL"#)
+            .unwrap();
+    assert_eq!(s.kind, DmlKind::Delete);
+    assert_eq!(
+        s.before_image().unwrap(),
+        vec![("ORDER_ID".into(), text("7")), ("NOTE".into(), Field::Null)]
+    );
+    // An alias with some columns left unqualified reads the same.
+    let s = parse(r#"update "A"."T" x set "C" = '1' where x."K" = '2'"#).unwrap();
+    assert_eq!(
+        s.after_image().unwrap(),
+        vec![("K".into(), text("2")), ("C".into(), text("1"))]
+    );
+    let s = parse(r#"delete from "A"."T" a;"#).unwrap();
+    assert_eq!(s.before_image(), Some(vec![]));
+}
+
+#[test]
+fn column_qualified_by_another_name_than_the_alias_is_an_error() {
+    let sql = r#"update "A"."T" a set b."C" = '1' where a."K" = '2'"#;
+    let err = parse(sql).unwrap_err();
+    assert!(err.message.contains("`b`"), "{}", err.message);
+    assert_eq!(err.position, 21);
+    let err = parse(r#"update "A"."T" set a."C" = '1'"#).unwrap_err();
+    assert_eq!(err.position, 19);
+    assert!(parse(r#"insert into "A"."T" a("C") values ('1')"#).is_err());
 }
 
 /// A literal as LogMiner writes it, with the canonical field it must become.
@@ -438,6 +802,27 @@ fn literal_strategy() -> impl Strategy<Value = (String, Field)> {
             Field::text("+01 02:03:04.123456")
         ),
         fixed("Unsupported Type", Field::Unavailable),
+        fixed("/* JSON */ EMPTY_BLOB()", Field::Unavailable),
+        fixed("/* JSON */ HEXTORAW('FF4A5A01')", Field::text("ff4a5a01")),
+        fixed("/* JSON */ HEXTORAW('5b315d')", Field::text("[1]")),
+        (0u32..1_000_000).prop_map(|f| (
+            format!(
+                "TO_TIMESTAMP('2020-02-01 00:00:00.{}')",
+                if f % 2 == 0 {
+                    String::new()
+                } else {
+                    f.to_string()
+                }
+            ),
+            Field::Text(format!(
+                "2020-02-01T00:00:00.{}",
+                if f % 2 == 0 {
+                    "0".to_string()
+                } else {
+                    f.to_string()
+                }
+            )),
+        )),
     ]
 }
 
@@ -447,8 +832,16 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
         0..3u8,
         any::<bool>(),
         prop::collection::vec(literal_strategy(), 1..6),
+        any::<bool>(),
     )
-        .prop_map(|(k, upper, lits)| {
+        .prop_map(|(k, upper, lits, aliased)| {
+            // UPDATE and DELETE may carry a table alias qualifying every
+            // column: `update "S"."T" a set a."C0" = ...`.
+            let (alias, q) = if aliased && k > 0 {
+                (" a", "a.")
+            } else {
+                ("", "")
+            };
             let kw = |w: &str| {
                 if upper {
                     w.to_uppercase()
@@ -462,9 +855,9 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                     .zip(&lits)
                     .map(|(c, (v, _))| {
                         if null_as_is && v == "NULL" {
-                            format!("{c} {}", kw("IS NULL"))
+                            format!("{q}{c} {}", kw("IS NULL"))
                         } else {
-                            format!("{c} = {v}")
+                            format!("{q}{c} = {v}")
                         }
                     })
                     .collect::<Vec<_>>()
@@ -483,7 +876,7 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                         .join(",\n")
                 ),
                 1 => format!(
-                    "{} \"S\".\"T\" {} {} {} {}{and}ROWID = 'AAAR3s';",
+                    "{} \"S\".\"T\"{alias} {} {} {} {}{and}{q}ROWID = 'AAAR3s';",
                     kw("update"),
                     kw("set"),
                     pairs(", ", false),
@@ -491,7 +884,7 @@ fn statement_strategy() -> impl Strategy<Value = (String, Vec<Field>)> {
                     pairs(&and, true)
                 ),
                 _ => format!(
-                    "{} \"S\".\"T\" {} {}",
+                    "{} \"S\".\"T\"{alias} {} {}",
                     kw("delete from"),
                     kw("where"),
                     pairs(&and, true)
@@ -531,11 +924,32 @@ proptest! {
     }
 
     #[test]
+    fn relaxed_quotes_never_panic_and_recover_every_value_whole(
+        (sql, _) in statement_strategy(),
+        garble in any::<prop::sample::Index>(),
+    ) {
+        if let Err(e) = parse_with(&sql, RELAXED) {
+            prop_assert!(false, "{e}: {sql}");
+        }
+        // Undouble one doubled quote: the relaxed reading either recovers
+        // a whole value or refuses, within the input.
+        let pairs: Vec<usize> = sql.match_indices("''").map(|(i, _)| i).collect();
+        if !pairs.is_empty() {
+            let at = pairs[garble.index(pairs.len())];
+            let mut broken = sql.clone();
+            broken.remove(at);
+            if let Err(e) = parse_with(&broken, RELAXED) {
+                prop_assert!(e.position <= broken.len());
+            }
+        }
+    }
+
+    #[test]
     fn mutated_statements_never_panic(
         (sql, _) in statement_strategy(),
         cut in any::<prop::sample::Index>(),
         insert in any::<prop::sample::Index>(),
-        byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", ""]),
+        byte in prop::sample::select(vec!["'", "\"", "(", ")", ",", "||", ";", " and ", "\\", "中", "", "/*", "*/", " a.", "."]),
     ) {
         let mut chars: Vec<char> = sql.chars().collect();
         let cut_at = cut.index(chars.len());

@@ -25,9 +25,34 @@ pub enum Value<'a> {
     EmptyLob,
     /// `Unsupported Type`.
     Unsupported,
+    /// `/* JSON */ HEXTORAW('...')`: a native JSON column's bytes, hex as
+    /// written. JSON text when they decode as such, else (binary OSON) the
+    /// lower-case hex.
+    JsonBytes(Cow<'a, str>),
+    /// `/* JSON */ EMPTY_BLOB()`: the JSON value was not logged in the row.
+    JsonUnavailable,
 }
 
-impl Value<'_> {
+impl<'a> Value<'a> {
+    /// The value a `/* JSON */` comment marks.
+    pub(super) fn into_json(self) -> Value<'a> {
+        match self {
+            Value::Raw(hex) => Value::JsonBytes(hex),
+            Value::EmptyLob => Value::JsonUnavailable,
+            other => other,
+        }
+    }
+
+    /// Whether the value stands for a native JSON column that could not be
+    /// given as JSON text (not logged, or binary OSON kept as hex).
+    pub fn is_undecoded_json(&self) -> bool {
+        match self {
+            Value::JsonUnavailable => true,
+            Value::JsonBytes(hex) => json_text(hex).is_none(),
+            _ => false,
+        }
+    }
+
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
         match self.canonical() {
@@ -41,7 +66,11 @@ impl Value<'_> {
     /// not show (LOB placeholders, `Unsupported Type`).
     pub fn canonical(&self) -> Option<Cow<'_, str>> {
         match self {
-            Value::Null | Value::EmptyLob | Value::Unsupported => None,
+            Value::Null | Value::EmptyLob | Value::Unsupported | Value::JsonUnavailable => None,
+            Value::JsonBytes(hex) => Some(match json_text(hex) {
+                Some(text) => Cow::Owned(text),
+                None => Cow::Owned(hex.to_ascii_lowercase()),
+            }),
             Value::Text(s) | Value::Interval(s) => Some(Cow::Borrowed(s)),
             Value::Date(s) | Value::Timestamp(s) => Some(Cow::Owned(iso_date_time(s))),
             Value::TimestampTz(s) => Some(Cow::Owned(iso_timestamp_tz(s))),
@@ -55,31 +84,64 @@ impl Value<'_> {
 }
 
 /// `2025-03-01 09:00:00[.fff]` → `2025-03-01T09:00:00[.fff]`; the shape was
-/// checked when parsing, so byte 10 is the separating space.
+/// checked when parsing, so byte 10 is the date/time separator. An empty
+/// fraction (TIMESTAMP(0) under a `...SS.FF` format prints `00:00:00.`)
+/// reads as `.0`.
 fn iso_date_time(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + 1);
     match (s.get(..10), s.get(11..)) {
         (Some(date), Some(time)) => {
             out.push_str(date);
             out.push('T');
             out.push_str(time);
+            if time.ends_with('.') {
+                out.push('0');
+            }
         }
         _ => out.push_str(s),
     }
     out
 }
 
-/// Like [`iso_date_time`], and the space before a numeric offset goes:
-/// `... 09:00:00.1 +08:00` → `...T09:00:00.1+08:00`. A region name keeps its
-/// space, since ISO 8601 has no way to write it.
+/// Like [`iso_date_time`], with a numeric offset written right after the
+/// time: `... 09:00:00.1 +08:00` → `...T09:00:00.1+08:00`. A region name
+/// keeps its space, since ISO 8601 has no way to write it.
 fn iso_timestamp_tz(s: &str) -> String {
-    let mut out = iso_date_time(s);
-    if let Some(sp) = out.get(11..).and_then(|t| t.rfind(' ')).map(|i| i + 11) {
-        if matches!(out.as_bytes().get(sp + 1), Some(b'+' | b'-')) {
-            out.remove(sp);
-        }
+    let b = s.as_bytes();
+    let end = timestamp_end(b).unwrap_or(b.len());
+    let mut out = iso_date_time(&s[..end]);
+    let zone = s[end..].trim_start_matches(' ');
+    if !matches!(zone.as_bytes().first(), Some(b'+' | b'-')) && zone != "Z" {
+        out.push(' ');
     }
+    out.push_str(zone);
     out
+}
+
+/// The JSON text that hex digits spell, when they are UTF-8 JSON (the
+/// textual storage of a JSON column); `None` for binary OSON or anything
+/// that is not a JSON document.
+fn json_text(hex: &str) -> Option<String> {
+    let b = hex.as_bytes();
+    if b.len() % 2 != 0 {
+        return None;
+    }
+    let bytes: Vec<u8> = b
+        .chunks_exact(2)
+        .map(|p| Some(hex_digit(p[0])? << 4 | hex_digit(p[1])?))
+        .collect::<Option<_>>()?;
+    let text = String::from_utf8(bytes).ok()?;
+    serde_json::from_str::<serde::de::IgnoredAny>(&text).ok()?;
+    Some(text)
+}
+
+fn hex_digit(h: u8) -> Option<u8> {
+    match h {
+        b'0'..=b'9' => Some(h - b'0'),
+        b'a'..=b'f' => Some(h - b'a' + 10),
+        b'A'..=b'F' => Some(h - b'A' + 10),
+        _ => None,
+    }
 }
 
 #[inline]
@@ -87,7 +149,8 @@ fn digits(b: &[u8]) -> bool {
     b.iter().all(u8::is_ascii_digit)
 }
 
-/// `YYYY-MM-DD HH24:MI:SS` exactly.
+/// `YYYY-MM-DD HH24:MI:SS` exactly (a `T` between date and time, as ISO
+/// 8601 writes it, is taken too).
 pub(super) fn is_date_time(b: &[u8]) -> bool {
     b.len() == 19
         && digits(&b[0..4])
@@ -95,7 +158,7 @@ pub(super) fn is_date_time(b: &[u8]) -> bool {
         && digits(&b[5..7])
         && b[7] == b'-'
         && digits(&b[8..10])
-        && b[10] == b' '
+        && (b[10] == b' ' || b[10] == b'T')
         && digits(&b[11..13])
         && b[13] == b':'
         && digits(&b[14..16])
@@ -103,25 +166,51 @@ pub(super) fn is_date_time(b: &[u8]) -> bool {
         && digits(&b[17..19])
 }
 
-/// `YYYY-MM-DD HH24:MI:SS` with an optional `.` and 1–9 fraction digits.
-pub(super) fn is_timestamp(b: &[u8]) -> bool {
-    if b.len() < 19 || !is_date_time(&b[..19]) {
-        return false;
+/// Where the date, time and fraction (`.` and 0–9 digits) of `b` end, when
+/// it starts with an ISO-ordered date and time.
+fn timestamp_end(b: &[u8]) -> Option<usize> {
+    if !b.get(..19).is_some_and(is_date_time) {
+        return None;
     }
-    match &b[19..] {
-        [] => true,
-        [b'.', frac @ ..] => (1..=9).contains(&frac.len()) && digits(frac),
-        _ => false,
+    if b.get(19) != Some(&b'.') {
+        return Some(19);
     }
+    let frac = b[20..].iter().take_while(|c| c.is_ascii_digit()).count();
+    (frac <= 9).then_some(20 + frac)
 }
 
-/// A timestamp, one space, and a non-empty zone (offset or region).
+/// `YYYY-MM-DD HH24:MI:SS`, optionally `.` and 0–9 fraction digits.
+pub(super) fn is_timestamp(b: &[u8]) -> bool {
+    timestamp_end(b) == Some(b.len())
+}
+
+/// A timestamp and a zone, with or without a space between: an offset
+/// (`+08:00`, `-05:30`), `Z`, or a region (`Europe/Paris`) optionally
+/// followed by its abbreviation (`US/Pacific PDT`, NLS `TZR TZD`).
 pub(super) fn is_timestamp_tz(b: &[u8]) -> bool {
-    let Some(sp) = b.iter().skip(19).position(|&c| c == b' ').map(|i| i + 19) else {
+    let Some(end) = timestamp_end(b) else {
         return false;
     };
-    let zone = &b[sp + 1..];
-    is_timestamp(&b[..sp]) && !zone.is_empty() && !zone.contains(&b' ')
+    let zone = &b[end..];
+    let zone = zone.strip_prefix(b" ").unwrap_or(zone);
+    match zone {
+        [b'+' | b'-', h1, h2, b':', m1, m2] => digits(&[*h1, *h2, *m1, *m2]),
+        [b'+' | b'-', h, b':', m1, m2] => digits(&[*h, *m1, *m2]),
+        [b'Z'] => true,
+        [first, ..] if first.is_ascii_alphabetic() => {
+            let mut parts = zone.split(|&c| c == b' ');
+            let region_ok = parts.next().is_some_and(|r| {
+                r.iter()
+                    .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'-' | b'+'))
+            });
+            let abbr_ok = match parts.next() {
+                None => true,
+                Some(a) => !a.is_empty() && a.iter().all(u8::is_ascii_alphabetic),
+            };
+            region_ok && abbr_ok && parts.next().is_none()
+        }
+        _ => false,
+    }
 }
 
 /// Decodes UNISTR's argument: `\XXXX` is one UTF-16 code unit (a surrogate
@@ -184,12 +273,7 @@ fn code_unit(bytes: &[u8], i: usize) -> Result<u16, String> {
         .ok_or_else(|| "UNISTR has a `\\` not followed by four hex digits".to_string())?;
     let mut unit = 0u16;
     for &h in hex {
-        let d = match h {
-            b'0'..=b'9' => h - b'0',
-            b'a'..=b'f' => h - b'a' + 10,
-            _ => h - b'A' + 10,
-        };
-        unit = unit << 4 | u16::from(d);
+        unit = unit << 4 | u16::from(hex_digit(h).unwrap_or(0));
     }
     Ok(unit)
 }

@@ -17,8 +17,8 @@ pub(crate) struct Decoded {
     pub row_id: Option<String>,
 }
 
-pub(crate) fn decode(sql: &str) -> Result<Decoded, ParseError> {
-    let stmt = redo::parse(sql)?;
+pub(crate) fn decode(sql: &str, relaxed_quotes: bool) -> Result<Decoded, ParseError> {
+    let stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
     Ok(Decoded {
         kind: stmt.kind,
         schema: stmt.schema().to_string(),

@@ -92,6 +92,10 @@ pub struct BufferConfig {
     /// `source.db` when a row has no SRC_CON_NAME.
     pub db_name: String,
     pub on_parse_error: OnParseError,
+    /// Recover string values holding a quote LogMiner did not double, from
+    /// the statement's shape, with a finding for each (see
+    /// [`crate::engine::redo::ParseOptions`]).
+    pub relaxed_quotes: bool,
     /// A transaction whose buffered rows pass this many bytes spills to disk.
     pub spill_txn_bytes: Option<u64>,
     /// When all in-memory transactions together pass this, the largest spills.
@@ -108,6 +112,7 @@ impl Default for BufferConfig {
             server_name: "cdcctl".into(),
             db_name: String::new(),
             on_parse_error: OnParseError::Fail,
+            relaxed_quotes: false,
             spill_txn_bytes: Some(64 << 20),
             spill_total_bytes: Some(512 << 20),
             spill_dir: None,
@@ -878,7 +883,7 @@ impl TxnBuffer {
             return Ok(None);
         }
         let sql = row.sql_redo.as_deref().unwrap_or("");
-        let decoded = match decode::decode(sql) {
+        let decoded = match decode::decode(sql, self.config.relaxed_quotes) {
             Ok(d) => d,
             Err(e) => {
                 return match self.config.on_parse_error {

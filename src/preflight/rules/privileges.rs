@@ -49,11 +49,20 @@ pub fn priv_sys(f: &Facts, _d: &CheckDef) -> Outcome {
             s.user
         ));
     }
-    if major < 12 && !s.has_role("EXECUTE_CATALOG_ROLE") {
-        t.fail(format!(
-            "{} lacks EXECUTE_CATALOG_ROLE: on 11g DBMS_LOGMNR is executed through it",
-            s.user
-        ));
+    // DBMS_LOGMNR is granted to EXECUTE_CATALOG_ROLE, not to LOGMINING, on
+    // every release; a direct EXECUTE grant shows as a probe of the package
+    // that compiled.
+    if !s.has_role("EXECUTE_CATALOG_ROLE") && !s.has_role("DBA") {
+        match s.inaccessible_objects.get("DBMS_LOGMNR") {
+            Some(code) => t.fail(format!(
+                "{} has neither EXECUTE_CATALOG_ROLE nor EXECUTE on SYS.DBMS_LOGMNR (a call fails with ORA-{code:05})",
+                s.user
+            )),
+            None => t.note(format!(
+                "{} lacks EXECUTE_CATALOG_ROLE but no probe found SYS.DBMS_LOGMNR unusable: EXECUTE is granted directly",
+                s.user
+            )),
+        }
     }
     // Debezium (and Flink CDC on top of it) keeps a LogMiner flush table in
     // the user's default tablespace.

@@ -17,7 +17,7 @@ use crate::source::{
 
 use super::rows::Reader;
 use super::sql::{self, BindValue, BoundSql};
-use super::OracleSource;
+use super::{OracleSource, NO_LOGMINER_SESSION};
 
 type TextRows = Vec<Vec<Option<String>>>;
 
@@ -74,6 +74,24 @@ fn probe_result<T>(
             }
             (None, Some(_)) => Ok(()),
             (None, None) => Err(e),
+        },
+    }
+}
+
+/// ORA-06550: the PL/SQL block did not compile (with PLS-00201, the
+/// package is not visible to the user).
+const PLSQL_COMPILE_ERROR: u32 = 6550;
+
+/// Reads the outcome of [`sql::PROBE_DBMS_LOGMNR`]: the ORA- code that
+/// shows the package cannot be executed, or `None` when the call ran.
+fn logmnr_probe_code(result: Result<(), SourceError>) -> Result<Option<u32>, SourceError> {
+    match result {
+        Ok(()) => Ok(None),
+        Err(e) => match e.ora_code() {
+            Some(NO_LOGMINER_SESSION) => Ok(None),
+            Some(code @ (PLSQL_COMPILE_ERROR | 1031)) => Ok(Some(code)),
+            Some(code) if MISSING_FACT_CODES.contains(&code) => Ok(Some(code)),
+            _ => Err(e),
         },
     }
 }
@@ -261,6 +279,16 @@ pub fn partitions_from_rows(rows: &TextRows) -> Result<Vec<PartitionFacts>, Sour
             })
         })
         .collect()
+}
+
+/// The open-transaction query of a release: CON_ID_TO_CON_NAME from 18c,
+/// V$CONTAINERS on 12.x, no container before.
+pub fn open_transactions_sql(major_version: u32) -> &'static str {
+    match major_version {
+        18.. => sql::OPEN_TRANSACTIONS,
+        12..=17 => sql::OPEN_TRANSACTIONS_12,
+        _ => sql::OPEN_TRANSACTIONS_NO_CON,
+    }
 }
 
 /// Rows of [`sql::OPEN_TRANSACTIONS`].
@@ -589,6 +617,15 @@ impl Catalog for OracleSource {
         for (object, probe) in sql::PROBED_OBJECTS {
             probe_result(&mut facts.inaccessible_objects, object, self.rows(probe))?;
         }
+        // Files already added prove EXECUTE, and ending that session here
+        // would discard them.
+        if self.added_logs.is_empty() {
+            let (object, probe) = sql::PROBE_DBMS_LOGMNR;
+            let result = self.execute(&bound(probe, &[]));
+            if let Some(code) = logmnr_probe_code(result)? {
+                facts.inaccessible_objects.insert(object.to_string(), code);
+            }
+        }
         Ok(facts)
     }
 
@@ -625,10 +662,13 @@ impl Catalog for OracleSource {
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
-        let rows = match self.rows(sql::OPEN_TRANSACTIONS) {
+        let text = open_transactions_sql(self.major_version);
+        let rows = match self.rows(text) {
             Ok(rows) => rows,
-            // CON_ID_TO_CON_NAME arrived in 12.2.
-            Err(e) if matches!(e.ora_code(), Some(904)) => {
+            // A release older than its banner says loses only the name.
+            Err(e)
+                if matches!(e.ora_code(), Some(904)) && text != sql::OPEN_TRANSACTIONS_NO_CON =>
+            {
                 self.rows(sql::OPEN_TRANSACTIONS_NO_CON)?
             }
             Err(e) => return Err(e),
@@ -683,6 +723,40 @@ mod tests {
         );
         let dropped: Result<(), _> = Err(SourceError::Unreachable("eof".into()));
         assert!(probe_result(&mut BTreeMap::new(), "V$LOG", dropped).is_err());
+    }
+
+    #[test]
+    fn dbms_logmnr_probe_reads_ora_01307_as_granted_and_ora_06550_as_missing() {
+        let no_session = Err(SourceError::oracle(1307, "no LogMiner session is active"));
+        assert_eq!(logmnr_probe_code(no_session), Ok(None));
+        assert_eq!(logmnr_probe_code(Ok(())), Ok(None));
+        let not_declared = Err(SourceError::oracle(
+            6550,
+            "line 1, column 7: PLS-00201: identifier 'SYS.DBMS_LOGMNR' must be declared",
+        ));
+        assert_eq!(logmnr_probe_code(not_declared), Ok(Some(6550)));
+        let dropped = Err(SourceError::Unreachable("eof".into()));
+        assert!(logmnr_probe_code(dropped).is_err());
+    }
+
+    #[test]
+    fn open_transactions_name_their_own_container_on_each_release() {
+        // CON_ID_TO_CON_NAME is 18c+; 12.x joins V$CONTAINERS on the
+        // transaction's CON_ID; never the reader's own SYS_CONTEXT.
+        assert!(open_transactions_sql(19).contains("CON_ID_TO_CON_NAME(T.CON_ID)"));
+        assert!(open_transactions_sql(18).contains("CON_ID_TO_CON_NAME(T.CON_ID)"));
+        for major in [12, 17] {
+            let text = open_transactions_sql(major);
+            assert!(
+                text.contains("V$CONTAINERS C ON C.CON_ID = T.CON_ID"),
+                "{major}"
+            );
+            assert!(!text.contains("CON_ID_TO_CON_NAME"), "{major}");
+        }
+        assert_eq!(open_transactions_sql(11), sql::OPEN_TRANSACTIONS_NO_CON);
+        for major in [11, 12, 18, 19] {
+            assert!(!open_transactions_sql(major).contains("SYS_CONTEXT"));
+        }
     }
 
     #[test]

@@ -578,6 +578,10 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
         "SELECT 1 FROM V$ARCHIVED_LOG WHERE ROWNUM = 1",
     ),
     (
+        "V$ARCHIVE_DEST",
+        "SELECT 1 FROM V$ARCHIVE_DEST WHERE ROWNUM = 1",
+    ),
+    (
         "V$ARCHIVE_DEST_STATUS",
         "SELECT 1 FROM V$ARCHIVE_DEST_STATUS WHERE ROWNUM = 1",
     ),
@@ -586,6 +590,7 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
         "V$TRANSACTION",
         "SELECT 1 FROM V$TRANSACTION WHERE ROWNUM = 1",
     ),
+    ("V$SESSION", "SELECT 1 FROM V$SESSION WHERE ROWNUM = 1"),
     (
         "V$LOGMNR_CONTENTS",
         "SELECT 1 FROM V$LOGMNR_CONTENTS WHERE 1 = 0",
@@ -597,6 +602,12 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
     ),
     ("DBA_SEGMENTS", "SELECT 1 FROM DBA_SEGMENTS WHERE 1 = 0"),
 ];
+
+/// The probe of EXECUTE on `DBMS_LOGMNR`, run when no LogMiner session is
+/// open. No view shows an EXECUTE grant received through a role, so the
+/// package is called: ORA-01307 (no session to end) proves the grant, and
+/// ORA-06550 with PLS-00201 means the user cannot execute it.
+pub const PROBE_DBMS_LOGMNR: (&str, &str) = ("DBMS_LOGMNR", END_LOGMNR);
 
 /// Tables matching `owner LIKE :owner AND table LIKE :table`; owners Oracle
 /// maintains are left out when the pattern is `%`.
@@ -687,13 +698,21 @@ AND (GRANTEE = SYS_CONTEXT('USERENV', 'SESSION_USER') OR GRANTEE IN (SELECT ROLE
 OR GRANTEE = 'PUBLIC') ORDER BY PRIVILEGE";
 
 /// Open transactions, oldest first, with the container each runs in
-/// (`CON_ID_TO_CON_NAME` exists from 12.2).
+/// (`CON_ID_TO_CON_NAME` exists from 18c; the 12.2 reference lists only
+/// CON_NAME_TO_ID, CON_DBID_TO_ID and CON_UID_TO_ID).
 pub const OPEN_TRANSACTIONS: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \
 TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, \
 CON_ID_TO_CON_NAME(T.CON_ID) \
 FROM V$TRANSACTION T LEFT JOIN V$SESSION S ON S.SADDR = T.SES_ADDR ORDER BY T.START_SCN";
 
-/// Before 12.2 there is no container name to read.
+/// 12.1 and 12.2 name the container through `V$CONTAINERS`, which has a row
+/// per container (CON_ID 0 on a non-CDB).
+pub const OPEN_TRANSACTIONS_12: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \
+TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, C.NAME \
+FROM V$TRANSACTION T LEFT JOIN V$SESSION S ON S.SADDR = T.SES_ADDR \
+LEFT JOIN V$CONTAINERS C ON C.CON_ID = T.CON_ID ORDER BY T.START_SCN";
+
+/// 11g has no containers.
 pub const OPEN_TRANSACTIONS_NO_CON: &str = "SELECT RAWTOHEX(T.XID), TO_CHAR(T.START_SCN), \
 TO_CHAR(T.START_DATE, 'YYYY-MM-DD HH24:MI:SS'), TO_CHAR(T.USED_UREC), S.USERNAME, NULL \
 FROM V$TRANSACTION T LEFT JOIN V$SESSION S ON S.SADDR = T.SES_ADDR ORDER BY T.START_SCN";

@@ -332,6 +332,7 @@ fn catalog_statements_are_pinned() {
             sql::flashback_probe("APP", "ORDERS").unwrap_or_default(),
         ),
         ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into()),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into()),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
@@ -341,7 +342,10 @@ fn catalog_statements_are_pinned() {
         .iter()
         .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
         .collect();
-    for (object, probe) in sql::PROBED_OBJECTS {
+    for (object, probe) in sql::PROBED_OBJECTS
+        .iter()
+        .chain(std::iter::once(&sql::PROBE_DBMS_LOGMNR))
+    {
         out.push(format!("-- probe {object}\n{probe}\n"));
     }
     snap!("oracle_catalog_statements", out.join("\n"));
@@ -679,6 +683,7 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
             2,
         ),
         ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 6),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 6),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),

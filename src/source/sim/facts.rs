@@ -28,12 +28,27 @@ pub fn default_privileges(major: u32) -> Vec<String> {
     p.into_iter().map(String::from).collect()
 }
 
-pub fn default_roles(major: u32) -> Vec<String> {
-    let mut r = vec!["SELECT_CATALOG_ROLE".to_string()];
-    if major < 12 {
-        r.push("EXECUTE_CATALOG_ROLE".to_string());
-    }
-    r
+/// DBMS_LOGMNR is executed through EXECUTE_CATALOG_ROLE on every release
+/// (LOGMINING on 12c+ is needed in addition, not instead).
+pub fn default_roles(_major: u32) -> Vec<String> {
+    vec![
+        "SELECT_CATALOG_ROLE".to_string(),
+        "EXECUTE_CATALOG_ROLE".to_string(),
+    ]
+}
+
+/// Whether a call to `SYS.DBMS_LOGMNR` compiles for this user: without
+/// EXECUTE the block fails with PLS-00201 (ORA-06550) before LogMiner
+/// checks LOGMINING.
+pub fn can_execute_logmnr(privileges: &[String], roles: &[String], execute_on: &[String]) -> bool {
+    let any = |list: &[String], x: &str| list.iter().any(|v| v.eq_ignore_ascii_case(x));
+    any(roles, "EXECUTE_CATALOG_ROLE")
+        || any(roles, "DBA")
+        || any(privileges, "EXECUTE ANY PROCEDURE")
+        || execute_on.iter().any(|p| {
+            p.trim_start_matches("SYS.")
+                .eq_ignore_ascii_case("DBMS_LOGMNR")
+        })
 }
 
 pub fn instance(m: &Model) -> InstanceFacts {
@@ -222,6 +237,11 @@ pub fn session(
         inaccessible.insert("V$LOGMNR_CONTENTS".to_string(), 942);
         inaccessible.insert("V$DATABASE".to_string(), 942);
         inaccessible.insert("V$ARCHIVED_LOG".to_string(), 942);
+        inaccessible.insert("V$ARCHIVE_DEST".to_string(), 942);
+        inaccessible.insert("V$SESSION".to_string(), 942);
+    }
+    if !can_execute_logmnr(privileges, roles, &c.execute_on) {
+        inaccessible.insert("DBMS_LOGMNR".to_string(), 6550);
     }
     SessionFacts {
         user: c.user.clone(),
@@ -434,6 +454,15 @@ pub fn open_transactions(m: &Model) -> Vec<OpenTransaction> {
     v
 }
 
+/// The service of a remote (Data Guard) destination, `SERVICE=stby ...`.
+/// On a primary, V$ARCHIVED_LOG lists the archives shipped there with
+/// STANDBY_DEST = 'YES' and the service as NAME: no file LogMiner can open.
+fn standby_service(s: &super::scenario::Scenario, dest_id: u32) -> Option<String> {
+    let d = s.redo.destinations.iter().find(|d| d.id == dest_id)?;
+    let rest = d.destination.strip_prefix("SERVICE=")?;
+    rest.split_whitespace().next().map(str::to_string)
+}
+
 pub fn log_inventory(m: &Model) -> LogInventory {
     let s = &m.scenario;
     let mut online = Vec::new();
@@ -458,7 +487,16 @@ pub fn log_inventory(m: &Model) -> LogInventory {
         resetlogs_change: s.instance.resetlogs_change,
         online,
         archived: if s.instance.log_mode == LogMode::Archivelog {
-            m.archived.clone()
+            m.archived
+                .iter()
+                .map(|a| {
+                    let mut a = a.clone();
+                    if let (Some(service), Some(_)) = (standby_service(s, a.dest_id), &a.name) {
+                        a.name = Some(service);
+                    }
+                    a
+                })
+                .collect()
         } else {
             Vec::new()
         },
@@ -477,7 +515,11 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                 } else {
                     d.status.clone()
                 },
-                dest_type: "LOCAL".into(),
+                dest_type: if standby_service(s, d.id).is_some() {
+                    "PHYSICAL".into()
+                } else {
+                    "LOCAL".into()
+                },
                 destination: Some(if d.destination == "USE_DB_RECOVERY_FILE_DEST" {
                     "USE_DB_RECOVERY_FILE_DEST".into()
                 } else {

@@ -117,6 +117,13 @@ pub fn start(
             ),
         ));
     }
+    let c = &model.scenario.connection;
+    if !super::facts::can_execute_logmnr(conn.privileges, conn.roles, &c.execute_on) {
+        return Err(SourceError::oracle(
+            6550,
+            "line 1, column 7: PLS-00201: identifier 'SYS.DBMS_LOGMNR' must be declared",
+        ));
+    }
     let can_mine = conn.has_role("DBA")
         || if model.version_major >= 12 {
             conn.has_priv("LOGMINING")

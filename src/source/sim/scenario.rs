@@ -226,6 +226,10 @@ pub struct ConnectionSpec {
     pub privileges: Option<Vec<String>>,
     #[serde(default)]
     pub roles: Vec<String>,
+    /// Packages the user holds a direct EXECUTE grant on (`DBMS_LOGMNR`);
+    /// EXECUTE_CATALOG_ROLE and DBA cover them without one.
+    #[serde(default)]
+    pub execute_on: Vec<String>,
     #[serde(default)]
     pub container_data: Option<Vec<String>>,
     #[serde(default)]

@@ -1,0 +1,1 @@
+update "APP"."ORDERS" a set a."STATUS" = 'PAID', a."NOTE" = 'O''Brien' where a."ORDER_ID" = '1001' and a."NOTE" IS NULL and a.ROWID = 'AAAR3sAAEAAAACXAAA';

@@ -1,0 +1,1 @@
+delete from "APP"."ORDERS" t where t."ORDER_ID" = '1001' and t."TS" = TO_TIMESTAMP('2020-02-01 00:00:00.');

@@ -1,0 +1,1 @@
+insert into "APP"."DOCS"("ID","DOC","META") values ('1',/* JSON */ EMPTY_BLOB(),/* JSON */ HEXTORAW('7b226b223a317d'));

@@ -1,0 +1,1 @@
+update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('ff4a5a0121') where "ID" = '1' and "TZ" = TO_TIMESTAMP_TZ('2025-03-01 09:00:00.5 US/Pacific PST');

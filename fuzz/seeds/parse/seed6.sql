@@ -1,0 +1,1 @@
+insert into "APP"."T"("ID","NAME","NOTE") values ('1','O'Brien','it's, (ok)');

@@ -1,0 +1,1 @@
+update "APP"."T" a set a."NAME" = 'O'Brien' where a."ID" = '1' and a."NAME" = 'd'Arcy' and ROWID = 'AAAR3s';

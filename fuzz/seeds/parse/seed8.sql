@@ -1,0 +1,1 @@
+insert into "A"."T"("A","B") values ('p', 'q', 'r', 's');

@@ -1,0 +1,1 @@
+insert into "A"."T"("C") values (TO_TIMESTAMP('01-FEB-20 12.00.00.000000 AM'));

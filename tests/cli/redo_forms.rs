@@ -1,0 +1,294 @@
+//! SQL_REDO forms real databases print beyond the basic ones (table
+//! aliases, timestamp variants, native JSON, unescaped quotes), each through
+//! `redo parse --csv` (the V$LOGMNR_CONTENTS reader) and `redo replay` (the
+//! engine's transaction buffer).
+
+use serde_json::{json, Value};
+
+use super::redo_parse::{cdcctl, lines};
+
+fn csv_cell(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// One transaction holding `dml` (operation code, SQL_REDO) rows, as a
+/// V$LOGMNR_CONTENTS export.
+fn contents(dml: &[(u8, &str)]) -> String {
+    let mut csv = String::from(
+        "SCN,XID,OPERATION_CODE,SEG_OWNER,TABLE_NAME,RS_ID,SSN,CSF,SQL_REDO,STATUS,INFO\n",
+    );
+    let xid = "0A0014005D3C0000";
+    csv.push_str(&format!(
+        "100,{xid},6,,,0x01,0,0,set transaction read write;,0,\n"
+    ));
+    for (i, (op, sql)) in dml.iter().enumerate() {
+        csv.push_str(&format!(
+            "{},{xid},{op},APP,T,0x{:02x},0,0,{},0,\n",
+            101 + i,
+            i + 2,
+            csv_cell(sql)
+        ));
+    }
+    csv.push_str(&format!(
+        "{},{xid},7,,,0xff,0,0,commit;,0,\n",
+        101 + dml.len()
+    ));
+    csv
+}
+
+/// `redo parse --csv` of the rows: exit code and the JSON lines.
+fn parse_csv(dml: &[(u8, &str)], extra: &[&str]) -> (Option<i32>, Vec<Value>, String) {
+    let mut args = vec!["redo", "parse", "--csv"];
+    args.extend_from_slice(extra);
+    let out = cdcctl(&args, &contents(dml));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), lines(&out), err)
+}
+
+/// `redo replay` of the rows: exit code, the envelopes and the summary.
+fn replay(dml: &[(u8, &str)], extra: &[&str]) -> (Option<i32>, Vec<Value>, String) {
+    let mut args = vec!["redo", "replay", "--csv", "-"];
+    args.extend_from_slice(extra);
+    let out = cdcctl(&args, &contents(dml));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), lines(&out), err)
+}
+
+#[test]
+fn table_alias_rows_give_the_same_images_as_unaliased_ones_through_csv_and_replay() {
+    let aliased = [
+        (
+            3,
+            r#"update "APP"."T" a set a."NOTE" = 'b' where a."ID" = '1' and a."NOTE" = 'a' and a.ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+        ),
+        (
+            2,
+            r#"delete from "APP"."T" a where a."ID" = '1' and a."NOTE" = 'b';"#,
+        ),
+    ];
+    let plain = [
+        (
+            3,
+            r#"update "APP"."T" set "NOTE" = 'b' where "ID" = '1' and "NOTE" = 'a' and ROWID = 'AAAR3sAAEAAAACXAAA';"#,
+        ),
+        (
+            2,
+            r#"delete from "APP"."T" where "ID" = '1' and "NOTE" = 'b';"#,
+        ),
+    ];
+    let (code, rows, err) = parse_csv(&aliased, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(rows[0]["before"], json!({"ID": "1", "NOTE": "a"}));
+    assert_eq!(rows[0]["after"], json!({"ID": "1", "NOTE": "b"}));
+    assert_eq!(rows[1]["before"], json!({"ID": "1", "NOTE": "b"}));
+    assert_eq!(rows, parse_csv(&plain, &[]).1);
+
+    let (code, events, err) = replay(&aliased, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[0]["op"], "u");
+    assert_eq!(events[0]["after"], json!({"ID": "1", "NOTE": "b"}));
+    assert_eq!(events[1]["op"], "d");
+    let (_, plain_events, _) = replay(&plain, &[]);
+    let strip = |v: &Vec<Value>| -> Vec<(Value, Value, Value)> {
+        v.iter()
+            .map(|e| (e["op"].clone(), e["before"].clone(), e["after"].clone()))
+            .collect()
+    };
+    assert_eq!(strip(&events), strip(&plain_events));
+}
+
+#[test]
+fn timestamp_forms_other_sessions_print_read_through_csv_and_replay() {
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("ID","TS0","TS3","TZR") values ('1',TO_TIMESTAMP('2020-02-01 00:00:00.'),TO_TIMESTAMP('2020-02-01 00:00:00.125'),TO_TIMESTAMP_TZ('2020-02-01 00:00:00. Europe/Paris'));"#,
+    )];
+    let want = json!({
+        "ID": "1",
+        "TS0": "2020-02-01T00:00:00.0",
+        "TS3": "2020-02-01T00:00:00.125",
+        "TZR": "2020-02-01T00:00:00.0 Europe/Paris",
+    });
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out[0]["after"], want);
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"], want);
+}
+
+#[test]
+fn ambiguous_timestamp_stops_replay_naming_the_column_and_format() {
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("ID","TS") values ('1',TO_TIMESTAMP('01-FEB-20 12.00.00.000000 AM'));"#,
+    )];
+    let (code, out, _) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(4));
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("\"TS\"") && msg.contains("NLS_TIMESTAMP_FORMAT"),
+        "{msg}"
+    );
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+    assert!(err.contains("01-FEB-20 12.00.00.000000 AM"), "{err}");
+    assert!(err.contains("YYYY-MM-DD HH24:MI:SS[.FF]"), "{err}");
+}
+
+#[test]
+fn native_json_columns_never_make_a_change_unparseable_through_csv_and_replay() {
+    let doc_hex: String = r#"{"k":1}"#.bytes().map(|b| format!("{b:02x}")).collect();
+    let update = format!(
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('ff4a5a0121') where "ID" = '1' and "META" = /* JSON */ HEXTORAW('{doc_hex}');"#
+    );
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."DOCS"("ID","DOC","META") values ('1',/* JSON */ EMPTY_BLOB(),NULL);"#,
+        ),
+        (3, update.as_str()),
+    ];
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out[0]["after"],
+        json!({"ID": "1", "DOC": "__debezium_unavailable_value", "META": null})
+    );
+    assert_eq!(out[0]["findings"][0]["kind"], "json_undecoded");
+    assert_eq!(out[0]["findings"][0]["form"], "unavailable");
+    assert_eq!(
+        out[1]["after"],
+        json!({"ID": "1", "META": "{\"k\":1}", "DOC": "ff4a5a0121"})
+    );
+    assert_eq!(out[1]["findings"][0]["form"], "oson_hex");
+
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events.len(), 2);
+    assert_eq!(events[1]["after"]["DOC"], "ff4a5a0121");
+    assert_eq!(events[1]["before"]["META"], "{\"k\":1}");
+    assert!(
+        err.contains("APP.DOCS.DOC: native JSON value in binary OSON form"),
+        "{err}"
+    );
+    assert!(err.contains("findings: 2"), "{err}");
+}
+
+#[test]
+fn unescaped_quote_is_an_error_at_the_quote_unless_relaxed_quotes_recovers_it() {
+    let sql = r#"insert into "APP"."T"("ID","NAME") values ('1','O'Brien');"#;
+    let quote = sql.find("O'B").map(|i| i + 1).unwrap_or_default();
+    let rows = [(1, sql)];
+
+    let (code, out, _) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert_eq!(out[0]["position"], quote);
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("unescaped quote") && msg.ends_with('^'),
+        "{msg}"
+    );
+
+    let (code, out, err) = parse_csv(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out[0]["after"], json!({"ID": "1", "NAME": "O'Brien"}));
+    assert_eq!(out[0]["findings"][0]["kind"], "unescaped_quote");
+    assert_eq!(out[0]["findings"][0]["column"], "NAME");
+
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+    assert!(err.contains("unescaped quote"), "{err}");
+    let (code, events, err) = replay(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "O'Brien");
+    assert!(
+        err.contains("APP.T.NAME: LogMiner did not double a quote"),
+        "{err}"
+    );
+}
+
+#[test]
+fn relaxed_quotes_never_truncate_a_value_they_cannot_resolve() {
+    // Two columns, four quoted pieces: either boundary could be inside a value.
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("A","B") values ('p', 'q', 'r', 's');"#,
+    )];
+    let (code, out, _) = parse_csv(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(4));
+    assert!(out[0].get("after").is_none());
+    let msg = out[0]["error"].as_str().unwrap_or_default();
+    assert!(msg.contains("more than one way"), "{msg}");
+    let (code, events, _) = replay(&rows, &["--relaxed-quotes"]);
+    assert_eq!(code, Some(4));
+    assert!(events.is_empty());
+}
+
+#[test]
+fn redo_parse_file_dash_reads_standard_input() {
+    let sql = "insert into \"A\".\"T\"(\"X\") values ('1');\n";
+    let out = cdcctl(&["redo", "parse", "--file", "-"], sql);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0]["after"], json!({"X": "1"}));
+}
+
+#[test]
+fn redo_parse_help_names_every_skipped_and_reported_row_kind() {
+    let out = cdcctl(&["redo", "parse", "--help"], "");
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kind in [
+        "INSERT (1)",
+        "DELETE (2)",
+        "UPDATE (3)",
+        "DDL (5)",
+        "START (6)",
+        "COMMIT (7)",
+        "SELECT_LOB_LOCATOR (9)",
+        "LOB_WRITE (10)",
+        "LOB_TRIM (11)",
+        "SELECT_FOR_UPDATE (25)",
+        "REPLICATION_MARKER (27)",
+        "LOB_ERASE (29)",
+        "MISSING_SCN (34)",
+        "ROLLBACK (36)",
+        "INTERNAL (0)",
+        "XML DOC BEGIN/WRITE/END (68/70/71)",
+        "extended-string rows (91/92/93)",
+        "UNSUPPORTED (255)",
+        "STATUS=2",
+        "`-` is standard input",
+        "--relaxed-quotes",
+    ] {
+        assert!(help.contains(kind), "help lacks {kind}: {help}");
+    }
+}
+
+#[test]
+fn redo_parse_counts_lob_and_xml_rows_it_skips_on_standard_error() {
+    let lob_write = "DECLARE loc_c CLOB; buf_c VARCHAR2(6); BEGIN select \"DOC\" into loc_c from \"APP\".\"T\" where rowid = 'AAAR3s' for update; buf_c := 'hello'; dbms_lob.write(loc_c, 5, 1, buf_c); END;";
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
+        ),
+        (
+            9,
+            r#"select "DOC" from "APP"."T" where "ID" = '1' for update;"#,
+        ),
+        (10, lob_write),
+        (70, "XML DOC WRITE"),
+    ];
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.len(), 1);
+    assert!(err.contains("skipped 1 SEL_LOB_LOCATOR row(s)"), "{err}");
+    assert!(err.contains("skipped 1 LOB_WRITE row(s)"), "{err}");
+    assert!(err.contains("skipped 1 OPERATION_CODE 70 row(s)"), "{err}");
+}
