@@ -585,12 +585,20 @@ fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
         thousands(index.unwrap_or(0) as u64 + 1),
         thousands(visible.len() as u64)
     );
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .title(title)
-        .title_bottom(Line::from(position))
-        .title_bottom(
-            Line::from(format!(" row {} ", src.row_id.as_deref().unwrap_or("-"))).right_aligned(),
-        );
+        .title_bottom(Line::from(position));
+    // DDL rows carry LogMiner's placeholder ROWID (all A's): no row to name.
+    let row_id = match &entry.event {
+        CapturedEvent::Change(_) => src
+            .row_id
+            .as_deref()
+            .filter(|r| r.chars().any(|c| c != 'A')),
+        CapturedEvent::Ddl(_) => None,
+    };
+    if let Some(r) = row_id {
+        block = block.title_bottom(Line::from(format!(" row {r} ")).right_aligned());
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     match &entry.event {

@@ -36,6 +36,21 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// Seconds as `42s`, `3m05s`, `2h07m`, `3d04h`.
+/// `1536` as `1.5 KiB`, `3 << 20` as `3.0 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
 pub fn duration_s(s: u64) -> String {
     match s {
         0..=59 => format!("{s}s"),
