@@ -21,7 +21,9 @@ pub fn distance(a: &str, b: &str) -> usize {
 /// as close however long it is.
 pub fn close<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let w = wanted.to_uppercase();
-    let limit = (w.chars().count() / 3).clamp(1, 3);
+    // Two edits cover a transposition (`fial` for `fail`); short names get one.
+    let n = w.chars().count();
+    let limit = if n < 4 { 1 } else { (n / 3).clamp(2, 3) };
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
@@ -56,6 +58,7 @@ mod tests {
         assert_eq!(close("ORDRS", names), vec!["ORDERS"]);
         assert_eq!(close("orderz", names), vec!["ORDERS"]);
         assert!(close("INVOICES", names).is_empty());
+        assert_eq!(close("fial", ["fail", "warn"]), vec!["fail"]);
         assert_eq!(did_you_mean("DOC", names), "; did you mean DOCS?");
     }
 }

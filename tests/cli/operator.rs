@@ -211,3 +211,163 @@ fn human_commands_on_the_simulator_say_so_once_on_stderr() {
         stderr(&out)
     );
 }
+
+fn check_status(json: &serde_json::Value, id: &str) -> String {
+    json["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == id))
+        .and_then(|c| c["status"].as_str())
+        .unwrap_or("absent")
+        .to_string()
+}
+
+fn preflight_json(args: &[&str]) -> (serde_json::Value, Output) {
+    let mut a = args.to_vec();
+    a.extend(["--format", "json"]);
+    let out = cdcctl(&a);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stderr(&out)));
+    (v, out)
+}
+
+#[test]
+fn preflight_junit_carries_the_attributes_ci_reads_and_shows_warnings() {
+    let out = cdcctl(&["--source", "sim:demo", "preflight", "--format", "junit"]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    for attr in ["errors=\"0\"", " time=\"", "timestamp=\"", "hostname=\""] {
+        assert!(
+            xml.lines()
+                .any(|l| l.contains("<testsuite ") && l.contains(attr)),
+            "{attr} missing on suites:\n{xml}"
+        );
+    }
+    assert!(
+        xml.lines()
+            .filter(|l| l.contains("<testcase "))
+            .all(|l| l.contains(" time=\"")),
+        "{xml}"
+    );
+    // The demo has warnings: visible, but not failures under --fail-on fail.
+    assert!(
+        xml.contains("<property name=\"status\" value=\"warn\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains("<system-out>WARN: "), "{xml}");
+    assert!(!xml.contains("<failure"), "{xml}");
+    assert_eq!(out.status.code(), Some(0));
+
+    let out = cdcctl(&[
+        "--source",
+        "sim:demo",
+        "preflight",
+        "--format",
+        "junit",
+        "--fail-on",
+        "warn",
+    ]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(xml.contains("<failure type=\"warn\""), "{xml}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn preflight_thresholds_are_configurable_by_flag_and_file() {
+    // 96% of the recovery area used, nothing reclaimable: FAIL by default.
+    let (v, out) = preflight_json(&["--source", "sim:fra-nearly-full", "preflight"]);
+    assert_eq!(check_status(&v, "fra-usage"), "fail");
+    assert_eq!(out.status.code(), Some(1));
+
+    let (v, _) = preflight_json(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "preflight",
+        "--set",
+        "fra-usage.fail=99",
+    ]);
+    assert_eq!(check_status(&v, "fra-usage"), "warn");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("thresholds.toml");
+    std::fs::write(&file, "[fra-usage]\nfail_pct = 99\nwarn_pct = 97\n").expect("write");
+    let (v, _) = preflight_json(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "preflight",
+        "--thresholds",
+        file.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(check_status(&v, "fra-usage"), "pass");
+
+    for (set, says) in [
+        ("fra-usag.fail=90", "did you mean fra-usage?"),
+        ("fra-usage.fial=90", "did you mean fail_pct?"),
+        ("fra-usage.fail=lots", "give a number"),
+        ("fra-usage", "CHECK.KEY=VALUE"),
+    ] {
+        let out = cdcctl(&["--source", "sim:fra-nearly-full", "preflight", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{set}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn ora_01555_already_recorded_in_undostat_fails_preflight() {
+    let (v, out) = preflight_json(&["--source", "sim:undo-too-small", "preflight"]);
+    assert_eq!(check_status(&v, "undo-vs-snapshot"), "fail");
+    let detail = v["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == "undo-vs-snapshot"))
+        .map(|c| c["detail"].to_string())
+        .unwrap_or_default();
+    assert!(detail.contains("ORA-01555"), "{detail}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn preflight_quiet_shows_only_warnings_and_failures_with_the_full_summary() {
+    let out = cdcctl(&["--source", "sim:fra-nearly-full", "preflight", "--quiet"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL") && text.contains("fra-usage"),
+        "{text}"
+    );
+    assert!(!text.contains(" PASS "), "{text}");
+    assert!(!text.contains("archivelog-mode"), "{text}");
+    let (v, _) = preflight_json(&["--source", "sim:fra-nearly-full", "preflight"]);
+    let total = v["checks"].as_array().map_or(0, Vec::len);
+    assert!(text.contains(&format!("{total} checks: ")), "{text}");
+}
+
+#[test]
+fn operator_text_has_no_rust_range_syntax() {
+    for scenario in [
+        "sim:archive-gap",
+        "sim:demo",
+        "sim:interval-partition-churn",
+    ] {
+        let out = cdcctl(&["--source", scenario, "preflight"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("..="), "{scenario}:\n{text}");
+    }
+    let (v, _) = preflight_json(&["--source", "sim:archive-gap", "preflight"]);
+    let arch = v["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == "arch-gap"))
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    assert!(arch.contains("sequences ") && arch.contains('–'), "{arch}");
+}
+
+#[test]
+fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
+    let out = cdcctl(&["preflight", "--explain", "FRA-USAGE"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("fra-usage — "));
+    let out = cdcctl(&["preflight", "--explain", "fra-usge"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean fra-usage?"),
+        "{}",
+        stderr(&out)
+    );
+}
