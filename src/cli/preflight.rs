@@ -84,9 +84,6 @@ pub struct PreflightArgs {
     /// `[fra-usage]` then `fail_pct = 90`. `--set` wins over the file.
     #[arg(long, value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
-    /// Human format: show only warnings and failures, then the summary.
-    #[arg(long, short)]
-    pub quiet: bool,
     /// List the checks of the catalog and exit.
     #[arg(long)]
     pub list: bool,
@@ -378,12 +375,10 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     let started_at = chrono::Local::now().naive_local();
     let started = Instant::now();
     if args.list {
-        print!("{}", list(&defs));
-        return Ok(exit::code(exit::OK));
+        return Ok(exit::write_stdout(list(&defs).as_bytes()));
     }
     if let Some(id) = &args.explain {
-        print!("{}", explain(&defs, id)?);
-        return Ok(exit::code(exit::OK));
+        return Ok(exit::write_stdout(explain(&defs, id)?.as_bytes()));
     }
     if !(args.snapshot_rate_mbps > 0.0 && args.snapshot_rate_mbps.is_finite()) {
         return Err(CliError::Usage(format!(
@@ -485,7 +480,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             },
         ),
         Format::Human => {
-            if args.quiet {
+            if global.quiet {
                 // Failures only; the summary still counts every check.
                 report
                     .checks
@@ -501,6 +496,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         }
     };
     let mut out = std::io::stdout().lock();
+    // A reader that went away (`| head`) does not change the verdict.
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     Ok(exit::code(if report.worst() >= fail_on {

@@ -31,13 +31,13 @@ pub struct RunArgs {
     #[arg(long, default_value = "cdcctl-checkpoint.json")]
     pub checkpoint: PathBuf,
     /// Start after this SCN instead of now (only without an existing checkpoint).
-    #[arg(long)]
+    #[arg(long, value_name = "SCN")]
     pub from_scn: Option<u64>,
     /// Stop once every change up to this SCN was written.
-    #[arg(long)]
+    #[arg(long, value_name = "SCN")]
     pub until_scn: Option<u64>,
     /// Stop after writing this many events.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub count: Option<u64>,
     /// What to do with a row the parser rejects: stop (`fail`) or write it to
     /// the dead-letter file and go on (`warn`).
@@ -53,14 +53,14 @@ pub struct RunArgs {
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
     /// Spill a transaction to disk once it buffers this many MiB.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
     /// Directory for spill files (default: the system temp dir).
     #[arg(long)]
     pub spill_dir: Option<PathBuf>,
     /// Abandon transactions open longer than this (redo time), with a warning
     /// naming each one. Default: keep them however long they stay open.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub abandon_after: Option<Duration>,
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
@@ -72,7 +72,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "cdcctl")]
     pub server_name: String,
     /// Print a progress line on stderr this often.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
 }
 
@@ -267,8 +267,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         if last_status.elapsed() >= args.status_every {
             let s = capture.status();
+            // The time lag is what an operator compares with an SLA.
+            let time_lag = s
+                .time_lag_s()
+                .map_or_else(|| "?".to_string(), |t| format!("{t}s"));
             eprintln!(
-                "cdcctl run: mined SCN {} (lag {} SCNs), restart SCN {}, {} open transactions, {} events written",
+                "cdcctl run: mined SCN {} (lag {time_lag}, {} SCNs), restart SCN {}, {} open transactions, {} events written",
                 s.mined_scn,
                 s.scn_lag(),
                 s.restart_scn,

@@ -7,11 +7,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use cdcctl::source::oracle::{OracleSource, Password};
-use cdcctl::source::sim::Sim;
+use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
 use cdcctl::source::{Catalog, RedoSource, SourceError, TableName};
 
-use crate::cli::exit;
 use crate::cli::tables::{self, Resolved, TableSpec};
+use crate::cli::{exit, suggest};
 
 /// A redo source ready for capture, with what the engine needs to know of it.
 pub struct OpenedSource {
@@ -72,6 +72,12 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     })
 }
 
+/// The spec without anything after `?` on an oracle URL (options may carry
+/// secrets some day; the user and host are what a log line needs).
+fn redacted(spec: &str) -> &str {
+    spec.split_once('?').map_or(spec, |(s, _)| s)
+}
+
 /// The scenario a `sim[:NAME|:PATH.toml][?options]` spec names, or `None`
 /// for anything that is not the simulator.
 pub fn sim_scenario(spec: &str) -> Option<&str> {
@@ -106,6 +112,14 @@ fn prompt_password(user: &str) -> Option<Password> {
 pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
     match Sim::from_source(spec) {
         Some(Ok(sim)) => Ok(sim),
+        Some(Err(ScenarioError::UnknownBuiltin { name, .. })) => Err(OpenError {
+            exit_code: exit::USAGE,
+            message: format!(
+                "unknown scenario `{name}` (`cdcctl sim scenarios` lists the built-in ones, \
+                 or give the path of a .toml file){}",
+                suggest::did_you_mean(&name, BUILTINS.iter().map(|b| b.name))
+            ),
+        }),
         Some(Err(e)) => Err(OpenError {
             exit_code: exit::USAGE,
             message: e.to_string(),
@@ -135,6 +149,7 @@ fn resolve_tables(
         exit_code: exit::USAGE,
         message,
     })?;
+    tracing::info!(tables = %resolved.label, matched = resolved.tables.len(), "tables resolved");
     let keys = resolved
         .tables
         .iter()
@@ -148,6 +163,7 @@ pub fn open_redo_source(
     client_lib: Option<PathBuf>,
     tables: &[TableSpec],
 ) -> Result<OpenedSource, OpenError> {
+    tracing::info!(source = %redacted(spec), "opening the source");
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;

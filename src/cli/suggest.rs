@@ -29,7 +29,16 @@ pub fn close<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .filter_map(|c| {
             let u = c.to_uppercase();
             let d = distance(&w, &u);
-            let contains = w.len() >= 3 && (u.contains(&w) || w.contains(&u));
+            // `interval-churn` for `interval-partition-churn`: every word typed.
+            let words = |x: &str| -> Vec<String> {
+                x.split(['-', '_', '.', ' '])
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+            let typed = words(&w);
+            let all_words = typed.len() > 1 && typed.iter().all(|t| words(&u).contains(t));
+            let contains = all_words || (w.len() >= 3 && (u.contains(&w) || w.contains(&u)));
             (d <= limit || contains).then_some((if contains { d.min(limit) } else { d }, c))
         })
         .collect();
@@ -59,6 +68,10 @@ mod tests {
         assert_eq!(close("orderz", names), vec!["ORDERS"]);
         assert!(close("INVOICES", names).is_empty());
         assert_eq!(close("fial", ["fail", "warn"]), vec!["fail"]);
+        assert_eq!(
+            close("interval-churn", ["demo", "interval-partition-churn"]),
+            vec!["interval-partition-churn"]
+        );
         assert_eq!(did_you_mean("DOC", names), "; did you mean DOCS?");
     }
 }

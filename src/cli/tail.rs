@@ -208,6 +208,7 @@ fn start_engine(
 /// log (archived or online) that began at or before that time, so the whole
 /// period is mined, perhaps with a little more before it.
 fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, SourceError> {
+    let ago_std = ago;
     let now = redo.current_scn()?;
     let ago = chrono::Duration::from_std(ago)
         .map_err(|_| SourceError::Invalid(format!("--since {}s is too far back", ago.as_secs())))?;
@@ -232,19 +233,18 @@ fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, Sourc
             best = Some(best.map_or(scn, |b: Scn| b.max(scn)));
         }
     }
-    match best {
-        Some(scn) => Ok(scn.saturating_sub(1)),
-        None => Err(SourceError::MissingLog {
-            thread: 1,
-            scn: 0,
-            detail: match oldest {
-                Some(o) => format!(
-                    "no available log reaches back to {target} (the oldest starts at {o}); \
-                     use a shorter --since"
-                ),
-                None => "the database lists no logs".into(),
-            },
-        }),
+    // Asking further back than the logs reach is a usage matter, not lost
+    // redo: nothing needs restoring to tail from what is there.
+    match (best, oldest) {
+        (Some(scn), _) => Ok(scn.saturating_sub(1)),
+        (None, Some(o)) => Err(SourceError::Invalid(format!(
+            "--since {}: the oldest available log starts at {o} (database time), \
+             after {target}; use a shorter --since, or --from-scn",
+            cdcctl::tui::widgets::duration_s(ago_std.as_secs())
+        ))),
+        (None, None) => Err(SourceError::Invalid(
+            "--since: the database lists no logs to start from".into(),
+        )),
     }
 }
 

@@ -7,13 +7,20 @@ use std::process::{Command, Output, Stdio};
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 
 fn cdcctl(args: &[&str]) -> Output {
-    match Command::new(BIN)
-        .args(args)
+    cdcctl_env(args, &[])
+}
+
+/// Runs the binary with `env` set and CDCCTL_SOURCE otherwise unset.
+fn cdcctl_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
         .env_remove("CDCCTL_SOURCE")
         .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-    {
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    match cmd.output() {
         Ok(o) => o,
         Err(e) => panic!("cannot run {BIN}: {e}"),
     }
@@ -166,16 +173,10 @@ fn run_without_an_explicit_source_refuses_to_capture_the_simulator() {
     assert!(!cp.exists() && !out_file.exists(), "nothing may be written");
 
     // The environment counts as explicit, like the flag.
-    let out = match Command::new(BIN)
-        .arg("run")
-        .args(common)
-        .env("CDCCTL_SOURCE", "sim:demo?clock=virtual")
-        .stdin(Stdio::null())
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run {BIN}: {e}"),
-    };
+    let out = cdcctl_env(
+        &[&["run"][..], &common[..]].concat(),
+        &[("CDCCTL_SOURCE", "sim:demo?clock=virtual")],
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(cp.exists());
 }
@@ -370,4 +371,202 @@ fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn since_beyond_the_oldest_log_exits_2_naming_the_oldest_time() {
+    let out = cdcctl(&[
+        "--source",
+        "sim",
+        "tail",
+        "APP.ORDERS",
+        "--since",
+        "30d",
+        "--plain",
+        "--count",
+        "1",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the oldest available log starts at 2025-03-01"),
+        "{err}"
+    );
+    assert!(!err.contains("RMAN"), "nothing to restore: {err}");
+}
+
+/// Starts `args`, reads one line of stdout, closes the pipe, and returns
+/// the exit code and stderr.
+fn close_after_one_line(args: &[&str]) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    // The reader is dropped here: the next write meets a closed pipe.
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait");
+    (status.code(), err)
+}
+
+#[test]
+fn a_closed_pipe_ends_every_printing_command_with_exit_0() {
+    for args in [
+        &["sim", "truth", "--count", "20000"][..],
+        &["preflight", "--list"][..],
+        &["collect"][..],
+        &["man"][..],
+        &["completions", "bash"][..],
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "tail",
+            "%.%",
+            "--plain",
+            "--since",
+            "5m",
+            "--count",
+            "20000",
+            "--lag-every",
+            "0",
+        ][..],
+    ] {
+        let (code, err) = close_after_one_line(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn mistyped_scenarios_and_values_get_one_clear_sentence() {
+    let out = cdcctl(&[
+        "--source",
+        "sim:interval-churn",
+        "partitions",
+        "APP.ORDER_HIS",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean interval-partition-churn?"),
+        "{}",
+        stderr(&out)
+    );
+    for (args, says) in [
+        (
+            &["tail", "APP.ORDERS", "--from-scn", "abc"][..],
+            "--from-scn: `abc` is not an SCN",
+        ),
+        (
+            &["tail", "APP.ORDERS", "--since", "1x"][..],
+            "--since: `1x` is not a duration",
+        ),
+        (
+            &["preflight", "--format", "xml"][..],
+            "--format: `xml` is not one of human, json, junit",
+        ),
+        (&["preflight", "--formt", "json"][..], "'--format'"),
+    ] {
+        let out = cdcctl(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            !err.contains("error: invalid value"),
+            "raw clap text: {err}"
+        );
+    }
+}
+
+#[test]
+fn verbose_logs_are_time_stamped_and_quiet_or_filters_silence_them() {
+    let args = [
+        "--source",
+        "sim",
+        "tail",
+        "orders",
+        "--plain",
+        "--count",
+        "1",
+        "--lag-every",
+        "0",
+    ];
+    let out = cdcctl(&[&["-v"][..], &args[..]].concat());
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("tables resolved"))
+        .unwrap_or_else(|| panic!("no info line: {err}"));
+    // 2026-11-30T21:02:51.493708Z  INFO tables resolved tables=APP.ORDERS
+    assert!(
+        line.len() > 20 && line.as_bytes()[4] == b'-' && line.as_bytes()[10] == b'T',
+        "{line}"
+    );
+    assert!(
+        line.contains("INFO") && line.contains("tables=APP.ORDERS"),
+        "{line}"
+    );
+    let out = cdcctl(&[&["-q"][..], &args[..]].concat());
+    assert!(!stderr(&out).contains("INFO"), "{}", stderr(&out));
+    let out = cdcctl_env(&args, &[("CDCCTL_LOG", "info")]);
+    assert!(stderr(&out).contains("INFO"), "{}", stderr(&out));
+}
+
+#[test]
+fn completions_man_page_and_version_come_from_the_command_definitions() {
+    let out = cdcctl(&["completions", "bash"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("cdcctl") && text.contains("preflight") && text.contains("--source"));
+    let out = cdcctl(&["completions", "zsh"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("#compdef cdcctl"));
+    let out = cdcctl(&["man"]);
+    let man = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        man.contains(".TH cdcctl") && man.contains("preflight"),
+        "{man}"
+    );
+    let out = cdcctl(&["--version"]);
+    let v = String::from_utf8_lossy(&out.stdout);
+    // cdcctl 0.1.0 (4eb72021b786, built 2026-11-30)
+    assert!(v.starts_with("cdcctl 0.1.0 ("), "{v}");
+    assert!(v.contains(", built 20"), "{v}");
+}
+
+#[test]
+fn redo_replay_takes_run_s_names_and_forms_for_spill_and_abandon() {
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&[
+        "redo",
+        "replay",
+        "--csv",
+        csv,
+        "--spill-mb",
+        "1",
+        "--abandon-after",
+        "4h",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn redo_parse_gives_scns_as_strings_like_the_envelope() {
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&["redo", "parse", "--csv", "--file", csv]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first: serde_json::Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON line: {text}{}", stderr(&out)));
+    assert!(first["scn"].is_string(), "{first}");
 }
