@@ -97,4 +97,18 @@ mod tests {
         ));
         assert_eq!(for_capture(&e), UNREACHABLE);
     }
+
+    #[test]
+    fn a_database_in_another_incarnation_than_the_checkpoint_exits_4() {
+        let at = |scn| cdcctl::source::Incarnation {
+            resetlogs_change: scn,
+            resetlogs_time: chrono::NaiveDateTime::default(),
+        };
+        let e = CaptureError::IncarnationChanged {
+            stored: at(1),
+            current: at(5000),
+        };
+        assert_eq!(for_capture(&e), UNTRUSTED_DATA);
+        assert!(e.advice().is_some());
+    }
 }

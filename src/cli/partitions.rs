@@ -11,7 +11,8 @@ use cdcctl::preflight::rules::snapshot::snapshot_seconds;
 use cdcctl::source::{Catalog, TableFacts};
 use chrono::Duration;
 
-use super::preflight::{open_catalog, CliError};
+use super::preflight::{open_catalog, CliError, Opened};
+use super::source::point_at_pdb;
 use super::GlobalArgs;
 use super::{exit, tables};
 
@@ -35,6 +36,10 @@ pub struct PartitionsArgs {
     /// Look-back window for partition DDL, days.
     #[arg(long, default_value_t = 7, value_name = "DAYS")]
     pub recent_days: i64,
+    /// The PDB holding the table, when connected to CDB$ROOT (default: the
+    /// only open PDB). Upper case unless written in double quotes.
+    #[arg(long, value_name = "PDB")]
+    pub pdb: Option<String>,
 }
 
 pub fn run(args: PartitionsArgs, global: &GlobalArgs) -> ExitCode {
@@ -74,6 +79,17 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
     let mut opened = open_catalog(global)?;
     if args.format == PartitionsFormat::Human {
         super::source::announce_simulator(&global.source);
+    }
+    // Offline facts were read already; a live source from CDB$ROOT reads
+    // the table inside its PDB.
+    if matches!(opened, Opened::Live(_)) || args.pdb.is_some() {
+        point_at_pdb(opened.catalog(), args.pdb.as_deref()).map_err(|e| {
+            if e.exit_code == exit::USAGE {
+                CliError::Usage(e.message)
+            } else {
+                CliError::Unreachable(e.message)
+            }
+        })?;
     }
     let catalog = opened.catalog();
     let table = find(catalog, &args.table)?;

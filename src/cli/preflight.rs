@@ -405,18 +405,20 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     if args.evidence.is_none() && args.format == FormatArg::Human {
         super::source::announce_simulator(&global.source);
     }
-    // A name that matches nothing must not pass as a clean scope.
-    let patterns = if specs.is_empty() {
-        Vec::new()
-    } else {
-        tables::resolve(opened.catalog(), &specs)
-            .map_err(CliError::Usage)?
-            .patterns
-    };
+    // Gather with the names as typed (a bare name in any schema); the
+    // catalog then reads inside the PDB the capture targets, where the
+    // names resolve by the rule every command shares.
+    let typed: Vec<TablePattern> = specs
+        .iter()
+        .map(|t| TablePattern {
+            owner: t.owner.clone().unwrap_or_else(|| "%".into()),
+            table: t.table.clone(),
+        })
+        .collect();
     let pb = progress::bar(6, "preflight");
     let mut facts = Facts::gather(
         opened.catalog(),
-        &patterns,
+        &typed,
         config,
         RuleOptions {
             snapshot_rate_mbps: args.snapshot_rate_mbps,
@@ -426,6 +428,17 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             pb.inc(1);
         },
     )?;
+    // A name that matches nothing must not pass as a clean scope.
+    if !specs.is_empty() {
+        let resolved = tables::resolve(opened.catalog(), &specs).map_err(|e| {
+            pb.finish_and_clear();
+            CliError::Usage(e)
+        })?;
+        if let Some(in_scope) = facts.tables.as_mut() {
+            in_scope.retain(|t| resolved.patterns.iter().any(|p| p.matches(&t.name)));
+        }
+        facts.scope = resolved.patterns;
+    }
     pb.set_message("smoke mine");
     let oracle = facts
         .instance

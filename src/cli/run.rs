@@ -21,7 +21,8 @@ use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Tables to capture: [SCHEMA.]TABLE, comma-separated or repeated; a bare
-    /// TABLE is looked up in every schema you can see; `%` and `_` are wildcards. Default: every table LogMiner returns.
+    /// TABLE is looked up in every schema you can see; `%` and `_` are
+    /// wildcards, in the schema too. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
     /// Where events go: a file (appended, JSON lines) or `-` for stdout.
@@ -65,7 +66,9 @@ pub struct RunArgs {
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
     pub archive_dest: Option<String>,
-    /// Only changes made in this PDB (SRC_CON_NAME), when mining from CDB$ROOT.
+    /// The PDB to capture from: when connected to CDB$ROOT, its tables are
+    /// read inside it and only its changes (SRC_CON_NAME) are kept. Upper
+    /// case unless written in double quotes; checked against V$PDBS.
     #[arg(long)]
     pub pdb: Option<String>,
     /// `source.name` of the events (the logical server name / topic prefix).
@@ -148,11 +151,16 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         (None, Some(scn)) => StartAt::Scn(scn),
         (None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source(&global.source, global.oracle_client_lib.clone(), &specs)
-        .map_err(|e| Failure {
-            code: e.exit_code,
-            message: e.message,
-        })?;
+    let opened = source::open_redo_source(
+        &global.source,
+        global.oracle_client_lib.clone(),
+        &specs,
+        args.pdb.as_deref(),
+    )
+    .map_err(|e| Failure {
+        code: e.exit_code,
+        message: e.message,
+    })?;
     let config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
@@ -173,7 +181,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             ..PlannerConfig::default()
         },
         tables: opened.tables.patterns.clone(),
-        pdb: args.pdb.clone().or(opened.pdb_filter.clone()),
+        pdb: opened.pdb_filter.clone(),
         start,
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),

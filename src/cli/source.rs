@@ -6,9 +6,12 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use cdcctl::source::oracle::{OracleSource, Password};
+use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
-use cdcctl::source::{Catalog, RedoSource, SourceError, TableName};
+use cdcctl::source::{
+    resolve_pdb, sole_open_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError,
+    TableName,
+};
 
 use crate::cli::tables::{self, Resolved, TableSpec};
 use crate::cli::{exit, suggest};
@@ -141,13 +144,14 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
 fn resolve_tables(
     catalog: &mut dyn Catalog,
     specs: &[TableSpec],
+    where_hint: &str,
 ) -> Result<(Resolved, BTreeMap<TableName, Vec<String>>), OpenError> {
     if specs.is_empty() {
         return Ok((Resolved::default(), BTreeMap::new()));
     }
     let resolved = tables::resolve(catalog, specs).map_err(|message| OpenError {
         exit_code: exit::USAGE,
-        message,
+        message: format!("{message}{where_hint}"),
     })?;
     tracing::info!(tables = %resolved.label, matched = resolved.tables.len(), "tables resolved");
     let keys = resolved
@@ -158,55 +162,230 @@ fn resolve_tables(
     Ok((resolved, keys))
 }
 
+/// What `--pdb` asks of an opened source.
+#[derive(Debug, PartialEq, Eq)]
+enum PdbChoice {
+    /// No PDB named.
+    None,
+    /// Connected to CDB$ROOT: read this PDB's tables inside it and filter
+    /// the redo on SRC_CON_NAME.
+    FromRoot(String),
+    /// Connected to that PDB already: per-PDB mining, no filter.
+    Connected,
+}
+
+fn usage(message: String) -> OpenError {
+    OpenError {
+        exit_code: exit::USAGE,
+        message,
+    }
+}
+
+/// Checks `--pdb` against `V$PDBS` and the session's container.
+fn choose_pdb(
+    requested: Option<&str>,
+    instance: &InstanceFacts,
+    session: &SessionFacts,
+) -> Result<PdbChoice, OpenError> {
+    let in_root = session.con_name.is_empty() || session.con_name == ROOT;
+    let Some(requested) = requested else {
+        return Ok(
+            match (instance.cdb && in_root, sole_open_pdb(&instance.pdbs)) {
+                (true, Some(only)) => PdbChoice::FromRoot(only),
+                _ => PdbChoice::None,
+            },
+        );
+    };
+    if !instance.cdb {
+        return Err(usage(format!(
+            "--pdb {requested}: {} is not a multitenant database (V$DATABASE.CDB = NO); drop --pdb",
+            instance.db_name
+        )));
+    }
+    let name = resolve_pdb(requested, &instance.pdbs).map_err(|e| usage(format!("--pdb: {e}")))?;
+    if in_root {
+        return Ok(PdbChoice::FromRoot(name));
+    }
+    if session.con_name == name {
+        return Ok(PdbChoice::Connected);
+    }
+    Err(usage(format!(
+        "--pdb {name}: the session is connected to {}; connect to CDB$ROOT to mine another PDB, or drop --pdb",
+        session.con_name
+    )))
+}
+
+/// Reads the instance and session facts and points table reads at the PDB
+/// `--pdb` names (or the only open one, from the root). Returns the PDB to
+/// filter the redo on, if any.
+pub fn point_at_pdb(
+    catalog: &mut dyn Catalog,
+    pdb: Option<&str>,
+) -> Result<(InstanceFacts, SessionFacts, Option<String>), OpenError> {
+    let instance = catalog.instance().map_err(|e| OpenError::from_source(&e))?;
+    let session = catalog.session().map_err(|e| OpenError::from_source(&e))?;
+    let filter = match choose_pdb(pdb, &instance, &session)? {
+        PdbChoice::FromRoot(name) => {
+            catalog
+                .set_pdb(Some(&name))
+                .map_err(|e| OpenError::from_source(&e))?;
+            Some(name)
+        }
+        PdbChoice::None | PdbChoice::Connected => None,
+    };
+    Ok((instance, session, filter))
+}
+
+/// Opens `--source` for capture. `pdb` is `--pdb` as typed: normalised
+/// (upper case unless quoted), checked against V$PDBS, and the PDB whose
+/// tables the catalog reads and snapshots then see. Without `--pdb`, a
+/// session in the root of a CDB with a single open PDB captures that PDB.
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
     tables: &[TableSpec],
+    pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
     tracing::info!(source = %redacted(spec), "opening the source");
     match parse_spec(spec)? {
         SourceSpec::Sim => {
-            let mut sim = open_sim(spec)?;
-            let (resolved, key_columns) = resolve_tables(&mut sim, tables)?;
-            let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
-            let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
-            Ok(OpenedSource {
-                version: instance.banner.clone(),
-                container: session.con_name.clone(),
-                user: session.user.clone(),
-                db_name: sim.db_name().to_string(),
-                pdb_filter: sim.default_pdb(),
-                description: spec.to_string(),
-                simulator: Some(sim.scenario().name.clone()),
-                tables: resolved,
-                key_columns,
-                source: Box::new(sim),
-            })
+            let sim = open_sim(spec)?;
+            let db_name = sim.db_name().to_string();
+            let scenario = sim.scenario().name.clone();
+            let mut o = opened(sim, spec, Some(db_name), tables, pdb)?;
+            o.simulator = Some(scenario);
+            Ok(o)
         }
-        SourceSpec::Oracle(url) => {
-            let mut source = open_oracle(url, client_lib)?;
-            let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
-            let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-            let (resolved, key_columns) = resolve_tables(&mut source, tables)?;
-            // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
-            // connected container (or the database) names them.
-            let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {
-                instance.db_name.clone()
-            } else {
-                session.con_name.clone()
-            };
-            Ok(OpenedSource {
-                source: Box::new(source),
-                db_name,
-                pdb_filter: None,
-                tables: resolved,
-                key_columns,
-                version: instance.banner.clone(),
-                container: session.con_name.clone(),
-                user: session.user.clone(),
-                description: url.to_string(),
-                simulator: None,
-            })
+        SourceSpec::Oracle(url) => opened(open_oracle(url, client_lib)?, url, None, tables, pdb),
+    }
+}
+
+/// Points the source at the chosen PDB and reads what capture needs.
+/// `db_name` overrides `source.db` (the simulator names its database).
+fn opened<S: Catalog + RedoSource + 'static>(
+    mut source: S,
+    description: &str,
+    db_name: Option<String>,
+    tables: &[TableSpec],
+    pdb: Option<&str>,
+) -> Result<OpenedSource, OpenError> {
+    let (instance, session, pdb_filter) = point_at_pdb(&mut source, pdb)?;
+    let in_root = session.con_name.is_empty() || session.con_name == ROOT;
+    // From the root without a PDB, only the root's own tables are visible.
+    let where_hint = if instance.cdb && in_root && pdb_filter.is_none() {
+        let open: Vec<&str> = instance
+            .pdbs
+            .iter()
+            .filter(|p| p.name != "PDB$SEED")
+            .map(|p| p.name.as_str())
+            .collect();
+        format!(
+            "; connected to CDB$ROOT, whose dictionary shows no PDB table: name the PDB with --pdb ({})",
+            open.join(", ")
+        )
+    } else {
+        String::new()
+    };
+    let (resolved, key_columns) = resolve_tables(&mut source, tables, &where_hint)?;
+    // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
+    // connected container (or the database) names them.
+    let db_name = db_name.unwrap_or_else(|| {
+        if session.con_name.is_empty() || session.con_name == ROOT {
+            instance.db_name.clone()
+        } else {
+            session.con_name.clone()
         }
+    });
+    Ok(OpenedSource {
+        source: Box::new(source),
+        db_name,
+        pdb_filter,
+        tables: resolved,
+        key_columns,
+        version: instance.banner.clone(),
+        container: session.con_name.clone(),
+        user: session.user.clone(),
+        description: description.to_string(),
+        simulator: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cdcctl::source::PdbFacts;
+
+    fn cdb() -> InstanceFacts {
+        InstanceFacts {
+            db_name: "ORCLCDB".into(),
+            cdb: true,
+            pdbs: vec![
+                PdbFacts {
+                    name: "ORCLPDB1".into(),
+                    con_id: 3,
+                    open_mode: "READ WRITE".into(),
+                    ..Default::default()
+                },
+                PdbFacts {
+                    name: "ORCLPDB2".into(),
+                    con_id: 4,
+                    open_mode: "READ WRITE".into(),
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn in_container(name: &str) -> SessionFacts {
+        SessionFacts {
+            con_name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pdb_from_root_is_normalised_and_checked_against_v_pdbs() {
+        let root = in_container(ROOT);
+        assert_eq!(
+            choose_pdb(Some("orclpdb1"), &cdb(), &root).expect("known PDB"),
+            PdbChoice::FromRoot("ORCLPDB1".into())
+        );
+        let err = choose_pdb(Some("nosuch"), &cdb(), &root).expect_err("unknown PDB");
+        assert_eq!(err.exit_code, exit::USAGE);
+        assert!(
+            err.message.contains("ORCLPDB1, ORCLPDB2"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            choose_pdb(None, &cdb(), &root).expect("none"),
+            PdbChoice::None
+        );
+    }
+
+    #[test]
+    fn pdb_of_a_session_connected_to_it_mines_per_pdb() {
+        let inside = in_container("ORCLPDB1");
+        assert_eq!(
+            choose_pdb(Some("orclpdb1"), &cdb(), &inside).expect("same PDB"),
+            PdbChoice::Connected
+        );
+        let err = choose_pdb(Some("orclpdb2"), &cdb(), &inside).expect_err("other PDB");
+        assert!(
+            err.message.contains("connected to ORCLPDB1"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn pdb_on_a_non_cdb_is_a_usage_error() {
+        let facts = InstanceFacts {
+            db_name: "ORCL".into(),
+            ..Default::default()
+        };
+        let err = choose_pdb(Some("X"), &facts, &in_container("")).expect_err("non-CDB");
+        assert_eq!(err.exit_code, exit::USAGE);
     }
 }

@@ -211,11 +211,16 @@ mod tests {
         assert!(parse_tables("x;drop").is_err());
     }
 
+    /// The demo, its catalog reading inside the PDB as `tail` points it.
     fn sim() -> cdcctl::source::sim::Sim {
-        match cdcctl::source::sim::Sim::from_source("sim") {
+        let mut s = match cdcctl::source::sim::Sim::from_source("sim") {
             Some(Ok(s)) => s,
             _ => panic!("the demo scenario must load"),
+        };
+        if let Err(e) = s.set_pdb(Some("ORCLPDB1")) {
+            panic!("the demo has ORCLPDB1: {e}");
         }
+        s
     }
 
     #[test]

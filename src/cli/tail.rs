@@ -51,6 +51,12 @@ pub struct TailArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub since: Option<Duration>,
 
+    /// The PDB to follow when connected to CDB$ROOT: its tables are read
+    /// inside it and only its changes are shown. Upper case unless written
+    /// in double quotes; checked against V$PDBS.
+    #[arg(long, value_name = "PDB")]
+    pub pdb: Option<String>,
+
     /// JSON lines on stdout (the `run` envelope) even on a terminal.
     #[arg(long)]
     pub plain: bool,
@@ -150,6 +156,7 @@ fn start_engine(
         &global.source,
         global.oracle_client_lib.clone(),
         &args.tables.0,
+        args.pdb.as_deref(),
     )
     .map_err(|e| (e.message, e.exit_code))?;
     let header = HeaderInfo {

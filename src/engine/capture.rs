@@ -2,6 +2,13 @@
 //! the next window, reads `V$LOGMNR_CONTENTS`, feeds the transaction buffer,
 //! and hands committed events to a sink in commit order.
 //!
+//! Each LogMiner session starts at the buffer's restart SCN (the oldest
+//! open transaction's start) while its query asks only for rows past those
+//! already read, so LogMiner knows every open transaction's start. A first
+//! start reads V$TRANSACTION and mines the transactions under way from
+//! their own start; a checkpoint records the database incarnation, and a
+//! different one stops capture.
+//!
 //! Recovery is by position, not by hope: after a transient source error the
 //! loop reconnects and re-mines from the buffer's restart SCN, and the
 //! checkpoint filter drops what was already emitted, so nothing is lost and
@@ -15,11 +22,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePattern};
+use crate::source::{ContentsQuery, Incarnation, RedoSource, SourceError, TableName, TablePattern};
 
 use super::checkpoint::Checkpoint;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
 use super::finding::Finding;
+use super::inflight;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{self, PlanError, PlannerConfig, SessionPlan};
@@ -85,6 +93,15 @@ pub enum CaptureError {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Txn(#[from] TxnError),
+    #[error(
+        "the database is in another incarnation than the checkpoint: checkpoint {stored}, database \
+         {current} (OPEN RESETLOGS after FLASHBACK DATABASE or an incomplete recovery); SCNs past \
+         the RESETLOGS point name different changes now"
+    )]
+    IncarnationChanged {
+        stored: Incarnation,
+        current: Incarnation,
+    },
 }
 
 impl CaptureError {
@@ -94,6 +111,7 @@ impl CaptureError {
         match self {
             CaptureError::Txn(TxnError::Sink(_)) => false,
             CaptureError::Txn(_) | CaptureError::Plan(_) => true,
+            CaptureError::IncarnationChanged { .. } => true,
             CaptureError::Source(e) => {
                 matches!(
                     e,
@@ -107,7 +125,7 @@ impl CaptureError {
         match self {
             CaptureError::Source(e) => e.ora_code(),
             CaptureError::Plan(p) => p.to_source_error().ora_code(),
-            CaptureError::Txn(_) => None,
+            CaptureError::Txn(_) | CaptureError::IncarnationChanged { .. } => None,
         }
     }
 
@@ -121,6 +139,12 @@ impl CaptureError {
                     .into(),
             ),
             CaptureError::Txn(_) => None,
+            CaptureError::IncarnationChanged { .. } => Some(
+                "changes emitted from the old incarnation past its RESETLOGS SCN may never have \
+                 happened on the new one: re-snapshot the captured tables, then remove the checkpoint \
+                 file and start again"
+                    .into(),
+            ),
         }
     }
 }
@@ -155,19 +179,52 @@ pub struct Capture<S: RedoSource> {
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
+    /// The start point of a first start while the transactions under way
+    /// there are still to be read from their own start.
+    first_start: Option<Scn>,
+    /// The database incarnation capture started in; checkpoints record it.
+    incarnation: Incarnation,
 }
 
 impl<S: RedoSource> Capture<S> {
     /// Resolves the start position and prepares the buffer.
     pub fn new(mut source: S, config: CaptureConfig) -> Result<Self, CaptureError> {
+        let mut warnings = Vec::new();
+        let mut first_start = None;
+        let incarnation = source.incarnation()?;
         let (buffer, mined_scn) = match &config.start {
-            StartAt::Now => (
-                TxnBuffer::new(config.buffer.clone()),
-                source.current_scn()?.scn,
-            ),
-            StartAt::Scn(scn) => (TxnBuffer::new(config.buffer.clone()), *scn),
             StartAt::Checkpoint(cp) => {
+                if let Some(stored) = cp.incarnation.filter(|s| *s != incarnation) {
+                    return Err(CaptureError::IncarnationChanged {
+                        stored,
+                        current: incarnation,
+                    });
+                }
                 (TxnBuffer::resume(config.buffer.clone(), cp), cp.restart_scn)
+            }
+            start => {
+                let scn = match start {
+                    StartAt::Scn(scn) => *scn,
+                    _ => source.current_scn()?.scn,
+                };
+                let in_flight = match inflight::open_transactions(&mut source) {
+                    Ok(open) => inflight::in_flight_at(&open, scn, config.pdb.as_deref()),
+                    // Without V$TRANSACTION the transactions under way come
+                    // out marked partial instead of whole.
+                    Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => {
+                        warnings.push(TxnWarning::OpenTransactionsUnreadable {
+                            error: e.to_string(),
+                        });
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if !in_flight.is_empty() {
+                    first_start = Some(scn);
+                }
+                let buffer = TxnBuffer::starting_after(config.buffer.clone(), scn, &in_flight);
+                let from = buffer.restart_scn();
+                (buffer, from)
             }
         };
         let owners = owners_of(&config.tables);
@@ -187,8 +244,10 @@ impl<S: RedoSource> Capture<S> {
             retries: 0,
             rows: Vec::new(),
             findings: Vec::new(),
-            warnings: Vec::new(),
+            warnings,
             partial_reported: BTreeSet::new(),
+            first_start,
+            incarnation,
         })
     }
 
@@ -198,7 +257,9 @@ impl<S: RedoSource> Capture<S> {
 
     /// Where a restart would resume without loss or repetition.
     pub fn checkpoint(&self) -> Checkpoint {
-        self.buffer.checkpoint()
+        self.buffer
+            .checkpoint()
+            .with_incarnation(Some(self.incarnation))
     }
 
     /// Findings since the last call: the buffer's (parser, STATUS=2) and the
@@ -295,7 +356,13 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Idle);
         }
         let inventory = self.source.log_inventory()?;
-        let plan = session::plan(&inventory, self.mined_scn, upper, &self.config.planner)?;
+        if inventory.resetlogs_change != self.incarnation.resetlogs_change {
+            return Err(CaptureError::IncarnationChanged {
+                stored: self.incarnation,
+                current: self.source.incarnation()?,
+            });
+        }
+        let plan = self.plan(&inventory, upper)?;
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
         self.status.logs = plan
@@ -365,6 +432,43 @@ impl<S: RedoSource> Capture<S> {
         Ok(Progress::Advanced { rows: read })
     }
 
+    /// The session starts after the buffer's restart SCN (the oldest open
+    /// transaction's start) while `SCN > mined_scn` keeps rows already read
+    /// out, so LogMiner sees each open transaction's start and gives its
+    /// undo rows their full XID. When the logs back there are gone, the
+    /// session starts at the window and the buffer matches such undo rows
+    /// by undo segment and slot.
+    ///
+    /// At a first start, the transactions already under way are read from
+    /// their start; when their logs are gone the window starts at the start
+    /// point and their events come out marked partial.
+    fn plan(
+        &mut self,
+        inventory: &crate::source::LogInventory,
+        upper: Scn,
+    ) -> Result<SessionPlan, PlanError> {
+        let cfg = &self.config.planner;
+        let restart = self.buffer.restart_scn().min(self.mined_scn);
+        let planned = session::plan_from(inventory, restart, self.mined_scn, upper, cfg);
+        let gone = matches!(
+            planned,
+            Err(PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })
+        );
+        match self.first_start.take() {
+            Some(start) if gone => {
+                self.buffer.forget_in_flight();
+                self.mined_scn = self.mined_scn.max(start);
+                self.warnings
+                    .push(TxnWarning::InFlightLogsMissing { start_scn: start });
+                session::plan(inventory, self.mined_scn, upper, cfg)
+            }
+            _ if gone && restart < self.mined_scn => {
+                session::plan(inventory, self.mined_scn, upper, cfg)
+            }
+            _ => planned,
+        }
+    }
+
     fn refresh_status(&mut self) {
         self.buffer.fill_status(&mut self.status);
         self.status.findings += self.findings.len() as u64;
@@ -409,10 +513,11 @@ fn check_before_image(
     }
 }
 
-/// Owners to filter on in the query: only when every pattern names its
-/// owner exactly (a wildcard owner needs every row).
+/// Owner patterns for the query's owner filter (`%` and `_` keep their
+/// `LIKE` meaning there, as in [`wanted`]); none when a pattern matches
+/// every owner.
 fn owners_of(tables: &[TablePattern]) -> Vec<String> {
-    if tables.is_empty() || tables.iter().any(|t| t.owner.contains(['%', '_'])) {
+    if tables.is_empty() || tables.iter().any(|t| t.owner.chars().all(|c| c == '%')) {
         return Vec::new();
     }
     let mut owners: Vec<String> = tables.iter().map(|t| t.owner.clone()).collect();
@@ -612,8 +717,8 @@ fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
 mod tests {
     use super::*;
     use crate::source::{
-        ArchiveDestStatus, LogInventory, OnlineLog, RedoThread, ScnTime, SessionRequest,
-        SnapshotChunk, TableName,
+        ArchiveDestStatus, LogInventory, OnlineLog, OpenTransaction, RedoThread, ScnTime,
+        SessionRequest, SnapshotChunk, TableName,
     };
     use chrono::NaiveDate;
 
@@ -630,6 +735,10 @@ mod tests {
         reconnects: u32,
         starts: u32,
         ends: u32,
+        /// (STARTSCN, query's `SCN >` bound) of each window.
+        windows: Vec<(Scn, Scn)>,
+        /// What `V$TRANSACTION` answers.
+        open: Vec<OpenTransaction>,
     }
 
     fn ts() -> chrono::NaiveDateTime {
@@ -717,6 +826,8 @@ mod tests {
                 reconnects: 0,
                 starts: 0,
                 ends: 0,
+                windows: Vec::new(),
+                open: Vec::new(),
             }
         }
     }
@@ -761,13 +872,26 @@ mod tests {
                 }],
             })
         }
+        fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+            Ok(self.open.clone())
+        }
+        fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+            Ok(Incarnation {
+                resetlogs_change: 1,
+                resetlogs_time: ts(),
+            })
+        }
         fn start_session(&mut self, r: &SessionRequest) -> Result<(), SourceError> {
             assert!(!r.options.continuous_mine);
             self.starts += 1;
+            self.windows.push((r.start_scn, 0));
             Ok(())
         }
         fn query_contents(&mut self, q: &ContentsQuery) -> Result<(), SourceError> {
             self.query = Some((q.from_scn, q.to_scn));
+            if let Some(w) = self.windows.last_mut() {
+                w.1 = q.from_scn;
+            }
             self.cursor = 0;
             Ok(())
         }
@@ -816,8 +940,12 @@ mod tests {
     }
 
     fn capture_all(source: ScriptedSource) -> (Vec<String>, ScriptedSource) {
+        capture_from(source, StartAt::Scn(100))
+    }
+
+    fn capture_from(source: ScriptedSource, start: StartAt) -> (Vec<String>, ScriptedSource) {
         let config = CaptureConfig {
-            start: StartAt::Scn(100),
+            start,
             until_scn: Some(120),
             ..CaptureConfig::default()
         };
@@ -856,6 +984,49 @@ mod tests {
             source.ends, 0,
             "END_LOGMNR between windows over the same log"
         );
+    }
+
+    #[test]
+    fn session_starts_at_the_oldest_open_transaction_and_reads_only_new_rows() {
+        let (ids, source) = capture_all(ScriptedSource::new(1));
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        // 02 starts at 103 and commits at 111: windows in between start
+        // their session at 103 but ask only for rows past what was read.
+        let inside: Vec<_> = source
+            .windows
+            .iter()
+            .filter(|(_, from)| (107..111).contains(from))
+            .collect();
+        assert!(!inside.is_empty(), "{:?}", source.windows);
+        assert!(inside.iter().all(|(start, _)| *start == 103), "{inside:?}");
+        assert!(source
+            .windows
+            .iter()
+            .all(|(start, from)| start <= &(from + 1)));
+        let (start, from) = source.windows.last().copied().unwrap_or_default();
+        assert_eq!(start, from + 1, "nothing open at the end");
+    }
+
+    #[test]
+    fn start_now_inside_open_transactions_mines_them_from_their_start() {
+        let open = |xid: &str, start_scn| OpenTransaction {
+            xid: xid.into(),
+            start_scn,
+            start_time: None,
+            used_urec: 1,
+            username: None,
+            con_name: None,
+        };
+        // "Now" is SCN 105: 01 (from 101) and 02 (from 103) are under way.
+        let mut source = ScriptedSource::new(5);
+        source.open = vec![open("01", 101), open("02", 103)];
+        let (ids, source) = capture_from(source, StartAt::Now);
+        assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
+        assert_eq!(source.windows.first().map(|w| w.0), Some(101));
+        // Without V$TRANSACTION's answer only rows after the start point
+        // (SCN 105) are read.
+        let (ids, _) = capture_from(ScriptedSource::new(5), StartAt::Now);
+        assert_eq!(ids, ["02:5", "04:6"]);
     }
 
     #[test]
@@ -915,5 +1086,14 @@ mod tests {
         ));
         assert_eq!(owners_of(&pats), ["APP"]);
         assert!(owners_of(&[TablePattern::parse("%.X").expect("pattern")]).is_empty());
+    }
+
+    #[test]
+    fn owners_with_underscores_or_wildcards_are_still_pushed_down() {
+        let pats = [
+            TablePattern::parse("APP_DATA.ORDERS").expect("pattern"),
+            TablePattern::parse("HR%.EMP").expect("pattern"),
+        ];
+        assert_eq!(owners_of(&pats), ["APP_DATA", "HR%"]);
     }
 }

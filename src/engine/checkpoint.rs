@@ -1,6 +1,9 @@
 //! Checkpoints: the restart SCN, the commit SCN with the XIDs committed at
 //! it, and the index of the last event emitted inside a transaction.
 //!
+//! The database incarnation (RESETLOGS_CHANGE# and RESETLOGS_TIME) is
+//! stored with the positions: SCNs of another incarnation name other redo.
+//!
 //! Stored as versioned JSON (`"version": 1`), written atomically (temporary
 //! file in the same directory, fsync, rename, fsync of the directory), and
 //! only ever moved forward. [`ReplayFilter`] tells, after a restart, which
@@ -14,6 +17,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::row::Scn;
+use crate::source::Incarnation;
 
 /// The checkpoint format this version of cdcctl writes and reads.
 pub const CHECKPOINT_VERSION: u32 = 1;
@@ -32,6 +36,10 @@ pub struct Checkpoint {
     /// A transaction cut short (sink failure): its XID and the index of the
     /// last event emitted.
     pub last_event_index: Option<(String, u32)>,
+    /// The database incarnation the positions belong to. Checkpoints
+    /// written before it was recorded load without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incarnation: Option<Incarnation>,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -48,8 +56,15 @@ impl Checkpoint {
             commit_scn,
             committed_xids_at_commit_scn,
             last_event_index,
+            incarnation: None,
             updated_at: Utc::now(),
         }
+    }
+
+    /// The same position, recorded as belonging to `incarnation`.
+    pub fn with_incarnation(mut self, incarnation: Option<Incarnation>) -> Self {
+        self.incarnation = incarnation;
+        self
     }
 
     /// Reads a checkpoint from JSON text, refusing versions it does not know.

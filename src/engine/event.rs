@@ -14,7 +14,9 @@
 //!             "rs_id", "ssn", "redo_thread", "row_id"},
 //!  "op": "c" | "u" | "d" | "r",
 //!  "ts_ms": commit time of the transaction (ms since the epoch, UTC),
-//!  "transaction": {"id", "total_order", "data_collection_order"}}
+//!  "transaction": {"id", "total_order", "data_collection_order",
+//!                  "partial": true only when the transaction began before
+//!                  capture could read it}}
 //! ```
 //!
 //! Values are JSON `null` for NULL and strings otherwise: numbers keep their
@@ -127,6 +129,10 @@ pub struct ChangeEvent {
     pub after: Option<Image>,
     pub source: SourcePosition,
     pub snapshot: bool,
+    /// The transaction began before capture could see it (its START row
+    /// was never read): its earlier changes are missing. Serialised as
+    /// `transaction.partial = true`, and only then.
+    pub partial: bool,
     /// Commit time of the transaction, ms since the epoch.
     pub commit_ts_ms: i64,
     /// 0-based position of this change among the emitted changes of its
@@ -180,10 +186,13 @@ struct TransactionRef<'a>(&'a ChangeEvent);
 
 impl Serialize for TransactionRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(3))?;
+        let mut m = s.serialize_map(None)?;
         m.serialize_entry("id", &self.0.source.xid)?;
         m.serialize_entry("total_order", &(u64::from(self.0.index) + 1))?;
         m.serialize_entry("data_collection_order", &self.0.table_order)?;
+        if self.0.partial {
+            m.serialize_entry("partial", &true)?;
+        }
         m.end()
     }
 }
@@ -313,6 +322,7 @@ mod tests {
                 row_id: None,
             },
             snapshot: false,
+            partial: false,
             commit_ts_ms: 1_740_819_601_000,
             index: 2,
             table_order: 1,

@@ -8,6 +8,7 @@ pub mod checkpoint;
 pub mod contents_csv;
 pub mod event;
 pub mod finding;
+pub mod inflight;
 pub mod metrics;
 pub mod redo;
 pub mod row;

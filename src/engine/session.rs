@@ -47,10 +47,16 @@ pub struct PlannedLog {
     pub online: bool,
 }
 
-/// A session to start: files and the SCN window `(from_scn, end_scn]`.
+/// A session to start: files, the session's first SCN, and the SCN window
+/// `(from_scn, end_scn]` of rows wanted from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionPlan {
     pub logs: Vec<PlannedLog>,
+    /// `STARTSCN` of the session (inclusive), at or below `from_scn + 1`:
+    /// the oldest open transaction's start, so that LogMiner resolves the
+    /// full XID of its undo rows (it shows sequence FFFFFFFF for a
+    /// transaction that began before the session).
+    pub session_start: Scn,
     /// Rows with `SCN > from_scn` are wanted.
     pub from_scn: Scn,
     /// Rows with `SCN <= end_scn` are wanted.
@@ -62,8 +68,7 @@ impl SessionPlan {
     pub fn request(&self) -> SessionRequest {
         SessionRequest {
             log_files: self.logs.iter().map(|l| l.name.clone()).collect(),
-            // STARTSCN is inclusive; the window starts after from_scn.
-            start_scn: self.from_scn + 1,
+            start_scn: self.session_start,
             end_scn: self.end_scn,
             options: mining_options(),
         }
@@ -143,6 +148,20 @@ pub fn plan(
     upper_scn: Scn,
     config: &PlannerConfig,
 ) -> Result<SessionPlan, PlanError> {
+    plan_from(inventory, from_scn, from_scn, upper_scn, config)
+}
+
+/// Like [`plan`], with the session starting after `restart_scn` (at or below
+/// `from_scn`): the logs reach back to it, and the window's log limit
+/// counts only logs holding SCNs above `from_scn`.
+pub fn plan_from(
+    inventory: &LogInventory,
+    restart_scn: Scn,
+    from_scn: Scn,
+    upper_scn: Scn,
+    config: &PlannerConfig,
+) -> Result<SessionPlan, PlanError> {
+    let restart_scn = restart_scn.min(from_scn);
     let dest_id = choose_destination(inventory, config)?;
     let mut logs = Vec::new();
     let mut end_scn = upper_scn;
@@ -169,8 +188,14 @@ pub fn plan(
         }
     }
     for thread in threads {
-        let (chosen, thread_end) =
-            plan_thread(inventory, thread, dest_id, from_scn, end_scn, config)?;
+        let (chosen, thread_end) = plan_thread(
+            inventory,
+            thread,
+            dest_id,
+            (restart_scn, from_scn),
+            end_scn,
+            config,
+        )?;
         end_scn = end_scn.min(thread_end);
         logs.extend(chosen);
     }
@@ -179,6 +204,7 @@ pub fn plan(
     logs.sort_by_key(|l| (l.thread, l.sequence));
     Ok(SessionPlan {
         logs,
+        session_start: restart_scn + 1,
         from_scn,
         end_scn: end_scn.max(from_scn),
     })
@@ -223,7 +249,7 @@ fn plan_thread(
     inventory: &LogInventory,
     thread: u16,
     dest_id: Option<u32>,
-    from_scn: Scn,
+    (restart_scn, from_scn): (Scn, Scn),
     end_scn: Scn,
     config: &PlannerConfig,
 ) -> Result<(Vec<PlannedLog>, Scn), PlanError> {
@@ -276,26 +302,27 @@ fn plan_thread(
             },
         );
     }
-    // Keep only logs that hold SCNs above from_scn.
+    // Keep only logs that hold SCNs above the session's start.
     let needed: Vec<&Candidate> = by_seq
         .values()
         .filter(|c| {
-            c.log.next_change.is_none_or(|n| n > from_scn + 1) && c.log.sequence <= current.sequence
+            c.log.next_change.is_none_or(|n| n > restart_scn + 1)
+                && c.log.sequence <= current.sequence
         })
         .collect();
     let Some(first) = needed.first() else {
         return Err(PlanError::StartScnNotCovered {
             thread,
-            scn: from_scn + 1,
+            scn: restart_scn + 1,
             oldest: current.first_change,
         });
     };
-    if first.log.first_change > from_scn + 1 {
-        // The log that holds from_scn + 1 is missing. If an older log exists
+    if first.log.first_change > restart_scn + 1 {
+        // The log that holds restart_scn + 1 is missing. If an older log exists
         // in V$ARCHIVED_LOG but is deleted, say which sequence is gone.
         return Err(PlanError::StartScnNotCovered {
             thread,
-            scn: from_scn + 1,
+            scn: restart_scn + 1,
             oldest: by_seq
                 .values()
                 .map(|c| c.log.first_change)
@@ -317,7 +344,12 @@ fn plan_thread(
         if c.log.first_change > end_scn {
             break;
         }
-        if chosen.len() == config.max_logs_per_thread.max(1) {
+        // Logs wholly at or below from_scn only let the session start early.
+        let counted = chosen
+            .iter()
+            .filter(|l| l.next_change.is_none_or(|n| n > from_scn + 1))
+            .count();
+        if counted == config.max_logs_per_thread.max(1) {
             // Window full: end where the last included log ends.
             if let Some(prev) = chosen.last().and_then(|l| l.next_change) {
                 thread_end = thread_end.min(prev.saturating_sub(1));

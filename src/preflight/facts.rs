@@ -68,6 +68,11 @@ impl Facts {
         progress("session");
         facts.session = keep(catalog.session(), "session", &mut facts.missing)?;
         progress("tables");
+        // From CDB$ROOT the root's dictionary shows no PDB table: read the
+        // tables inside the PDB the capture targets.
+        if let Some(pdb) = facts.table_pdb() {
+            keep(catalog.set_pdb(Some(&pdb)), "tables", &mut facts.missing)?;
+        }
         let fetch = fetch_patterns(scope, facts.config.as_ref());
         if let Some(all) = keep(catalog.tables(&fetch), "tables", &mut facts.missing)? {
             let in_scope = in_scope(&all, scope, facts.config.as_ref());
@@ -128,6 +133,20 @@ impl Facts {
                     .filter(|d| i.pdbs.iter().any(|p| p.name.eq_ignore_ascii_case(d)))
             })
             .map(str::to_string)
+    }
+
+    /// The PDB whose tables the checks read from CDB$ROOT, as `V$PDBS`
+    /// spells it: the capture's target, else the only open PDB.
+    pub fn table_pdb(&self) -> Option<String> {
+        let i = self.instance.as_ref()?;
+        let s = self.session.as_ref()?;
+        if !i.cdb || s.con_name != "CDB$ROOT" {
+            return None;
+        }
+        match self.target_pdb() {
+            Some(target) => crate::source::resolve_pdb(&target, &i.pdbs).ok(),
+            None => crate::source::sole_open_pdb(&i.pdbs),
+        }
     }
 
     /// Why a fact is missing, as a skip reason.

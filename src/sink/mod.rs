@@ -231,6 +231,7 @@ mod tests {
                 ..SourcePosition::default()
             },
             snapshot: false,
+            partial: false,
             commit_ts_ms: 0,
             index,
             table_order: index + 1,

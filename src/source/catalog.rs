@@ -296,6 +296,55 @@ fn normalize_ident(part: &str) -> Option<String> {
     ok.then(|| part.to_uppercase())
 }
 
+/// A `--pdb` name as Oracle reads an identifier: unquoted names in upper
+/// case, a double-quoted one exactly as written. `None` for an empty or
+/// malformed name (wildcards included: a PDB is named, not matched).
+pub fn normalize_pdb_name(text: &str) -> Option<String> {
+    let name = normalize_ident(text)?;
+    let quoted = text.trim().starts_with('"');
+    (quoted || !name.contains('%')).then_some(name)
+}
+
+/// A PDB capture can read: open, and not the seed.
+fn open_for_capture(p: &PdbFacts) -> bool {
+    p.name != "PDB$SEED" && p.open_mode.starts_with("READ")
+}
+
+/// The only open PDB of a CDB, where application tables must then be.
+pub fn sole_open_pdb(pdbs: &[PdbFacts]) -> Option<String> {
+    let mut open = pdbs.iter().filter(|p| open_for_capture(p));
+    match (open.next(), open.next()) {
+        (Some(only), None) => Some(only.name.clone()),
+        _ => None,
+    }
+}
+
+/// Checks a `--pdb` against the rows of `V$PDBS` and returns the name as
+/// the view spells it. The error lists the open PDBs.
+pub fn resolve_pdb(requested: &str, pdbs: &[PdbFacts]) -> Result<String, String> {
+    let open: Vec<&str> = pdbs
+        .iter()
+        .filter(|p| open_for_capture(p))
+        .map(|p| p.name.as_str())
+        .collect();
+    let listing = if open.is_empty() {
+        "no PDB is open".to_string()
+    } else {
+        format!("open PDBs: {}", open.join(", "))
+    };
+    let Some(name) = normalize_pdb_name(requested) else {
+        return Err(format!("`{requested}` is not a PDB name ({listing})"));
+    };
+    match pdbs.iter().find(|p| p.name == name) {
+        Some(p) if open_for_capture(p) => Ok(p.name.clone()),
+        Some(p) => Err(format!(
+            "PDB {} is not open for capture (OPEN_MODE {}; {listing})",
+            p.name, p.open_mode
+        )),
+        None => Err(format!("no PDB named {name} in V$PDBS ({listing})")),
+    }
+}
+
 /// Splits `A.B` (either part optionally double-quoted) into normalised names.
 pub fn split_qualified(text: &str) -> Option<(String, String)> {
     let text = text.trim();
@@ -517,6 +566,39 @@ pub struct OpenTransaction {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pdb_names_upper_case_unless_quoted_and_must_exist() {
+        let pdb = |name: &str, mode: &str| PdbFacts {
+            name: name.into(),
+            open_mode: mode.into(),
+            ..Default::default()
+        };
+        let pdbs = [
+            pdb("PDB$SEED", "READ ONLY"),
+            pdb("ORCLPDB1", "READ WRITE"),
+            pdb("Sales", "READ WRITE"),
+            pdb("OLD", "MOUNTED"),
+        ];
+        assert_eq!(sole_open_pdb(&pdbs), None, "two are open");
+        assert_eq!(sole_open_pdb(&pdbs[..2]), Some("ORCLPDB1".into()));
+        assert_eq!(resolve_pdb("orclpdb1", &pdbs), Ok("ORCLPDB1".to_string()));
+        assert_eq!(
+            resolve_pdb("\"ORCLPDB1\"", &pdbs),
+            Ok("ORCLPDB1".to_string())
+        );
+        assert_eq!(resolve_pdb("\"Sales\"", &pdbs), Ok("Sales".to_string()));
+        let err = resolve_pdb("sales", &pdbs).unwrap_err();
+        assert!(err.contains("no PDB named SALES"), "{err}");
+        assert!(err.contains("open PDBs: ORCLPDB1, Sales"), "{err}");
+        let err = resolve_pdb("old", &pdbs).unwrap_err();
+        assert!(err.contains("MOUNTED"), "{err}");
+        assert!(
+            resolve_pdb("ORCL%", &pdbs).is_err(),
+            "a PDB is named, not matched"
+        );
+        assert!(resolve_pdb("\"x", &pdbs).is_err());
+    }
 
     #[test]
     fn like_matches_percent_and_underscore() {

@@ -79,6 +79,27 @@ pub struct RedoThread {
     pub last_redo_scn: Scn,
 }
 
+/// The database incarnation (`V$DATABASE.RESETLOGS_CHANGE#` and
+/// `RESETLOGS_TIME`): an OPEN RESETLOGS (after FLASHBACK DATABASE or an
+/// incomplete recovery) starts a new one, whose redo from its RESETLOGS
+/// SCN on is a different history from the old one's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Incarnation {
+    pub resetlogs_change: Scn,
+    pub resetlogs_time: NaiveDateTime,
+}
+
+impl std::fmt::Display for Incarnation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "RESETLOGS_CHANGE# {} at {}",
+            self.resetlogs_change,
+            self.resetlogs_time.format("%Y-%m-%d %H:%M:%S")
+        )
+    }
+}
+
 /// Everything the planner and preflight know of the redo logs at one moment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct LogInventory {

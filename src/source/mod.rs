@@ -42,6 +42,17 @@ pub trait Catalog {
 
     /// Online and archived logs, destinations and threads.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+
+    /// The PDB whose tables [`Catalog::tables`] (and, for a live source,
+    /// snapshot reads) see, for a session in CDB$ROOT: each container has
+    /// its own dictionary, so the root's `ALL_*` views do not show a PDB's
+    /// tables. `name` is a `V$PDBS.NAME`; `None` reads the connected
+    /// container. Offline facts were read already, in whatever container
+    /// their collection ran, so they take no notice of it.
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        let _ = name;
+        Ok(())
+    }
 }
 
 /// Options of `DBMS_LOGMNR.START_LOGMNR` the engine may ask for.
@@ -72,7 +83,8 @@ pub struct ContentsQuery {
     pub from_scn: Scn,
     /// `SCN <= to_scn`.
     pub to_scn: Scn,
-    /// Owners whose DML and DDL rows are wanted; empty means all but Oracle's own.
+    /// Owners whose DML and DDL rows are wanted, as `LIKE` patterns (`%`
+    /// and `_` are wildcards); empty means all but Oracle's own.
     pub owners: Vec<String>,
     /// `SRC_CON_NAME = :pdb` when mining a PDB from CDB$ROOT.
     pub pdb: Option<String>,
@@ -106,6 +118,14 @@ pub trait RedoSource: Send {
 
     /// `V$LOG`, `V$LOGFILE`, `V$ARCHIVED_LOG`, `V$ARCHIVE_DEST_STATUS`, `V$THREAD`.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
+
+    /// The current incarnation (`V$DATABASE`), which a checkpoint records.
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError>;
+
+    /// Transactions open now (`V$TRANSACTION`; `GV$TRANSACTION` on RAC),
+    /// oldest first: at a first start, the ones begun before the start
+    /// point are mined from their own start.
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
 
     /// `ADD_LOGFILE` for each file, then `START_LOGMNR`.
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError>;
@@ -144,6 +164,12 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         (**self).log_inventory()
+    }
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+        (**self).incarnation()
+    }
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        (**self).open_transactions()
     }
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
         (**self).start_session(request)

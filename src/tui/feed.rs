@@ -149,6 +149,7 @@ pub fn sample_change(i: u64) -> CapturedEvent {
         after,
         source,
         snapshot: false,
+        partial: false,
         commit_ts_ms,
         index: 0,
         table_order: 1,

@@ -1,5 +1,5 @@
 //! Comparisons shared by the modules that check captured changes against
-//! the simulator's ground truth.
+//! the simulator's ground truth, and the SCN window of a built-in scenario.
 
 use cdcctl::engine::event::{Field, Image};
 
@@ -27,4 +27,16 @@ pub fn without_unavailable(mut v: serde_json::Value) -> serde_json::Value {
         }
     }
     v
+}
+
+/// The demo's redo window after warm-up, as `--from-scn`/`--until-scn`
+/// values: its first SCN and the SCN the simulator stands at when a command
+/// opens it.
+pub fn demo_window() -> (String, String) {
+    use cdcctl::source::sim::Sim;
+    use cdcctl::source::RedoSource;
+    let mut s = Sim::from_spec("demo").expect("demo scenario");
+    let start = s.scenario().instance.start_scn;
+    let now = s.current_scn().expect("current SCN").scn;
+    (start.to_string(), now.to_string())
 }

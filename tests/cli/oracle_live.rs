@@ -323,7 +323,7 @@ fn catalog_reads_instance_session_and_the_test_table() {
         "the mining user cannot read V$LOGMNR_CONTENTS: {:?}",
         session.inaccessible_objects
     );
-    let _ = src.open_transactions().expect("open transactions");
+    let _ = Catalog::open_transactions(&mut src).expect("open transactions");
 
     let dml = dml_connection();
     ensure_test_table(&dml);

@@ -19,7 +19,7 @@ fn sim(name: &str) -> Sim {
         .find(|b| b.name == name)
         .unwrap_or_else(|| panic!("no built-in {name}"));
     let scenario = Scenario::parse(b.text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
-    Sim::new(scenario, Clock::Virtual { step_ms: 1000 })
+    Sim::new(scenario, Clock::Virtual { step_ms: 1000 }).with_default_pdb()
 }
 
 fn config(s: &mut Sim, start: StartAt, until: Scn) -> CaptureConfig {

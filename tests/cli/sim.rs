@@ -15,8 +15,17 @@ use cdcctl::source::{
     Catalog, ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError, TableName,
 };
 
+/// A built-in scenario whose table reads run in its PDB, as the CLI opens it.
 fn sim(name: &str) -> Sim {
-    Sim::from_spec(name).unwrap_or_else(|e| panic!("{name}: {e}"))
+    Sim::from_spec(name)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .with_default_pdb()
+}
+
+/// A built-in scenario's text with more TOML appended (faults, tables).
+fn builtin_plus(name: &str, toml: &str) -> String {
+    let b = BUILTINS.iter().find(|b| b.name == name).unwrap();
+    format!("{}\n{toml}", b.text)
 }
 
 /// A scenario's text with a few keys replaced, for variations.
@@ -31,6 +40,7 @@ fn variant(name: &str, edits: &[(&str, &str)]) -> Sim {
         Scenario::parse(&text, name).unwrap(),
         Clock::Virtual { step_ms: 1000 },
     )
+    .with_default_pdb()
 }
 
 fn options() -> MiningOptions {
@@ -47,7 +57,13 @@ fn mine(
     to: Scn,
     opts: MiningOptions,
 ) -> Result<Vec<LogMinerRow>, SourceError> {
-    let files = s.plan_logs(from);
+    // Inside a PDB (per-PDB mining) START_LOGMNR finds the logs itself.
+    let in_pdb = s.instance()?.cdb && s.session()?.con_name != "CDB$ROOT";
+    let files = if in_pdb {
+        Vec::new()
+    } else {
+        s.plan_logs(from)
+    };
     s.start_session(&SessionRequest {
         log_files: files,
         start_scn: from,
@@ -262,13 +278,10 @@ fn archive_gap_scenario_shows_deleted_archives_and_mining_them_fails_with_ora_01
 
 #[test]
 fn a_log_deleted_after_the_session_started_fails_the_read_with_ora_01291() {
-    let text = BUILTINS
-        .iter()
-        .find(|b| b.name == "demo")
-        .unwrap()
-        .text
-        .to_string()
-        + "\n[[faults]]\nkind = \"archive_deleted\"\nat_s = 605\n";
+    let text = builtin_plus(
+        "demo",
+        "[[faults]]\nkind = \"archive_deleted\"\nat_s = 605\n",
+    );
     let mut s = Sim::new(
         Scenario::parse(&text, "t").unwrap(),
         Clock::Virtual { step_ms: 1000 },
@@ -353,7 +366,7 @@ fn continuous_mine_on_19c_raises_ora_44609_and_is_accepted_on_11g() {
 }
 
 #[test]
-fn mining_inside_a_pdb_raises_ora_65040_before_21c_and_works_from_21c() {
+fn add_logfile_inside_a_pdb_raises_ora_65040_and_per_pdb_start_logmnr_works_from_19c() {
     let mut s = sim("wrong-container");
     let cur = s.current_scn().unwrap().scn;
     let files = s.plan_logs(cur - 10);
@@ -363,16 +376,23 @@ fn mining_inside_a_pdb_raises_ora_65040_before_21c_and_works_from_21c() {
         end_scn: cur,
         options: options(),
     };
-    assert_eq!(ora(s.start_session(&req)), 65040);
-    let mut s21 = variant(
-        "wrong-container",
-        &[("version = \"19c\"", "version = \"21c\"")],
-    );
-    let cur = s21.current_scn().unwrap().scn;
-    let rows = mine(&mut s21, cur - 200, cur, options()).unwrap();
+    assert_eq!(ora(s.start_session(&req)), 65040, "ADD_LOGFILE in a PDB");
+    // Per-PDB mining (19c): START_LOGMNR with the SCN range alone.
+    let rows = mine(&mut s, cur - 200, cur, options()).unwrap();
+    assert!(!rows.is_empty());
     assert!(rows
         .iter()
         .all(|r| r.src_con_name.as_deref() == Some("ORCLPDB1")));
+    let mut s122 = variant(
+        "wrong-container",
+        &[("version = \"19c\"", "version = \"12.2\"")],
+    );
+    let cur = s122.current_scn().unwrap().scn;
+    assert_eq!(
+        ora(mine(&mut s122, cur - 200, cur, options())),
+        65040,
+        "no per-PDB mining before 19c"
+    );
 }
 
 #[test]
@@ -728,11 +748,11 @@ fn virtual_clock_advances_on_each_poll_and_generation_stays_bounded() {
 #[test]
 fn long_transaction_stays_open_and_pins_its_start_scn() {
     let mut s = sim("long-transaction");
-    let open = s.open_transactions().unwrap();
+    let open = Catalog::open_transactions(&mut s).unwrap();
     assert!(!open.is_empty());
     let oldest = open[0].clone();
     s.advance_ms(3_600_000);
-    let still = s.open_transactions().unwrap();
+    let still = Catalog::open_transactions(&mut s).unwrap();
     assert_eq!(still[0].xid, oldest.xid);
     assert_eq!(still[0].start_scn, oldest.start_scn);
 }
@@ -825,7 +845,21 @@ fn sim_commands_list_scenarios_print_truth_and_contents() {
 
 /// Runs the capture engine over a sim up to `until` and returns what it emitted.
 fn capture(s: Sim, from: Scn, until: Scn) -> Vec<CapturedEvent> {
-    use cdcctl::engine::capture::{Capture, CaptureConfig, Progress, StartAt};
+    capture_from(s, cdcctl::engine::capture::StartAt::Scn(from), until).0
+}
+
+/// Runs the capture engine from `start` up to `until`; returns what it
+/// emitted, its warnings and the engine (with its source) for inspection.
+fn capture_from(
+    s: Sim,
+    start: cdcctl::engine::capture::StartAt,
+    until: Scn,
+) -> (
+    Vec<CapturedEvent>,
+    Vec<cdcctl::engine::txn::TxnWarning>,
+    cdcctl::engine::capture::Capture<Sim>,
+) {
+    use cdcctl::engine::capture::{Capture, CaptureConfig, Progress};
     use cdcctl::engine::txn::{BufferConfig, SinkError};
     let pdb = s.default_pdb();
     let db = s.db_name().to_string();
@@ -835,12 +869,13 @@ fn capture(s: Sim, from: Scn, until: Scn) -> Vec<CapturedEvent> {
             ..BufferConfig::default()
         },
         pdb,
-        start: StartAt::Scn(from),
+        start,
         until_scn: Some(until),
         ..CaptureConfig::default()
     };
     let mut cap = Capture::new(s, config).unwrap();
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     for _ in 0..100_000 {
         let p = cap
             .poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
@@ -848,8 +883,9 @@ fn capture(s: Sim, from: Scn, until: Scn) -> Vec<CapturedEvent> {
                 Ok(())
             })
             .unwrap_or_else(|e| panic!("capture stopped: {e}"));
+        warnings.extend(cap.take_warnings());
         if p == Progress::Finished {
-            return out;
+            return (out, warnings, cap);
         }
     }
     panic!("capture did not reach SCN {until}");
@@ -910,9 +946,15 @@ fn capture_survives_a_dropped_connection_without_loss_or_duplicates() {
     truth_sim.advance_to_scn(until + 1);
     let truth = changes(truth_sim.truth_between(from, until).cloned());
     let got = changes(capture(make(), from, until).into_iter());
+    assert_same_changes(&got, &truth);
+}
+
+/// Same changes in the same order, LOB placeholders aside; a mismatch
+/// names the first difference.
+fn assert_same_changes(got: &[CapturedEvent], truth: &[CapturedEvent]) {
     let (got, truth) = (
-        without_lob_placeholders(&got),
-        without_lob_placeholders(&truth),
+        without_lob_placeholders(got),
+        without_lob_placeholders(truth),
     );
     let first_diff = got.iter().zip(&truth).position(|(a, b)| a != b);
     assert_eq!(
@@ -1492,7 +1534,7 @@ fn every_supported_release_reports_its_version_and_mining_rules() {
     for (alias, major, pdb_mining) in [
         ("11.2", 11, false),
         ("12.2", 12, false),
-        ("19c", 19, false),
+        ("19c", 19, true),
         ("21c", 21, true),
         ("23ai", 23, true),
     ] {
@@ -1537,4 +1579,327 @@ fn truth_can_be_switched_off_or_drained_as_it_commits() {
     s.set_truth_limit(None);
     s.advance_ms(60_000);
     assert!(s.truth().count() > 0);
+}
+
+/// LogMiner resolves an undo row's full XID only when the transaction's
+/// start lies inside the session's range; otherwise the sequence part
+/// (the last 4 bytes of the RAW(8)) reads FFFFFFFF while USN and SLOT stay.
+#[test]
+fn undo_rows_of_a_transaction_started_before_the_session_carry_sequence_ffffffff() {
+    let mut s = sim("demo");
+    s.advance_ms(600_000);
+    let rows = s.all_rows();
+    let starts: HashMap<&str, Scn> = rows
+        .iter()
+        .filter(|r| r.operation_code == OperationCode::Start)
+        .map(|r| (r.xid.as_str(), r.scn))
+        .collect();
+    let undo = |r: &&LogMinerRow| {
+        r.operation_code == OperationCode::Rollback || r.operation_code.is_dml() && r.rollback
+    };
+    for full_rollback in [true, false] {
+        let Some((xid, start, at)) = rows.iter().filter(undo).find_map(|r| {
+            let start = *starts.get(r.xid.as_str())?;
+            let kind_ok = (r.operation_code == OperationCode::Rollback) == full_rollback;
+            (kind_ok && r.scn > start + 1).then(|| (r.xid.clone(), start, r.scn))
+        }) else {
+            panic!("demo has no undo row (full rollback: {full_rollback}) after its start");
+        };
+        let undo_at = |rows: &[LogMinerRow]| -> Vec<String> {
+            rows.iter()
+                .filter(|r| r.scn == at && undo(r))
+                .map(|r| r.xid.clone())
+                .collect()
+        };
+        let masked = format!("{}FFFFFFFF", &xid[..8]);
+        let whole = mine(&mut s, start, at, options()).expect("session from the start");
+        assert_eq!(undo_at(&whole), [xid], "session from the START row");
+        let later = mine(&mut s, start + 1, at, options()).expect("session after the start");
+        assert_eq!(
+            undo_at(&later),
+            [masked],
+            "session started after the START row"
+        );
+    }
+}
+
+/// Polled every half second of database time, most transactions span
+/// several LogMiner windows: their ROLLBACK and undo rows must still find
+/// them, so a rolled-back transaction does not stay open and undone
+/// changes (savepoints) are never emitted.
+#[test]
+fn issue8_rollbacks_spanning_windows_are_matched_and_undone_rows_never_emitted() {
+    use cdcctl::engine::capture::StartAt;
+    let make = || {
+        half_second_polls(&[
+            ("rollback_pct = 3.0", "rollback_pct = 25.0"),
+            (
+                "savepoint_pct = 5.0",
+                "savepoint_pct = 40.0\nstatement_rollback_pct = 10.0",
+            ),
+        ])
+    };
+    let truth_sim = make();
+    let from = first_scn(&truth_sim);
+    let until = from + 6_000;
+    let mut truth_sim = truth_sim;
+    truth_sim.advance_to_scn(until + 1);
+    let truth = changes(truth_sim.truth_between(from, until).cloned());
+    assert!(truth.len() > 300, "{} changes", truth.len());
+    let (got, warnings, cap) = capture_from(make(), StartAt::Scn(from), until);
+    let status = cap.status().clone();
+    assert!(
+        status.counts.rollbacks > 10 && status.counts.partial_rollbacks > 10,
+        "{:?}",
+        status.counts
+    );
+    assert_same_changes(&changes(got.into_iter()), &truth);
+    assert_eq!(warnings, []);
+    // Nothing stays open that had ended by `until` in the redo.
+    assert_eq!(
+        status.open_transactions,
+        open_in_redo_at(&cap.into_source(), until)
+    );
+}
+
+/// The demo from its first SCN, without warm-up, its clock moving half a
+/// second per poll: most transactions span several mining windows.
+fn half_second_polls(edits: &[(&str, &str)]) -> Sim {
+    let mut all = vec![("warmup_s = 600", "warmup_s = 0")];
+    all.extend_from_slice(edits);
+    variant("demo", &all).with_clock(Clock::Virtual { step_ms: 500 })
+}
+
+/// User transactions with redo at or below `scn` and no COMMIT or ROLLBACK
+/// there (GoldenGate marker transactions, which never show one, aside).
+fn open_in_redo_at(s: &Sim, scn: Scn) -> usize {
+    let mut open = HashSet::new();
+    for r in s.all_rows().iter().filter(|r| r.scn <= scn) {
+        match r.operation_code {
+            OperationCode::Commit | OperationCode::Rollback | OperationCode::ReplicationMarker => {
+                open.remove(&r.xid);
+            }
+            _ => {
+                open.insert(r.xid.clone());
+            }
+        }
+    }
+    open.len()
+}
+
+/// Started in the middle of transactions (here at the SCN reached after
+/// warm-up, with several open in V$TRANSACTION), capture reads those
+/// transactions from their own start: every transaction committed after
+/// the start point comes out whole, none marked partial.
+#[test]
+fn issue8_capture_started_inside_open_transactions_emits_them_whole() {
+    use cdcctl::engine::capture::StartAt;
+    let mut probe = sim("long-transaction");
+    let start = probe.model().scn;
+    let open = Catalog::open_transactions(&mut probe).expect("V$TRANSACTION");
+    assert!(
+        open.iter().any(|t| t.start_scn < start && t.used_urec > 1),
+        "no transaction with changes is open at SCN {start}: {open:?}"
+    );
+    let until = start + 3_000;
+    let mut truth_sim = sim("long-transaction");
+    truth_sim.advance_to_scn(until + 1);
+    let truth: Vec<CapturedEvent> = truth_sim
+        .drain_truth_entries()
+        .into_iter()
+        .map(|(_, e)| e)
+        .filter(|e| (start + 1..=until).contains(&e.source().commit_scn))
+        .collect();
+    let truth = changes(truth.into_iter());
+    let begun_before = |e: &CapturedEvent| match e {
+        CapturedEvent::Change(c) => open.iter().any(|t| t.xid == c.source.xid),
+        _ => false,
+    };
+    assert!(
+        truth.iter().any(begun_before),
+        "no open transaction commits by {until}"
+    );
+    let (got, warnings, _) = capture_from(sim("long-transaction"), StartAt::Scn(start), until);
+    let got = changes(got.into_iter());
+    assert!(got
+        .iter()
+        .all(|e| !e.to_json_line().contains("\"partial\"")));
+    assert_same_changes(&got, &truth);
+    assert_eq!(warnings, []);
+}
+
+/// With enable_goldengate_replication, Oracle writes marker transactions
+/// (START, then a REPLICATION_MARKER row, OPERATION_CODE 27) whose COMMIT
+/// LogMiner never shows: each must be dropped at its marker, not left open
+/// pinning the restart SCN.
+#[test]
+fn issue8_goldengate_marker_transactions_are_dropped_at_their_marker() {
+    use cdcctl::engine::capture::StartAt;
+    let gg = [(
+        "[connection]",
+        "[instance.parameters]\nenable_goldengate_replication = \"TRUE\"\n\n[connection]",
+    )];
+    let probe = half_second_polls(&gg);
+    let from = first_scn(&probe);
+    let until = from + 6_000;
+    let (_, warnings, cap) = capture_from(half_second_polls(&gg), StartAt::Scn(from), until);
+    let status = cap.status().clone();
+    let sim = cap.into_source();
+    let markers = sim
+        .all_rows()
+        .iter()
+        .filter(|r| r.scn <= until && r.operation_code == OperationCode::ReplicationMarker)
+        .count();
+    assert!(markers > 5, "{markers} marker transactions");
+    assert_eq!(status.open_transactions, open_in_redo_at(&sim, until));
+    assert_eq!(warnings, []);
+}
+
+/// A checkpoint records the incarnation. After FLASHBACK DATABASE and OPEN
+/// RESETLOGS (a scenario fault), a running capture stops at its next poll
+/// and a resume from the old checkpoint refuses to start, naming both
+/// incarnations; a checkpoint written before the field existed still loads.
+#[test]
+fn issue8_new_incarnation_stops_capture_and_resume_from_an_older_checkpoint() {
+    use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, StartAt};
+    use cdcctl::engine::checkpoint::Checkpoint;
+    use cdcctl::engine::txn::SinkError;
+    let probe = sim("oracle11g");
+    let from = first_scn(&probe);
+    let fault_at = probe.model().scn + 2_000;
+    let text = builtin_plus(
+        "oracle11g",
+        &format!("[[faults]]\nkind = \"resetlogs\"\nat_scn = {fault_at}\n"),
+    );
+    let s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 500 },
+    );
+    let config = |start| CaptureConfig {
+        start,
+        pdb: None,
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(s, config(StartAt::Scn(from))).unwrap();
+    let mut sink = |_: cdcctl::engine::event::CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+    let mut before_fault = None;
+    let mut stopped = None;
+    for _ in 0..10_000 {
+        match cap.poll(&mut sink) {
+            Ok(_) => {
+                if cap.status().mined_scn < fault_at {
+                    before_fault = Some(cap.checkpoint());
+                }
+            }
+            Err(e) => {
+                stopped = Some(e);
+                break;
+            }
+        }
+    }
+    let stopped = stopped.expect("capture went on in the new incarnation");
+    assert!(
+        matches!(stopped, CaptureError::IncarnationChanged { .. }),
+        "{stopped}"
+    );
+    assert!(stopped.is_untrusted_data());
+    let cp = before_fault.expect("a checkpoint before the RESETLOGS");
+    let stored = cp.incarnation.expect("checkpoint records the incarnation");
+    assert_eq!(
+        stored.resetlogs_change,
+        probe.scenario().instance.resetlogs_change
+    );
+    let cp = Checkpoint::from_json(&cp.to_json()).unwrap();
+    let mut s = cap.into_source();
+    let current = RedoSource::incarnation(&mut s).unwrap();
+    assert!(current.resetlogs_change > fault_at && current != stored);
+    let refused = match Capture::new(s, config(StartAt::Checkpoint(cp.clone()))) {
+        Err(e) => e,
+        Ok(_) => panic!("resumed across a RESETLOGS"),
+    };
+    let msg = refused.to_string();
+    assert!(
+        msg.contains(&stored.to_string()) && msg.contains(&current.to_string()),
+        "{msg}"
+    );
+    // A checkpoint without the field (older cdcctl) loads and resumes.
+    let mut old: serde_json::Value = serde_json::from_str(&cp.to_json()).unwrap();
+    old.as_object_mut().unwrap().remove("incarnation");
+    let old = Checkpoint::from_json(&old.to_string()).unwrap();
+    assert_eq!(old.incarnation, None);
+    let s = Sim::new(
+        Scenario::parse(&text, "t").unwrap(),
+        Clock::Virtual { step_ms: 500 },
+    );
+    assert!(Capture::new(s, config(StartAt::Checkpoint(old))).is_ok());
+}
+
+#[test]
+fn issue8_root_dictionary_shows_no_pdb_table_and_as_of_from_the_root_is_ora_00942() {
+    let mut s = Sim::from_spec("demo").expect("demo");
+    let orders = TableName {
+        owner: "APP".into(),
+        table: "ORDERS".into(),
+    };
+    let pattern = [cdcctl::source::TablePattern::parse("APP.ORDERS").expect("pattern")];
+    let cur = s.current_scn().unwrap().scn;
+    assert!(
+        s.tables(&pattern).unwrap().is_empty(),
+        "CDB$ROOT's ALL_TABLES shows no PDB table"
+    );
+    assert_eq!(ora(s.snapshot_chunk(&orders, cur, None, 10)), 942);
+    assert_eq!(ora(s.set_pdb(Some("NOSUCHPDB"))), 65011);
+    s.set_pdb(Some("ORCLPDB1")).unwrap();
+    assert_eq!(s.tables(&pattern).unwrap().len(), 1);
+    assert!(!s
+        .snapshot_chunk(&orders, cur, None, 10)
+        .unwrap()
+        .rows
+        .is_empty());
+    // LogMiner still runs in the root: ADD_LOGFILE is accepted there.
+    assert!(!mine(&mut s, cur - 200, cur, options()).unwrap().is_empty());
+    let mut local = sim("wrong-container");
+    assert_eq!(
+        ora(local.set_pdb(Some("ORCLPDB1"))),
+        1031,
+        "a local user in a PDB cannot switch containers"
+    );
+}
+
+/// The demo with two members per online group whose first members turn
+/// INVALID at 60 s (before the warm-up ends).
+fn demo_with_an_invalid_member() -> Sim {
+    let demo = BUILTINS.iter().find(|b| b.name == "demo").unwrap();
+    let text = demo
+        .text
+        .replacen("groups = 3\n", "groups = 3\nmembers = 2\n", 1)
+        + "\n[[faults]]\nkind = \"member_invalid\"\nat_s = 60\n";
+    Sim::new(
+        Scenario::parse(&text, "demo-invalid-member").unwrap(),
+        Clock::Virtual { step_ms: 1000 },
+    )
+    .with_default_pdb()
+}
+
+#[test]
+fn issue8_an_invalid_online_member_is_left_out_of_the_inventory_and_cannot_be_added() {
+    let mut s = demo_with_an_invalid_member();
+    let inv = Catalog::log_inventory(&mut s).unwrap();
+    for log in &inv.online {
+        assert_eq!(log.members, 2);
+        assert_eq!(log.member_files.len(), 1, "{log:?}");
+        assert!(log.member_files[0].ends_with("b.log"), "{log:?}");
+    }
+    let current = inv.current_log(1).unwrap();
+    let invalid = current.member_files[0].replace("b.log", ".log");
+    let cur = s.current_scn().unwrap().scn;
+    let req = SessionRequest {
+        log_files: vec![invalid],
+        start_scn: current.first_change,
+        end_scn: cur,
+        options: options(),
+    };
+    assert_eq!(ora(s.start_session(&req)), 313);
+    let from = first_scn(&s);
+    assert!(!mine(&mut s, from, cur, options()).unwrap().is_empty());
 }

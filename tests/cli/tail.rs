@@ -544,3 +544,42 @@ fn a_table_that_does_not_exist_is_a_usage_error_naming_what_exists() {
     assert!(err.contains("no table matches `APP.ORDERZ`"), "{err}");
     assert!(err.contains("APP.ORDERS"), "{err}");
 }
+
+#[test]
+fn issue8_tail_takes_pdb_and_reads_the_pdb_table_from_the_root() {
+    let (from, until) = crate::common::demo_window();
+    let out = cdcctl(&[
+        "--source",
+        "sim:demo?clock=virtual",
+        "tail",
+        "APP.ORDERS",
+        "--pdb",
+        "orclpdb1",
+        "--from-scn",
+        &from,
+        "--until-scn",
+        &until,
+        "--plain",
+        "--lag-every",
+        "0",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    assert!(!lines.is_empty());
+    assert!(lines.iter().all(|v| v["source"]["table"] == "ORDERS"));
+    let unknown = cdcctl(&[
+        "--source",
+        "sim:demo?clock=virtual",
+        "tail",
+        "APP.ORDERS",
+        "--pdb",
+        "nosuch",
+        "--plain",
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+}

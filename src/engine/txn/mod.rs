@@ -6,7 +6,14 @@
 //!   Oracle leaves START_SCN/COMMIT_SCN NULL on DML rows, so they are not
 //!   read. COMMIT (7) emits, ROLLBACK (36) drops, a DML row with
 //!   `ROLLBACK = 1` removes the most recent earlier change of the same
-//!   transaction with the same ROW_ID.
+//!   transaction with the same ROW_ID. LogMiner gives such undo rows of a
+//!   transaction that began before its session the XID's undo segment and
+//!   slot with sequence FFFFFFFF; they go to the one open transaction on
+//!   that slot (a warning when several are open there).
+//! - A transaction whose START row was never read (it began before capture
+//!   could see it) is emitted with every event marked `partial`. At a first
+//!   start, the transactions V$TRANSACTION lists as under way are read from
+//!   their own start instead ([`TxnBuffer::starting_after`]).
 //! - Parsing happens at COMMIT, so rolled-back work is never parsed. A parse
 //!   failure stops the buffer with the raw SQL, SCN, XID and byte position,
 //!   unless [`OnParseError::Warn`] sends it to the dead-letter list. A
@@ -23,8 +30,10 @@
 //!   (SELECT_LOB_LOCATOR, LOB_WRITE, LOB_TRIM, LOB_ERASE) and XML /
 //!   extended-string pieces are buffered with their transaction and counted,
 //!   but not reassembled: a LOB column inserted as `EMPTY_CLOB()` stays
-//!   `Unavailable` in the event. INTERNAL, SELECT_FOR_UPDATE and replication
-//!   markers are counted and dropped.
+//!   `Unavailable` in the event. INTERNAL and SELECT_FOR_UPDATE rows are
+//!   counted and dropped; a replication marker (GoldenGate, code 27) also
+//!   closes its transaction when that holds no change, since such marker
+//!   transactions never show a COMMIT.
 //! - A transaction past [`BufferConfig::spill_txn_bytes`] (or the largest one
 //!   when all together pass [`BufferConfig::spill_total_bytes`]) moves its
 //!   rows to an unlinked temporary file and streams them back at COMMIT. A
@@ -184,6 +193,19 @@ pub enum TxnWarning {
         scn: Scn,
         row_id: Option<String>,
     },
+    /// `V$TRANSACTION` could not be read at a first start: transactions
+    /// already under way are emitted marked partial.
+    OpenTransactionsUnreadable { error: String },
+    /// The logs holding the start of transactions under way at a first
+    /// start are gone: those transactions are emitted marked partial.
+    InFlightLogsMissing { start_scn: Scn },
+    /// An undo row whose XID has sequence FFFFFFFF matched several open
+    /// transactions on the same undo segment and slot; none was changed.
+    AmbiguousUndoXid {
+        xid: String,
+        scn: Scn,
+        candidates: Vec<String>,
+    },
 }
 
 impl TxnWarning {
@@ -207,6 +229,23 @@ impl TxnWarning {
             TxnWarning::UnmatchedPartialRollback { xid, scn, row_id } => format!(
                 "ROLLBACK=1 row at SCN {scn} in {xid} matches no earlier change of ROW_ID {}",
                 row_id.as_deref().unwrap_or("(none)")
+            ),
+            TxnWarning::OpenTransactionsUnreadable { error } => format!(
+                "cannot read the open transactions ({error}): changes of transactions already under way \
+                 at the start are emitted marked partial"
+            ),
+            TxnWarning::InFlightLogsMissing { start_scn } => format!(
+                "the logs holding the start of transactions under way at SCN {start_scn} are no longer \
+                 available: their changes are emitted marked partial"
+            ),
+            TxnWarning::AmbiguousUndoXid {
+                xid,
+                scn,
+                candidates,
+            } => format!(
+                "undo row at SCN {scn} with XID {xid} (sequence unknown to LogMiner) matches several \
+                 open transactions on its undo slot ({}); it was not applied",
+                candidates.join(", ")
             ),
         }
     }
@@ -318,6 +357,8 @@ struct Txn {
     /// Live DML changes.
     changes: u64,
     ddl: u64,
+    /// Its START row was read: no change of it came before capture.
+    whole: bool,
 }
 
 impl Txn {
@@ -334,6 +375,7 @@ impl Txn {
             mem_bytes: 0,
             changes: 0,
             ddl: 0,
+            whole: false,
         }
     }
 
@@ -481,6 +523,9 @@ pub struct TxnBuffer {
     filter: Option<ReplayFilter>,
     /// Rows at or below this SCN were handled before the resume point.
     ignore_through: Option<Scn>,
+    /// At a first start, transactions already open at the start point:
+    /// their rows below it are read all the same, so they come out whole.
+    in_flight: HashSet<String>,
     commit_scn: Scn,
     committed_at_commit_scn: Vec<String>,
     last_commit_seen: Scn,
@@ -510,6 +555,7 @@ impl TxnBuffer {
             auto_committed: HashSet::new(),
             filter: None,
             ignore_through: None,
+            in_flight: HashSet::new(),
             commit_scn: 0,
             committed_at_commit_scn: Vec::new(),
             last_commit_seen: 0,
@@ -525,6 +571,42 @@ impl TxnBuffer {
             dead_letters: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+
+    /// A buffer for a first start after `scn`: every change committed at or
+    /// below it counts as done. Transactions in `in_flight` (open at `scn`,
+    /// from `V$TRANSACTION`) are read from their start, so mining begins
+    /// below the oldest of them, and other rows at or below `scn` are
+    /// skipped; [`TxnBuffer::restart_scn`] is where mining begins.
+    pub fn starting_after(
+        config: BufferConfig,
+        scn: Scn,
+        in_flight: &[crate::source::OpenTransaction],
+    ) -> Self {
+        let mut b = Self::new(config);
+        let from = in_flight
+            .iter()
+            .map(|t| t.start_scn.saturating_sub(1))
+            .min()
+            .map_or(scn, |s| s.min(scn));
+        b.complete_scn = from;
+        b.seen_scn = from;
+        b.commit_scn = scn;
+        b.ignore_through = Some(scn);
+        b.in_flight = in_flight.iter().map(|t| t.xid.clone()).collect();
+        b
+    }
+
+    /// Gives up reading the in-flight transactions from their start (their
+    /// logs are gone): mining begins after the start point and their
+    /// events come out marked partial.
+    pub fn forget_in_flight(&mut self) {
+        let Some(scn) = self.ignore_through else {
+            return;
+        };
+        self.in_flight.clear();
+        self.complete_scn = self.complete_scn.max(scn);
+        self.seen_scn = self.seen_scn.max(scn);
     }
 
     /// A buffer restarting from a checkpoint: rows at or below its restart
@@ -552,8 +634,13 @@ impl TxnBuffer {
     }
 
     fn push_logical(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
-        if self.ignore_through.is_some_and(|t| row.scn <= t) {
+        if self.ignore_through.is_some_and(|t| row.scn <= t) && !self.in_flight.contains(&row.xid) {
             self.stats.ignored_rows += 1;
+            if row.operation_code == OperationCode::Commit && self.filter.is_none() {
+                // Committed at or before the start point: done, also for a
+                // resume whose restart SCN lies below the start point.
+                self.record_commit(row.scn, row.xid);
+            }
             return Ok(());
         }
         if row.scn > self.seen_scn {
@@ -572,24 +659,35 @@ impl TxnBuffer {
             }),
             OperationCode::Start => {
                 if !self.abandoned.contains(&row.xid) {
-                    self.open
+                    let t = self
+                        .open
                         .entry(row.xid.clone())
                         .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
+                    t.whole |= t.keys.is_empty();
                 }
                 Ok(())
             }
             OperationCode::Commit => self.commit(row, sink),
             OperationCode::Rollback => {
-                self.abandoned.remove(&row.xid);
-                if let Some(t) = self.open.remove(&row.xid) {
+                let xid = self.undo_owner(&row);
+                self.abandoned.remove(&xid);
+                if let Some(t) = self.open.remove(&xid) {
                     self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
                     self.counts.rollbacks += 1;
                 }
                 Ok(())
             }
-            OperationCode::Internal
-            | OperationCode::SelectForUpdate
-            | OperationCode::ReplicationMarker => {
+            OperationCode::ReplicationMarker => {
+                // GoldenGate marker transactions (START, marker) never show
+                // a COMMIT: left open they would pin the restart SCN. One
+                // that holds changes is left to its own COMMIT or ROLLBACK.
+                self.stats.ignored_rows += 1;
+                if self.open.get(&row.xid).is_some_and(|t| t.keys.is_empty()) {
+                    self.open.remove(&row.xid);
+                }
+                Ok(())
+            }
+            OperationCode::Internal | OperationCode::SelectForUpdate => {
                 self.stats.ignored_rows += 1;
                 Ok(())
             }
@@ -690,9 +788,43 @@ impl TxnBuffer {
         Ok(())
     }
 
+    /// The open transaction an undo row (ROLLBACK = 1, or ROLLBACK 36)
+    /// belongs to. When the transaction started before the LogMiner
+    /// session did, LogMiner shows only its undo segment and slot and
+    /// FFFFFFFF for the sequence; an undo slot holds one active transaction
+    /// at a time, so a single open transaction on that slot is the owner.
+    /// Several candidates (a stale one never closed) are reported, not guessed.
+    fn undo_owner(&mut self, row: &LogMinerRow) -> String {
+        let Some(usn_slot) = unresolved_undo_xid(&row.xid) else {
+            return row.xid.clone();
+        };
+        if self.open.contains_key(&row.xid) {
+            return row.xid.clone();
+        }
+        let mut candidates: Vec<&String> = self
+            .open
+            .keys()
+            .filter(|x| x.get(..8).is_some_and(|p| p.eq_ignore_ascii_case(usn_slot)))
+            .collect();
+        match candidates.len() {
+            0 => row.xid.clone(),
+            1 => candidates[0].clone(),
+            _ => {
+                candidates.sort();
+                self.warnings.push(TxnWarning::AmbiguousUndoXid {
+                    xid: row.xid.clone(),
+                    scn: row.scn,
+                    candidates: candidates.into_iter().cloned().collect(),
+                });
+                row.xid.clone()
+            }
+        }
+    }
+
     fn partial_rollback(&mut self, row: &LogMinerRow) {
         let key = rowkey::key(row.row_id.as_deref());
-        let undone = match self.open.get_mut(&row.xid) {
+        let xid = self.undo_owner(row);
+        let undone = match self.open.get_mut(&xid) {
             Some(txn) => {
                 let mem_before = txn.mem_bytes;
                 let undone = txn.undo_latest(key, row.row_id.as_deref());
@@ -703,9 +835,9 @@ impl TxnBuffer {
         };
         if undone {
             self.counts.partial_rollbacks += 1;
-        } else if !self.abandoned.contains(&row.xid) {
+        } else if !self.abandoned.contains(&xid) {
             self.warnings.push(TxnWarning::UnmatchedPartialRollback {
-                xid: row.xid.clone(),
+                xid,
                 scn: row.scn,
                 row_id: row.row_id.clone(),
             });
@@ -772,6 +904,7 @@ impl TxnBuffer {
         sink: &mut Sink<'_>,
     ) -> Result<(), TxnError> {
         let xid = txn.xid.clone();
+        let partial = !txn.whole;
         self.emitting = Some(Emitting {
             xid: xid.clone(),
             start_scn: txn.start_scn,
@@ -798,7 +931,7 @@ impl TxnBuffer {
                         &mut findings,
                     )?;
                     match e {
-                        Some(e) => CapturedEvent::Change(e),
+                        Some(e) => CapturedEvent::Change(ChangeEvent { partial, ..e }),
                         None => {
                             self.add_findings(findings.drain(..));
                             continue;
@@ -936,6 +1069,7 @@ impl TxnBuffer {
             table_order: *order,
             source,
             snapshot: false,
+            partial: false,
             commit_ts_ms,
             index,
         }))
@@ -1155,6 +1289,15 @@ impl TxnBuffer {
                 .and_then(|e| e.last_index.map(|i| (e.xid.clone(), i))),
         )
     }
+}
+
+/// USN and SLOT (the first 8 hex digits of the RAW(8) XID) when the
+/// sequence part (the last 8) is FFFFFFFF: LogMiner's XID for undo rows of
+/// a transaction that started before the session.
+fn unresolved_undo_xid(xid: &str) -> Option<&str> {
+    let xid = xid.trim();
+    (xid.len() == 16 && xid.is_ascii() && xid[8..].eq_ignore_ascii_case("FFFFFFFF"))
+        .then(|| &xid[..8])
 }
 
 fn unsupported_finding(row: &LogMinerRow) -> TxnFinding {

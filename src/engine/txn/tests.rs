@@ -259,6 +259,182 @@ fn unmatched_partial_rollback_is_a_warning() {
     ));
 }
 
+/// The XID LogMiner shows on undo rows of a transaction that started
+/// before the session: USN and SLOT kept, sequence FFFFFFFF.
+fn masked(xid: &str) -> String {
+    format!("{}FFFFFFFF", &xid[..8])
+}
+
+#[test]
+fn rollback_with_sequence_ffffffff_closes_the_one_open_transaction_on_its_slot() {
+    let (x, y) = ("0A0011002A000000", "0B0011002A000000");
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, x),
+            insert(2, x, 1),
+            start(3, y),
+            insert(4, y, 2),
+            ctl(5, &masked(x), OperationCode::Rollback),
+            commit(6, y),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(y, "c2")]));
+    assert_eq!(buf.counts().rollbacks, 1);
+    assert_eq!(buf.open_count(), 0);
+}
+
+#[test]
+fn undo_rows_with_sequence_ffffffff_remove_changes_of_the_transaction_on_their_slot() {
+    let x = "0A0011002A000000";
+    let mut undo_update = update(5, &masked(x), 1, "NEW");
+    undo_update.rollback = true;
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, x),
+            insert(2, x, 1),
+            update(3, x, 1, "PAID"),
+            insert(4, x, 2),
+            undo_insert(5, &masked(x), 2),
+            undo_update,
+            commit(7, x),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(x, "c1")]));
+    assert_eq!(buf.counts().partial_rollbacks, 2);
+    assert_eq!(buf.take_warnings(), []);
+}
+
+#[test]
+fn undo_row_with_sequence_ffffffff_matching_two_open_transactions_is_a_warning() {
+    // Two open XIDs on one slot: one of them is stale (its end was never
+    // seen). Guessing could undo the wrong transaction's change.
+    let (x, stale) = ("0A0011002A000000", "0A0011002B000000");
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(1, stale, 9),
+            insert(2, x, 1),
+            undo_insert(3, &masked(x), 1),
+            commit(4, x),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(x, "c1")]));
+    let w = buf.take_warnings();
+    assert!(
+        matches!(&w[0], TxnWarning::AmbiguousUndoXid { scn: 3, candidates, .. } if candidates.len() == 2),
+        "{w:?}"
+    );
+}
+
+fn partial_flags(events: &[CapturedEvent]) -> Vec<(String, bool)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            CapturedEvent::Change(c) => Some((c.source.xid.clone(), c.partial)),
+            CapturedEvent::Ddl(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn transaction_first_seen_without_its_start_row_is_marked_partial() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            insert(2, A, 1),
+            start(3, B),
+            insert(4, B, 2),
+            commit(5, A),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(
+        partial_flags(&events),
+        [(A.to_string(), true), (B.to_string(), false)]
+    );
+    let line = match &events[0] {
+        CapturedEvent::Change(c) => c.to_json_line(),
+        CapturedEvent::Ddl(_) => String::new(),
+    };
+    assert!(line.contains("\"partial\":true"), "{line}");
+}
+
+#[test]
+fn first_start_reads_in_flight_transactions_from_their_start_and_skips_other_earlier_rows() {
+    let in_flight = [crate::source::OpenTransaction {
+        xid: A.into(),
+        start_scn: 2,
+        start_time: None,
+        used_urec: 1,
+        username: None,
+        con_name: None,
+    }];
+    // Start point 5: A (open there) is read from SCN 2; B committed at 5
+    // and C, whose start lies before 5 but which V$TRANSACTION did not
+    // list (it ended before the list was read), are not emitted as whole.
+    let rows = vec![
+        start(2, A),
+        insert(3, A, 1),
+        start(3, B),
+        insert(4, B, 2),
+        start(4, C),
+        insert(4, C, 3),
+        commit(5, B),
+        insert(6, A, 4),
+        insert(7, C, 5),
+        commit(8, A),
+        commit(9, C),
+    ];
+    let mut buf = TxnBuffer::starting_after(BufferConfig::default(), 5, &in_flight);
+    assert_eq!(buf.restart_scn(), 1);
+    let events = run(&mut buf, rows.clone());
+    assert_eq!(ids(&events), pairs(&[(A, "c1"), (A, "c4"), (C, "c5")]));
+    assert_eq!(
+        partial_flags(&events),
+        [
+            (A.to_string(), false),
+            (A.to_string(), false),
+            (C.to_string(), true)
+        ]
+    );
+    // A checkpoint taken while A is open restarts below the start point;
+    // the resumed buffer still does not emit B.
+    let mut buf = TxnBuffer::starting_after(BufferConfig::default(), 5, &in_flight);
+    run(&mut buf, rows[..8].to_vec());
+    let cp = buf.checkpoint();
+    assert_eq!((cp.restart_scn, cp.commit_scn), (1, 5));
+    let mut resumed = TxnBuffer::resume(BufferConfig::default(), &cp);
+    let again = run(&mut resumed, rows);
+    assert_eq!(
+        ids(&again),
+        pairs(&[(A, "c1"), (A, "c4"), (C, "c3"), (C, "c5")])
+    );
+}
+
+#[test]
+fn replication_marker_closes_a_marker_only_transaction_but_not_one_with_changes() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            start(1, A),
+            ctl(2, A, OperationCode::ReplicationMarker),
+            start(3, B),
+            insert(4, B, 1),
+            ctl(5, B, OperationCode::ReplicationMarker),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(ids(&events), pairs(&[(B, "c1")]));
+    assert_eq!(buf.open_count(), 0);
+}
+
 #[test]
 fn restart_scn_is_oldest_open_start_minus_one_else_last_complete_scn() {
     let mut buf = TxnBuffer::new(BufferConfig::default());

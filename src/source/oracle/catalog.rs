@@ -344,7 +344,8 @@ impl OracleSource {
             last_ddl_time: r.datetime(10, "LAST_DDL_TIME")?,
             ..Default::default()
         };
-        facts.columns = columns_from_rows(&self.rows_with(sql::TABLE_COLUMNS, &binds)?)?;
+        facts.columns =
+            columns_from_rows(&self.rows_with(sql::table_columns(self.major_version), &binds)?)?;
         facts.constraints = constraints_from_rows(&self.rows_with(sql::TABLE_KEYS, &binds)?)?;
         if let Some(rows) = optional(self.rows_with(sql::TABLE_INDEXES, &binds))? {
             facts.indexes = indexes_from_rows(&rows)?;
@@ -422,6 +423,7 @@ impl OracleSource {
 
 impl Catalog for OracleSource {
     fn instance(&mut self) -> Result<InstanceFacts, SourceError> {
+        self.enter_home()?;
         let mut facts = InstanceFacts::default();
         if let Some(rows) = optional(self.rows(sql::INSTANCE_DATABASE))? {
             if let Some(row) = rows.first() {
@@ -545,6 +547,7 @@ impl Catalog for OracleSource {
     }
 
     fn session(&mut self) -> Result<SessionFacts, SourceError> {
+        self.enter_home()?;
         let mut facts = SessionFacts::default();
         let context_sql = if self.major_version >= 12 {
             sql::SESSION_CONTEXT
@@ -640,11 +643,16 @@ impl Catalog for OracleSource {
             patterns
         };
         let scn = RedoSource::current_scn(self)?.scn;
-        let matching = sql::tables_matching();
+        // Each container has its own dictionary: a PDB's tables are seen
+        // only from inside it.
+        self.enter_pdb()?;
         let mut found: BTreeMap<TableName, Vec<Option<String>>> = BTreeMap::new();
         for p in patterns {
-            let rows =
-                self.rows_with(&matching, &[("owner", &p.owner), ("table_name", &p.table)])?;
+            let rows = self.query_text(&sql::tables_matching(
+                &p.owner,
+                &p.table,
+                &self.oracle_schemas,
+            ))?;
             for row in rows {
                 let r = Reader::new(&row, "ALL_TABLES");
                 let name = TableName {
@@ -662,6 +670,7 @@ impl Catalog for OracleSource {
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        self.enter_home()?;
         let text = open_transactions_sql(self.major_version);
         let rows = match self.rows(text) {
             Ok(rows) => rows,
@@ -678,6 +687,10 @@ impl Catalog for OracleSource {
 
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         RedoSource::log_inventory(self)
+    }
+
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        self.use_pdb(name.map(str::to_string))
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod catalog;
 pub mod error;
+pub mod extents;
 pub mod rows;
 pub mod sql;
 pub mod url;
@@ -28,7 +29,7 @@ pub use error::map_error;
 pub use url::{ConnectSpec, Password, Target, UrlError, PASSWORD_ENV};
 
 use rows::{Reader, RowAccess};
-use sql::{BindValue, BoundSql, SnapshotColumn, SnapshotKey, ValueKind};
+use sql::{BindValue, BoundSql, Extent, SnapshotColumn, SnapshotKey, ValueKind};
 
 /// Rows fetched per round trip from `V$LOGMNR_CONTENTS`. Safe only because
 /// every query covers a bounded SCN window: an open-ended query would block
@@ -43,6 +44,14 @@ const CATALOG_FETCH_SIZE: u32 = 1_000;
 
 /// ORA-01307: no LogMiner session is currently active.
 const NO_LOGMINER_SESSION: u32 = 1307;
+
+/// ORA-01284 (file cannot be opened) and ORA-00313 (open failed for members
+/// of log group): an online log member is unreadable, another member of the
+/// same group may not be.
+const UNREADABLE_MEMBER: &[u32] = &[1284, 313];
+
+/// The root container's name.
+pub const ROOT: &str = "CDB$ROOT";
 
 /// How to reach a database.
 #[derive(Debug, Clone)]
@@ -110,6 +119,9 @@ pub fn init_client(dir: &std::path::Path) -> Result<(), SourceError> {
 struct SnapshotMeta {
     columns: Vec<SnapshotColumn>,
     key: SnapshotKey,
+    /// With a ROWID key, the table's extents once read; `None` reads the
+    /// table without extent ranges (no `DBA_EXTENTS` grant, bigfile).
+    extents: Option<Vec<Extent>>,
 }
 
 /// A connected Oracle database.
@@ -124,6 +136,33 @@ pub struct OracleSource {
     /// Log files added to the running LogMiner session; a START_LOGMNR over
     /// the same files reuses them instead of adding them again.
     added_logs: Vec<String>,
+    /// The container the connection opened in (`None` before 12c or in a
+    /// non-CDB).
+    home: Option<Container>,
+    /// The PDB whose tables catalog reads and snapshots see, when the
+    /// session mines from CDB$ROOT.
+    pdb: Option<String>,
+    /// The container the session is in right now.
+    current: Option<String>,
+    /// Schemas left out of an unfiltered contents query.
+    oracle_schemas: Vec<String>,
+    /// Every readable member of each online group, by member, from the last
+    /// inventory: an unreadable member is replaced by the next one.
+    online_members: HashMap<String, Vec<String>>,
+}
+
+/// The connection's container.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub name: String,
+    /// 0 in a non-CDB, 1 in CDB$ROOT, 3 and above in a PDB.
+    pub con_id: u32,
+}
+
+impl Container {
+    pub fn is_pdb(&self) -> bool {
+        self.con_id > 2
+    }
 }
 
 impl std::fmt::Debug for OracleSource {
@@ -192,7 +231,7 @@ impl OracleSource {
     /// `SourceError::NoClientLibrary`.
     pub fn connect(options: ConnectOptions) -> Result<Self, SourceError> {
         let (conn, major_version) = open(&options)?;
-        Ok(OracleSource {
+        let mut source = OracleSource {
             options,
             cursor: None,
             conn,
@@ -200,7 +239,168 @@ impl OracleSource {
             contents_fetch_size: CONTENTS_FETCH_SIZE,
             snapshot_meta: HashMap::new(),
             added_logs: Vec::new(),
-        })
+            home: None,
+            pdb: None,
+            current: None,
+            oracle_schemas: sql::builtin_oracle_schemas(),
+            online_members: HashMap::new(),
+        };
+        if major_version >= 12 {
+            source.home = source.read_container()?;
+            source.current = source.home.as_ref().map(|c| c.name.clone());
+            source.oracle_schemas = source.read_oracle_schemas()?;
+        }
+        Ok(source)
+    }
+
+    /// `SYS_CONTEXT('USERENV', 'CON_NAME'/'CON_ID')`.
+    fn read_container(&self) -> Result<Option<Container>, SourceError> {
+        let rows = self.query_plain(sql::SESSION_CONTAINER)?;
+        let Some(row) = rows.first() else {
+            return Ok(None);
+        };
+        let r = Reader::new(row, "USERENV");
+        Ok(Some(Container {
+            name: r.text_or_empty(0)?,
+            con_id: r.small(1, "CON_ID")?,
+        }))
+    }
+
+    /// The dictionary's list of Oracle-maintained users; the built-in list
+    /// where the column is missing or the list comes back empty.
+    fn read_oracle_schemas(&self) -> Result<Vec<String>, SourceError> {
+        match self.query_plain(sql::ORACLE_MAINTAINED_USERS) {
+            Ok(rows) => {
+                let names: Vec<String> = rows
+                    .into_iter()
+                    .filter_map(|r| r.into_iter().next().flatten())
+                    .collect();
+                Ok(if names.is_empty() {
+                    sql::builtin_oracle_schemas()
+                } else {
+                    names
+                })
+            }
+            Err(e) if matches!(e.ora_code(), Some(904 | 942)) => Ok(sql::builtin_oracle_schemas()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Mining inside a PDB the session connected to (19c and later):
+    /// `START_LOGMNR` finds the logs itself and `ADD_LOGFILE` is refused.
+    pub fn per_pdb_mining(&self) -> bool {
+        self.major_version >= 19 && self.home.as_ref().is_some_and(Container::is_pdb)
+    }
+
+    /// Catalog reads and snapshots see the tables of `pdb` from now on,
+    /// while LogMiner keeps running in CDB$ROOT. The name must be one
+    /// `V$PDBS` shows (the caller checks that first): it is written into the
+    /// `ALTER SESSION` as a quoted identifier.
+    pub fn use_pdb(&mut self, pdb: Option<String>) -> Result<(), SourceError> {
+        if let Some(name) = &pdb {
+            if sql::set_container(name).is_none() {
+                return Err(SourceError::Invalid(format!(
+                    "PDB name `{name}` cannot be written as an identifier"
+                )));
+            }
+            let root = self.home.as_ref().is_some_and(|h| h.name == ROOT);
+            if !root {
+                return Err(SourceError::Invalid(format!(
+                    "--pdb {name} needs a connection to CDB$ROOT (connected to {})",
+                    self.home.as_ref().map_or("a non-CDB", |h| h.name.as_str())
+                )));
+            }
+        }
+        self.snapshot_meta.clear();
+        self.pdb = pdb;
+        Ok(())
+    }
+
+    /// Moves the session into `target` unless it is there already. Leaving
+    /// the root ends the LogMiner session first: its state belongs to the
+    /// container it was started in.
+    fn enter(&mut self, target: &str) -> Result<(), SourceError> {
+        if self.current.as_deref() == Some(target) {
+            return Ok(());
+        }
+        self.cursor = None;
+        if !self.added_logs.is_empty() {
+            self.end_logminer()?;
+        }
+        let text = if target == ROOT {
+            sql::ROOT_CONTAINER.to_string()
+        } else {
+            sql::set_container(target).ok_or_else(|| {
+                SourceError::Invalid(format!(
+                    "PDB name `{target}` cannot be written as an identifier"
+                ))
+            })?
+        };
+        // Forget where the session is if the switch fails half way.
+        self.current = None;
+        self.conn.execute(&text, &[]).map_err(|e| map_error(&e))?;
+        // The literal formats snapshot reads and SQL_REDO rely on are set
+        // again rather than trusted to survive the switch.
+        for statement in sql::SESSION_SETTINGS {
+            self.conn
+                .execute(statement, &[])
+                .map_err(|e| map_error(&e))?;
+        }
+        self.current = Some(target.to_string());
+        Ok(())
+    }
+
+    /// Into the PDB named by [`Self::use_pdb`], for table metadata,
+    /// flashback probes and snapshot reads.
+    fn enter_pdb(&mut self) -> Result<(), SourceError> {
+        match self.pdb.clone() {
+            Some(pdb) => self.enter(&pdb),
+            None => Ok(()),
+        }
+    }
+
+    /// Back into the container the connection opened in, before
+    /// `DBMS_LOGMNR` calls and the redo views.
+    fn enter_home(&mut self) -> Result<(), SourceError> {
+        match (&self.pdb, self.home.clone()) {
+            (Some(_), Some(home)) => self.enter(&home.name),
+            _ => Ok(()),
+        }
+    }
+
+    fn end_logminer(&mut self) -> Result<(), SourceError> {
+        self.cursor = None;
+        self.added_logs.clear();
+        match self.conn.execute(sql::END_LOGMNR, &[]) {
+            Ok(_) => Ok(()),
+            Err(e) if error::ora_code(&e) == Some(NO_LOGMINER_SESSION) => Ok(()),
+            Err(e) => Err(map_error(&e)),
+        }
+    }
+
+    /// `ADD_LOGFILE` of one file, trying the group's other members when an
+    /// online member cannot be opened.
+    fn add_logfile(&self, file: &str, first: bool) -> Result<(), SourceError> {
+        let text = if first {
+            sql::ADD_LOGFILE_NEW
+        } else {
+            sql::ADD_LOGFILE_ADDFILE
+        };
+        let candidates = member_candidates(file, &self.online_members);
+        let mut last = None;
+        for name in candidates {
+            match self.execute(&BoundSql {
+                text: text.to_string(),
+                binds: vec![("name".to_string(), BindValue::Text(name))],
+            }) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.ora_code().is_some_and(|c| UNREADABLE_MEMBER.contains(&c)) => {
+                    last = Some(e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| SourceError::Invalid(format!("no member of {file} to add"))))
     }
 
     /// Rows per round trip of the contents query. The client allocates
@@ -273,15 +473,28 @@ impl OracleSource {
                 BindValue::Text(table.table.clone()),
             ),
         ];
+        self.enter_pdb()?;
         let cols = self.query_text(&BoundSql {
-            text: sql::TABLE_COLUMNS.to_string(),
+            text: sql::table_columns(self.major_version).to_string(),
             binds: binds.clone(),
         })?;
         let keys = self.query_text(&BoundSql {
             text: sql::TABLE_KEYS.to_string(),
-            binds,
+            binds: binds.clone(),
         })?;
-        let meta = snapshot_meta_from_rows(table, &cols, &keys)?;
+        let mut meta = snapshot_meta_from_rows(table, &cols, &keys)?;
+        if meta.key == SnapshotKey::RowId {
+            let rows = self.query_text(&BoundSql {
+                text: sql::TABLE_EXTENTS.to_string(),
+                binds,
+            });
+            meta.extents = match rows {
+                Ok(rows) => extents::extents_from_rows(&rows)?,
+                // Without DBA_EXTENTS the read orders the whole table by ROWID.
+                Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => None,
+                Err(e) => return Err(e),
+            };
+        }
         self.snapshot_meta.insert(table.clone(), meta.clone());
         Ok(meta)
     }
@@ -302,8 +515,11 @@ fn snapshot_meta_from_rows(
         let r = Reader::new(row, "ALL_TAB_COLS");
         let name = r.text(0, "COLUMN_NAME")?;
         let data_type = r.text(1, "DATA_TYPE")?;
-        // Hidden columns are Oracle's bookkeeping; virtual ones are not in redo.
-        if r.flag(7)? || r.flag(8)? {
+        // Oracle's own hidden columns are bookkeeping and virtual ones are
+        // not in redo; an invisible column is hidden too, but it is the
+        // user's (USER_GENERATED) and redo carries it.
+        let hidden = r.flag(7)? && !r.flag(9)?;
+        if hidden || r.flag(8)? {
             continue;
         }
         if r.opt_text(3)?.as_deref() == Some("N") {
@@ -356,7 +572,11 @@ fn snapshot_meta_from_rows(
         })
         .map(SnapshotKey::Columns)
         .unwrap_or(SnapshotKey::RowId);
-    Ok(SnapshotMeta { columns, key })
+    Ok(SnapshotMeta {
+        columns,
+        key,
+        extents: None,
+    })
 }
 
 /// A resumed read must name one value per key column, or the binds of the
@@ -442,13 +662,34 @@ impl RedoSource for OracleSource {
         Ok(ScnTime { scn, time })
     }
 
+    fn open_transactions(&mut self) -> Result<Vec<crate::source::OpenTransaction>, SourceError> {
+        crate::source::Catalog::open_transactions(self)
+    }
+
+    fn incarnation(&mut self) -> Result<crate::source::Incarnation, SourceError> {
+        let rows = self.query_plain(sql::INCARNATION)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| SourceError::Invalid("V$DATABASE returned no row".into()))?;
+        rows::incarnation(row)
+    }
+
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        self.enter_home()?;
         let resetlogs = self.query_plain(sql::RESETLOGS_CHANGE)?;
         let resetlogs_change = match resetlogs.first() {
             Some(r) => Reader::new(r, "V$DATABASE").u64_or_zero(0, "RESETLOGS_CHANGE#")?,
             None => 0,
         };
         let online = rows::online_logs(&self.query_plain(sql::ONLINE_LOGS)?)?;
+        self.online_members = online
+            .iter()
+            .flat_map(|log| {
+                log.member_files
+                    .iter()
+                    .map(|m| (m.clone(), log.member_files.clone()))
+            })
+            .collect();
         let archived = self
             .query_plain(sql::ARCHIVED_LOGS)?
             .iter()
@@ -474,35 +715,23 @@ impl RedoSource for OracleSource {
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
+        self.enter_home()?;
         self.cursor = None;
-        if request.log_files.is_empty() && !request.options.continuous_mine {
-            return Err(SourceError::Invalid(
-                "a LogMiner session needs at least one log file; the planner found none for the window".into(),
-            ));
-        }
-        // The files stay added until END_LOGMNR: a new window over the same
-        // files only needs START_LOGMNR with the new SCN range.
-        if self.added_logs != request.log_files {
+        let plan = session_plan(request, self.per_pdb_mining(), &self.added_logs)?;
+        if let Some(files) = &plan.add {
             self.added_logs.clear();
-            for (i, file) in request.log_files.iter().enumerate() {
-                let text = if i == 0 {
-                    sql::ADD_LOGFILE_NEW
-                } else {
-                    sql::ADD_LOGFILE_ADDFILE
-                };
-                self.execute(&BoundSql {
-                    text: text.to_string(),
-                    binds: vec![("name".to_string(), BindValue::Text(file.clone()))],
-                })?;
+            for (i, file) in files.iter().enumerate() {
+                self.add_logfile(file, i == 0)?;
             }
-            self.added_logs = request.log_files.clone();
+            self.added_logs = files.clone();
         }
-        self.execute(&start_logmnr_bound(request))
+        self.execute(&plan.start)
     }
 
     fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
+        self.enter_home()?;
         self.cursor = None;
-        let bound = sql::contents_query(query, self.major_version);
+        let bound = self.contents_bound(query);
         let stmt = self
             .conn
             .statement(&bound.text)
@@ -541,13 +770,8 @@ impl RedoSource for OracleSource {
     }
 
     fn end_session(&mut self) -> Result<(), SourceError> {
-        self.cursor = None;
-        self.added_logs.clear();
-        match self.conn.execute(sql::END_LOGMNR, &[]) {
-            Ok(_) => Ok(()),
-            Err(e) if error::ora_code(&e) == Some(NO_LOGMINER_SESSION) => Ok(()),
-            Err(e) => Err(map_error(&e)),
-        }
+        self.enter_home()?;
+        self.end_logminer()
     }
 
     fn snapshot_chunk(
@@ -559,6 +783,7 @@ impl RedoSource for OracleSource {
     ) -> Result<SnapshotChunk, SourceError> {
         let meta = self.snapshot_meta(table)?;
         check_after_key(table, &meta.key, after_key)?;
+        self.enter_pdb()?;
         let read = sql::SnapshotRead {
             owner: &table.owner,
             table: &table.table,
@@ -567,9 +792,76 @@ impl RedoSource for OracleSource {
             after_key,
             limit,
             as_of_scn,
+            extent: None,
         };
-        let bound = sql::snapshot_chunk(&read, self.major_version)
-        .ok_or_else(|| {
+        let Some(extents) = &meta.extents else {
+            let rows = self.read_chunk(table, &meta, &read)?;
+            return chunk_from_rows(&meta.columns, &meta.key, rows, limit);
+        };
+        // One extent per query, continuing into the next extents until the
+        // chunk is full.
+        let (first, inside) = extents::resume_at(
+            extents,
+            after_key.and_then(|k| k.first().map(String::as_str)),
+        )?;
+        let mut rows = Vec::new();
+        for (i, extent) in extents.iter().enumerate().skip(first) {
+            let left = limit.saturating_sub(rows.len());
+            if left == 0 {
+                break;
+            }
+            let read = sql::SnapshotRead {
+                after_key: if i == first && inside {
+                    after_key
+                } else {
+                    None
+                },
+                limit: left,
+                extent: Some(extent),
+                ..read
+            };
+            rows.extend(self.read_chunk(table, &meta, &read)?);
+        }
+        chunk_from_rows(&meta.columns, &meta.key, rows, limit)
+    }
+
+    fn reconnect(&mut self) -> Result<(), SourceError> {
+        self.cursor = None;
+        self.added_logs.clear();
+        let (conn, major) = open(&self.options)?;
+        let old = std::mem::replace(&mut self.conn, conn);
+        // The old session may already be gone; closing it is best effort.
+        let _ = old.close();
+        self.major_version = major;
+        self.current = self.home.as_ref().map(|h| h.name.clone());
+        Ok(())
+    }
+}
+
+impl OracleSource {
+    /// The contents query as this session sends it: no container filter
+    /// when mining inside a PDB, where the view holds only that PDB's redo.
+    fn contents_bound(&self, query: &ContentsQuery) -> BoundSql {
+        if self.per_pdb_mining() {
+            let query = ContentsQuery {
+                pdb: None,
+                ..query.clone()
+            };
+            return sql::contents_query(&query, self.major_version, &self.oracle_schemas);
+        }
+        sql::contents_query(query, self.major_version, &self.oracle_schemas)
+    }
+
+    /// Runs one snapshot read and returns its rows as text (ROWID last
+    /// with a ROWID key).
+    fn read_chunk(
+        &self,
+        table: &TableName,
+        meta: &SnapshotMeta,
+        read: &sql::SnapshotRead<'_>,
+    ) -> Result<Vec<Vec<Option<String>>>, SourceError> {
+        let limit = read.limit;
+        let bound = sql::snapshot_chunk(read, self.major_version).ok_or_else(|| {
             SourceError::Unsupported(format!(
                 "cannot snapshot {table}: a name contains a double quote and cannot be quoted safely"
             ))
@@ -603,19 +895,51 @@ impl RedoSource for OracleSource {
             }
             out.push(values);
         }
-        chunk_from_rows(&meta.columns, &meta.key, out, limit)
+        Ok(out)
     }
+}
 
-    fn reconnect(&mut self) -> Result<(), SourceError> {
-        self.cursor = None;
-        self.added_logs.clear();
-        let (conn, major) = open(&self.options)?;
-        let old = std::mem::replace(&mut self.conn, conn);
-        // The old session may already be gone; closing it is best effort.
-        let _ = old.close();
-        self.major_version = major;
-        Ok(())
+/// The names to try for `file`: itself first, then the other readable
+/// members of its online group (an archived log has no alternative).
+fn member_candidates(file: &str, online_members: &HashMap<String, Vec<String>>) -> Vec<String> {
+    let mut candidates = vec![file.to_string()];
+    if let Some(members) = online_members.get(file) {
+        candidates.extend(members.iter().filter(|m| *m != file).cloned());
     }
+    candidates
+}
+
+/// What starting a LogMiner session sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionPlan {
+    /// Files to add (the first with `NEW`), or `None` to keep the files
+    /// already added.
+    pub add: Option<Vec<String>>,
+    pub start: BoundSql,
+}
+
+/// Decides the statements of a session start. In a PDB (per-PDB mining,
+/// 19c+) `START_LOGMNR` gets the SCN range alone: Oracle picks the logs
+/// itself and refuses `ADD_LOGFILE` there. Elsewhere the files stay added
+/// until `END_LOGMNR`, so a new window over the same files sends only
+/// `START_LOGMNR` with the new range.
+pub fn session_plan(
+    request: &SessionRequest,
+    per_pdb: bool,
+    added: &[String],
+) -> Result<SessionPlan, SourceError> {
+    let start = start_logmnr_bound(request);
+    if per_pdb {
+        return Ok(SessionPlan { add: None, start });
+    }
+    if request.log_files.is_empty() && !request.options.continuous_mine {
+        return Err(SourceError::Invalid(
+            "a LogMiner session needs at least one log file; the planner found none for the window"
+                .into(),
+        ));
+    }
+    let add = (added != request.log_files.as_slice()).then(|| request.log_files.clone());
+    Ok(SessionPlan { add, start })
 }
 
 /// `START_LOGMNR` with its SCN binds.

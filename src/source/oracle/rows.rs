@@ -155,6 +155,19 @@ impl<'a, R: RowAccess + ?Sized> Reader<'a, R> {
     }
 }
 
+/// The `V$DATABASE` row of [`super::sql::INCARNATION`].
+pub fn incarnation<R: RowAccess + ?Sized>(
+    row: &R,
+) -> Result<crate::source::Incarnation, SourceError> {
+    let r = Reader::new(row, "V$DATABASE");
+    Ok(crate::source::Incarnation {
+        resetlogs_change: r.u64(0, "RESETLOGS_CHANGE#")?,
+        resetlogs_time: r
+            .datetime(1, "RESETLOGS_TIME")?
+            .ok_or_else(|| SourceError::Invalid("V$DATABASE.RESETLOGS_TIME is NULL".into()))?,
+    })
+}
+
 /// One `V$LOGMNR_CONTENTS` row read by [`super::sql::contents_query`].
 pub fn contents_row<R: RowAccess + ?Sized>(row: &R) -> Result<LogMinerRow, SourceError> {
     let r = Reader::new(row, "V$LOGMNR_CONTENTS");

@@ -40,16 +40,26 @@ pub const SESSION_SETTINGS: &[&str] = &[
 pub const CURRENT_SCN: &str =
     "SELECT TO_CHAR(CURRENT_SCN), TO_CHAR(SYSDATE, 'YYYY-MM-DD HH24:MI:SS') FROM V$DATABASE";
 
-/// Online redo groups with their members, one row per member.
+/// Online redo groups with their members, one row per member. A member
+/// Oracle marked INVALID (unreadable) or DELETED cannot be added to a
+/// LogMiner session, and standby log files hold no redo of this database;
+/// STALE members are kept, since a stale member may still be readable and
+/// the backend tries the group's next member when one fails.
 pub const ONLINE_LOGS: &str =
     "SELECT TO_CHAR(L.GROUP#), TO_CHAR(L.THREAD#), TO_CHAR(L.SEQUENCE#), TO_CHAR(L.BYTES), \
 TO_CHAR(L.MEMBERS), L.STATUS, L.ARCHIVED, TO_CHAR(L.FIRST_CHANGE#), TO_CHAR(L.NEXT_CHANGE#), \
 TO_CHAR(L.FIRST_TIME, 'YYYY-MM-DD HH24:MI:SS'), F.MEMBER \
 FROM V$LOG L JOIN V$LOGFILE F ON F.GROUP# = L.GROUP# \
+WHERE (F.STATUS IS NULL OR F.STATUS NOT IN ('INVALID', 'DELETED')) AND F.TYPE = 'ONLINE' \
 ORDER BY L.THREAD#, L.SEQUENCE#, L.GROUP#, F.MEMBER";
 
 /// The incarnation archived logs must belong to.
 pub const RESETLOGS_CHANGE: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#) FROM V$DATABASE";
+
+/// The incarnation a checkpoint records: both columns, as V$ARCHIVED_LOG's
+/// incarnation filter uses both.
+pub const INCARNATION: &str = "SELECT TO_CHAR(RESETLOGS_CHANGE#), \
+TO_CHAR(RESETLOGS_TIME, 'YYYY-MM-DD HH24:MI:SS') FROM V$DATABASE";
 
 /// Archived logs of the current incarnation (other incarnations cannot be
 /// mined together with the current one).
@@ -85,6 +95,29 @@ pub const ADD_LOGFILE_ADDFILE: &str =
 
 /// Ends the LogMiner session and frees its PGA.
 pub const END_LOGMNR: &str = "BEGIN SYS.DBMS_LOGMNR.END_LOGMNR; END;";
+
+/// The container of the session: name and `CON_ID` (0 in a non-CDB, 1 in
+/// CDB$ROOT, 3 and above in a PDB). From 12c.
+pub const SESSION_CONTAINER: &str =
+    "SELECT SYS_CONTEXT('USERENV', 'CON_NAME'), SYS_CONTEXT('USERENV', 'CON_ID') FROM DUAL";
+
+/// Back to the root before any `DBMS_LOGMNR` call: LogMiner runs in
+/// CDB$ROOT (and, from 19c, in a PDB the session connected to directly).
+pub const ROOT_CONTAINER: &str = "ALTER SESSION SET CONTAINER = CDB$ROOT";
+
+/// `ALTER SESSION SET CONTAINER` into a PDB. DDL takes no binds, so the
+/// name is one read back from `V$PDBS` (the caller checks that first) and
+/// written as a quoted identifier, which keeps its case exactly.
+pub fn set_container(pdb: &str) -> Option<String> {
+    Some(format!(
+        "ALTER SESSION SET CONTAINER = {}",
+        quote_ident(pdb)?
+    ))
+}
+
+/// Users Oracle maintains (`ORACLE_MAINTAINED` exists from 12.1).
+pub const ORACLE_MAINTAINED_USERS: &str =
+    "SELECT USERNAME FROM ALL_USERS WHERE ORACLE_MAINTAINED = 'Y' ORDER BY USERNAME";
 
 /// `START_LOGMNR` over `[:start_scn, :end_scn]` with the options spelled as
 /// `DBMS_LOGMNR` constants so the text says what it asks for.
@@ -141,38 +174,64 @@ pub mod contents_col {
 }
 
 /// Schemas Oracle maintains itself; their rows are never user data. Used
-/// only when the query names no owners.
+/// only when the query names no owners, and only where the dictionary
+/// cannot say (`ALL_USERS.ORACLE_MAINTAINED` exists from 12.1, see
+/// [`ORACLE_MAINTAINED_USERS`]), so it also holds the 11g-era schemas.
+/// An entry with `%` is a `LIKE` pattern (escape `\`); the others are exact
+/// names, `_` included.
 pub const ORACLE_SCHEMAS: &[&str] = &[
     "ANONYMOUS",
+    "APEX\\_%",
     "APPQOSSYS",
     "AUDSYS",
     "CTXSYS",
     "DBSFWUSER",
     "DBSNMP",
     "DGPDB_INT",
+    "DIP",
     "DVSYS",
+    "EXFSYS",
+    "FLOWS\\_%",
+    "GGSHAREDCAP",
     "GGSYS",
     "GSMADMIN_INTERNAL",
     "GSMCATUSER",
     "LBACSYS",
+    "MDDATA",
     "MDSYS",
+    "MGMT_VIEW",
     "OJVMSYS",
     "OLAPSYS",
+    "ORACLE_OCM",
     "ORDDATA",
+    "ORDPLUGINS",
     "ORDSYS",
     "OUTLN",
+    "OWBSYS",
+    "OWBSYS_AUDIT",
     "REMOTE_SCHEDULER_AGENT",
     "SI_INFORMTN_SCHEMA",
+    "SPATIAL_CSW_ADMIN_USR",
+    "SPATIAL_WFS_ADMIN_USR",
     "SYS",
     "SYS$UMF",
     "SYSBACKUP",
     "SYSDG",
     "SYSKM",
+    "SYSMAN",
     "SYSRAC",
     "SYSTEM",
+    "VECSYS",
     "WMSYS",
     "XDB",
+    "XS$NULL",
 ];
+
+/// The built-in list as owned names, for [`contents_query`] and
+/// [`tables_matching`] when the dictionary list is not available.
+pub fn builtin_oracle_schemas() -> Vec<String> {
+    ORACLE_SCHEMAS.iter().map(|s| s.to_string()).collect()
+}
 
 /// Oracle refuses more than 1000 expressions in one IN list (ORA-01795).
 const IN_LIST_MAX: usize = 1000;
@@ -221,16 +280,101 @@ TO_CHAR(THREAD#), TO_CHAR(SEQUENCE#), TO_CHAR(DATA_OBJ#), TO_CHAR(DATA_OBJD#), {
 }
 
 /// Transaction control rows pass every owner filter: the engine needs each
-/// START, COMMIT and ROLLBACK to close its buffers, and MISSING_SCN to stop
-/// rather than skip a hole in the redo.
-const CONTROL_CODES: &str = "6, 7, 34, 36";
+/// START, COMMIT and ROLLBACK to close its buffers, each GoldenGate
+/// replication marker (27) to close a marker transaction that never shows
+/// a COMMIT, and MISSING_SCN to stop rather than skip a hole in the redo.
+const CONTROL_CODES: &str = "6, 7, 27, 34, 36";
 
 /// Row changes the engine reads: DML, DDL, LOB pieces, XML and extended
 /// strings, and UNSUPPORTED (so an unreadable change is reported, not lost).
 const CHANGE_CODES: &str = "1, 2, 3, 5, 9, 10, 11, 29, 68, 70, 71, 91, 92, 93, 255";
 
-/// The `V$LOGMNR_CONTENTS` query of one bounded window.
-pub fn contents_query(query: &ContentsQuery, major_version: u32) -> BoundSql {
+/// A `LIKE` pattern whose `\` is taken literally under `ESCAPE '\'`:
+/// owner patterns use `%` and `_` as wildcards and nothing else, the same
+/// rule the engine's own matching applies to rows.
+fn like_bind(pattern: &str) -> String {
+    pattern.replace('\\', "\\\\")
+}
+
+/// Whether an owner pattern of the table list has a wildcard. `_` is one,
+/// as in Oracle's `LIKE` and in `ALL_TABLES` matching: a schema named
+/// `APP_DATA` is then read with `LIKE 'APP_DATA'`, which may also let
+/// `APPXDATA` through; the engine drops such rows with the same pattern.
+fn is_pattern(owner: &str) -> bool {
+    owner.contains(['%', '_'])
+}
+
+/// `SEG_OWNER IN (...)` for exact names (split at 1000, ORA-01795) and
+/// `SEG_OWNER LIKE :p ESCAPE '\'` for patterns, ORed; binds are named
+/// `{prefix}1`, `{prefix}2`, ...
+fn owner_filter(
+    column: &str,
+    owners: &[String],
+    prefix: &str,
+    pattern: impl Fn(&str) -> bool,
+    binds: &mut Vec<(String, BindValue)>,
+) -> Vec<String> {
+    let mut n = 0usize;
+    let mut next_bind = |value: String, binds: &mut Vec<(String, BindValue)>| {
+        n += 1;
+        let name = format!("{prefix}{n}");
+        binds.push((name.clone(), BindValue::Text(value)));
+        name
+    };
+    let exact: Vec<&String> = owners.iter().filter(|o| !pattern(o)).collect();
+    let mut terms = Vec::new();
+    for chunk in exact.chunks(IN_LIST_MAX) {
+        let names: Vec<String> = chunk
+            .iter()
+            .map(|o| format!(":{}", next_bind((*o).clone(), binds)))
+            .collect();
+        terms.push(format!("{column} IN ({})", names.join(", ")));
+    }
+    for o in owners.iter().filter(|o| pattern(o)) {
+        let name = next_bind(like_bind(o), binds);
+        terms.push(format!("{column} LIKE :{name} ESCAPE '\\'"));
+    }
+    terms
+}
+
+/// `NOT (...)` of [`owner_filter`] over Oracle's own schemas: exact names
+/// in `NOT IN`, entries with `%` as `NOT LIKE` (their `_` is escaped already).
+fn schema_exclusion(
+    column: &str,
+    schemas: &[String],
+    binds: &mut Vec<(String, BindValue)>,
+) -> String {
+    let mut n = 0usize;
+    let mut terms = Vec::new();
+    let exact: Vec<&String> = schemas.iter().filter(|s| !s.contains('%')).collect();
+    for chunk in exact.chunks(IN_LIST_MAX) {
+        let mut names = Vec::with_capacity(chunk.len());
+        for s in chunk {
+            n += 1;
+            names.push(format!(":sys{n}"));
+            binds.push((format!("sys{n}"), BindValue::Text((*s).clone())));
+        }
+        terms.push(format!("{column} NOT IN ({})", names.join(", ")));
+    }
+    for s in schemas.iter().filter(|s| s.contains('%')) {
+        n += 1;
+        terms.push(format!("{column} NOT LIKE :sys{n} ESCAPE '\\'"));
+        binds.push((format!("sys{n}"), BindValue::Text(s.clone())));
+    }
+    if terms.is_empty() {
+        "1 = 1".to_string()
+    } else {
+        terms.join(" AND ")
+    }
+}
+
+/// The `V$LOGMNR_CONTENTS` query of one bounded window. `oracle_schemas`
+/// are left out when the query names no owners (see [`ORACLE_SCHEMAS`]).
+pub fn contents_query(
+    query: &ContentsQuery,
+    major_version: u32,
+    oracle_schemas: &[String],
+) -> BoundSql {
     let mut binds = vec![
         ("from_scn".to_string(), BindValue::Number(query.from_scn)),
         ("to_scn".to_string(), BindValue::Number(query.to_scn)),
@@ -249,27 +393,15 @@ pub fn contents_query(query: &ContentsQuery, major_version: u32) -> BoundSql {
     // dictionary does not know the object) always pass: the engine must
     // report them as dictionary mismatches, never lose them.
     text.push_str("(SEG_OWNER IS NULL OR SEG_OWNER = 'UNKNOWN' OR ");
-    if query.owners.is_empty() {
-        text.push_str("SEG_OWNER NOT IN (");
-        let quoted: Vec<String> = ORACLE_SCHEMAS.iter().map(|s| format!("'{s}'")).collect();
-        text.push_str(&quoted.join(", "));
+    let terms = owner_filter("SEG_OWNER", &query.owners, "owner", is_pattern, &mut binds);
+    if terms.is_empty() {
+        text.push('(');
+        text.push_str(&schema_exclusion("SEG_OWNER", oracle_schemas, &mut binds));
         text.push(')');
+    } else if terms.len() == 1 {
+        text.push_str(&terms[0]);
     } else {
-        let mut lists = Vec::new();
-        for (chunk_no, chunk) in query.owners.chunks(IN_LIST_MAX).enumerate() {
-            let mut names = Vec::with_capacity(chunk.len());
-            for (i, owner) in chunk.iter().enumerate() {
-                let name = format!("owner{}", chunk_no * IN_LIST_MAX + i + 1);
-                names.push(format!(":{name}"));
-                binds.push((name, BindValue::Text(owner.clone())));
-            }
-            lists.push(format!("SEG_OWNER IN ({})", names.join(", ")));
-        }
-        if lists.len() == 1 {
-            text.push_str(&lists[0]);
-        } else {
-            let _ = write!(text, "({})", lists.join(" OR "));
-        }
+        let _ = write!(text, "({})", terms.join(" OR "));
     }
     text.push_str(")))");
     if let Some(pdb) = &query.pdb {
@@ -389,7 +521,33 @@ pub struct SnapshotRead<'a> {
     pub after_key: Option<&'a [String]>,
     pub limit: usize,
     pub as_of_scn: u64,
+    /// With a ROWID key: read only this extent, so the sort behind
+    /// `ORDER BY ROWID` covers one extent rather than the rest of the table.
+    pub extent: Option<&'a Extent>,
 }
+
+/// One extent of a table segment (`DBA_EXTENTS`), with the data object
+/// number its ROWIDs carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Extent {
+    pub data_object_id: u64,
+    pub relative_fno: u64,
+    pub first_block: u64,
+    pub last_block: u64,
+}
+
+/// The extents of a table's segments (partitions and subpartitions
+/// included), in ROWID order: data object, relative file, block. The
+/// tablespace's BIGFILE flag comes along because bigfile ROWIDs encode the
+/// block differently and are read without extent ranges.
+pub const TABLE_EXTENTS: &str = "SELECT TO_CHAR(O.DATA_OBJECT_ID), TO_CHAR(E.RELATIVE_FNO), \
+TO_CHAR(E.BLOCK_ID), TO_CHAR(E.BLOCK_ID + E.BLOCKS - 1), T.BIGFILE \
+FROM DBA_EXTENTS E JOIN ALL_OBJECTS O ON O.OWNER = E.OWNER AND O.OBJECT_NAME = E.SEGMENT_NAME \
+AND NVL(O.SUBOBJECT_NAME, ' ') = NVL(E.PARTITION_NAME, ' ') AND O.OBJECT_TYPE = E.SEGMENT_TYPE \
+JOIN DBA_TABLESPACES T ON T.TABLESPACE_NAME = E.TABLESPACE_NAME \
+WHERE E.OWNER = :owner AND E.SEGMENT_NAME = :table_name \
+AND E.SEGMENT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') \
+ORDER BY O.DATA_OBJECT_ID, E.RELATIVE_FNO, E.BLOCK_ID";
 
 pub fn snapshot_chunk(read: &SnapshotRead<'_>, major_version: u32) -> Option<BoundSql> {
     let SnapshotRead {
@@ -400,6 +558,7 @@ pub fn snapshot_chunk(read: &SnapshotRead<'_>, major_version: u32) -> Option<Bou
         after_key,
         limit,
         as_of_scn,
+        extent,
     } = *read;
     let from = format!("{}.{}", quote_ident(owner)?, quote_ident(table)?);
     // Aliases keep the 11g inline view's column names plain and unique.
@@ -426,6 +585,20 @@ pub fn snapshot_chunk(read: &SnapshotRead<'_>, major_version: u32) -> Option<Bou
     }
     let mut binds = vec![("scn".to_string(), BindValue::Number(as_of_scn))];
     let mut text = format!("SELECT {} FROM {from} AS OF SCN :scn", select.join(", "));
+    let mut conditions = Vec::new();
+    if let (Some(e), SnapshotKey::RowId) = (extent, key) {
+        // Row 0 to the largest row number of a block: every ROWID the
+        // extent can hold.
+        conditions.push(
+            "ROWID BETWEEN SYS.DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :first_block, 0) \
+AND SYS.DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :last_block, 32767)"
+                .to_string(),
+        );
+        binds.push(("objd".to_string(), BindValue::Number(e.data_object_id)));
+        binds.push(("fno".to_string(), BindValue::Number(e.relative_fno)));
+        binds.push(("first_block".to_string(), BindValue::Number(e.first_block)));
+        binds.push(("last_block".to_string(), BindValue::Number(e.last_block)));
+    }
     if let Some(after) = after_key {
         let mut disjuncts = Vec::with_capacity(key_cols.len());
         for i in 0..key_cols.len() {
@@ -446,10 +619,13 @@ pub fn snapshot_chunk(read: &SnapshotRead<'_>, major_version: u32) -> Option<Bou
                 format!("({})", terms.join(" AND "))
             });
         }
-        let _ = write!(text, " WHERE ({})", disjuncts.join(" OR "));
+        conditions.push(format!("({})", disjuncts.join(" OR ")));
         for (j, value) in after.iter().enumerate().take(key_cols.len()) {
             binds.push((format!("k{}", j + 1), BindValue::Text(value.clone())));
         }
+    }
+    if !conditions.is_empty() {
+        let _ = write!(text, " WHERE {}", conditions.join(" AND "));
     }
     let order: Vec<&str> = key_cols.iter().map(|(c, _)| c.as_str()).collect();
     let _ = write!(text, " ORDER BY {}", order.join(", "));
@@ -610,10 +786,14 @@ pub const PROBED_OBJECTS: &[(&str, &str)] = &[
 pub const PROBE_DBMS_LOGMNR: (&str, &str) = ("DBMS_LOGMNR", END_LOGMNR);
 
 /// Tables matching `owner LIKE :owner AND table LIKE :table`; owners Oracle
-/// maintains are left out when the pattern is `%`.
-pub fn tables_matching() -> String {
-    let quoted: Vec<String> = ORACLE_SCHEMAS.iter().map(|s| format!("'{s}'")).collect();
-    format!(
+/// maintains (`oracle_schemas`, bound) are left out when the pattern is `%`.
+pub fn tables_matching(owner: &str, table: &str, oracle_schemas: &[String]) -> BoundSql {
+    let mut binds = vec![
+        ("owner".to_string(), BindValue::Text(owner.to_string())),
+        ("table_name".to_string(), BindValue::Text(table.to_string())),
+    ];
+    let exclusion = schema_exclusion("T.OWNER", oracle_schemas, &mut binds);
+    let text = format!(
         "SELECT T.OWNER, T.TABLE_NAME, NVL(T.LOGGING, (SELECT P.DEF_LOGGING FROM ALL_PART_TABLES P \
 WHERE P.OWNER = T.OWNER AND P.TABLE_NAME = T.TABLE_NAME)), T.TEMPORARY, T.IOT_TYPE, T.NESTED, T.COMPRESS_FOR, \
 TO_CHAR(T.NUM_ROWS), TO_CHAR(O.OBJECT_ID), TO_CHAR(O.DATA_OBJECT_ID), \
@@ -621,18 +801,37 @@ TO_CHAR(O.LAST_DDL_TIME, 'YYYY-MM-DD HH24:MI:SS') \
 FROM ALL_TABLES T JOIN ALL_OBJECTS O ON O.OWNER = T.OWNER AND O.OBJECT_NAME = T.TABLE_NAME \
 AND O.OBJECT_TYPE = 'TABLE' \
 WHERE T.OWNER LIKE :owner AND T.TABLE_NAME LIKE :table_name \
-AND (:owner <> '%' OR T.OWNER NOT IN ({})) \
-ORDER BY T.OWNER, T.TABLE_NAME",
-        quoted.join(", ")
-    )
+AND (:owner <> '%' OR ({exclusion})) \
+ORDER BY T.OWNER, T.TABLE_NAME"
+    );
+    BoundSql { text, binds }
 }
 
-/// 11g's ALL_TABLES has COMPRESS_FOR too (11.1+); no variant needed.
+/// Columns with their hidden and virtual flags. `USER_GENERATED` (12c)
+/// tells an invisible column (hidden, but the user's and in redo) from
+/// Oracle's own hidden columns.
 pub const TABLE_COLUMNS: &str =
     "SELECT COLUMN_NAME, DATA_TYPE, DATA_TYPE_OWNER, NULLABLE, TO_CHAR(DATA_LENGTH), \
-TO_CHAR(DATA_PRECISION), TO_CHAR(DATA_SCALE), HIDDEN_COLUMN, VIRTUAL_COLUMN \
+TO_CHAR(DATA_PRECISION), TO_CHAR(DATA_SCALE), HIDDEN_COLUMN, VIRTUAL_COLUMN, USER_GENERATED \
 FROM ALL_TAB_COLS WHERE OWNER = :owner AND TABLE_NAME = :table_name \
 ORDER BY COLUMN_ID NULLS LAST, INTERNAL_COLUMN_ID";
+
+/// 11g has no invisible columns and no `USER_GENERATED`: every hidden
+/// column there is Oracle's.
+pub const TABLE_COLUMNS_11G: &str =
+    "SELECT COLUMN_NAME, DATA_TYPE, DATA_TYPE_OWNER, NULLABLE, TO_CHAR(DATA_LENGTH), \
+TO_CHAR(DATA_PRECISION), TO_CHAR(DATA_SCALE), HIDDEN_COLUMN, VIRTUAL_COLUMN, 'NO' \
+FROM ALL_TAB_COLS WHERE OWNER = :owner AND TABLE_NAME = :table_name \
+ORDER BY COLUMN_ID NULLS LAST, INTERNAL_COLUMN_ID";
+
+/// The column query of a release.
+pub fn table_columns(major_version: u32) -> &'static str {
+    if major_version >= 12 {
+        TABLE_COLUMNS
+    } else {
+        TABLE_COLUMNS_11G
+    }
+}
 
 pub const TABLE_KEYS: &str = "SELECT C.CONSTRAINT_NAME, C.CONSTRAINT_TYPE, C.STATUS, CC.COLUMN_NAME \
 FROM ALL_CONSTRAINTS C JOIN ALL_CONS_COLUMNS CC ON CC.OWNER = C.OWNER AND CC.CONSTRAINT_NAME = C.CONSTRAINT_NAME \

@@ -21,6 +21,14 @@ macro_rules! snap {
     };
 }
 
+/// Oracle-maintained users as a 19c dictionary would list a few of them.
+fn maintained() -> Vec<String> {
+    ["APEX_230200", "GGSHAREDCAP", "SYS", "SYSTEM", "VECSYS"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
 fn col(name: &str, kind: ValueKind) -> SnapshotColumn {
     SnapshotColumn {
         name: name.into(),
@@ -69,6 +77,7 @@ fn redo_source_statements_are_pinned() {
     let texts = [
         ("CURRENT_SCN", sql::CURRENT_SCN),
         ("RESETLOGS_CHANGE", sql::RESETLOGS_CHANGE),
+        ("INCARNATION", sql::INCARNATION),
         ("ONLINE_LOGS", sql::ONLINE_LOGS),
         ("ARCHIVED_LOGS", sql::ARCHIVED_LOGS),
         ("ARCHIVE_DESTS", sql::ARCHIVE_DESTS),
@@ -76,18 +85,24 @@ fn redo_source_statements_are_pinned() {
         ("ADD_LOGFILE_NEW", sql::ADD_LOGFILE_NEW),
         ("ADD_LOGFILE_ADDFILE", sql::ADD_LOGFILE_ADDFILE),
         ("END_LOGMNR", sql::END_LOGMNR),
+        ("SESSION_CONTAINER", sql::SESSION_CONTAINER),
+        ("ROOT_CONTAINER", sql::ROOT_CONTAINER),
     ];
-    let all: Vec<String> = texts
+    let mut all: Vec<String> = texts
         .iter()
         .map(|(n, t)| format!("-- {n}\n{}\n", pretty(t)))
         .collect();
+    all.push(format!(
+        "-- set_container (12c+, a V$PDBS name)\n{}\n",
+        sql::set_container("ORCLPDB1").unwrap_or_default()
+    ));
     snap!("oracle_redo_statements", all.join("\n"));
 }
 
-#[test]
-fn start_logmnr_spells_each_option_as_a_constant() {
-    let base = SessionRequest {
-        log_files: vec!["/u01/redo01.log".into()],
+/// A session over SCNs 1000..=2000 with the options the planner asks for.
+fn planner_request(files: &[&str]) -> SessionRequest {
+    SessionRequest {
+        log_files: files.iter().map(|f| f.to_string()).collect(),
         start_scn: 1_000,
         end_scn: 2_000,
         options: MiningOptions {
@@ -95,7 +110,12 @@ fn start_logmnr_spells_each_option_as_a_constant() {
             no_rowid_in_stmt: true,
             ..Default::default()
         },
-    };
+    }
+}
+
+#[test]
+fn start_logmnr_spells_each_option_as_a_constant() {
+    let base = planner_request(&["/u01/redo01.log"]);
     let mut out = String::new();
     out.push_str("-- planner default\n");
     out.push_str(&bound_text(&start_logmnr_bound(&base)));
@@ -131,7 +151,7 @@ fn contents_query_all_owners_on_19c() {
     };
     snap!(
         "oracle_contents_all_owners",
-        bound_text(&sql::contents_query(&q, 19))
+        bound_text(&sql::contents_query(&q, 19, &maintained()))
     );
 }
 
@@ -143,7 +163,7 @@ fn contents_query_binds_owners_and_pdb() {
         owners: vec!["APP".into(), "it's".into()],
         pdb: Some("FREEPDB1".into()),
     };
-    let b = sql::contents_query(&q, 19);
+    let b = sql::contents_query(&q, 19, &maintained());
     assert!(
         !b.text.contains("it's"),
         "owner pasted into SQL: {}",
@@ -160,7 +180,7 @@ fn contents_query_on_11g_reads_no_container() {
         owners: vec!["APP".into()],
         pdb: None,
     };
-    let b = sql::contents_query(&q, 11);
+    let b = sql::contents_query(&q, 11, &sql::builtin_oracle_schemas());
     assert!(!b.text.contains("SRC_CON_NAME"));
     snap!("oracle_contents_11g", bound_text(&b));
 }
@@ -174,7 +194,9 @@ fn contents_query_never_orders() {
         pdb: Some("P".into()),
     };
     for v in [11, 12, 19, 23] {
-        assert!(!sql::contents_query(&q, v).text.contains("ORDER BY"));
+        assert!(!sql::contents_query(&q, v, &maintained())
+            .text
+            .contains("ORDER BY"));
     }
 }
 
@@ -186,7 +208,7 @@ fn contents_query_splits_owner_lists_at_1000() {
         owners: (0..1001).map(|i| format!("O{i}")).collect(),
         pdb: None,
     };
-    let b = sql::contents_query(&q, 19);
+    let b = sql::contents_query(&q, 19, &maintained());
     assert_eq!(b.text.matches("SEG_OWNER IN (").count(), 2);
     assert_eq!(b.binds.len(), 2 + 1001);
     assert!(b.text.contains(":owner1001)"));
@@ -208,6 +230,7 @@ fn read<'a>(
         after_key,
         limit,
         as_of_scn: 777,
+        extent: None,
     }
 }
 
@@ -308,8 +331,21 @@ fn catalog_statements_are_pinned() {
         ("USER_QUOTA", sql::USER_QUOTA.into()),
         ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into()),
         ("CONTAINER_DATA", sql::CONTAINER_DATA.into()),
-        ("TABLES_MATCHING", sql::tables_matching()),
+        (
+            "TABLES_MATCHING (12c+, dictionary list)",
+            sql::tables_matching("%", "%", &maintained()).to_string(),
+        ),
+        (
+            "TABLES_MATCHING (11g, built-in list)",
+            sql::tables_matching("APP", "ORD%", &sql::builtin_oracle_schemas()).to_string(),
+        ),
         ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into()),
+        ("TABLE_COLUMNS_11G", sql::TABLE_COLUMNS_11G.into()),
+        ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into()),
+        (
+            "ORACLE_MAINTAINED_USERS",
+            sql::ORACLE_MAINTAINED_USERS.into(),
+        ),
         ("TABLE_KEYS", sql::TABLE_KEYS.into()),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into()),
         (
@@ -428,6 +464,7 @@ fn snapshot_key_prefers_the_primary_key() {
             None,
             Some("NO"),
             Some("NO"),
+            Some("NO"),
         ],
         &[
             Some("REF"),
@@ -437,6 +474,7 @@ fn snapshot_key_prefers_the_primary_key() {
             None,
             None,
             None,
+            Some("NO"),
             Some("NO"),
             Some("NO"),
         ],
@@ -450,6 +488,7 @@ fn snapshot_key_prefers_the_primary_key() {
             None,
             Some("YES"),
             Some("YES"),
+            Some("NO"),
         ],
     ]);
     let keys = text_rows(&[
@@ -477,6 +516,7 @@ fn snapshot_key_falls_back_to_not_null_unique_then_rowid() {
             None,
             Some("NO"),
             Some("NO"),
+            Some("NO"),
         ],
         &[
             Some("B"),
@@ -486,6 +526,7 @@ fn snapshot_key_falls_back_to_not_null_unique_then_rowid() {
             None,
             None,
             None,
+            Some("NO"),
             Some("NO"),
             Some("NO"),
         ],
@@ -519,6 +560,7 @@ fn snapshot_of_unknown_or_unreadable_tables_is_refused() {
         None,
         None,
         None,
+        Some("NO"),
         Some("NO"),
         Some("NO"),
     ]]);
@@ -606,7 +648,7 @@ fn contents_select_list_matches_the_column_positions_the_mapping_reads() {
     use super::sql::contents_col as c;
     let q = ContentsQuery::default();
     for version in [11, 19] {
-        let items = select_items(&sql::contents_query(&q, version).text);
+        let items = select_items(&sql::contents_query(&q, version, &maintained()).text);
         assert_eq!(items.len(), c::COUNT, "{items:?}");
         let expect = [
             (c::SCN, "TO_CHAR(SCN)"),
@@ -664,8 +706,15 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         ("SESSION_CONTEXT_11G", sql::SESSION_CONTEXT_11G.into(), 3),
         ("USER_ACCOUNT", sql::USER_ACCOUNT.into(), 3),
         ("PROFILE_LIMITS", sql::PROFILE_LIMITS.into(), 2),
-        ("TABLES_MATCHING", sql::tables_matching(), 11),
-        ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into(), 9),
+        (
+            "TABLES_MATCHING",
+            sql::tables_matching("%", "%", &maintained()).text,
+            11,
+        ),
+        ("TABLE_COLUMNS", sql::TABLE_COLUMNS.into(), 10),
+        ("TABLE_COLUMNS_11G", sql::TABLE_COLUMNS_11G.into(), 10),
+        ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into(), 5),
+        ("SESSION_CONTAINER", sql::SESSION_CONTAINER.into(), 2),
         ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),
         (
@@ -709,4 +758,222 @@ fn resuming_with_a_key_of_the_wrong_width_is_refused() {
     let err = check_after_key(&orders(), &key, Some(&one)).unwrap_err();
     assert!(err.to_string().contains("APP.ORDERS"), "{err}");
     assert!(check_after_key(&orders(), &SnapshotKey::RowId, Some(&one)).is_ok());
+}
+
+#[test]
+fn contents_query_pushes_owner_patterns_down_with_escape() {
+    let q = ContentsQuery {
+        from_scn: 100,
+        to_scn: 200,
+        owners: vec![
+            "APP".into(),
+            "APP_DATA".into(),
+            "HR%".into(),
+            "A\\B%".into(),
+        ],
+        pdb: None,
+    };
+    let b = sql::contents_query(&q, 19, &maintained());
+    // `_` is a wildcard in a table pattern; the SQL filter is the same LIKE
+    // the engine applies to rows, with `\` escaped so it stays literal.
+    assert!(b.text.contains("SEG_OWNER IN (:owner1)"), "{}", b.text);
+    assert!(
+        b.text.contains("SEG_OWNER LIKE :owner2 ESCAPE '\\'"),
+        "{}",
+        b.text
+    );
+    assert!(b
+        .binds
+        .contains(&("owner4".to_string(), sql::BindValue::Text("A\\\\B%".into()))));
+    assert!(
+        !b.text.contains("NOT IN"),
+        "owners named: no exclusion list"
+    );
+    snap!("oracle_contents_owner_patterns", bound_text(&b));
+}
+
+#[test]
+fn contents_query_leaves_out_the_dictionary_list_of_oracle_schemas() {
+    let q = ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners: vec![],
+        pdb: None,
+    };
+    let b = sql::contents_query(&q, 19, &maintained());
+    for name in maintained() {
+        assert!(
+            b.binds.contains(&(
+                format!(
+                    "sys{}",
+                    maintained().iter().position(|n| *n == name).unwrap_or(0) + 1
+                ),
+                sql::BindValue::Text(name.clone())
+            )),
+            "{name} bound: {:?}",
+            b.binds
+        );
+    }
+    assert!(!b.text.contains("'SYS'"), "names are bound, not pasted");
+    let b11 = sql::contents_query(&q, 11, &sql::builtin_oracle_schemas());
+    snap!("oracle_contents_all_owners_11g", bound_text(&b11));
+}
+
+#[test]
+fn builtin_oracle_schemas_cover_the_11g_era_and_recent_ones() {
+    let list = sql::builtin_oracle_schemas();
+    for name in [
+        "VECSYS",
+        "GGSHAREDCAP",
+        "SYSMAN",
+        "EXFSYS",
+        "MGMT_VIEW",
+        "FLOWS_FILES",
+        "ORACLE_OCM",
+        "OWBSYS",
+    ] {
+        let covered = list.iter().any(|s| {
+            if s.contains('%') {
+                crate::source::like(&s.replace('\\', ""), name)
+            } else {
+                s == name
+            }
+        });
+        assert!(covered, "{name} missing");
+    }
+    assert!(
+        list.iter().any(|s| s == "APEX\\_%"),
+        "every APEX_ release schema"
+    );
+}
+
+#[test]
+fn snapshot_chunks_without_a_key_read_one_extent_at_a_time() {
+    let columns = vec![col("NOTE", ValueKind::Text), col("N", ValueKind::Number)];
+    let key = SnapshotKey::RowId;
+    let extent = sql::Extent {
+        data_object_id: 73_196,
+        relative_fno: 4,
+        first_block: 128,
+        last_block: 135,
+    };
+    let after = vec!["AAAR3sAAEAAAACCAAF".to_string()];
+    let mut out = String::new();
+    let cases: [(&str, Option<&[String]>, u32); 3] = [
+        ("first chunk of an extent, 19c", None, 19),
+        ("resumed inside the extent, 19c", Some(&after), 19),
+        ("resumed inside the extent, 11.2", Some(&after), 11),
+    ];
+    for (title, after_key, version) in cases {
+        let read = sql::SnapshotRead {
+            extent: Some(&extent),
+            ..read("APP", "AUDIT_LOG", &columns, &key, after_key, 5000)
+        };
+        let b = sql::snapshot_chunk(&read, version).expect("quotable names");
+        assert!(b.text.contains("DBMS_ROWID.ROWID_CREATE"), "{}", b.text);
+        out.push_str(&format!("-- {title}\n{}\n", bound_text(&b)));
+    }
+    snap!("oracle_snapshot_chunk_extents", out);
+}
+
+#[test]
+fn per_pdb_mining_starts_logminer_without_add_logfile() {
+    let request = planner_request(&["/u01/redo01a.log", "/u02/arch_1_42.arc"]);
+    let mut out = String::new();
+    let root = session_plan(&request, false, &[]).expect("root plan");
+    assert_eq!(root.add.as_deref(), Some(&request.log_files[..]));
+    out.push_str("-- CDB$ROOT or non-CDB\n");
+    for (i, file) in request.log_files.iter().enumerate() {
+        let text = if i == 0 {
+            sql::ADD_LOGFILE_NEW
+        } else {
+            sql::ADD_LOGFILE_ADDFILE
+        };
+        out.push_str(&bound_text(&BoundSql {
+            text: text.into(),
+            binds: vec![("name".into(), sql::BindValue::Text(file.clone()))],
+        }));
+    }
+    out.push_str(&bound_text(&root.start));
+    let reused = session_plan(&request, false, &request.log_files).expect("same files");
+    assert_eq!(reused.add, None, "same files: only START_LOGMNR");
+    let pdb = session_plan(&request, true, &[]).expect("per-PDB plan");
+    assert_eq!(pdb.add, None, "ADD_LOGFILE is refused inside a PDB");
+    out.push_str("\n-- connected to a PDB (19c+): no ADD_LOGFILE\n");
+    out.push_str(&bound_text(&pdb.start));
+    let empty = SessionRequest {
+        log_files: vec![],
+        ..request
+    };
+    assert!(session_plan(&empty, false, &[]).is_err());
+    assert!(
+        session_plan(&empty, true, &[]).is_ok(),
+        "a PDB session needs no file list"
+    );
+    snap!("oracle_session_plan", out);
+}
+
+#[test]
+fn container_switch_quotes_the_pdb_name_and_refuses_unquotable_ones() {
+    assert_eq!(
+        sql::set_container("ORCLPDB1").as_deref(),
+        Some("ALTER SESSION SET CONTAINER = \"ORCLPDB1\"")
+    );
+    assert_eq!(
+        sql::set_container("Sales").as_deref(),
+        Some("ALTER SESSION SET CONTAINER = \"Sales\"")
+    );
+    assert!(sql::set_container("X\" CONTAINER = CDB$ROOT --").is_none());
+    assert!(sql::set_container("").is_none());
+}
+
+/// An `ALL_TAB_COLS` row of [`sql::TABLE_COLUMNS`] with its flags.
+fn tab_col(
+    name: &str,
+    data_type: &str,
+    hidden: &str,
+    virt: &str,
+    user: &str,
+) -> Vec<Option<String>> {
+    let mut row = vec![Some(name.to_string()), Some(data_type.to_string())];
+    row.extend([None, Some("Y".to_string()), None, None, None]);
+    row.extend([hidden, virt, user].map(|f| Some(f.to_string())));
+    row
+}
+
+#[test]
+fn invisible_columns_are_kept_in_snapshots() {
+    let cols = vec![
+        tab_col("ID", "NUMBER", "NO", "NO", "YES"),
+        // ALTER TABLE ... ADD (NOTE VARCHAR2(20) INVISIBLE)
+        tab_col("NOTE", "VARCHAR2", "YES", "NO", "YES"),
+        // A function-based index's hidden virtual column
+        tab_col("SYS_NC00003$", "NUMBER", "YES", "YES", "NO"),
+        // A column SET UNUSED: hidden and no longer the user's
+        tab_col("SYS_C00004_25112912:00:00$", "NUMBER", "YES", "NO", "NO"),
+    ];
+    let keys = text_rows(&[&[Some("PK"), Some("P"), Some("ENABLED"), Some("ID")]]);
+    let meta = snapshot_meta_from_rows(&orders(), &cols, &keys).unwrap();
+    let names: Vec<&str> = meta.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["ID", "NOTE"]);
+}
+
+#[test]
+fn an_unreadable_online_member_is_replaced_by_the_next_member_of_its_group() {
+    let group = vec![
+        "/u01/redo01a.log".to_string(),
+        "/u02/redo01b.log".to_string(),
+    ];
+    let members: HashMap<String, Vec<String>> =
+        group.iter().map(|m| (m.clone(), group.clone())).collect();
+    assert_eq!(
+        member_candidates("/u01/redo01a.log", &members),
+        ["/u01/redo01a.log", "/u02/redo01b.log"]
+    );
+    assert_eq!(
+        member_candidates("/arch/1_42.arc", &members),
+        ["/arch/1_42.arc"],
+        "an archived log has no other member"
+    );
+    assert!(UNREADABLE_MEMBER.contains(&1284) && UNREADABLE_MEMBER.contains(&313));
 }

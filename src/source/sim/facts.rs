@@ -282,13 +282,9 @@ pub fn session(
 }
 
 pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<TableFacts> {
-    let in_root = !m.scenario.instance.cdb || container.eq_ignore_ascii_case("CDB$ROOT");
     let mut out = Vec::new();
     for (ti, t) in m.tables.iter().enumerate() {
-        if t.dropped {
-            continue;
-        }
-        if !in_root && t.pdb.as_deref() != Some(container) {
+        if t.dropped || !t.visible_in(m.scenario.instance.cdb, container) {
             continue;
         }
         if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&t.name)) {
@@ -454,6 +450,13 @@ pub fn open_transactions(m: &Model) -> Vec<OpenTransaction> {
     v
 }
 
+pub fn incarnation(m: &Model) -> Incarnation {
+    Incarnation {
+        resetlogs_change: m.scenario.instance.resetlogs_change,
+        resetlogs_time: m.resetlogs_time,
+    }
+}
+
 /// The service of a remote (Data Guard) destination, `SERVICE=stby ...`.
 /// On a primary, V$ARCHIVED_LOG lists the archives shipped there with
 /// STANDBY_DEST = 'YES' and the service as NAME: no file LogMiner can open.
@@ -479,7 +482,8 @@ pub fn log_inventory(m: &Model) -> LogInventory {
                 first_change: g.first_change,
                 next_change: g.seq.map(|_| g.next_change),
                 first_time: g.first_time,
-                member_files: g.members.clone(),
+                // The inventory query leaves INVALID members out.
+                member_files: g.readable_members(),
             });
         }
     }

@@ -85,6 +85,16 @@ fn locate(model: &Model, name: &str) -> Option<SessionFile> {
     None
 }
 
+/// The thread and group of an online member marked INVALID.
+fn invalid_member(model: &Model, name: &str) -> Option<(u16, u32)> {
+    model.threads.iter().find_map(|t| {
+        t.groups
+            .iter()
+            .find(|g| g.invalid_members.iter().any(|m| m == name))
+            .map(|g| (t.thread, g.number))
+    })
+}
+
 /// SCN range [first, next) of a sequence, from any copy.
 fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
     for t in model.threads.iter().filter(|t| t.thread == thread) {
@@ -100,6 +110,10 @@ fn seq_range(model: &Model, thread: u16, seq: u64) -> Option<(Scn, Scn)> {
 }
 
 /// `ADD_LOGFILE` + `START_LOGMNR`, as Oracle would accept or refuse them.
+///
+/// Inside a PDB, `ADD_LOGFILE` is refused on every release (ORA-65040);
+/// from 19c `START_LOGMNR` there takes an SCN range alone and adds the
+/// logs itself (per-PDB mining), showing only that PDB's redo.
 pub fn start(
     model: &Model,
     conn: &Connection<'_>,
@@ -107,13 +121,17 @@ pub fn start(
 ) -> Result<Session, SourceError> {
     let inst = &model.scenario.instance;
     let in_pdb = inst.cdb && !conn.container.eq_ignore_ascii_case("CDB$ROOT");
-    if in_pdb && (12..=19).contains(&model.version_major) {
+    if in_pdb && (!req.log_files.is_empty() || model.version_major < 19) {
+        let call = if req.log_files.is_empty() {
+            "START_LOGMNR"
+        } else {
+            "ADD_LOGFILE"
+        };
         return Err(SourceError::oracle(
             65040,
             format!(
-                "operation not allowed from within a pluggable database (connected to {}; LogMiner runs in CDB$ROOT on {})",
-                conn.container,
-                model.version_major
+                "operation not allowed from within a pluggable database ({call} in {}; per-PDB mining takes START_LOGMNR with an SCN range alone, from 19c)",
+                conn.container
             ),
         ));
     }
@@ -134,7 +152,18 @@ pub fn start(
         return Err(SourceError::oracle(1031, "insufficient privileges (DBMS_LOGMNR needs LOGMINING on 12c+ or EXECUTE_CATALOG_ROLE on 11g)"));
     }
     let mut files: Vec<SessionFile> = Vec::new();
-    for name in &req.log_files {
+    let implicit = if in_pdb {
+        plan_logs(model, req.start_scn)
+    } else {
+        Vec::new()
+    };
+    for name in req.log_files.iter().chain(&implicit) {
+        if let Some((thread, group)) = invalid_member(model, name) {
+            return Err(SourceError::oracle(
+                313,
+                format!("open failed for members of log group {group} of thread {thread} ({name} is INVALID)"),
+            ));
+        }
         let f = locate(model, name)
             .ok_or_else(|| SourceError::oracle(1284, format!("file {name} cannot be opened")))?;
         if files.iter().any(|x| x.thread == f.thread && x.seq == f.seq) {
@@ -281,6 +310,7 @@ impl Session {
         let hi = q.to_scn.min(self.end_scn);
         let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
         let mut rows: Vec<LogMinerRow> = Vec::new();
+        let mut started_in_session = self.started_in_session(model, &files, lo);
         let start_idx = model.records.partition_point(|r| r.scn <= lo);
         for rec in model.records.range(start_idx..) {
             if rec.scn > hi {
@@ -289,7 +319,12 @@ impl Session {
             if !files.contains(&(rec.thread, rec.seq)) {
                 continue;
             }
-            let row = self.render(model, rec);
+            let mut row = self.render(model, rec);
+            if matches!(rec.body, Body::Start) {
+                started_in_session.insert(rec.xid.clone());
+            } else if is_undo(&row) && !started_in_session.contains(&rec.xid) {
+                row.xid = undo_xid(&row.xid);
+            }
             if let Some(c) = &self.container {
                 if row.src_con_name.as_deref() != Some(c.as_str()) {
                     continue;
@@ -304,6 +339,7 @@ impl Session {
                 OperationCode::Start
                 | OperationCode::Commit
                 | OperationCode::Rollback
+                | OperationCode::ReplicationMarker
                 | OperationCode::Ddl => true,
                 _ => {
                     let owner = row.seg_owner.as_deref().unwrap_or("");
@@ -314,7 +350,7 @@ impl Session {
                         || if owners.is_empty() {
                             !matches!(owner, "SYS" | "SYSTEM")
                         } else {
-                            owners.iter().any(|o| o == owner)
+                            owners.iter().any(|o| crate::source::like(o, owner))
                         }
                 }
             };
@@ -326,6 +362,30 @@ impl Session {
             rows = committed_only(rows);
         }
         rows
+    }
+
+    /// XIDs whose transaction began inside the session's SCN range before
+    /// the query's lower bound. LogMiner resolves the full XID of an undo
+    /// row only when the transaction's start lies inside the session's own
+    /// range; otherwise it knows the undo segment and slot but not the
+    /// sequence (Debezium DBZ-5090, debezium#1145).
+    fn started_in_session(
+        &self,
+        model: &Model,
+        files: &HashSet<(u16, u64)>,
+        lo: Scn,
+    ) -> HashSet<std::sync::Arc<str>> {
+        let mut started = HashSet::new();
+        let from = model.records.partition_point(|r| r.scn < self.start_scn);
+        for rec in model.records.range(from..) {
+            if rec.scn > lo {
+                break;
+            }
+            if matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq)) {
+                started.insert(rec.xid.clone());
+            }
+        }
+        started
     }
 
     /// Whether the session's dictionary maps the object: without
@@ -363,6 +423,10 @@ impl Session {
             Body::Start => {
                 row.operation_code = OperationCode::Start;
                 row.sql_redo = Some("set transaction read write;".into());
+            }
+            Body::ReplicationMarker => {
+                row.operation_code = OperationCode::ReplicationMarker;
+                row.sql_redo = None;
             }
             Body::Commit { start_scn } => {
                 row.operation_code = OperationCode::Commit;
@@ -587,6 +651,21 @@ impl Session {
     }
 }
 
+/// A ROLLBACK (36) row or an undo row (`ROLLBACK = 1`).
+fn is_undo(row: &LogMinerRow) -> bool {
+    row.operation_code == OperationCode::Rollback || row.operation_code.is_dml() && row.rollback
+}
+
+/// The XID LogMiner shows on an undo row whose transaction started before
+/// the session: the RAW(8) keeps USN and SLOT (first 8 hex digits) and the
+/// sequence (last 8) becomes FFFFFFFF.
+fn undo_xid(xid: &str) -> String {
+    match xid.get(..8) {
+        Some(usn_slot) if xid.len() == 16 => format!("{usn_slot}FFFFFFFF"),
+        _ => xid.to_string(),
+    }
+}
+
 /// Splits SQL_REDO above 4000 bytes into CSF pieces at char boundaries.
 pub fn split_csf(row: LogMinerRow, out: &mut Vec<LogMinerRow>) {
     let Some(sql) = row.sql_redo.as_deref() else {
@@ -668,8 +747,8 @@ pub fn plan_logs(model: &Model, start_scn: Scn) -> Vec<String> {
         for g in groups {
             let Some(seq) = g.seq else { continue };
             if g.next_change > start_scn && !archived_seqs.contains(&(t.thread, seq)) {
-                if let Some(m) = g.members.first() {
-                    out.push(m.clone());
+                if let Some(m) = g.readable_members().into_iter().next() {
+                    out.push(m);
                 }
             }
         }

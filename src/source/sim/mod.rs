@@ -21,8 +21,9 @@ use chrono::Timelike;
 use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
-    Catalog, ContentsQuery, InstanceFacts, LogInventory, OpenTransaction, RedoSource, ScnTime,
-    SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName, TablePattern,
+    Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction, RedoSource,
+    ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError, TableFacts, TableName,
+    TablePattern,
 };
 
 pub use logminer::{plan_logs, CSF_PIECE_BYTES};
@@ -77,7 +78,10 @@ pub struct Sim {
     link: Link,
     privileges: Vec<String>,
     roles: Vec<String>,
+    /// The container connected to; LogMiner runs there.
     container: String,
+    /// The PDB table reads and snapshots run in (`Catalog::set_pdb`).
+    pdb: Option<String>,
 }
 
 impl Sim {
@@ -123,6 +127,7 @@ impl Sim {
             privileges,
             roles,
             container,
+            pdb: None,
         }
     }
 
@@ -153,6 +158,16 @@ impl Sim {
         (i.cdb && self.container.eq_ignore_ascii_case("CDB$ROOT"))
             .then(|| i.pdbs.first().cloned())
             .flatten()
+    }
+
+    /// Table reads and snapshots in [`Self::default_pdb`], as `run` and
+    /// `tail` do for a CDB with one PDB: from the root alone no PDB table
+    /// is visible.
+    pub fn with_default_pdb(mut self) -> Sim {
+        if let Some(pdb) = self.default_pdb() {
+            self.pdb = Some(pdb);
+        }
+        self
     }
 
     /// `source.db` for rows without SRC_CON_NAME (non-CDB).
@@ -285,6 +300,12 @@ impl Sim {
         Ok(())
     }
 
+    /// The container table reads run in: the PDB chosen with `set_pdb`,
+    /// else the one connected to.
+    fn table_container(&self) -> &str {
+        self.pdb.as_deref().unwrap_or(&self.container)
+    }
+
     fn conn(&self) -> Connection<'_> {
         Connection {
             container: &self.container,
@@ -321,7 +342,7 @@ impl Catalog for Sim {
 
     fn tables(&mut self, patterns: &[TablePattern]) -> Result<Vec<TableFacts>, SourceError> {
         self.check_link()?;
-        Ok(facts::tables(&self.model, patterns, &self.container))
+        Ok(facts::tables(&self.model, patterns, self.table_container()))
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
@@ -334,6 +355,33 @@ impl Catalog for Sim {
         self.tick(false);
         self.check_link()?;
         Ok(facts::log_inventory(&self.model))
+    }
+
+    /// `ALTER SESSION SET CONTAINER` for table reads, as a common user in
+    /// the root does it; LogMiner calls stay in the root.
+    fn set_pdb(&mut self, name: Option<&str>) -> Result<(), SourceError> {
+        self.check_link()?;
+        let Some(name) = name else {
+            self.pdb = None;
+            return Ok(());
+        };
+        let inst = &self.model.scenario.instance;
+        if !inst.cdb || !inst.pdbs.iter().any(|p| p == name) {
+            return Err(SourceError::oracle(
+                65011,
+                format!("Pluggable database {name} does not exist."),
+            ));
+        }
+        if !self.container.eq_ignore_ascii_case("CDB$ROOT")
+            || !(self.has_priv("SET CONTAINER") || self.has_role("DBA"))
+        {
+            return Err(SourceError::oracle(
+                1031,
+                format!("insufficient privileges (SET CONTAINER to {name})"),
+            ));
+        }
+        self.pdb = Some(name.to_string());
+        Ok(())
     }
 }
 
@@ -354,6 +402,16 @@ impl RedoSource for Sim {
 
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         Catalog::log_inventory(self)
+    }
+
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        Catalog::open_transactions(self)
+    }
+
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::incarnation(&self.model))
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
@@ -417,13 +475,16 @@ impl RedoSource for Sim {
     ) -> Result<SnapshotChunk, SourceError> {
         self.tick(false);
         self.check_link()?;
-        let in_root =
-            !self.model.scenario.instance.cdb || self.container.eq_ignore_ascii_case("CDB$ROOT");
-        let found = self.model.tables.iter().position(|t| {
-            !t.dropped
-                && t.name == *table
-                && (in_root || t.pdb.as_deref() == Some(self.container.as_str()))
-        });
+        // A flashback read runs in the session's current container, whose
+        // dictionary alone names the table: from the root a PDB's table
+        // does not exist (ORA-00942).
+        let cdb = self.model.scenario.instance.cdb;
+        let container = self.table_container();
+        let found = self
+            .model
+            .tables
+            .iter()
+            .position(|t| !t.dropped && t.name == *table && t.visible_in(cdb, container));
         let Some(t) = found else {
             return Err(SourceError::oracle(
                 942,

@@ -456,6 +456,10 @@ pub struct WorkloadSpec {
     /// Percent of transactions that roll back to a savepoint before committing.
     #[serde(default)]
     pub savepoint_pct: f64,
+    /// Percent of statements that fail and are rolled back on their own
+    /// (statement-level rollback) while their transaction goes on.
+    #[serde(default)]
+    pub statement_rollback_pct: f64,
     /// The user the application connects as (`USERNAME`).
     #[serde(default = "d_user")]
     pub username: String,
@@ -478,6 +482,7 @@ impl Default for WorkloadSpec {
             concurrency: d_conc(),
             rollback_pct: 0.0,
             savepoint_pct: 0.0,
+            statement_rollback_pct: 0.0,
             username: d_user(),
             long_transactions: Vec::new(),
             big_transactions: Vec::new(),
@@ -543,6 +548,12 @@ pub enum FaultKind {
     UndoOverwritten,
     /// The archives of the next `count` log switches are deleted as soon as written.
     ArchiveGap,
+    /// FLASHBACK DATABASE (or an incomplete recovery) and OPEN RESETLOGS: a
+    /// new incarnation, with a new RESETLOGS_CHANGE# and RESETLOGS_TIME.
+    Resetlogs,
+    /// The first member of every multiplexed online group turns INVALID
+    /// (`V$LOGFILE.STATUS`): opening it raises ORA-00313.
+    MemberInvalid,
 }
 
 #[derive(Debug, Clone, Deserialize)]

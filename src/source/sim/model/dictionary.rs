@@ -91,6 +91,19 @@ pub struct Table {
 }
 
 impl Table {
+    /// Whether the table shows in `container`'s dictionary (`ALL_*` views,
+    /// flashback reads): in a CDB each container has its own dictionary, so
+    /// the root sees only its own tables and a PDB only its own.
+    pub fn visible_in(&self, cdb: bool, container: &str) -> bool {
+        if !cdb {
+            return true;
+        }
+        match &self.pdb {
+            Some(pdb) => pdb == container,
+            None => container.eq_ignore_ascii_case("CDB$ROOT"),
+        }
+    }
+
     pub fn column_index(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|c| c.name == name)
     }

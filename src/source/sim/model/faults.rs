@@ -66,6 +66,20 @@ impl Model {
                 }
             }
             FaultKind::ArchiveGap => self.gap_pending += count.unwrap_or(1),
+            FaultKind::Resetlogs => {
+                // OPEN RESETLOGS: the new incarnation starts at the next
+                // SCN; archives of the old one keep its RESETLOGS_CHANGE#.
+                self.scn += 1;
+                self.scenario.instance.resetlogs_change = self.scn;
+                self.resetlogs_time = self.now_sec();
+            }
+            FaultKind::MemberInvalid => {
+                for g in self.threads.iter_mut().flat_map(|t| t.groups.iter_mut()) {
+                    if g.members.len() > 1 {
+                        g.invalid_members = g.members[..1].to_vec();
+                    }
+                }
+            }
         }
     }
 

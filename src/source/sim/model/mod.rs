@@ -87,6 +87,9 @@ pub struct Model {
     pub switches: Vec<NaiveDateTime>,
     pub rows_generated: u64,
     pub snapshot_too_old_errors: u64,
+    /// `V$DATABASE.RESETLOGS_TIME` of the current incarnation (its
+    /// RESETLOGS_CHANGE# is `scenario.instance.resetlogs_change`).
+    pub resetlogs_time: NaiveDateTime,
 }
 
 fn ms(t: NaiveDateTime) -> i64 {
@@ -137,6 +140,8 @@ impl Model {
             switches: Vec::new(),
             rows_generated: 0,
             snapshot_too_old_errors: scenario.instance.snapshot_too_old_errors,
+            // The incarnation was opened a month before the scenario starts.
+            resetlogs_time: start - Duration::days(30),
             rng: Rng::new(0),
             scenario,
         };

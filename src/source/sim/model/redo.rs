@@ -66,6 +66,10 @@ pub enum Body {
         table: usize,
         sql: String,
     },
+    /// A GoldenGate replication marker (OPERATION_CODE 27): with
+    /// `enable_goldengate_replication`, Oracle writes transactions holding
+    /// only a START and a marker, whose COMMIT LogMiner never shows.
+    ReplicationMarker,
 }
 
 /// One redo record (one row of V$LOGMNR_CONTENTS before CSF splitting).
@@ -93,6 +97,19 @@ pub struct Group {
     pub status: &'static str,
     pub archived: bool,
     pub members: Vec<String>,
+    /// Members `V$LOGFILE` shows as INVALID: they cannot be opened.
+    pub invalid_members: Vec<String>,
+}
+
+impl Group {
+    /// The members a client can read (`V$LOGFILE.STATUS` not INVALID).
+    pub fn readable_members(&self) -> Vec<String> {
+        self.members
+            .iter()
+            .filter(|m| !self.invalid_members.contains(m))
+            .cloned()
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -141,6 +158,7 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
                 status: "UNUSED",
                 archived: false,
                 members,
+                invalid_members: Vec::new(),
             });
         }
         let seq = scenario.redo.start_sequence;

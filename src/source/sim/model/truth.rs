@@ -116,6 +116,7 @@ impl Model {
                 Some(c.rowid.to_string()),
             ),
             snapshot: false,
+            partial: false,
             commit_ts_ms,
             index,
             table_order,

@@ -184,6 +184,10 @@ impl Model {
                 return;
             }
         }
+        if self.goldengate_replication() && self.rng.chance(0.02) {
+            self.replication_marker();
+            return;
+        }
         let normal: Vec<usize> = (0..self.open.len())
             .filter(|&i| self.open[i].kind == TxnKind::Normal)
             .collect();
@@ -275,6 +279,25 @@ impl Model {
         }
     }
 
+    fn goldengate_replication(&self) -> bool {
+        self.scenario
+            .instance
+            .parameters
+            .get("enable_goldengate_replication")
+            .is_some_and(|v| v.eq_ignore_ascii_case("TRUE"))
+    }
+
+    /// A GoldenGate marker transaction: START and a replication marker,
+    /// with no COMMIT that LogMiner would show, and not a user transaction
+    /// (V$TRANSACTION does not keep it).
+    fn replication_marker(&mut self) {
+        let xid = self.new_xid();
+        let user: Arc<str> = Arc::from("SYS");
+        let pdb = self.con_name(Some(0));
+        self.emit(1, &xid, &user, &pdb, Body::Start, 40, false);
+        self.emit(1, &xid, &user, &pdb, Body::ReplicationMarker, 60, false);
+    }
+
     pub(super) fn pick_table(&mut self) -> Option<usize> {
         let live: Vec<usize> = (0..self.tables.len())
             .filter(|&i| !self.tables[i].dropped && self.tables[i].weight > 0.0)
@@ -335,8 +358,16 @@ impl Model {
     /// One step of a transaction: a change, a rollback to savepoint, or its end.
     fn act(&mut self, i: usize) {
         if self.open[i].remaining > 0 {
+            let before = self.open[i].changes.len();
             self.dml(i);
             self.open[i].remaining -= 1;
+            let pct = self.scenario.workload.statement_rollback_pct;
+            if pct > 0.0 && self.open[i].changes.len() > before && self.rng.chance(pct / 100.0) {
+                // The statement failed (a constraint, a deadlock victim):
+                // Oracle undoes its change with a ROLLBACK=1 row and the
+                // transaction goes on.
+                self.rollback_changes(i, before);
+            }
             if let Some(sp) = self.open[i].savepoint {
                 if self.open[i].remaining == 0 && self.open[i].changes.len() > sp {
                     self.open[i].savepoint = None;
