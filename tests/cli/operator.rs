@@ -10,10 +10,14 @@ fn cdcctl(args: &[&str]) -> Output {
     cdcctl_env(args, &[])
 }
 
-/// Runs the binary with `env` set and CDCCTL_SOURCE otherwise unset.
+/// Runs the binary with `env` set and CDCCTL_SOURCE otherwise unset, in a
+/// fresh temporary directory: a default file name (`cdcctl-checkpoint.json`)
+/// can never land in the repository.
 fn cdcctl_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let cwd = tempfile::tempdir().expect("tempdir");
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
+    cmd.current_dir(cwd.path())
+        .args(args)
         .env_remove("CDCCTL_SOURCE")
         .env("NO_COLOR", "1")
         .stdin(Stdio::null());
