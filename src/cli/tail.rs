@@ -30,7 +30,7 @@ Examples:
   cdcctl tail 'APP.ORDER%' --since 10m        from ten minutes ago
   cdcctl tail APP.ORDERS --count 100 | jq .   JSON lines, the `run` envelope
 
-Keys: q quit, Esc close pane or filter, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
+Keys: q quit, Esc close pane or filter, t open transactions, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
 Exit: 0 done or quit; 2 usage; 3 source unreachable; 4 capture stopped on data it could not trust.";
 
 /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
@@ -159,7 +159,19 @@ fn start_engine(
         args.pdb.as_deref(),
     )
     .map_err(|e| (e.message, e.exit_code))?;
+    let mut redo = opened.source;
+    // The database's open transactions, by the same reading the engine's
+    // first start uses; an unreadable view is shown, not fatal.
+    let (db_transactions, db_transactions_error) =
+        match cdcctl::engine::inflight::open_transactions(redo.as_mut()) {
+            Ok(open) => (open, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+    let db_transactions_at = redo.current_scn().ok().map(|c| c.time);
     let header = HeaderInfo {
+        db_transactions,
+        db_transactions_at,
+        db_transactions_error,
         source: opened.description.clone(),
         version: opened.version.clone(),
         container: opened.container.clone(),
@@ -172,7 +184,6 @@ fn start_engine(
             .map(|(name, key)| (name.to_string(), key.clone()))
             .collect(),
     };
-    let mut redo = opened.source;
     let start = match (args.from_scn, args.since) {
         (Some(scn), _) => StartAt::Scn(scn),
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {

@@ -31,6 +31,12 @@ pub struct HeaderInfo {
     /// The scenario when the source is the built-in simulator: the header
     /// then says SIMULATOR, so no one takes it for a database.
     pub simulator: Option<String>,
+    /// The database's open transactions (`V$TRANSACTION`) read when tail
+    /// started, oldest first, with the database time of the reading.
+    pub db_transactions: Vec<crate::source::OpenTransaction>,
+    pub db_transactions_at: Option<chrono::NaiveDateTime>,
+    /// Why the database's open transactions could not be read.
+    pub db_transactions_error: Option<String>,
     /// Key columns per `SCHEMA.TABLE`, used for the list's key column; a
     /// table without an entry shows its first column.
     pub key_columns: BTreeMap<String, Vec<String>>,
@@ -424,6 +430,8 @@ pub enum Mode {
     /// Typing a filter; the text so far.
     FilterInput(String),
     Help,
+    /// The full-screen list of open transactions (key `t`).
+    Transactions,
 }
 
 /// The `tail` screen's state.
@@ -797,6 +805,11 @@ impl App {
                 }
                 _ => self.mode = Mode::FilterInput(text),
             },
+            Mode::Transactions => match key.code {
+                KeyCode::Char('q') => self.should_quit = true,
+                KeyCode::Char('t') | KeyCode::Esc => {}
+                _ => self.mode = Mode::Transactions,
+            },
             Mode::Help => {
                 // Any key closes the help; q also quits.
                 if key.code == KeyCode::Char('q') {
@@ -831,6 +844,7 @@ impl App {
                 self.mode = Mode::FilterInput(current);
             }
             KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Char('t') => self.mode = Mode::Transactions,
             KeyCode::Enter => self.show_detail = !self.show_detail,
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
             KeyCode::Down | KeyCode::Char('j') => self.move_by(1),

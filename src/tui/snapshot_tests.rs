@@ -166,6 +166,26 @@ fn tui_time_column_carries_the_date_when_the_changes_span_days() {
 }
 
 #[test]
+fn tui_open_transactions_list_at_every_size() {
+    for (w, h) in SIZES {
+        let mut app = play(Script::Steady, 12, w, h);
+        key(&mut app, KeyCode::Char('t'));
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        assert!(
+            text.contains("Open transactions: 3 in V$TRANSACTION"),
+            "{text}"
+        );
+        assert!(text.contains("BATCH") && text.contains("1h"), "{text}");
+        snapshot!(format!("tui_showtrans_{w}x{h}"), terminal);
+        key(&mut app, KeyCode::Esc);
+        assert!(!app.should_quit);
+        let text = format!("{}", frame(&app, w, h).backend());
+        assert!(!text.contains("in V$TRANSACTION"), "t list closed by Esc");
+    }
+}
+
+#[test]
 fn tui_too_small_says_what_it_needs() {
     let app = play(Script::Steady, 3, 50, 12);
     let text = format!("{}", frame(&app, 50, 12).backend());

@@ -100,6 +100,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if app.mode == Mode::Help {
         render_help(area, buf);
     }
+    if app.mode == Mode::Transactions {
+        render_transactions(app, area, buf);
+    }
 }
 
 /// Rows a line of `chars` characters takes when wrapped at `width`.
@@ -862,8 +865,97 @@ const HELP: &[(&str, &str)] = &[
     ("PgUp PgDn", "a page up / down"),
     ("g  G", "oldest kept / follow the newest"),
     ("Enter", "before and after of the selected change"),
+    ("t", "open transactions, full screen (V$TRANSACTION)"),
     ("?", "this help; any key closes it"),
 ];
+
+/// The open transactions on the whole screen, in the manner of GoldenGate's
+/// `SEND … SHOWTRANS`: the database's list (V$TRANSACTION when tail started)
+/// with what the engine buffers for the oldest and the largest.
+fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
+    Clear.render(area, buf);
+    let h = &app.header;
+    let at = h
+        .db_transactions_at
+        .map(|t| format!(" at {}", t.format("%Y-%m-%d %H:%M:%S")))
+        .unwrap_or_default();
+    let block = Block::bordered()
+        .title(format!(
+            " Open transactions: {} in V$TRANSACTION{at} (t or Esc closes) ",
+            thousands(h.db_transactions.len() as u64)
+        ))
+        .border_style(Style::new().fg(Color::Cyan));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let mut lines = Vec::new();
+    if let Some(e) = &h.db_transactions_error {
+        lines.push(Line::styled(
+            format!("V$TRANSACTION could not be read: {e}"),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    let wide = inner.width >= 110;
+    let mut head = format!(
+        "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
+        "XID", "START SCN", "START TIME", "AGE", "UNDO REC", "USER"
+    );
+    if wide {
+        head.push_str(&format!(" {:<10} {}", "CONTAINER", "BUFFERED BY CAPTURE"));
+    }
+    lines.push(Line::styled(
+        head,
+        Style::new().add_modifier(Modifier::BOLD),
+    ));
+    let now = app.status.current_time.or(h.db_transactions_at);
+    let buffered = |xid: &str| -> Option<String> {
+        [&app.status.oldest_open, &app.status.largest_open]
+            .into_iter()
+            .flatten()
+            .find(|o| o.xid.eq_ignore_ascii_case(xid))
+            .map(|o| {
+                format!(
+                    "{} changes, {}{}",
+                    thousands(o.events),
+                    super::widgets::bytes(o.bytes),
+                    if o.spilled { " spilled" } else { "" }
+                )
+            })
+    };
+    for t in &h.db_transactions {
+        let age = match (now, t.start_time) {
+            (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
+            _ => "?".into(),
+        };
+        let start = t
+            .start_time
+            .map(|s| s.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "?".into());
+        let mut row = format!(
+            "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
+            t.xid,
+            t.start_scn,
+            start,
+            age,
+            thousands(t.used_urec),
+            t.username.as_deref().unwrap_or("?")
+        );
+        if wide {
+            row.push_str(&format!(
+                " {:<10} {}",
+                t.con_name.as_deref().unwrap_or(""),
+                buffered(&t.xid).unwrap_or_else(|| "-".into())
+            ));
+        }
+        lines.push(Line::raw(row));
+    }
+    if h.db_transactions.is_empty() && h.db_transactions_error.is_none() {
+        lines.push(Line::styled(
+            "no transaction was open in the database when tail started",
+            Style::new().fg(Color::Gray),
+        ));
+    }
+    Paragraph::new(lines).render(inner, buf);
+}
 
 fn render_help(area: Rect, buf: &mut Buffer) {
     let w = 62.min(area.width);

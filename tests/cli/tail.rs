@@ -344,6 +344,28 @@ fn screen_header_names_the_resolved_table_and_the_simulator() {
 }
 
 #[test]
+fn key_t_lists_the_database_s_open_transactions_on_the_whole_screen() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    t.wait_for("the header", |s| {
+        s.contains("APP.ORDERS") && s.contains("MINING")
+    });
+    t.keys("t");
+    let list = t.wait_for("the open-transactions list", |s| {
+        s.contains("in V$TRANSACTION")
+    });
+    assert!(
+        list.contains("START SCN") && list.contains("USER"),
+        "{list}"
+    );
+    t.keys("Escape");
+    t.wait_for("the list closed", |s| {
+        !s.contains("in V$TRANSACTION") && !s.contains("EXIT=")
+    });
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
 fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
     let t = Tmux::start(
         &shell_command("tail APP.ORDERS --synthetic-feed faults"),
