@@ -331,9 +331,25 @@ impl Widget for &ThroughputPanel<'_> {
         let data: Vec<u64> = h.iter().skip(h.len() - take).copied().collect();
         Sparkline::default()
             .data(&data)
+            .max(sparkline_scale(&data))
             .style(Style::new().fg(Color::Cyan))
             .render(inner, buf);
     }
+}
+
+/// The value a full bar stands for: the highest second, but at most half
+/// again the 90th percentile, so one
+/// peak (a batch job's burst) does not flatten normal traffic to nothing;
+/// the peak's bar is cut at full height and its figure is in the title.
+pub fn sparkline_scale(data: &[u64]) -> u64 {
+    let mut sorted: Vec<u64> = data.to_vec();
+    sorted.sort_unstable();
+    let p90 = sorted
+        .get((sorted.len() * 9 / 10).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0);
+    let max = sorted.last().copied().unwrap_or(0);
+    (p90 + p90 / 2).min(max).max(1)
 }
 
 /// One line: the SCN window and the logs of the current session.
@@ -638,5 +654,22 @@ mod tests {
             text.trim_end(),
             " logs t1 #1842 archived, t1 #1843 online │ window 10041082..10044100 │ mined 10042100 of 10042340"
         );
+    }
+}
+
+#[cfg(test)]
+mod sparkline_tests {
+    use super::sparkline_scale;
+
+    #[test]
+    fn one_peak_does_not_flatten_normal_traffic() {
+        let mut data = vec![40u64; 59];
+        data.push(5_000);
+        // Normal seconds fill two thirds of the height, not 1/125 of it.
+        assert_eq!(sparkline_scale(&data), 60);
+        assert_eq!(sparkline_scale(&[]), 1);
+        assert_eq!(sparkline_scale(&[0, 0]), 1);
+        // Steady traffic keeps the plain maximum.
+        assert_eq!(sparkline_scale(&[50, 55, 59, 52]), 59);
     }
 }
