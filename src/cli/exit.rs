@@ -21,6 +21,21 @@ pub fn code(c: u8) -> ExitCode {
     ExitCode::from(c)
 }
 
+/// Writes a command's whole output to stdout. A reader that went away
+/// (`| head`) is a normal end: exit 0, nothing on stderr.
+pub fn write_stdout(bytes: &[u8]) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => code(OK),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => code(OK),
+        Err(e) => {
+            eprintln!("cdcctl: cannot write to stdout: {e}");
+            code(USAGE)
+        }
+    }
+}
+
 /// Exit code for an ORA- error that stopped a command. `None` is an error
 /// without a code from the engine itself (a row it could not parse).
 pub fn for_ora(ora_code: Option<u32>) -> u8 {

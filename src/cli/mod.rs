@@ -5,6 +5,7 @@ pub mod bounded;
 pub mod collect;
 pub mod duration;
 pub mod exit;
+pub mod log;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_parse;
@@ -12,15 +13,29 @@ pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
+pub mod suggest;
+pub mod tables;
 pub mod tail;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
+
+/// `0.1.0 (1a2b3c4d5e6f, built 2026-11-30)`: the commit and date come from
+/// build.rs.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("CDCCTL_COMMIT"),
+    ", built ",
+    env!("CDCCTL_BUILD_DATE"),
+    ")"
+);
 
 /// Log-based CDC from Oracle, DM8 and YashanDB: preflight, partitions, live tail, capture.
 #[derive(Debug, Parser)]
-#[command(name = "cdcctl", version, about, long_about = None)]
+#[command(name = "cdcctl", version = VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -37,6 +52,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, default_value = "sim", env = "CDCCTL_SOURCE")]
     pub source: String,
 
+    /// Whether `--source` came from the flag or the environment rather than
+    /// the default: `run` refuses to capture the simulator by accident.
+    #[arg(skip)]
+    pub source_explicit: bool,
+
     /// Directory of Oracle Instant Client, when it is not on LD_LIBRARY_PATH.
     #[arg(
         long,
@@ -45,6 +65,15 @@ pub struct GlobalArgs {
         value_name = "DIR"
     )]
     pub oracle_client_lib: Option<std::path::PathBuf>,
+
+    /// More log lines on stderr (-v info, -vv debug, -vvv trace);
+    /// CDCCTL_LOG or RUST_LOG (e.g. `cdcctl=debug`) filter them finely.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count, conflicts_with = "quiet")]
+    pub verbose: u8,
+
+    /// Less on stderr: errors only; `preflight` shows only warnings and failures.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +94,13 @@ pub enum Command {
     /// The built-in Oracle simulator: scenarios, ground truth, LogMiner rows.
     #[command(subcommand)]
     Sim(sim::SimCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff): `cdcctl man | man -l -`.
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,8 +113,81 @@ pub enum RedoCommand {
     Replay(redo_replay::ReplayArgs),
 }
 
+/// Whether `--source` was given (flag or environment) anywhere on the line.
+fn source_given(m: &ArgMatches) -> bool {
+    let here = matches!(
+        m.value_source("source"),
+        Some(ValueSource::CommandLine | ValueSource::EnvVariable)
+    );
+    here || m.subcommand().is_some_and(|(_, sub)| source_given(sub))
+}
+
+fn parse() -> Result<Cli, clap::Error> {
+    let mut matches = Cli::command().try_get_matches()?;
+    let explicit = source_given(&matches);
+    let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
+    cli.global.source_explicit = explicit;
+    Ok(cli)
+}
+
+/// What a value of this form looks like, for errors that name the option.
+fn expected_form(value_name: &str) -> Option<&'static str> {
+    Some(match value_name {
+        "SCN" => "an SCN: a whole number such as 10041082",
+        "N" => "a whole number",
+        "DURATION" => "a duration such as 30s, 10m, 1h or 1h30m",
+        "MBPS" => "a positive number of MB/s such as 50",
+        "DAYS" => "a whole number of days",
+        _ => return None,
+    })
+}
+
+/// Clap's parse error as one sentence naming the option and the expected
+/// form; other errors (unknown options, with their suggestion) as clap says.
+fn usage_message(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if !matches!(
+        e.kind(),
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+    ) {
+        return None;
+    }
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg)?;
+    let value = text(ContextKind::InvalidValue).unwrap_or_default();
+    let value_name = arg
+        .split_once('<')
+        .map(|(_, v)| v.trim_end_matches('>').trim_end_matches("..."))
+        .unwrap_or("");
+    let option = arg.split_whitespace().next().unwrap_or(&arg).to_string();
+    let valid = match e.get(ContextKind::ValidValue) {
+        Some(ContextValue::Strings(v)) => Some(format!("one of {}", v.join(", "))),
+        _ => None,
+    };
+    let expected = valid
+        .or_else(|| expected_form(value_name).map(str::to_string))
+        .unwrap_or_else(|| format!("a valid {value_name}"));
+    // A validator that names the value already says it all.
+    let reason = std::error::Error::source(e).map(|r| r.to_string());
+    if let Some(r) = reason
+        .as_deref()
+        .filter(|r| r.contains(&format!("`{value}`")))
+    {
+        return Some(format!(
+            "cdcctl: {option}: {r}\n(see `cdcctl help` or the command's --help)"
+        ));
+    }
+    let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+    Some(format!(
+        "cdcctl: {option}: `{value}` is not {expected}{reason}\n(see `cdcctl help` or the command's --help)"
+    ))
+}
+
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() {
@@ -86,11 +195,34 @@ pub fn main() -> ExitCode {
             } else {
                 exit::OK
             };
-            let _ = e.print();
+            match usage_message(&e) {
+                Some(m) => eprintln!("{m}"),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return exit::code(code);
         }
     };
+    log::init(cli.global.verbose, cli.global.quiet);
     match cli.command {
+        Command::Completions { shell } => {
+            let mut cmd = Cli::command();
+            // Into memory first: clap_complete panics on a write error.
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "cdcctl", &mut buf);
+            exit::write_stdout(&buf)
+        }
+        Command::Man => {
+            let mut buf = Vec::new();
+            match clap_mangen::Man::new(Cli::command()).render(&mut buf) {
+                Ok(()) => exit::write_stdout(&buf),
+                Err(e) => {
+                    eprintln!("cdcctl man: {e}");
+                    exit::code(exit::USAGE)
+                }
+            }
+        }
         Command::Preflight(args) => preflight::run(args, &cli.global),
         Command::Partitions(args) => partitions::run(args, &cli.global),
         Command::Collect(args) => collect::run(args, &cli.global),

@@ -8,13 +8,13 @@ use std::process::ExitCode;
 use cdcctl::output::partitions::render;
 use cdcctl::preflight::partitions::report;
 use cdcctl::preflight::rules::snapshot::snapshot_seconds;
-use cdcctl::source::{Catalog, TableFacts, TablePattern};
+use cdcctl::source::{Catalog, TableFacts};
 use chrono::Duration;
 
-use super::exit;
 use super::preflight::{open_catalog, CliError, Opened};
 use super::source::point_at_pdb;
 use super::GlobalArgs;
+use super::{exit, tables};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PartitionsFormat {
@@ -25,7 +25,7 @@ pub enum PartitionsFormat {
 /// Show a table's partitions and the risks they pose to a snapshot.
 #[derive(Debug, clap::Args)]
 pub struct PartitionsArgs {
-    /// The table: SCHEMA.TABLE, or TABLE when only one schema has it.
+    /// The table: SCHEMA.TABLE, or TABLE when only one schema you can see has it.
     #[arg(value_name = "[SCHEMA.]TABLE")]
     pub table: String,
     #[arg(long, value_enum, default_value = "human")]
@@ -49,102 +49,25 @@ pub fn run(args: PartitionsArgs, global: &GlobalArgs) -> ExitCode {
     }
 }
 
-fn pattern(text: &str) -> Result<TablePattern, CliError> {
-    if text.contains('%') {
+/// The one table named by `text`, by the rule every command shares.
+fn find(catalog: &mut dyn Catalog, text: &str) -> Result<TableFacts, CliError> {
+    let spec = tables::parse_spec(text).map_err(CliError::Usage)?;
+    if spec.is_pattern() {
         return Err(CliError::Usage(format!(
             "`{text}`: name one table, without wildcards"
         )));
     }
-    if text.contains('.') {
-        return TablePattern::parse(text).map_err(CliError::Usage);
-    }
-    TablePattern::parse(&format!("\"%\".{text}"))
-        .map(|p| TablePattern {
-            owner: "%".into(),
-            table: p.table,
-        })
-        .map_err(|_| CliError::Usage(format!("`{text}` is not a table name")))
-}
-
-/// Levenshtein distance, for "did you mean".
-fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-fn find(catalog: &mut dyn Catalog, text: &str) -> Result<TableFacts, CliError> {
-    let p = pattern(text)?;
-    let found = catalog.tables(std::slice::from_ref(&p))?;
-    let exact: Vec<TableFacts> = found
-        .into_iter()
-        .filter(|t| (p.owner == "%" || t.name.owner == p.owner) && t.name.table == p.table)
-        .collect();
-    match exact.len() {
-        1 => {
-            return exact
-                .into_iter()
-                .next()
-                .ok_or_else(|| CliError::Usage("no table".into()))
-        }
-        n if n > 1 => {
-            let user = catalog.session().map(|s| s.user).unwrap_or_default();
-            if let Some(t) = exact.iter().find(|t| t.name.owner == user) {
-                return Ok(t.clone());
-            }
-            let names: Vec<String> = exact.iter().map(|t| t.name.to_string()).collect();
-            return Err(CliError::Usage(format!(
-                "table {} exists in several schemas ({}): pass SCHEMA.TABLE",
-                p.table,
+    let mut resolved = tables::resolve(catalog, &[spec]).map_err(CliError::Usage)?;
+    match resolved.tables.len() {
+        1 => Ok(resolved.tables.remove(0)),
+        _ => {
+            let names: Vec<String> = resolved.tables.iter().map(|t| t.name.to_string()).collect();
+            Err(CliError::Usage(format!(
+                "`{text}` matches several tables ({}): name one",
                 names.join(", ")
-            )));
+            )))
         }
-        _ => {}
     }
-    let all = catalog.tables(&[]).unwrap_or_default();
-    let wanted = format!("{}.{}", p.owner, p.table);
-    let mut close: Vec<(usize, String)> = all
-        .iter()
-        .map(|t| {
-            let d = if p.owner == "%" {
-                distance(&p.table.to_uppercase(), &t.name.table.to_uppercase())
-            } else {
-                distance(&wanted.to_uppercase(), &t.name.to_string().to_uppercase())
-            };
-            (d, t.name.to_string())
-        })
-        .filter(|(d, _)| *d <= 3)
-        .collect();
-    close.sort();
-    let hint = if close.is_empty() {
-        "; check the name with `cdcctl preflight --list` or your schema browser".to_string()
-    } else {
-        format!(
-            "; did you mean {}?",
-            close
-                .iter()
-                .take(3)
-                .map(|(_, n)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    Err(CliError::Usage(format!(
-        "table {} does not exist{hint}",
-        if p.owner == "%" {
-            p.table.clone()
-        } else {
-            wanted
-        }
-    )))
 }
 
 fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
@@ -162,6 +85,9 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
         )));
     }
     let mut opened = open_catalog(global)?;
+    if args.format == PartitionsFormat::Human {
+        super::source::announce_simulator(&global.source);
+    }
     // Offline facts were read already; a live source from CDB$ROOT reads
     // the table inside its PDB.
     if matches!(opened, Opened::Live(_)) || args.pdb.is_some() {

@@ -20,24 +20,26 @@
 //! `status` is one of pass, warn, fail, skip; `remediation` is set for
 //! warnings and failures; a skip's `detail` says which fact was missing.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::output::{human, junit, progress, Format};
 use cdcctl::preflight::config::ConnectorConfig;
 use cdcctl::preflight::defs::{self, CheckDef};
 use cdcctl::preflight::facts::{Facts, RuleOptions};
-use cdcctl::preflight::model::Status;
+use cdcctl::preflight::model::{Status, Summary};
 use cdcctl::preflight::smoke::smoke_mine;
 use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
 use cdcctl::source::sim::Clock;
 use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
 
-use super::exit;
 use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
 use super::GlobalArgs;
+use super::{exit, suggest, tables};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -56,8 +58,9 @@ pub enum FailOn {
 /// undo, tables, partitions, and the connector config.
 #[derive(Debug, clap::Args)]
 pub struct PreflightArgs {
-    /// Limit the per-table checks to SCHEMA.TABLE (repeatable; % and _ wildcards).
-    #[arg(long = "table", value_name = "SCHEMA.TABLE")]
+    /// Limit the per-table checks to [SCHEMA.]TABLE (repeatable; % and _
+    /// wildcards; a bare TABLE is looked up in every schema you can see).
+    #[arg(long = "table", value_name = "[SCHEMA.]TABLE")]
     pub tables: Vec<String>,
     /// Connector config to lint: Flink CDC SQL, pipeline YAML, Debezium properties or JSON.
     #[arg(long, value_name = "FILE")]
@@ -73,6 +76,14 @@ pub struct PreflightArgs {
     /// Read rate assumed when estimating the snapshot's duration (MB/s).
     #[arg(long, default_value_t = 50.0, value_name = "MBPS")]
     pub snapshot_rate_mbps: f64,
+    /// Override a check's threshold: CHECK.KEY=VALUE, e.g. fra-usage.fail=90
+    /// (KEY may leave out its unit: fail for fail_pct). Repeatable.
+    #[arg(long = "set", value_name = "CHECK.KEY=VALUE")]
+    pub set: Vec<String>,
+    /// A TOML file of threshold overrides: one table per check id, e.g.
+    /// `[fra-usage]` then `fail_pct = 90`. `--set` wins over the file.
+    #[arg(long, value_name = "FILE")]
+    pub thresholds: Option<PathBuf>,
     /// List the checks of the catalog and exit.
     #[arg(long)]
     pub list: bool,
@@ -213,15 +224,161 @@ pub fn run(args: PreflightArgs, global: &GlobalArgs) -> ExitCode {
     }
 }
 
+/// Finds a check by id, ignoring case, or says which ids are close.
+fn find_def<'a>(defs: &'a mut [CheckDef], id: &str) -> Result<&'a mut CheckDef, CliError> {
+    let ids: Vec<String> = defs.iter().map(|d| d.id.clone()).collect();
+    defs.iter_mut()
+        .find(|d| d.id.eq_ignore_ascii_case(id))
+        .ok_or_else(|| {
+            CliError::Usage(format!(
+                "no check `{id}` (`cdcctl preflight --list` lists them){}",
+                suggest::did_you_mean(id, ids.iter().map(String::as_str))
+            ))
+        })
+}
+
+/// Sets `check.key` to `value`; `key` may leave out its unit suffix.
+fn set_threshold(
+    defs: &mut [CheckDef],
+    check: &str,
+    key: &str,
+    value: toml::Value,
+) -> Result<(), CliError> {
+    let def = find_def(defs, check)?;
+    let keys: Vec<String> = def.thresholds.keys().cloned().collect();
+    let prefixed: Vec<&String> = keys
+        .iter()
+        .filter(|k| {
+            k.strip_prefix(key)
+                .is_some_and(|rest| rest.starts_with('_'))
+        })
+        .collect();
+    let name = if keys.iter().any(|k| k == key) {
+        key.to_string()
+    } else if prefixed.len() == 1 {
+        prefixed[0].clone()
+    } else {
+        let known = if keys.is_empty() {
+            "it has no thresholds".to_string()
+        } else {
+            format!("its thresholds: {}", keys.join(", "))
+        };
+        // `fial` is close to the stem `fail` of `fail_pct`.
+        let stem = |k: &str| k.rsplit_once('_').map_or(k, |(a, _)| a).to_string();
+        let stems: Vec<String> = keys.iter().map(|k| stem(k)).collect();
+        let near = suggest::close(key, stems.iter().map(String::as_str));
+        let hint = match keys.iter().find(|k| near.contains(&stem(k).as_str())) {
+            Some(k) => format!("; did you mean {k}?"),
+            None => suggest::did_you_mean(key, keys.iter().map(String::as_str)),
+        };
+        return Err(CliError::Usage(format!(
+            "check {} has no threshold `{key}`{hint} ({known})",
+            def.id
+        )));
+    };
+    let number = match &value {
+        toml::Value::Integer(_) | toml::Value::Float(_) => value,
+        toml::Value::String(text) => match text.trim().trim_end_matches('%').parse::<f64>() {
+            Ok(v) if v.fract() == 0.0 && v.abs() < 1e15 => toml::Value::Integer(v as i64),
+            Ok(v) => toml::Value::Float(v),
+            Err(_) => {
+                return Err(CliError::Usage(format!(
+                    "{}.{name} = `{text}`: give a number",
+                    def.id
+                )))
+            }
+        },
+        other => {
+            return Err(CliError::Usage(format!(
+                "{}.{name} = {other}: give a number",
+                def.id
+            )))
+        }
+    };
+    def.thresholds.insert(name, number);
+    Ok(())
+}
+
+/// Applies the thresholds file, then each `--set`.
+fn apply_thresholds(defs: &mut [CheckDef], args: &PreflightArgs) -> Result<(), CliError> {
+    if let Some(path) = &args.thresholds {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            CliError::Usage(format!(
+                "cannot read thresholds file {}: {e}",
+                path.display()
+            ))
+        })?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| {
+            CliError::Usage(format!(
+                "thresholds file {}: not TOML of the form [CHECK] KEY = NUMBER: {e}",
+                path.display()
+            ))
+        })?;
+        for (check, keys) in table {
+            let Some(keys) = keys.as_table() else {
+                return Err(CliError::Usage(format!(
+                    "thresholds file {}: `{check}` must be a table ([{check}] then KEY = NUMBER)",
+                    path.display()
+                )));
+            };
+            for (key, value) in keys {
+                set_threshold(defs, &check, key, value.clone())?;
+            }
+        }
+    }
+    for item in &args.set {
+        let parsed = item.split_once('=').and_then(|(lhs, v)| {
+            lhs.split_once('.')
+                .map(|(c, k)| (c.trim(), k.trim(), v.trim()))
+        });
+        let Some((check, key, value)) = parsed else {
+            return Err(CliError::Usage(format!(
+                "--set `{item}`: write CHECK.KEY=VALUE, e.g. --set fra-usage.fail=90"
+            )));
+        };
+        set_threshold(defs, check, key, toml::Value::String(value.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Runs each check on its own to time it, for JUnit's `time`.
+fn run_timed(
+    defs: &[CheckDef],
+    facts: &Facts,
+    label: &str,
+) -> (cdcctl::preflight::model::Report, BTreeMap<String, f64>) {
+    let mut report = cdcctl::preflight::run(&[], facts, label);
+    let mut times = BTreeMap::new();
+    for def in defs {
+        let started = Instant::now();
+        let one = cdcctl::preflight::run(std::slice::from_ref(def), facts, label);
+        times.insert(def.id.clone(), started.elapsed().as_secs_f64());
+        report.checks.extend(one.checks);
+    }
+    report.summary = Summary::of(&report.checks);
+    (report, times)
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|h| h.trim().to_string())
+        .ok()
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}
+
 fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
-    let defs = catalog_defs()?;
+    let mut defs = catalog_defs()?;
+    apply_thresholds(&mut defs, &args)?;
+    let started_at = chrono::Local::now().naive_local();
+    let started = Instant::now();
     if args.list {
-        print!("{}", list(&defs));
-        return Ok(exit::code(exit::OK));
+        return Ok(exit::write_stdout(list(&defs).as_bytes()));
     }
     if let Some(id) = &args.explain {
-        print!("{}", explain(&defs, id)?);
-        return Ok(exit::code(exit::OK));
+        return Ok(exit::write_stdout(explain(&defs, id)?.as_bytes()));
     }
     if !(args.snapshot_rate_mbps > 0.0 && args.snapshot_rate_mbps.is_finite()) {
         return Err(CliError::Usage(format!(
@@ -229,7 +386,11 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             args.snapshot_rate_mbps
         )));
     }
-    let patterns = parse_patterns(&args.tables)?;
+    let specs = args
+        .tables
+        .iter()
+        .map(|t| tables::parse_spec(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
     let config = match &args.config {
         Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
         None => None,
@@ -241,10 +402,23 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         ),
         None => (open_catalog(global)?, global.source.clone()),
     };
+    if args.evidence.is_none() && args.format == FormatArg::Human {
+        super::source::announce_simulator(&global.source);
+    }
+    // Gather with the names as typed (a bare name in any schema); the
+    // catalog then reads inside the PDB the capture targets, where the
+    // names resolve by the rule every command shares.
+    let typed: Vec<TablePattern> = specs
+        .iter()
+        .map(|t| TablePattern {
+            owner: t.owner.clone().unwrap_or_else(|| "%".into()),
+            table: t.table.clone(),
+        })
+        .collect();
     let pb = progress::bar(6, "preflight");
     let mut facts = Facts::gather(
         opened.catalog(),
-        &patterns,
+        &typed,
         config,
         RuleOptions {
             snapshot_rate_mbps: args.snapshot_rate_mbps,
@@ -254,6 +428,17 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             pb.inc(1);
         },
     )?;
+    // A name that matches nothing must not pass as a clean scope.
+    if !specs.is_empty() {
+        let resolved = tables::resolve(opened.catalog(), &specs).map_err(|e| {
+            pb.finish_and_clear();
+            CliError::Usage(e)
+        })?;
+        if let Some(in_scope) = facts.tables.as_mut() {
+            in_scope.retain(|t| resolved.patterns.iter().any(|p| p.matches(&t.name)));
+        }
+        facts.scope = resolved.patterns;
+    }
     pb.set_message("smoke mine");
     let oracle = facts
         .instance
@@ -284,7 +469,8 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             facts.missing_reason("instance")
         )));
     }
-    let report = cdcctl::preflight::run(&defs, &facts, &label);
+    let gather_s = started.elapsed().as_secs_f64();
+    let (mut report, check_s) = run_timed(&defs, &facts, &label);
     let fail_on = match args.fail_on {
         FailOn::Warn => Status::Warn,
         FailOn::Fail => Status::Fail,
@@ -296,8 +482,23 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             s.push('\n');
             s
         }
-        Format::Junit => junit::render(&report, fail_on),
+        Format::Junit => junit::render(
+            &report,
+            fail_on,
+            &junit::RunInfo {
+                timestamp: started_at.format("%Y-%m-%dT%H:%M:%S").to_string(),
+                hostname: hostname(),
+                gather_s,
+                check_s,
+            },
+        ),
         Format::Human => {
+            if global.quiet {
+                // Failures only; the summary still counts every check.
+                report
+                    .checks
+                    .retain(|c| matches!(c.status, Status::Warn | Status::Fail));
+            }
             let tty = std::io::stdout().is_terminal();
             let width = cdcctl::output::stdout_width();
             human::render(
@@ -308,6 +509,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         }
     };
     let mut out = std::io::stdout().lock();
+    // A reader that went away (`| head`) does not change the verdict.
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
     Ok(exit::code(if report.worst() >= fail_on {
@@ -344,26 +546,8 @@ fn list(defs: &[CheckDef]) -> String {
 }
 
 fn explain(defs: &[CheckDef], id: &str) -> Result<String, CliError> {
-    let Some(d) = defs.iter().find(|d| d.id == id) else {
-        let close: Vec<&str> = defs
-            .iter()
-            .filter(|d| {
-                d.id.contains(id)
-                    || id.contains(d.id.as_str())
-                    || d.id.split('-').any(|w| id.contains(w) && w.len() > 3)
-            })
-            .map(|d| d.id.as_str())
-            .take(5)
-            .collect();
-        return Err(CliError::Usage(format!(
-            "no check `{id}`{}; `cdcctl preflight --list` lists them",
-            if close.is_empty() {
-                String::new()
-            } else {
-                format!(" (did you mean {}?)", close.join(", "))
-            }
-        )));
-    };
+    let mut all = defs.to_vec();
+    let d = find_def(&mut all, id)?.clone();
     let mut s = format!(
         "{} — {}\ngroup: {}    dialect: {:?}\n",
         d.id, d.title, d.group, d.dialect

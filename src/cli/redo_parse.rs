@@ -182,7 +182,9 @@ struct Printer<W: Write> {
 impl<W: Write> Printer<W> {
     fn line(&mut self, mut obj: Map<String, Value>, origin: &Origin<'_>) -> io::Result<()> {
         if let Some(scn) = origin.scn {
-            obj.insert("scn".into(), scn.into());
+            // A string, as in the envelope: SCNs outgrow a double's 53 bits
+            // and JSON readers would round them.
+            obj.insert("scn".into(), scn.to_string().into());
         }
         if let Some(rs_id) = origin.rs_id {
             obj.insert("rs_id".into(), rs_id.into());

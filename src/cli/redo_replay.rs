@@ -68,15 +68,22 @@ pub struct ReplayArgs {
     /// `source.name` of the events (the logical server name).
     #[arg(long, value_name = "NAME", default_value = "cdcctl")]
     pub server_name: String,
-    /// Spill a transaction to disk once its rows pass this many MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    /// Spill a transaction to disk once its rows pass this many MiB (the
+    /// same option as `run`'s).
+    #[arg(
+        long = "spill-mb",
+        alias = "spill-txn-mib",
+        value_name = "MIB",
+        default_value_t = 64
+    )]
     pub spill_txn_mib: u64,
     /// Directory for spill files (default: the system temporary directory).
     #[arg(long, value_name = "DIR")]
     pub spill_dir: Option<PathBuf>,
-    /// Abandon transactions open longer than this many seconds of redo time.
-    #[arg(long, value_name = "SECONDS")]
-    pub abandon_after: Option<u64>,
+    /// Abandon transactions open longer than this (redo time): 30m, 4h, or
+    /// plain seconds, as for `run`.
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::duration::parse_duration)]
+    pub abandon_after: Option<Duration>,
     /// Print row changes only, not DDL (to compare with `sim truth`).
     #[arg(long)]
     pub skip_ddl: bool,
@@ -141,7 +148,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         relaxed_quotes: args.relaxed_quotes,
         spill_txn_bytes: Some(args.spill_txn_mib.saturating_mul(1 << 20)),
         spill_dir: args.spill_dir.clone(),
-        abandon_after: args.abandon_after.map(Duration::from_secs),
+        abandon_after: args.abandon_after,
         ..BufferConfig::default()
     };
     let mut buffer = match &args.from_checkpoint {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::cli::duration::parse_duration;
-use crate::cli::{exit, source, GlobalArgs};
+use crate::cli::{exit, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
 };
@@ -21,13 +21,12 @@ use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError,
 use cdcctl::sink::lock::WriterLock;
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
-use cdcctl::source::TablePattern;
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Tables to capture: SCHEMA.TABLE, comma-separated or repeated; `%` and `_`
-    /// are wildcards, in the schema too (the schema filter LogMiner applies
-    /// is `LIKE` with the same wildcards). Default: every table LogMiner returns.
+    /// Tables to capture: [SCHEMA.]TABLE, comma-separated or repeated; a bare
+    /// TABLE is looked up in every schema you can see; `%` and `_` are
+    /// wildcards, in the schema too. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
     /// Where events go: a file (appended, JSON lines) or `-` for stdout.
@@ -37,13 +36,13 @@ pub struct RunArgs {
     #[arg(long, default_value = "cdcctl-checkpoint.json")]
     pub checkpoint: PathBuf,
     /// Start after this SCN instead of now (only without an existing checkpoint).
-    #[arg(long)]
+    #[arg(long, value_name = "SCN")]
     pub from_scn: Option<u64>,
     /// Stop once every change up to this SCN was written.
-    #[arg(long)]
+    #[arg(long, value_name = "SCN")]
     pub until_scn: Option<u64>,
     /// Stop after writing this many events.
-    #[arg(long)]
+    #[arg(long, value_name = "N")]
     pub count: Option<u64>,
     /// What to do with a row the parser rejects: stop (`fail`) or write it to
     /// the dead-letter file and go on (`warn`).
@@ -59,14 +58,14 @@ pub struct RunArgs {
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
     /// Spill a transaction to disk once it buffers this many MiB.
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
     /// Directory for spill files (default: the system temp dir).
     #[arg(long)]
     pub spill_dir: Option<PathBuf>,
     /// Abandon transactions open longer than this (redo time), with a warning
     /// naming each one. Default: keep them however long they stay open.
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub abandon_after: Option<Duration>,
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
@@ -93,11 +92,21 @@ pub struct RunArgs {
     #[arg(long)]
     pub rewind: bool,
     /// Print a progress line on stderr this often.
-    #[arg(long, value_parser = parse_duration, default_value = "10s")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
 }
 
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
+    if !global.source_explicit {
+        // A daemon that silently captured the built-in simulator would feed
+        // made-up changes to whatever reads its sink.
+        eprintln!(
+            "cdcctl run: no --source given; name the database to capture with \
+             --source oracle://USER@HOST:PORT/SERVICE (or CDCCTL_SOURCE), or \
+             --source sim[:SCENARIO] to capture the built-in simulator on purpose"
+        );
+        return exit::code(exit::USAGE);
+    }
     match run_inner(global, args) {
         Ok(code) => code,
         Err(Failure { code, message }) => {
@@ -386,11 +395,11 @@ fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
 }
 
 fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
-    let tables = args
+    let specs = args
         .tables
         .iter()
         .filter(|t| !t.trim().is_empty())
-        .map(|t| TablePattern::parse(t).map_err(Failure::usage))
+        .map(|t| tables::parse_spec(t).map_err(Failure::usage))
         .collect::<Result<Vec<_>, _>>()?;
     if let Some(dir) = &args.spill_dir {
         if !dir.is_dir() {
@@ -460,7 +469,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let opened = source::open_redo_source_at(
         &global.source,
         global.oracle_client_lib.clone(),
-        &tables,
+        &specs,
         args.pdb.as_deref(),
         resume_scn,
         true,
@@ -488,7 +497,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             archive_dest: args.archive_dest.clone(),
             ..PlannerConfig::default()
         },
-        tables,
+        tables: opened.tables.patterns.clone(),
         pdb: opened.pdb_filter.clone(),
         start,
         until_scn: args.until_scn,
@@ -621,8 +630,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         if last_status.elapsed() >= args.status_every {
             let s = capture.status();
+            // The time lag is what an operator compares with an SLA.
+            let time_lag = s
+                .time_lag_s()
+                .map_or_else(|| "?".to_string(), |t| format!("{t}s"));
             eprintln!(
-                "cdcctl run: mined SCN {} (lag {} SCNs), restart SCN {}, {} open transactions, {} events written",
+                "cdcctl run: mined SCN {} (lag {time_lag}, {} SCNs), restart SCN {}, {} open transactions, {} events written",
                 s.mined_scn,
                 s.scn_lag(),
                 s.restart_scn,

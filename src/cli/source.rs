@@ -7,13 +7,14 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use cdcctl::source::oracle::{OracleSource, Password, ROOT};
-use cdcctl::source::sim::Sim;
+use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
 use cdcctl::source::{
     resolve_pdb, sole_open_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError,
-    TableName, TablePattern,
+    TableName,
 };
 
-use crate::cli::exit;
+use crate::cli::tables::{self, Resolved, TableSpec};
+use crate::cli::{exit, suggest};
 
 /// A redo source ready for capture, with what the engine needs to know of it.
 pub struct OpenedSource {
@@ -22,6 +23,8 @@ pub struct OpenedSource {
     pub db_name: String,
     /// The PDB to filter on when mining from CDB$ROOT, if the source knows it.
     pub pdb_filter: Option<String>,
+    /// The tables asked for, resolved against the dictionary.
+    pub tables: Resolved,
     /// Key columns of the tables in scope, for the engine's dictionary checks.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
@@ -30,6 +33,8 @@ pub struct OpenedSource {
     pub user: String,
     /// One line for headers: "sim:demo", "oracle://c##cdcctl@db:1521/ORCLCDB".
     pub description: String,
+    /// The scenario, when the source is the built-in simulator.
+    pub simulator: Option<String>,
 }
 
 /// Why a source could not be opened, with the exit code it maps to.
@@ -77,6 +82,33 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     })
 }
 
+/// The spec without anything after `?` on an oracle URL (options may carry
+/// secrets some day; the user and host are what a log line needs).
+fn redacted(spec: &str) -> &str {
+    spec.split_once('?').map_or(spec, |(s, _)| s)
+}
+
+/// The scenario a `sim[:NAME|:PATH.toml][?options]` spec names, or `None`
+/// for anything that is not the simulator.
+pub fn sim_scenario(spec: &str) -> Option<&str> {
+    let spec = spec.split_once('?').map_or(spec, |(s, _)| s);
+    match spec {
+        "sim" => Some("demo"),
+        _ => spec.strip_prefix("sim:"),
+    }
+}
+
+/// The one stderr line human-format commands print when they read the
+/// simulator, so its answers are never taken for a database's.
+pub fn announce_simulator(spec: &str) {
+    if let Some(name) = sim_scenario(spec) {
+        eprintln!(
+            "cdcctl: reading the built-in simulator (scenario {name}), not a database; \
+             point at one with --source oracle://USER@HOST:PORT/SERVICE or CDCCTL_SOURCE"
+        );
+    }
+}
+
 fn prompt_password(user: &str) -> Option<Password> {
     if !std::io::stdin().is_terminal() {
         return None;
@@ -90,6 +122,14 @@ fn prompt_password(user: &str) -> Option<Password> {
 pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
     match Sim::from_source(spec) {
         Some(Ok(sim)) => Ok(sim),
+        Some(Err(ScenarioError::UnknownBuiltin { name, .. })) => Err(OpenError {
+            exit_code: exit::USAGE,
+            message: format!(
+                "unknown scenario `{name}` (`cdcctl sim scenarios` lists the built-in ones, \
+                 or give the path of a .toml file){}",
+                suggest::did_you_mean(&name, BUILTINS.iter().map(|b| b.name))
+            ),
+        }),
         Some(Err(e)) => Err(OpenError {
             exit_code: exit::USAGE,
             message: e.to_string(),
@@ -106,55 +146,40 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
 }
 
-/// Key columns of the tables matching `patterns` (none asked: none read,
-/// since listing every table of a production database is not free, unless
-/// `every_table`).
-fn key_columns(
+/// Resolves the tables asked for and their key columns. None asked: none
+/// read, since listing every table of a production database is not free,
+/// unless `every_table` (a daemon pays that once, and its dictionary
+/// findings then cover every table).
+fn resolve_tables(
     catalog: &mut dyn Catalog,
-    patterns: &[TablePattern],
+    specs: &[TableSpec],
     every_table: bool,
     where_hint: &str,
-) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
-    if patterns.is_empty() && !every_table {
-        return Ok(BTreeMap::new());
-    }
-    let tables = catalog
-        .tables(patterns)
-        .map_err(|e| OpenError::from_source(&e))?;
-    // A pattern that matches nothing would mine forever and show nothing:
-    // say so now, with what exists.
-    if let Some(missing) = patterns
-        .iter()
-        .find(|p| !tables.iter().any(|t| p.matches(&t.name)))
-    {
-        let known: Vec<String> = catalog
+) -> Result<(Resolved, BTreeMap<TableName, Vec<String>>), OpenError> {
+    if specs.is_empty() {
+        if !every_table {
+            return Ok((Resolved::default(), BTreeMap::new()));
+        }
+        let all = catalog
             .tables(&[])
-            .map(|all| {
-                all.into_iter()
-                    .map(|t| t.name.to_string())
-                    .take(12)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let hint = if known.is_empty() {
-            String::new()
-        } else {
-            format!(" (tables the connected user can see: {})", known.join(", "))
-        };
-        return Err(OpenError {
-            exit_code: exit::USAGE,
-            message: format!(
-                "no table matches `{missing}`{hint}; names are upper case unless written in double quotes{where_hint}"
-            ),
-        });
+            .map_err(|e| OpenError::from_source(&e))?;
+        let keys = all
+            .iter()
+            .map(|t| (t.name.clone(), t.key_columns()))
+            .collect();
+        return Ok((Resolved::default(), keys));
     }
-    Ok(tables
-        .into_iter()
-        .map(|t| {
-            let key = t.key_columns();
-            (t.name, key)
-        })
-        .collect())
+    let resolved = tables::resolve(catalog, specs).map_err(|message| OpenError {
+        exit_code: exit::USAGE,
+        message: format!("{message}{where_hint}"),
+    })?;
+    tracing::info!(tables = %resolved.label, matched = resolved.tables.len(), "tables resolved");
+    let keys = resolved
+        .tables
+        .iter()
+        .map(|t| (t.name.clone(), t.key_columns()))
+        .collect();
+    Ok((resolved, keys))
 }
 
 /// What `--pdb` asks of an opened source.
@@ -238,7 +263,7 @@ pub fn point_at_pdb(
 pub fn open_redo_source(
     spec: &str,
     client_lib: Option<PathBuf>,
-    tables: &[TablePattern],
+    tables: &[TableSpec],
     pdb: Option<&str>,
 ) -> Result<OpenedSource, OpenError> {
     open_redo_source_at(spec, client_lib, tables, pdb, None, false)
@@ -247,17 +272,16 @@ pub fn open_redo_source(
 /// Like [`open_redo_source`], for a capture resuming at `resume_scn`: the
 /// simulator is brought up as if it had run on to that SCN while the
 /// capture was down (a real database simply has). With `every_table`, key
-/// columns are read for every table when `tables` is empty (a daemon pays
-/// that once, and its dictionary findings then cover every table).
+/// columns are read for every table when `tables` is empty.
 pub fn open_redo_source_at(
     spec: &str,
     client_lib: Option<PathBuf>,
-    tables: &[TablePattern],
+    tables: &[TableSpec],
     pdb: Option<&str>,
     resume_scn: Option<u64>,
     every_table: bool,
 ) -> Result<OpenedSource, OpenError> {
-    let every_table = every_table && tables.is_empty();
+    tracing::info!(source = %redacted(spec), "opening the source");
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
@@ -265,7 +289,10 @@ pub fn open_redo_source_at(
                 sim.fast_forward_to_scn(scn);
             }
             let db_name = sim.db_name().to_string();
-            opened(sim, spec, Some(db_name), tables, pdb, every_table)
+            let scenario = sim.scenario().name.clone();
+            let mut o = opened(sim, spec, Some(db_name), tables, pdb, every_table)?;
+            o.simulator = Some(scenario);
+            Ok(o)
         }
         SourceSpec::Oracle(url) => opened(
             open_oracle(url, client_lib)?,
@@ -284,7 +311,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     mut source: S,
     description: &str,
     db_name: Option<String>,
-    tables: &[TablePattern],
+    tables: &[TableSpec],
     pdb: Option<&str>,
     every_table: bool,
 ) -> Result<OpenedSource, OpenError> {
@@ -305,7 +332,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     } else {
         String::new()
     };
-    let key_columns = key_columns(&mut source, tables, every_table, &where_hint)?;
+    let (resolved, key_columns) = resolve_tables(&mut source, tables, every_table, &where_hint)?;
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {
@@ -319,11 +346,13 @@ fn opened<S: Catalog + RedoSource + 'static>(
         source: Box::new(source),
         db_name,
         pdb_filter,
+        tables: resolved,
         key_columns,
         version: instance.banner.clone(),
         container: session.con_name.clone(),
         user: session.user.clone(),
         description: description.to_string(),
+        simulator: None,
     })
 }
 

@@ -10,13 +10,13 @@ use std::time::Duration;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use crate::cli::tables::{parse_tables, TableList};
 use crate::cli::{exit, source};
 use cdcctl::engine::capture::{self, Capture, CaptureConfig, RunOptions, StartAt};
 use cdcctl::engine::metrics::EngineMessage;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::BufferConfig;
-use cdcctl::source::{split_qualified, SourceError};
-use cdcctl::source::{RedoSource, TablePattern};
+use cdcctl::source::{RedoSource, SourceError};
 use cdcctl::tui::feed::{Script, SyntheticFeed};
 use cdcctl::tui::plain::{run_plain, PlainEnd, PlainOptions};
 use cdcctl::tui::{term, HeaderInfo, Thresholds, ViewConfig};
@@ -24,88 +24,21 @@ use cdcctl::tui::{term, HeaderInfo, Thresholds, ViewConfig};
 use super::GlobalArgs;
 use crate::cli::duration::parse_duration;
 
-/// One `[SCHEMA.]TABLE` of the table list; names are normalised as Oracle
-/// does (upper case unless quoted); `%` and `_` are wildcards.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableSpec {
-    /// `None`: the connecting user's schema.
-    pub owner: Option<String>,
-    pub table: String,
-}
-
-impl std::fmt::Display for TableSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.owner {
-            Some(o) => write!(f, "{o}.{}", self.table),
-            None => write!(f, "{}", self.table),
-        }
-    }
-}
-
-/// The `TABLES` argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableList(pub Vec<TableSpec>);
-
-impl std::fmt::Display for TableList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let names: Vec<String> = self.0.iter().map(ToString::to_string).collect();
-        write!(f, "{}", names.join(","))
-    }
-}
-
-fn has_unquoted_dot(s: &str) -> bool {
-    let mut quoted = false;
-    s.chars().any(|c| {
-        if c == '"' {
-            quoted = !quoted;
-        }
-        c == '.' && !quoted
-    })
-}
-
-/// Parses `APP.ORDERS,APP.ORDER_%,LINES`.
-pub fn parse_tables(text: &str) -> Result<TableList, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim) {
-        if part.is_empty() {
-            return Err(format!(
-                "`{text}` has an empty table name; write SCHEMA.TABLE[,SCHEMA.TABLE...]"
-            ));
-        }
-        let spec = if has_unquoted_dot(part) {
-            let (owner, table) = split_qualified(part).ok_or_else(|| {
-                format!("`{part}` is not a valid [SCHEMA.]TABLE name (wildcards: % and _)")
-            })?;
-            TableSpec {
-                owner: Some(owner),
-                table,
-            }
-        } else {
-            // Validate the bare name with the same rules as a qualified one.
-            let (_, table) = split_qualified(&format!("X.{part}")).ok_or_else(|| {
-                format!("`{part}` is not a valid [SCHEMA.]TABLE name (wildcards: % and _)")
-            })?;
-            TableSpec { owner: None, table }
-        };
-        out.push(spec);
-    }
-    Ok(TableList(out))
-}
-
 const AFTER_HELP: &str = "\
 Examples:
-  cdcctl tail APP.ORDERS                      full screen from now
+  cdcctl tail ORDERS                          full screen from now (APP.ORDERS if only APP has it)
   cdcctl tail 'APP.ORDER%' --since 10m        from ten minutes ago
   cdcctl tail APP.ORDERS --count 100 | jq .   JSON lines, the `run` envelope
 
-Keys: q quit, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
+Keys: q quit, Esc close pane or filter, t open transactions, p pause, / filter, arrows j k PgUp PgDn g G scroll, Enter detail, ? help.
 Exit: 0 done or quit; 2 usage; 3 source unreachable; 4 capture stopped on data it could not trust.";
 
 /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct TailArgs {
-    /// Tables to follow: a comma list of [SCHEMA.]TABLE; % matches any run of
+    /// Tables to follow: a comma list of [SCHEMA.]TABLE; a bare TABLE is
+    /// looked up in every schema you can see; % matches any run of
     /// characters, _ one character.
     #[arg(value_name = "TABLES", value_parser = parse_tables)]
     pub tables: TableList,
@@ -208,7 +141,7 @@ impl TailArgs {
 /// What the screen and plain mode expect of it:
 /// - `HeaderInfo`: the source as the operator wrote it (without a password),
 ///   the banner version, the container mined from, the user, the table list
-///   as typed (`args.tables`), and the key columns of each matched table (the
+///   as resolved (`APP.ORDERS` for a bare `ORDERS`), and the key columns of each matched table (the
 ///   list's KEY column; the first column otherwise);
 /// - the channel is a bounded `sync_channel`; the engine mines from
 ///   `args.from_scn`, or `args.since` ago, or the current SCN, never reads or
@@ -219,47 +152,38 @@ fn start_engine(
     global: &GlobalArgs,
     args: &TailArgs,
 ) -> Result<(HeaderInfo, Receiver<EngineMessage>), (String, u8)> {
-    let mut patterns = Vec::new();
-    let user_schema = |o: &source::OpenedSource| o.user.clone();
-    // Unqualified names belong to the connecting user's schema, which is
-    // only known after connecting: open first with the qualified ones.
-    let qualified: Vec<TablePattern> = args
-        .tables
-        .0
-        .iter()
-        .filter_map(|t| {
-            t.owner.as_ref().map(|o| TablePattern {
-                owner: o.clone(),
-                table: t.table.clone(),
-            })
-        })
-        .collect();
     let opened = source::open_redo_source(
         &global.source,
         global.oracle_client_lib.clone(),
-        &qualified,
+        &args.tables.0,
         args.pdb.as_deref(),
     )
     .map_err(|e| (e.message, e.exit_code))?;
-    for t in &args.tables.0 {
-        patterns.push(TablePattern {
-            owner: t.owner.clone().unwrap_or_else(|| user_schema(&opened)),
-            table: t.table.clone(),
-        });
-    }
+    let mut redo = opened.source;
+    // The database's open transactions, by the same reading the engine's
+    // first start uses; an unreadable view is shown, not fatal.
+    let (db_transactions, db_transactions_error) =
+        match cdcctl::engine::inflight::open_transactions(redo.as_mut()) {
+            Ok(open) => (open, None),
+            Err(e) => (Vec::new(), Some(e.to_string())),
+        };
+    let db_transactions_at = redo.current_scn().ok().map(|c| c.time);
     let header = HeaderInfo {
+        db_transactions,
+        db_transactions_at,
+        db_transactions_error,
         source: opened.description.clone(),
         version: opened.version.clone(),
         container: opened.container.clone(),
         user: opened.user.clone(),
-        tables: args.tables.to_string(),
+        tables: opened.tables.label.clone(),
+        simulator: opened.simulator.clone(),
         key_columns: opened
             .key_columns
             .iter()
             .map(|(name, key)| (name.to_string(), key.clone()))
             .collect(),
     };
-    let mut redo = opened.source;
     let start = match (args.from_scn, args.since) {
         (Some(scn), _) => {
             let now = redo.current_scn().map_err(|e| {
@@ -289,7 +213,7 @@ fn start_engine(
             db_name: opened.db_name.clone(),
             ..BufferConfig::default()
         },
-        tables: patterns,
+        tables: opened.tables.patterns.clone(),
         pdb: opened.pdb_filter.clone(),
         start,
         until_scn: args.until_scn,
@@ -318,6 +242,7 @@ fn start_engine(
 /// log (archived or online) that began at or before that time, so the whole
 /// period is mined, perhaps with a little more before it.
 fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, SourceError> {
+    let ago_std = ago;
     let now = redo.current_scn()?;
     let ago = chrono::Duration::from_std(ago)
         .map_err(|_| SourceError::Invalid(format!("--since {}s is too far back", ago.as_secs())))?;
@@ -345,19 +270,18 @@ fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, Sourc
             best = Some(best.map_or(scn, |b: Scn| b.max(scn)));
         }
     }
-    match best {
-        Some(scn) => Ok(scn.saturating_sub(1)),
-        None => Err(SourceError::MissingLog {
-            thread: 1,
-            scn: 0,
-            detail: match oldest {
-                Some(o) => format!(
-                    "no available log reaches back to {target} (the oldest starts at {o}); \
-                     use a shorter --since"
-                ),
-                None => "the database lists no logs".into(),
-            },
-        }),
+    // Asking further back than the logs reach is a usage matter, not lost
+    // redo: nothing needs restoring to tail from what is there.
+    match (best, oldest) {
+        (Some(scn), _) => Ok(scn.saturating_sub(1)),
+        (None, Some(o)) => Err(SourceError::Invalid(format!(
+            "--since {}: the oldest available log starts at {o} (database time), \
+             after {target}; use a shorter --since, or --from-scn",
+            cdcctl::tui::widgets::duration_s(ago_std.as_secs())
+        ))),
+        (None, None) => Err(SourceError::Invalid(
+            "--since: the database lists no logs to start from".into(),
+        )),
     }
 }
 
@@ -450,25 +374,5 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
             eprintln!("cdcctl tail: {e}");
             exit::code(exit::USAGE)
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_accept_bare_qualified_and_wildcard_names() {
-        let l = parse_tables("app.orders, APP.ORDER_%,lines,\"App\".\"Mixed\"").unwrap();
-        assert_eq!(l.to_string(), "APP.ORDERS,APP.ORDER_%,LINES,App.Mixed");
-        assert_eq!(l.0[2].owner, None);
-    }
-
-    #[test]
-    fn tables_reject_empty_and_invalid_names() {
-        assert!(parse_tables("APP.ORDERS,").is_err());
-        assert!(parse_tables("A.B.C").is_err());
-        assert!(parse_tables("APP.ORD ERS").is_err());
-        assert!(parse_tables("x;drop").is_err());
     }
 }

@@ -109,7 +109,7 @@ pub fn render(report: &Report, width: u16, color: bool) -> String {
     let s = report.summary;
     out.push_str(&format!(
         "\n{} checks: {} passed, {} warnings, {} failed, {} skipped\n",
-        report.checks.len(),
+        s.pass + s.warn + s.fail + s.skip,
         s.pass,
         s.warn,
         s.fail,

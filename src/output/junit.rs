@@ -1,5 +1,8 @@
 //! JUnit XML for CI: one testsuite per check group, one testcase per check;
-//! findings at or above `--fail-on` are `<failure>`, skips are `<skipped>`.
+//! findings at or above `--fail-on` are `<failure>`, skips are `<skipped>`,
+//! warnings below `--fail-on` stay visible as a `status` property and a
+//! `WARN:` line in `<system-out>`. Suites carry the `errors`, `time`,
+//! `timestamp` and `hostname` attributes CI systems read.
 
 use crate::preflight::defs::group_rank;
 use crate::preflight::model::{CheckResult, Report, Status};
@@ -34,35 +37,72 @@ fn body(c: &CheckResult) -> String {
     s
 }
 
+fn body_with_detail(c: &CheckResult) -> String {
+    format!("{}\n{}", c.detail, body(c))
+}
+
+/// When and where the checks ran, and how long each took.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    /// ISO 8601 local time without offset, as JUnit's schema has it.
+    pub timestamp: String,
+    pub hostname: String,
+    /// Seconds spent gathering facts (queries, the smoke mine).
+    pub gather_s: f64,
+    /// Seconds each check's rule took, by check id.
+    pub check_s: std::collections::BTreeMap<String, f64>,
+}
+
+impl RunInfo {
+    fn case_s(&self, id: &str) -> f64 {
+        self.check_s.get(id).copied().unwrap_or(0.0)
+    }
+}
+
 /// Renders the report as JUnit XML.
-pub fn render(report: &Report, fail_on: Status) -> String {
+pub fn render(report: &Report, fail_on: Status, info: &RunInfo) -> String {
     let failed = |c: &CheckResult| c.status != Status::Skip && c.status >= fail_on;
     let total_fail = report.checks.iter().filter(|c| failed(c)).count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let total_s = info.gather_s
+        + report
+            .checks
+            .iter()
+            .map(|c| info.case_s(&c.id))
+            .sum::<f64>();
     out.push_str(&format!(
-        "<testsuites name=\"cdcctl preflight\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+        "<testsuites name=\"cdcctl preflight\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{total_s:.3}\" timestamp=\"{}\">\n",
         report.checks.len(),
         total_fail,
-        report.summary.skip
+        report.summary.skip,
+        esc(&info.timestamp)
     ));
     let mut groups: Vec<&str> = report.checks.iter().map(|c| c.group.as_str()).collect();
     groups.sort_by_key(|g| group_rank(g));
     groups.dedup();
     for g in groups {
         let cs: Vec<&CheckResult> = report.checks.iter().filter(|c| c.group == g).collect();
+        let suite_s: f64 = cs.iter().map(|c| info.case_s(&c.id)).sum();
         out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{suite_s:.3}\" timestamp=\"{}\" hostname=\"{}\">\n",
             esc(g),
             cs.len(),
             cs.iter().filter(|c| failed(c)).count(),
-            cs.iter().filter(|c| c.status == Status::Skip).count()
+            cs.iter().filter(|c| c.status == Status::Skip).count(),
+            esc(&info.timestamp),
+            esc(&info.hostname)
         ));
         for c in cs {
             out.push_str(&format!(
-                "    <testcase classname=\"preflight.{}\" name=\"{}: {}\">\n",
+                "    <testcase classname=\"preflight.{}\" name=\"{}: {}\" time=\"{:.3}\">\n",
                 esc(g),
                 esc(&c.id),
-                esc(&c.title)
+                esc(&c.title),
+                info.case_s(&c.id)
+            ));
+            out.push_str(&format!(
+                "      <properties><property name=\"status\" value=\"{}\"/></properties>\n",
+                c.status.as_str()
             ));
             if c.status == Status::Skip {
                 out.push_str(&format!(
@@ -77,11 +117,13 @@ pub fn render(report: &Report, fail_on: Status) -> String {
                     esc(&body(c))
                 ));
             } else {
-                out.push_str(&format!(
-                    "      <system-out>{}: {}</system-out>\n",
-                    c.status.as_str(),
-                    esc(&c.detail)
-                ));
+                // A warning below --fail-on passes, but must not read as a pass.
+                let text = if c.status == Status::Warn {
+                    format!("WARN: {}", body_with_detail(c))
+                } else {
+                    format!("{}: {}", c.status.as_str(), c.detail)
+                };
+                out.push_str(&format!("      <system-out>{}</system-out>\n", esc(&text)));
             }
             out.push_str("    </testcase>\n");
         }
@@ -113,10 +155,26 @@ mod tests {
             summary: Summary::of(&checks),
             checks,
         };
-        let on_fail = render(&r, Status::Fail);
+        let info = RunInfo {
+            timestamp: "2026-11-30T21:00:00".into(),
+            hostname: "ci-7".into(),
+            gather_s: 1.5,
+            check_s: [("redo-size".to_string(), 0.25)].into_iter().collect(),
+        };
+        let on_fail = render(&r, Status::Fail, &info);
         assert!(!on_fail.contains("<failure"));
+        assert!(on_fail.contains("<system-out>WARN: a &lt; b"), "{on_fail}");
+        assert!(on_fail.contains("<property name=\"status\" value=\"warn\"/>"));
+        assert!(
+            on_fail.contains(
+                "errors=\"0\" skipped=\"0\" time=\"1.750\" timestamp=\"2026-11-30T21:00:00\">"
+            ),
+            "{on_fail}"
+        );
+        assert!(on_fail.contains("hostname=\"ci-7\""));
+        assert!(on_fail.contains("time=\"0.250\">"));
         assert!(on_fail.contains("a &lt; b &amp; &quot;c&quot;"));
-        let on_warn = render(&r, Status::Warn);
+        let on_warn = render(&r, Status::Warn, &info);
         assert!(on_warn.contains("<failure type=\"warn\""));
         assert!(on_warn.contains("failures=\"1\""));
     }

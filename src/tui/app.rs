@@ -26,8 +26,17 @@ pub struct HeaderInfo {
     /// The container mined from (`ORCLPDB1`, `CDB$ROOT`, or empty for a non-CDB).
     pub container: String,
     pub user: String,
-    /// The table filter as the operator typed it.
+    /// The tables as resolved (`APP.ORDERS` for a typed `ORDERS`).
     pub tables: String,
+    /// The scenario when the source is the built-in simulator: the header
+    /// then says SIMULATOR, so no one takes it for a database.
+    pub simulator: Option<String>,
+    /// The database's open transactions (`V$TRANSACTION`) read when tail
+    /// started, oldest first, with the database time of the reading.
+    pub db_transactions: Vec<crate::source::OpenTransaction>,
+    pub db_transactions_at: Option<chrono::NaiveDateTime>,
+    /// Why the database's open transactions could not be read.
+    pub db_transactions_error: Option<String>,
     /// Key columns per `SCHEMA.TABLE`, used for the list's key column; a
     /// table without an entry shows its first column.
     pub key_columns: BTreeMap<String, Vec<String>>,
@@ -93,6 +102,10 @@ pub struct ViewConfig {
     pub stale_after: Duration,
     /// Most alerts kept (the oldest go first).
     pub max_alerts: usize,
+    /// An open transaction with this many buffered changes is flagged.
+    pub big_txn_events: u64,
+    /// An open transaction this old (database clock) is flagged.
+    pub old_txn_s: i64,
 }
 
 impl Default for ViewConfig {
@@ -103,6 +116,8 @@ impl Default for ViewConfig {
             throughput_secs: 120,
             stale_after: Duration::from_secs(5),
             max_alerts: 200,
+            big_txn_events: 50_000,
+            old_txn_s: 3_600,
         }
     }
 }
@@ -138,6 +153,9 @@ pub struct Alert {
     pub count: u64,
     pub first_at: Duration,
     pub last_at: Duration,
+    /// The database's clock when the alert was first raised (the operator
+    /// compares it with the database's logs, not with the screen's uptime).
+    pub raised_at: Option<chrono::NaiveDateTime>,
     /// The engine said it will retry by itself.
     pub retrying: bool,
     /// The engine went back to mining after this error.
@@ -412,6 +430,8 @@ pub enum Mode {
     /// Typing a filter; the text so far.
     FilterInput(String),
     Help,
+    /// The full-screen list of open transactions (key `t`).
+    Transactions,
 }
 
 /// The `tail` screen's state.
@@ -436,6 +456,9 @@ pub struct App {
     /// `seq`s of the ring's entries the filter matches, oldest first; kept
     /// as entries come and go so a frame does not rescan the ring.
     matches: VecDeque<u64>,
+    /// Open transactions flagged as large or old: their commit is an alert
+    /// too, since that is when their changes reach the sink at once.
+    flagged_txns: Vec<String>,
     pub mode: Mode,
     /// The selected entry's `seq`; `None` follows the newest.
     pub selected: Option<u64>,
@@ -463,6 +486,7 @@ impl App {
             paused: false,
             filter: None,
             matches: VecDeque::new(),
+            flagged_txns: Vec::new(),
             mode: Mode::Normal,
             selected: None,
             show_detail: false,
@@ -517,7 +541,99 @@ impl App {
         }
     }
 
+    /// Alerts the changes themselves call for: partition DDL that gives a
+    /// segment a new data object id, and the commit of a flagged transaction.
+    fn alerts_from_events(&mut self, events: &[CapturedEvent]) {
+        for event in events {
+            let src = event.source();
+            if let Some(pos) = self.flagged_txns.iter().position(|x| *x == src.xid) {
+                let xid = self.flagged_txns.remove(pos);
+                self.raise(
+                    AlertKind::Finding,
+                    "flagged_txn_committed".into(),
+                    format!(
+                        "transaction {xid}, flagged while open, committed at SCN {}",
+                        src.commit_scn
+                    ),
+                    Some("its changes reach the sink together now; watch the sink's lag".into()),
+                    false,
+                );
+            }
+            if let CapturedEvent::Ddl(d) = event {
+                if let Some(action) = partition_ddl_action(&d.ddl) {
+                    self.raise(
+                        AlertKind::Finding,
+                        "partition_ddl".into(),
+                        format!(
+                            "{}.{}: {action} PARTITION gives the segment a new data object id",
+                            src.schema, src.table
+                        ),
+                        Some(
+                            "a snapshot or chunk reading the old segment fails with ORA-08103: \
+                             restart that chunk, and run `cdcctl partitions` on the table"
+                                .into(),
+                        ),
+                        false,
+                    );
+                }
+            }
+        }
+    }
+
+    /// Flags the oldest and the largest open transaction once each when
+    /// they pass the thresholds.
+    fn alerts_from_status(&mut self) {
+        let age = self.oldest_txn_age_s();
+        let mut flags = Vec::new();
+        if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
+            if age >= self.config.old_txn_s && !self.flagged_txns.contains(&o.xid) {
+                flags.push((
+                    o.xid.clone(),
+                    "old_transaction",
+                    format!(
+                        "transaction {} open for {} (since SCN {}): the restart SCN cannot move past it",
+                        o.xid,
+                        super::widgets::duration_s(age as u64),
+                        o.start_scn
+                    ),
+                ));
+            }
+        }
+        if let Some(l) = &self.status.largest_open {
+            if l.events >= self.config.big_txn_events
+                && !self.flagged_txns.contains(&l.xid)
+                && !flags.iter().any(|f| f.0 == l.xid)
+            {
+                let spill = if l.spilled {
+                    format!(", {} spilled to disk", super::widgets::bytes(l.bytes))
+                } else {
+                    format!(", {} in memory", super::widgets::bytes(l.bytes))
+                };
+                flags.push((
+                    l.xid.clone(),
+                    "large_transaction",
+                    format!(
+                        "transaction {} holds {} changes{spill}",
+                        l.xid,
+                        super::widgets::thousands(l.events)
+                    ),
+                ));
+            }
+        }
+        for (xid, code, message) in flags {
+            self.flagged_txns.push(xid);
+            self.raise(
+                AlertKind::Finding,
+                code.into(),
+                message,
+                Some("find the session in V$TRANSACTION joined to V$SESSION (USERNAME, PROGRAM, MACHINE) and ask its owner to commit or roll back".into()),
+                false,
+            );
+        }
+    }
+
     fn on_events(&mut self, events: Vec<CapturedEvent>) {
+        self.alerts_from_events(&events);
         self.throughput.record(events.len() as u64);
         self.received = self.received.saturating_add(events.len() as u64);
         let cap = self.config.ring_capacity.max(1);
@@ -578,12 +694,22 @@ impl App {
         // The state may carry an error the engine did not also send as a
         // message; it must show all the same, once.
         let from_state = match &status.state {
-            MiningState::Stopped { error, advice } => Some((error, advice, false)),
-            MiningState::Retrying { error, advice, .. } => Some((error, advice, true)),
+            MiningState::Stopped { error, advice } => Some((error.clone(), advice.clone(), false)),
+            MiningState::Retrying { error, advice, .. } => {
+                Some((error.clone(), advice.clone(), true))
+            }
             _ => None,
         };
+        // The alert is stamped with this status's database time.
+        let keep_time = self.status.current_time;
+        self.status = status;
+        if self.status.current_time.is_none() {
+            self.status.current_time = keep_time;
+        }
+        self.status_at = Some(self.now);
+        self.alerts_from_status();
         if let Some((error, advice, retrying)) = from_state {
-            let error_line = one_line(error);
+            let error_line = one_line(&error);
             let known = self.alerts.iter().any(|a| {
                 a.kind == AlertKind::SourceError && a.message == error_line && !a.resolved
             });
@@ -593,13 +719,11 @@ impl App {
                     AlertKind::SourceError,
                     ora_code_of(&error_line).unwrap_or_else(|| fallback.into()),
                     error_line,
-                    advice.clone(),
+                    advice,
                     retrying,
                 );
             }
         }
-        self.status = status;
-        self.status_at = Some(self.now);
     }
 
     fn raise(
@@ -637,6 +761,7 @@ impl App {
                 count: 1,
                 first_at: now,
                 last_at: now,
+                raised_at: self.status.current_time,
                 retrying,
                 resolved: false,
             });
@@ -680,6 +805,11 @@ impl App {
                 }
                 _ => self.mode = Mode::FilterInput(text),
             },
+            Mode::Transactions => match key.code {
+                KeyCode::Char('q') => self.should_quit = true,
+                KeyCode::Char('t') | KeyCode::Esc => {}
+                _ => self.mode = Mode::Transactions,
+            },
             Mode::Help => {
                 // Any key closes the help; q also quits.
                 if key.code == KeyCode::Char('q') {
@@ -694,11 +824,14 @@ impl App {
         let page = self.page_rows() as isize;
         match key.code {
             KeyCode::Char('q') => self.should_quit = true,
+            // Esc steps back (the pane, then the filter) and never quits:
+            // one key too many must not end an incident view.
             KeyCode::Esc => {
                 if self.show_detail {
                     self.show_detail = false;
-                } else {
-                    self.should_quit = true;
+                } else if self.filter.take().is_some() {
+                    self.matches.clear();
+                    self.selected = None;
                 }
             }
             KeyCode::Char('p') | KeyCode::Char(' ') => self.toggle_pause(),
@@ -711,6 +844,7 @@ impl App {
                 self.mode = Mode::FilterInput(current);
             }
             KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Char('t') => self.mode = Mode::Transactions,
             KeyCode::Enter => self.show_detail = !self.show_detail,
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
             KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
@@ -884,6 +1018,28 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
     }
 }
 
+/// The partition maintenance in a DDL statement that replaces a segment
+/// (a new data object id), if any.
+pub fn partition_ddl_action(ddl: &str) -> Option<&'static str> {
+    let up = ddl.to_uppercase();
+    let words: Vec<&str> = up.split_whitespace().collect();
+    if words.first() != Some(&"ALTER") {
+        return None;
+    }
+    words.windows(2).find_map(|w| {
+        let action = match w[0] {
+            "TRUNCATE" => "TRUNCATE",
+            "MOVE" => "MOVE",
+            "EXCHANGE" => "EXCHANGE",
+            "DROP" => "DROP",
+            "SPLIT" => "SPLIT",
+            "MERGE" => "MERGE",
+            _ => return None,
+        };
+        matches!(w[1], "PARTITION" | "SUBPARTITION" | "PARTITIONS").then_some(action)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -900,6 +1056,113 @@ mod tests {
             (0..n).map(|i| feed::sample_change(i as u64)).collect(),
         )));
         app
+    }
+
+    fn partition_truncate(i: u64) -> CapturedEvent {
+        let mut e = feed::sample_ddl(i);
+        if let CapturedEvent::Ddl(d) = &mut e {
+            d.ddl = "ALTER TABLE \"APP\".\"ORDER_HIS\" TRUNCATE PARTITION \"P_202501\"".into();
+        }
+        e
+    }
+
+    #[test]
+    fn partition_ddl_raises_one_alert_that_counts_repeats() {
+        let mut app = app_with(0);
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            feed::sample_ddl(1),
+            partition_truncate(2),
+        ])));
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            partition_truncate(3),
+        ])));
+        let alerts: Vec<&Alert> = app
+            .alerts
+            .iter()
+            .filter(|a| a.code == "partition_ddl")
+            .collect();
+        assert_eq!(alerts.len(), 1, "{:?}", app.alerts);
+        assert_eq!(alerts[0].count, 2);
+        assert!(
+            alerts[0].message.contains("TRUNCATE PARTITION"),
+            "{}",
+            alerts[0].message
+        );
+        assert!(alerts[0]
+            .advice
+            .as_deref()
+            .is_some_and(|a| a.contains("ORA-08103")));
+        assert_eq!(partition_ddl_action("ALTER TABLE T ADD (C NUMBER)"), None);
+        assert_eq!(
+            partition_ddl_action("alter table t exchange partition p with table x"),
+            Some("EXCHANGE")
+        );
+    }
+
+    #[test]
+    fn an_old_transaction_is_flagged_once_and_its_commit_is_an_alert() {
+        let mut app = app_with(0);
+        let mut st = feed::steady_status(10);
+        let xid = match &mut st.oldest_open {
+            Some(o) => {
+                o.start_time = st.current_time.map(|t| t - chrono::Duration::hours(2));
+                o.xid.clone()
+            }
+            None => panic!("the steady status has an open transaction"),
+        };
+        for _ in 0..3 {
+            app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                st.clone(),
+            ))));
+        }
+        let old: Vec<&Alert> = app
+            .alerts
+            .iter()
+            .filter(|a| a.code == "old_transaction")
+            .collect();
+        assert_eq!(old.len(), 1);
+        assert_eq!(old[0].count, 1, "flagged once, not on every status");
+        assert!(
+            old[0].message.contains(&xid) && old[0].message.contains("2h"),
+            "{}",
+            old[0].message
+        );
+        assert!(old[0].raised_at.is_some(), "stamped with the database time");
+        let mut commit = feed::sample_change(5);
+        if let CapturedEvent::Change(c) = &mut commit {
+            c.source.xid = xid.clone();
+        }
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            commit.clone(),
+            commit,
+        ])));
+        let done: Vec<&Alert> = app
+            .alerts
+            .iter()
+            .filter(|a| a.code == "flagged_txn_committed")
+            .collect();
+        assert_eq!(done.len(), 1);
+        assert_eq!(done[0].count, 1, "one alert per commit, not per change");
+    }
+
+    #[test]
+    fn a_large_transaction_alert_carries_its_spill_figure() {
+        let mut app = app_with(0);
+        let mut st = feed::steady_status(10);
+        if let Some(l) = &mut st.largest_open {
+            l.events = 60_000;
+            l.bytes = 96 << 20;
+            l.spilled = true;
+        }
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+        let big = app.alerts.iter().find(|a| a.code == "large_transaction");
+        assert!(
+            big.is_some_and(|a| a
+                .message
+                .contains("60,000 changes, 96.0 MiB spilled to disk")),
+            "{:?}",
+            app.alerts
+        );
     }
 
     #[test]
@@ -1077,6 +1340,8 @@ mod tests {
         app.update(key(KeyCode::Esc));
         assert!(!app.show_detail && !app.should_quit);
         app.update(key(KeyCode::Esc));
+        assert!(!app.should_quit, "only q quits");
+        app.update(key(KeyCode::Char('q')));
         assert!(app.should_quit);
     }
 

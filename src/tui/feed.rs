@@ -48,7 +48,49 @@ pub fn demo_header() -> HeaderInfo {
         user: "C##CDC".into(),
         tables: "APP.ORDERS,APP.ORDER_LINES".into(),
         key_columns,
+        simulator: None,
+        db_transactions: demo_db_transactions(),
+        db_transactions_at: Some(base_time() + chrono::Duration::seconds(60)),
+        db_transactions_error: None,
     }
+}
+
+/// What V$TRANSACTION lists at the feed's start: the two transactions the
+/// status also shows, and one of another user that touches no followed table.
+fn demo_db_transactions() -> Vec<crate::source::OpenTransaction> {
+    let t = |xid: String, start_scn: Scn, secs: i64, urec: u64, user: &str| {
+        crate::source::OpenTransaction {
+            xid,
+            start_scn,
+            start_time: Some(base_time() + chrono::Duration::seconds(secs)),
+            used_urec: urec,
+            username: Some(user.into()),
+            con_name: Some("ORCLPDB1".into()),
+        }
+    };
+    vec![
+        t(
+            format_xid(0x0003, 0x0005, 0x0F01),
+            BASE_SCN - 4_000,
+            -3_600,
+            88,
+            "BATCH",
+        ),
+        t(
+            format_xid(0x0007, 0x0011, 0x2B10),
+            BASE_SCN - 117,
+            15,
+            14,
+            "APP",
+        ),
+        t(
+            format_xid(0x0004, 0x0002, 0x19A7),
+            BASE_SCN + 40,
+            52,
+            1_350,
+            "APP",
+        ),
+    ]
 }
 
 fn t(s: &str) -> Field {

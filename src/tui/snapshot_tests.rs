@@ -114,6 +114,84 @@ fn tui_source_error_stopped() {
     snapshot!("tui_source_error_stopped", frame(&app, 140, 40));
 }
 
+/// The sizes operators run at: a laptop's default, a split screen, a wall.
+const SIZES: [(u16, u16); 3] = [(80, 24), (120, 40), (200, 60)];
+
+#[test]
+fn tui_steady_flow_at_every_size() {
+    for (w, h) in SIZES {
+        let app = play(Script::Steady, 30, w, h);
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        // The list keeps the room: at least a third of the rows are changes.
+        let rows = text.lines().filter(|l| l.contains(" APP.ORDER")).count();
+        assert!(
+            rows >= usize::from(h) / 3,
+            "{w}×{h}: {rows} change rows\n{text}"
+        );
+        snapshot!(format!("tui_steady_{w}x{h}"), terminal);
+    }
+}
+
+#[test]
+fn tui_stopped_at_every_size_shows_the_error_in_full() {
+    for (w, h) in SIZES {
+        let mut app = play(Script::Steady, 12, w, h);
+        app.update(AppEvent::Engine(feed::missing_log_error()));
+        app.update(AppEvent::Engine(EngineMessage::Stopped));
+        app.update(AppEvent::Tick(Duration::from_secs(30)));
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        assert!(
+            text.contains("Capture stopped") && text.contains("what to do:"),
+            "{text}"
+        );
+        snapshot!(format!("tui_stopped_{w}x{h}"), terminal);
+    }
+}
+
+#[test]
+fn tui_time_column_carries_the_date_when_the_changes_span_days() {
+    let mut app = play(Script::Steady, 3, 120, 40);
+    let mut later = feed::sample_change(9_000);
+    if let crate::engine::event::CapturedEvent::Change(c) = &mut later {
+        c.commit_ts_ms += 86_400_000;
+    }
+    let same_day = format!("{}", frame(&app, 120, 40).backend());
+    assert!(!same_day.contains("TIME           COMMIT"), "{same_day}");
+    app.update(AppEvent::Engine(EngineMessage::Events(vec![later])));
+    let text = format!("{}", frame(&app, 120, 40).backend());
+    assert!(text.contains("TIME           COMMIT"), "{text}");
+    assert!(text.contains("03-02 09:"), "{text}");
+}
+
+#[test]
+fn tui_open_transactions_list_at_every_size() {
+    for (w, h) in SIZES {
+        let mut app = play(Script::Steady, 12, w, h);
+        key(&mut app, KeyCode::Char('t'));
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        assert!(
+            text.contains("Open transactions: 3 in V$TRANSACTION"),
+            "{text}"
+        );
+        assert!(text.contains("BATCH") && text.contains("1h"), "{text}");
+        snapshot!(format!("tui_showtrans_{w}x{h}"), terminal);
+        key(&mut app, KeyCode::Esc);
+        assert!(!app.should_quit);
+        let text = format!("{}", frame(&app, w, h).backend());
+        assert!(!text.contains("in V$TRANSACTION"), "t list closed by Esc");
+    }
+}
+
+#[test]
+fn tui_too_small_says_what_it_needs() {
+    let app = play(Script::Steady, 3, 50, 12);
+    let text = format!("{}", frame(&app, 50, 12).backend());
+    assert!(text.contains("need 60×16"), "{text}");
+}
+
 #[test]
 fn tui_finished_at_until_scn() {
     let mut app = play(Script::Steady, 6, 100, 30);

@@ -14,7 +14,7 @@ use ratatui::Frame;
 use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Field};
 use crate::engine::metrics::MiningState;
 
-use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Mode};
+use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Level, Mode};
 use super::widgets::{
     duration_s, thousands, CountsPanel, LagGauge, LogsLine, ThroughputPanel, TxPanel,
 };
@@ -25,26 +25,40 @@ pub fn draw(app: &App, frame: &mut Frame) {
     render(app, area, frame.buffer_mut());
 }
 
+/// The smallest screen that still shows a few changes under the gauges.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 16;
+
+/// Below this height the gauges and the stats take one line each, so the
+/// change list and the alerts keep the room.
+const COMPACT_BELOW: u16 = 30;
+
 /// Draws the screen into any buffer area.
 pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
-    if area.width < 20 || area.height < 8 {
-        Paragraph::new("cdcctl tail: terminal too small")
-            .wrap(Wrap { trim: true })
-            .render(area, buf);
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        Paragraph::new(format!(
+            "terminal too small (need {MIN_WIDTH}×{MIN_HEIGHT}, have {}×{}): \
+             enlarge it, or press q to quit",
+            area.width, area.height
+        ))
+        .wrap(Wrap { trim: true })
+        .render(area, buf);
         return;
     }
     let alerts_h = alerts_height(app, area);
+    let compact = area.height < COMPACT_BELOW;
     // On a short terminal the detail pane takes the stats row and the whole
     // list area: j/k still move through the changes.
     let cramped_detail = app.show_detail && area.height < 32;
     let stats_h = match area.height {
         _ if cramped_detail => 0,
+        _ if compact => 1,
         36.. => 7,
         _ => 6,
     };
     let [header, gauges, stats, logs, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(3),
+        Constraint::Length(if compact { 2 } else { 3 }),
         Constraint::Length(stats_h),
         Constraint::Length(1),
         Constraint::Min(3),
@@ -54,14 +68,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     .areas(area);
     render_header(app, header, buf);
     render_gauges(app, gauges, buf);
-    if stats.height > 0 {
-        render_stats(app, stats, buf);
+    match stats.height {
+        0 => {}
+        1 => render_stats_line(app, stats, buf),
+        _ => render_stats(app, stats, buf),
     }
     LogsLine {
         status: &app.status,
     }
     .render(logs, buf);
-    if cramped_detail {
+    if let Some(fatal) = app.fatal_error() {
+        // Capture stopped: the error is what the operator must read now.
+        render_stopped(fatal, list, buf);
+    } else if cramped_detail {
         render_detail(&app.visible(), app, list, buf);
     } else if app.show_detail {
         let wide = list.width >= 160;
@@ -80,6 +99,9 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     render_status_line(app, status, buf);
     if app.mode == Mode::Help {
         render_help(area, buf);
+    }
+    if app.mode == Mode::Transactions {
+        render_transactions(app, area, buf);
     }
 }
 
@@ -156,6 +178,15 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     ];
 
     let mut right = Vec::new();
+    if h.simulator.is_some() {
+        right.push(Span::styled(
+            " SIMULATOR ",
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Magenta)
+                .add_modifier(Modifier::BOLD),
+        ));
+    }
     if app.paused {
         right.push(Span::styled(
             " PAUSED ",
@@ -211,9 +242,13 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
 
 fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
     let th = app.config.thresholds;
-    let [scn, time] =
-        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let [scn, time] = if area.height < 3 {
+        Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area)
+    } else {
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area)
+    };
     let have = app.status_at.is_some() && app.status.current_scn > 0;
+    let stopped = app.fatal_error().is_some();
     let scn_lag = app.status.scn_lag();
     LagGauge {
         title: "SCN lag",
@@ -225,7 +260,11 @@ fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
         value: have.then_some(scn_lag),
         text: thousands(scn_lag),
         full: th.scn_crit,
-        level: th.scn_level(scn_lag),
+        level: if stopped {
+            Level::Crit
+        } else {
+            th.scn_level(scn_lag)
+        },
     }
     .render(scn, buf);
     let time_lag = time_lag_s(&app.status);
@@ -239,7 +278,11 @@ fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
         value: time_lag.filter(|_| have),
         text: duration_s(time_lag.unwrap_or(0)),
         full: th.time_crit_s,
-        level: th.time_level(time_lag.unwrap_or(0)),
+        level: if stopped {
+            Level::Crit
+        } else {
+            th.time_level(time_lag.unwrap_or(0))
+        },
     }
     .render(time, buf);
 }
@@ -277,6 +320,40 @@ fn render_stats(app: &App, area: Rect, buf: &mut Buffer) {
     .render(tx, buf);
 }
 
+/// The stats row on one line: rate, counts, open transactions, restart SCN.
+fn render_stats_line(app: &App, area: Rect, buf: &mut Buffer) {
+    let st = &app.status;
+    let c = &st.counts;
+    let gray = Style::new().fg(Color::Gray);
+    let sep = Span::styled(" │ ", Style::new().fg(Color::DarkGray));
+    let mut spans = vec![
+        Span::styled(
+            format!(" {}/s", thousands(app.throughput.last())),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        sep.clone(),
+        Span::styled("ins ", gray),
+        Span::styled(thousands(c.inserts), Style::new().fg(Color::Green)),
+        Span::styled(" upd ", gray),
+        Span::styled(thousands(c.updates), Style::new().fg(Color::Yellow)),
+        Span::styled(" del ", gray),
+        Span::styled(thousands(c.deletes), Style::new().fg(Color::Red)),
+        Span::styled(" ddl ", gray),
+        Span::styled(thousands(c.ddl), Style::new().fg(Color::Magenta)),
+        sep.clone(),
+        Span::styled("open ", gray),
+        Span::raw(thousands(st.open_transactions as u64)),
+    ];
+    if let Some(age) = app.oldest_txn_age_s() {
+        spans.push(Span::styled(", oldest ", gray));
+        spans.push(Span::raw(duration_s(age.max(0) as u64)));
+    }
+    spans.push(sep);
+    spans.push(Span::styled("restart ", gray));
+    spans.push(Span::raw(st.restart_scn.to_string()));
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+}
+
 fn op_style(op: &str) -> Style {
     match op {
         "c" | "r" => Style::new().fg(Color::Green),
@@ -295,10 +372,28 @@ fn compact(n: u64) -> String {
     }
 }
 
-fn clock(ms: i64) -> String {
+fn clock(ms: i64, dated: bool) -> String {
+    let fmt = if dated { "%m-%d %H:%M:%S" } else { "%H:%M:%S" };
     DateTime::from_timestamp_millis(ms)
-        .map(|d| d.format("%H:%M:%S").to_string())
+        .map(|d| d.format(fmt).to_string())
         .unwrap_or_else(|| "--:--:--".into())
+}
+
+fn commit_ms(e: &Entry) -> i64 {
+    match &e.event {
+        CapturedEvent::Change(c) => c.commit_ts_ms,
+        CapturedEvent::Ddl(d) => d.commit_ts_ms,
+    }
+}
+
+/// Whether the changes shown span more than one day: the TIME column then
+/// carries the date, or 09:00 yesterday would read as this morning.
+fn spans_days(visible: &[&Entry]) -> bool {
+    let day = |e: &&Entry| DateTime::from_timestamp_millis(commit_ms(e)).map(|d| d.date_naive());
+    match (visible.first().map(day), visible.last().map(day)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    }
 }
 
 /// `s` in exactly `w` terminal columns: padded, or cut with `…`. Control
@@ -334,8 +429,8 @@ fn char_width(c: char) -> usize {
 }
 
 /// The list's columns for a width: (name, width); the last fills.
-fn list_columns(width: u16) -> Vec<(&'static str, usize)> {
-    let mut cols = vec![("TIME", 8), ("COMMIT SCN", 12)];
+fn list_columns(width: u16, dated: bool) -> Vec<(&'static str, usize)> {
+    let mut cols = vec![("TIME", if dated { 14 } else { 8 }), ("COMMIT SCN", 12)];
     if width >= 110 {
         cols.push(("XID", 16));
     }
@@ -346,14 +441,10 @@ fn list_columns(width: u16) -> Vec<(&'static str, usize)> {
     cols
 }
 
-fn entry_cells(e: &Entry) -> Vec<String> {
+fn entry_cells(e: &Entry, dated: bool) -> Vec<String> {
     let src = e.event.source();
-    let ts = match &e.event {
-        CapturedEvent::Change(c) => c.commit_ts_ms,
-        CapturedEvent::Ddl(d) => d.commit_ts_ms,
-    };
     vec![
-        clock(ts),
+        clock(commit_ms(e), dated),
         src.commit_scn.to_string(),
         src.xid.clone(),
         e.op_label().to_string(),
@@ -397,7 +488,8 @@ fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
     if inner.height == 0 {
         return;
     }
-    let cols = list_columns(inner.width);
+    let dated = spans_days(visible);
+    let cols = list_columns(inner.width, dated);
     let fixed: usize = cols.iter().map(|(_, w)| w + 1).sum();
     let last_w = (inner.width as usize).saturating_sub(fixed);
     let width_of = |i: usize, w: usize| if i + 1 == cols.len() { last_w } else { w };
@@ -435,7 +527,7 @@ fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
     };
     let show_xid = inner.width >= 110;
     for (row, (i, e)) in visible.iter().enumerate().skip(top).take(rows).enumerate() {
-        let cells = entry_cells(e);
+        let cells = entry_cells(e, dated);
         let cells: Vec<&String> = cells
             .iter()
             .enumerate()
@@ -496,12 +588,20 @@ fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
         thousands(index.unwrap_or(0) as u64 + 1),
         thousands(visible.len() as u64)
     );
-    let block = Block::bordered()
+    let mut block = Block::bordered()
         .title(title)
-        .title_bottom(Line::from(position))
-        .title_bottom(
-            Line::from(format!(" row {} ", src.row_id.as_deref().unwrap_or("-"))).right_aligned(),
-        );
+        .title_bottom(Line::from(position));
+    // DDL rows carry LogMiner's placeholder ROWID (all A's): no row to name.
+    let row_id = match &entry.event {
+        CapturedEvent::Change(_) => src
+            .row_id
+            .as_deref()
+            .filter(|r| r.chars().any(|c| c != 'A')),
+        CapturedEvent::Ddl(_) => None,
+    };
+    if let Some(r) = row_id {
+        block = block.title_bottom(Line::from(format!(" row {r} ")).right_aligned());
+    }
     let inner = block.inner(area);
     block.render(area, buf);
     match &entry.event {
@@ -576,6 +676,12 @@ fn alert_style(a: &Alert) -> (&'static str, Style) {
 fn alert_line(a: &Alert) -> Line<'static> {
     let (tag, style) = alert_style(a);
     let mut spans = vec![Span::styled(format!("{tag} "), style)];
+    if let Some(at) = a.raised_at {
+        spans.push(Span::styled(
+            format!("{} ", at.format("%H:%M:%S")),
+            Style::new().fg(Color::Gray),
+        ));
+    }
     // ORA- messages already start with their code.
     if !a.message.starts_with(&a.code) {
         spans.push(Span::styled(format!("{} ", a.code), style));
@@ -588,6 +694,57 @@ fn alert_line(a: &Alert) -> Line<'static> {
         ));
     }
     Line::from(spans)
+}
+
+/// The error that stopped capture, in full: wrapped, indented, with advice.
+fn render_stopped(a: &Alert, area: Rect, buf: &mut Buffer) {
+    let red = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
+    let block = Block::bordered()
+        .border_style(red)
+        .title(Line::styled(" Capture stopped ", red));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let indent = |text: &str, width: u16| -> Vec<Line<'static>> {
+        let w = usize::from(width.saturating_sub(4)).max(10);
+        let mut lines = Vec::new();
+        let mut cur = String::new();
+        for word in text.split_whitespace() {
+            if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > w {
+                lines.push(Line::raw(format!("    {cur}")));
+                cur.clear();
+            }
+            if !cur.is_empty() {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+        }
+        if !cur.is_empty() {
+            lines.push(Line::raw(format!("    {cur}")));
+        }
+        lines
+    };
+    let mut lines = vec![Line::styled(
+        if a.message.starts_with(&a.code) {
+            "error:".to_string()
+        } else {
+            format!("error {}:", a.code)
+        },
+        red,
+    )];
+    lines.extend(indent(&a.message, inner.width));
+    if let Some(advice) = &a.advice {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("what to do:", Style::new().fg(Color::Cyan)));
+        lines.extend(indent(advice, inner.width));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "q quits; the exit code and the message are repeated on the terminal",
+        Style::new().fg(Color::Gray),
+    ));
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
 }
 
 fn render_alerts(app: &App, area: Rect, buf: &mut Buffer) {
@@ -698,7 +855,8 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 const HELP: &[(&str, &str)] = &[
-    ("q  Esc", "quit (Esc first closes the detail pane)"),
+    ("q", "quit"),
+    ("Esc", "close the detail pane, then clear the filter"),
     ("p  Space", "pause the list; capture continues"),
     ("/", "filter: insert update delete ddl op:u, or text"),
     ("", "(table, XID, column or value); Enter applies,"),
@@ -707,8 +865,97 @@ const HELP: &[(&str, &str)] = &[
     ("PgUp PgDn", "a page up / down"),
     ("g  G", "oldest kept / follow the newest"),
     ("Enter", "before and after of the selected change"),
+    ("t", "open transactions, full screen (V$TRANSACTION)"),
     ("?", "this help; any key closes it"),
 ];
+
+/// The open transactions on the whole screen, in the manner of GoldenGate's
+/// `SEND … SHOWTRANS`: the database's list (V$TRANSACTION when tail started)
+/// with what the engine buffers for the oldest and the largest.
+fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
+    Clear.render(area, buf);
+    let h = &app.header;
+    let at = h
+        .db_transactions_at
+        .map(|t| format!(" at {}", t.format("%Y-%m-%d %H:%M:%S")))
+        .unwrap_or_default();
+    let block = Block::bordered()
+        .title(format!(
+            " Open transactions: {} in V$TRANSACTION{at} (t or Esc closes) ",
+            thousands(h.db_transactions.len() as u64)
+        ))
+        .border_style(Style::new().fg(Color::Cyan));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let mut lines = Vec::new();
+    if let Some(e) = &h.db_transactions_error {
+        lines.push(Line::styled(
+            format!("V$TRANSACTION could not be read: {e}"),
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    let wide = inner.width >= 110;
+    let mut head = format!(
+        "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
+        "XID", "START SCN", "START TIME", "AGE", "UNDO REC", "USER"
+    );
+    if wide {
+        head.push_str(&format!(" {:<10} {}", "CONTAINER", "BUFFERED BY CAPTURE"));
+    }
+    lines.push(Line::styled(
+        head,
+        Style::new().add_modifier(Modifier::BOLD),
+    ));
+    let now = app.status.current_time.or(h.db_transactions_at);
+    let buffered = |xid: &str| -> Option<String> {
+        [&app.status.oldest_open, &app.status.largest_open]
+            .into_iter()
+            .flatten()
+            .find(|o| o.xid.eq_ignore_ascii_case(xid))
+            .map(|o| {
+                format!(
+                    "{} changes, {}{}",
+                    thousands(o.events),
+                    super::widgets::bytes(o.bytes),
+                    if o.spilled { " spilled" } else { "" }
+                )
+            })
+    };
+    for t in &h.db_transactions {
+        let age = match (now, t.start_time) {
+            (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
+            _ => "?".into(),
+        };
+        let start = t
+            .start_time
+            .map(|s| s.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "?".into());
+        let mut row = format!(
+            "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
+            t.xid,
+            t.start_scn,
+            start,
+            age,
+            thousands(t.used_urec),
+            t.username.as_deref().unwrap_or("?")
+        );
+        if wide {
+            row.push_str(&format!(
+                " {:<10} {}",
+                t.con_name.as_deref().unwrap_or(""),
+                buffered(&t.xid).unwrap_or_else(|| "-".into())
+            ));
+        }
+        lines.push(Line::raw(row));
+    }
+    if h.db_transactions.is_empty() && h.db_transactions_error.is_none() {
+        lines.push(Line::styled(
+            "no transaction was open in the database when tail started",
+            Style::new().fg(Color::Gray),
+        ));
+    }
+    Paragraph::new(lines).render(inner, buf);
+}
 
 fn render_help(area: Rect, buf: &mut Buffer) {
     let w = 62.min(area.width);

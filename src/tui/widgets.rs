@@ -36,6 +36,21 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// Seconds as `42s`, `3m05s`, `2h07m`, `3d04h`.
+/// `1536` as `1.5 KiB`, `3 << 20` as `3.0 MiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
 pub fn duration_s(s: u64) -> String {
     match s {
         0..=59 => format!("{s}s"),
@@ -70,8 +85,64 @@ pub struct LagGauge<'a> {
     pub level: Level,
 }
 
+impl LagGauge<'_> {
+    /// The gauge on one line, for short terminals: `SCN lag ██░░ 314`.
+    fn render_line(&self, area: Rect, buf: &mut Buffer) {
+        let color = level_color(self.level);
+        let title = format!(" {} ", self.title);
+        let mut spans = vec![Span::styled(
+            title.clone(),
+            Style::new().fg(color).add_modifier(Modifier::BOLD),
+        )];
+        let room = usize::from(area.width).saturating_sub(title.chars().count());
+        match self.value {
+            None => spans.push(Span::raw("waiting for the first status")),
+            Some(value) => {
+                let tag = match self.level {
+                    Level::Ok => "",
+                    Level::Warn => " WARN",
+                    Level::Crit => " CRIT",
+                };
+                let text = format!(" {}{tag}", self.text);
+                let bar_w = room.saturating_sub(text.chars().count());
+                let filled = bar_cells(value, self.full, bar_w);
+                spans.push(Span::styled("█".repeat(filled), Style::new().fg(color)));
+                spans.push(Span::styled(
+                    "░".repeat(bar_w - filled),
+                    Style::new().fg(Color::DarkGray),
+                ));
+                spans.push(Span::styled(
+                    text,
+                    Style::new().fg(color).add_modifier(Modifier::BOLD),
+                ));
+            }
+        }
+        buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+    }
+}
+
+/// Cells of a `width`-cell bar filled for `value` out of `full`; any lag at
+/// all shows, however small next to the scale.
+fn bar_cells(value: u64, full: u64, width: usize) -> usize {
+    let ratio = if full == 0 {
+        1.0
+    } else {
+        (value as f64 / full as f64).min(1.0)
+    };
+    let filled = (ratio * width as f64).round() as usize;
+    if value > 0 && filled == 0 && width > 0 {
+        1
+    } else {
+        filled.min(width)
+    }
+}
+
 impl Widget for &LagGauge<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        if area.height < 3 {
+            self.render_line(area, buf);
+            return;
+        }
         let color = level_color(self.level);
         let mut block = Block::bordered()
             .border_style(Style::new().fg(color))
@@ -98,16 +169,7 @@ impl Widget for &LagGauge<'_> {
         };
         let text = format!(" {}{tag}", self.text);
         let bar_w = (inner.width as usize).saturating_sub(text.chars().count());
-        let ratio = if self.full == 0 {
-            1.0
-        } else {
-            (value as f64 / self.full as f64).min(1.0)
-        };
-        let mut filled = (ratio * bar_w as f64).round() as usize;
-        if value > 0 && filled == 0 && bar_w > 0 {
-            // Any lag at all shows, however small next to the scale.
-            filled = 1;
-        }
+        let filled = bar_cells(value, self.full, bar_w);
         let line = Line::from(vec![
             Span::styled("█".repeat(filled), Style::new().fg(color)),
             Span::styled("░".repeat(bar_w - filled), Style::new().fg(Color::DarkGray)),
@@ -269,9 +331,25 @@ impl Widget for &ThroughputPanel<'_> {
         let data: Vec<u64> = h.iter().skip(h.len() - take).copied().collect();
         Sparkline::default()
             .data(&data)
+            .max(sparkline_scale(&data))
             .style(Style::new().fg(Color::Cyan))
             .render(inner, buf);
     }
+}
+
+/// The value a full bar stands for: the highest second, but at most half
+/// again the 90th percentile, so one
+/// peak (a batch job's burst) does not flatten normal traffic to nothing;
+/// the peak's bar is cut at full height and its figure is in the title.
+pub fn sparkline_scale(data: &[u64]) -> u64 {
+    let mut sorted: Vec<u64> = data.to_vec();
+    sorted.sort_unstable();
+    let p90 = sorted
+        .get((sorted.len() * 9 / 10).min(sorted.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0);
+    let max = sorted.last().copied().unwrap_or(0);
+    (p90 + p90 / 2).min(max).max(1)
 }
 
 /// One line: the SCN window and the logs of the current session.
@@ -576,5 +654,22 @@ mod tests {
             text.trim_end(),
             " logs t1 #1842 archived, t1 #1843 online │ window 10041082..10044100 │ mined 10042100 of 10042340"
         );
+    }
+}
+
+#[cfg(test)]
+mod sparkline_tests {
+    use super::sparkline_scale;
+
+    #[test]
+    fn one_peak_does_not_flatten_normal_traffic() {
+        let mut data = vec![40u64; 59];
+        data.push(5_000);
+        // Normal seconds fill two thirds of the height, not 1/125 of it.
+        assert_eq!(sparkline_scale(&data), 60);
+        assert_eq!(sparkline_scale(&[]), 1);
+        assert_eq!(sparkline_scale(&[0, 0]), 1);
+        // Steady traffic keeps the plain maximum.
+        assert_eq!(sparkline_scale(&[50, 55, 59, 52]), 59);
     }
 }

@@ -3,6 +3,7 @@
 
 mod common;
 mod numbers;
+mod operator;
 mod oracle_live;
 mod preflight;
 mod redo_forms;

@@ -178,7 +178,7 @@ fn csv_input_joins_continuation_pieces_and_reports_positions() {
     assert_eq!(v[0]["op"], "insert");
     assert_eq!(v[0]["table"], "ORDERS");
     assert_eq!(v[0]["after"], json!({"ID": "7", "NOTE": "a, b\nc"}));
-    assert_eq!(v[0]["scn"], 101);
+    assert_eq!(v[0]["scn"], "101");
     assert_eq!(v[0]["rs_id"], " 0x000003.00000011.0010 ");
     assert_eq!(v[0]["ssn"], 0);
     assert_eq!(v[1]["op"], "ddl");
@@ -208,7 +208,7 @@ fn csv_rows_logminer_could_not_mine_are_errors_and_rollback_rows_are_marked() {
     assert_eq!(v.len(), 3);
     assert_eq!(v[0]["rollback"], true);
     assert!(v[1]["error"].as_str().unwrap().contains("UNSUPPORTED"));
-    assert_eq!(v[1]["scn"], 3);
+    assert_eq!(v[1]["scn"], "3");
     assert!(v[2]["error"].as_str().unwrap().contains("MISSING_SCN"));
 }
 

@@ -328,15 +328,67 @@ fn screen_in_a_terminal_shows_changes_and_quits_cleanly() {
 }
 
 #[test]
+fn screen_header_names_the_resolved_table_and_the_simulator() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    let screen = t.wait_for("the header", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.contains("APP.ORDERS") && l.contains("SIMULATOR"))
+    });
+    assert!(
+        !screen.lines().next().unwrap_or("").contains(" orders"),
+        "{screen}"
+    );
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
+fn key_t_lists_the_database_s_open_transactions_on_the_whole_screen() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    t.wait_for("the header", |s| {
+        s.contains("APP.ORDERS") && s.contains("MINING")
+    });
+    t.keys("t");
+    let list = t.wait_for("the open-transactions list", |s| {
+        s.contains("in V$TRANSACTION")
+    });
+    assert!(
+        list.contains("START SCN") && list.contains("USER"),
+        "{list}"
+    );
+    t.keys("Escape");
+    t.wait_for("the list closed", |s| {
+        !s.contains("in V$TRANSACTION") && !s.contains("EXIT=")
+    });
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
 fn screen_in_a_narrow_terminal_resizes_and_quits_cleanly() {
     let t = Tmux::start(
         &shell_command("tail APP.ORDERS --synthetic-feed faults"),
         80,
         24,
     );
-    t.wait_for("first changes", |s| {
+    let first = t.wait_for("first changes", |s| {
         has_change_row(s) && s.contains("MINING")
     });
+    // 80×24 keeps the changes in view: gauges and stats take a line each.
+    assert!(
+        first.contains(" SCN lag ") && !first.contains("┌ SCN lag"),
+        "{first}"
+    );
+    // Esc never quits: only q does.
+    t.keys("Escape");
+    t.keys("p");
+    t.wait_for("still running after Esc", |s| {
+        s.contains("PAUSED") && !s.contains("EXIT=")
+    });
+    t.keys("p");
+    t.tmux(&["resize-window", "-t", "t", "-x", "50", "-y", "12"]);
+    t.wait_for("the too-small notice", |s| s.contains("need 60×16"));
     t.tmux(&["resize-window", "-t", "t", "-x", "130", "-y", "40"]);
     t.wait_for("the wide layout with XIDs", |s| s.contains("XID"));
     t.keys("q");

@@ -62,10 +62,15 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
             t.fail(format!("database.pdb.name = {p} names no PDB of this CDB"));
         }
     } else if c.format.is_flink() {
+        // Flink CDC passes database-name to Debezium as database.dbname,
+        // which on a CDB is the CDB; the PDB goes in debezium.database.pdb.name.
         match db {
-            Some(db) if is_pdb(db) => {}
+            Some(db) if is_pdb(db) => t.fail(format!(
+                "database-name = {db} names a PDB: keep database-name = {cdb} (the CDB) and set 'debezium.database.pdb.name' = '{db}'",
+                cdb = i.db_name
+            )),
             Some(db) if db.eq_ignore_ascii_case(&i.db_name) => t.fail(format!(
-                "database-name = {db} names the CDB root and no PDB is configured: on a CDB, database-name must be the PDB (e.g. {})",
+                "database-name = {db} names the CDB and no PDB is configured: keep it and set 'debezium.database.pdb.name' = '{}'",
                 pdbs.first().copied().unwrap_or("ORCLPDB1")
             )),
             Some(db) => t.fail(format!(

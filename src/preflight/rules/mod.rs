@@ -241,11 +241,11 @@ mod tests {
     }
 
     #[test]
-    fn flink_database_name_must_be_the_pdb_on_a_cdb() {
+    fn flink_database_name_stays_the_cdb_and_the_pdb_goes_in_debezium_pdb_name() {
         let pdb = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLPDB1')";
         assert_eq!(
             run("cfg-database-name", &with_config("19.3.0.0.0", pdb)),
-            Status::Pass
+            Status::Fail
         );
         let root = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB')";
         assert_eq!(

@@ -186,14 +186,14 @@ pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
     for (thread, seqs) in &by_thread {
         let v: Vec<u64> = seqs.iter().copied().collect();
         t.note(format!(
-            "thread {thread}: sequences {}..={}",
+            "thread {thread}: sequences {}–{}",
             v.first().copied().unwrap_or(0),
             v.last().copied().unwrap_or(0)
         ));
         for w in v.windows(2) {
             if w[1] > w[0] + 1 {
                 t.fail(format!(
-                    "thread {thread}: sequence {}..={} missing",
+                    "thread {thread}: sequence {}–{} missing",
                     w[0] + 1,
                     w[1] - 1
                 ));
@@ -279,7 +279,7 @@ pub fn fra_usage(f: &Facts, d: &CheckDef) -> Outcome {
     let used =
         ra.space_used.saturating_sub(ra.space_reclaimable) as f64 / ra.space_limit as f64 * 100.0;
     let warn = d.threshold("warn_pct", 85.0);
-    let fail = d.threshold("fail_pct", 97.0);
+    let fail = d.threshold("fail_pct", 95.0);
     t.note(format!(
         "{}: {} of {} used, {} reclaimable ({used:.1}% not reclaimable)",
         ra.name,

@@ -1,0 +1,77 @@
+//! "Did you mean": the close names to offer when an operator mistypes a
+//! table, a scenario, a check id or an option.
+
+/// Levenshtein distance over characters.
+pub fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// Up to three candidates close to `wanted` (case-insensitive), closest
+/// first; a candidate that contains `wanted` (or is contained in it) counts
+/// as close however long it is.
+pub fn close<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let w = wanted.to_uppercase();
+    // Two edits cover a transposition (`fial` for `fail`); short names get one.
+    let n = w.chars().count();
+    let limit = if n < 4 { 1 } else { (n / 3).clamp(2, 3) };
+    let mut scored: Vec<(usize, &str)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let u = c.to_uppercase();
+            let d = distance(&w, &u);
+            // `interval-churn` for `interval-partition-churn`: every word typed.
+            let words = |x: &str| -> Vec<String> {
+                x.split(['-', '_', '.', ' '])
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            };
+            let typed = words(&w);
+            let all_words = typed.len() > 1 && typed.iter().all(|t| words(&u).contains(t));
+            let contains = all_words || (w.len() >= 3 && (u.contains(&w) || w.contains(&u)));
+            (d <= limit || contains).then_some((if contains { d.min(limit) } else { d }, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(3).map(|(_, c)| c).collect()
+}
+
+/// `"; did you mean A, B?"`, or nothing when nothing is close.
+pub fn did_you_mean<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let c = close(wanted, candidates);
+    if c.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", c.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn close_names_come_first_and_distant_ones_are_left_out() {
+        let names = ["ORDERS", "ORDER_HIS", "DOCS", "CUSTOMERS"];
+        assert_eq!(close("ORDRS", names), vec!["ORDERS"]);
+        assert_eq!(close("orderz", names), vec!["ORDERS"]);
+        assert!(close("INVOICES", names).is_empty());
+        assert_eq!(close("fial", ["fail", "warn"]), vec!["fail"]);
+        assert_eq!(
+            close("interval-churn", ["demo", "interval-partition-churn"]),
+            vec!["interval-partition-churn"]
+        );
+        assert_eq!(did_you_mean("DOC", names), "; did you mean DOCS?");
+    }
+}

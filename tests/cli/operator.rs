@@ -1,0 +1,576 @@
+//! What an operator types and reads: table names resolved the same way by
+//! every command, the simulator never mistaken for a database, and the
+//! small answers (exit codes, advice, versions) that decide a page at 3 a.m.
+
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
+
+fn cdcctl(args: &[&str]) -> Output {
+    cdcctl_env(args, &[])
+}
+
+/// Runs the binary with `env` set and CDCCTL_SOURCE otherwise unset, in a
+/// fresh temporary directory: a default file name (`cdcctl-checkpoint.json`)
+/// can never land in the repository.
+fn cdcctl_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let cwd = tempfile::tempdir().expect("tempdir");
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(cwd.path())
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    match cmd.output() {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    }
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The demo scenario with a second ORDERS in another schema.
+fn two_orders_scenario(dir: &std::path::Path) -> String {
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let extra = r#"
+[[tables]]
+owner = "SALES"
+name = "ORDERS"
+pdb = "ORCLPDB1"
+supplemental_logging = "all"
+rows = 10
+weight = 0.5
+primary_key = ["ID"]
+columns = [{ name = "ID", type = "NUMBER(10)", nullable = false }]
+"#;
+    // Tables must come before [workload] in the file only for readability;
+    // TOML arrays of tables may appear anywhere.
+    let path = dir.join("two-orders.toml");
+    std::fs::write(&path, format!("{demo}\n{extra}")).expect("write scenario");
+    format!("sim:{}", path.display())
+}
+
+#[test]
+fn a_bare_table_name_resolves_in_tail_and_the_output_names_the_schema() {
+    let out = cdcctl(&[
+        "--source",
+        "sim",
+        "tail",
+        "orders",
+        "--plain",
+        "--count",
+        "3",
+        "--lag-every",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines
+            .iter()
+            .all(|v| v["source"]["schema"] == "APP" && v["source"]["table"] == "ORDERS"),
+        "{text}"
+    );
+}
+
+/// Runs `tail`, `partitions`, `preflight --table` and `run` (into a temp
+/// dir) on `source` with `table` (`partitions` and `run` get `qualified`);
+/// each must exit 2 with stderr satisfying `says`, and capture nothing.
+fn every_command_refuses(source: &str, table: &str, qualified: &str, says: impl Fn(&str) -> bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cp = dir.path().join("cp.json");
+    let out_file = dir.path().join("out.jsonl");
+    let cp_s = cp.to_str().expect("utf-8 path");
+    let out_s = out_file.to_str().expect("utf-8 path");
+    let runs: Vec<Vec<&str>> = vec![
+        vec!["--source", source, "tail", table, "--plain", "--count", "1"],
+        vec!["--source", source, "partitions", qualified],
+        vec!["--source", source, "preflight", "--table", table],
+        vec![
+            "--source",
+            source,
+            "run",
+            qualified,
+            "--count",
+            "1",
+            "--checkpoint",
+            cp_s,
+            "--output",
+            out_s,
+        ],
+    ];
+    for args in runs {
+        let out = cdcctl(&args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(says(&err), "{args:?}: {err}");
+    }
+    assert!(
+        !cp.exists(),
+        "nothing may be captured for a name that resolves to no one table"
+    );
+}
+
+#[test]
+fn a_bare_name_in_several_schemas_exits_2_listing_them_in_every_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = two_orders_scenario(dir.path());
+    every_command_refuses(&src, "ORDERS", "ORDERS", |err| {
+        err.contains("APP.ORDERS") && err.contains("SALES.ORDERS")
+    });
+}
+
+#[test]
+fn a_name_that_matches_nothing_exits_2_with_did_you_mean_in_every_command() {
+    every_command_refuses("sim", "ORDRS", "APP.ORDRS", |err| {
+        err.contains("did you mean APP.ORDERS?")
+    });
+}
+
+#[test]
+fn preflight_for_a_table_that_does_not_exist_is_never_green() {
+    for format in ["human", "json", "junit"] {
+        let out = cdcctl(&[
+            "--source",
+            "sim",
+            "preflight",
+            "--table",
+            "APP.NOPE",
+            "--format",
+            format,
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{format}: {err}");
+        assert!(err.contains("no table matches `APP.NOPE`"), "{err}");
+        assert!(out.stdout.is_empty(), "{format}: a report was printed");
+    }
+}
+
+#[test]
+fn run_without_an_explicit_source_refuses_to_capture_the_simulator() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cp = dir.path().join("cp.json");
+    let out_file = dir.path().join("out.jsonl");
+    let common = [
+        "APP.ORDERS",
+        "--count",
+        "1",
+        "--checkpoint",
+        cp.to_str().expect("utf-8 path"),
+        "--output",
+        out_file.to_str().expect("utf-8 path"),
+    ];
+    let out = cdcctl(&[&["run"][..], &common[..]].concat());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no --source given"), "{err}");
+    assert!(!cp.exists() && !out_file.exists(), "nothing may be written");
+
+    // The environment counts as explicit, like the flag.
+    let out = cdcctl_env(
+        &[&["run"][..], &common[..]].concat(),
+        &[("CDCCTL_SOURCE", "sim:demo?clock=virtual")],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(cp.exists());
+}
+
+#[test]
+fn human_commands_on_the_simulator_say_so_once_on_stderr() {
+    let out = cdcctl(&["preflight"]);
+    let err = stderr(&out);
+    let notice: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("built-in simulator"))
+        .collect();
+    assert_eq!(notice.len(), 1, "{err}");
+    assert!(notice[0].contains("scenario demo"), "{err}");
+    assert!(notice[0].contains("--source oracle://"), "{err}");
+
+    let out = cdcctl(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "partitions",
+        "APP.ORDER_HIS",
+    ]);
+    assert!(
+        stderr(&out).contains("scenario fra-nearly-full"),
+        "{}",
+        stderr(&out)
+    );
+    // Machine formats stay clean.
+    let out = cdcctl(&["preflight", "--format", "json"]);
+    assert!(
+        !stderr(&out).contains("built-in simulator"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn check_status(json: &serde_json::Value, id: &str) -> String {
+    json["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == id))
+        .and_then(|c| c["status"].as_str())
+        .unwrap_or("absent")
+        .to_string()
+}
+
+fn preflight_json(args: &[&str]) -> (serde_json::Value, Output) {
+    let mut a = args.to_vec();
+    a.extend(["--format", "json"]);
+    let out = cdcctl(&a);
+    let v = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", stderr(&out)));
+    (v, out)
+}
+
+#[test]
+fn preflight_junit_carries_the_attributes_ci_reads_and_shows_warnings() {
+    let out = cdcctl(&["--source", "sim:demo", "preflight", "--format", "junit"]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    for attr in ["errors=\"0\"", " time=\"", "timestamp=\"", "hostname=\""] {
+        assert!(
+            xml.lines()
+                .any(|l| l.contains("<testsuite ") && l.contains(attr)),
+            "{attr} missing on suites:\n{xml}"
+        );
+    }
+    assert!(
+        xml.lines()
+            .filter(|l| l.contains("<testcase "))
+            .all(|l| l.contains(" time=\"")),
+        "{xml}"
+    );
+    // The demo has warnings: visible, but not failures under --fail-on fail.
+    assert!(
+        xml.contains("<property name=\"status\" value=\"warn\"/>"),
+        "{xml}"
+    );
+    assert!(xml.contains("<system-out>WARN: "), "{xml}");
+    assert!(!xml.contains("<failure"), "{xml}");
+    assert_eq!(out.status.code(), Some(0));
+
+    let out = cdcctl(&[
+        "--source",
+        "sim:demo",
+        "preflight",
+        "--format",
+        "junit",
+        "--fail-on",
+        "warn",
+    ]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(xml.contains("<failure type=\"warn\""), "{xml}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn preflight_thresholds_are_configurable_by_flag_and_file() {
+    // 96% of the recovery area used, nothing reclaimable: FAIL by default.
+    let (v, out) = preflight_json(&["--source", "sim:fra-nearly-full", "preflight"]);
+    assert_eq!(check_status(&v, "fra-usage"), "fail");
+    assert_eq!(out.status.code(), Some(1));
+
+    let (v, _) = preflight_json(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "preflight",
+        "--set",
+        "fra-usage.fail=99",
+    ]);
+    assert_eq!(check_status(&v, "fra-usage"), "warn");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("thresholds.toml");
+    std::fs::write(&file, "[fra-usage]\nfail_pct = 99\nwarn_pct = 97\n").expect("write");
+    let (v, _) = preflight_json(&[
+        "--source",
+        "sim:fra-nearly-full",
+        "preflight",
+        "--thresholds",
+        file.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(check_status(&v, "fra-usage"), "pass");
+
+    for (set, says) in [
+        ("fra-usag.fail=90", "did you mean fra-usage?"),
+        ("fra-usage.fial=90", "did you mean fail_pct?"),
+        ("fra-usage.fail=lots", "give a number"),
+        ("fra-usage", "CHECK.KEY=VALUE"),
+    ] {
+        let out = cdcctl(&["--source", "sim:fra-nearly-full", "preflight", "--set", set]);
+        assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{set}: {}", stderr(&out));
+    }
+}
+
+#[test]
+fn ora_01555_already_recorded_in_undostat_fails_preflight() {
+    let (v, out) = preflight_json(&["--source", "sim:undo-too-small", "preflight"]);
+    assert_eq!(check_status(&v, "undo-vs-snapshot"), "fail");
+    let detail = v["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == "undo-vs-snapshot"))
+        .map(|c| c["detail"].to_string())
+        .unwrap_or_default();
+    assert!(detail.contains("ORA-01555"), "{detail}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn preflight_quiet_shows_only_warnings_and_failures_with_the_full_summary() {
+    let out = cdcctl(&["--source", "sim:fra-nearly-full", "preflight", "--quiet"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("FAIL") && text.contains("fra-usage"),
+        "{text}"
+    );
+    assert!(!text.contains(" PASS "), "{text}");
+    assert!(!text.contains("archivelog-mode"), "{text}");
+    let (v, _) = preflight_json(&["--source", "sim:fra-nearly-full", "preflight"]);
+    let total = v["checks"].as_array().map_or(0, Vec::len);
+    assert!(text.contains(&format!("{total} checks: ")), "{text}");
+}
+
+#[test]
+fn operator_text_has_no_rust_range_syntax() {
+    for scenario in [
+        "sim:archive-gap",
+        "sim:demo",
+        "sim:interval-partition-churn",
+    ] {
+        let out = cdcctl(&["--source", scenario, "preflight"]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("..="), "{scenario}:\n{text}");
+    }
+    let (v, _) = preflight_json(&["--source", "sim:archive-gap", "preflight"]);
+    let arch = v["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == "arch-gap"))
+        .map(|c| c.to_string())
+        .unwrap_or_default();
+    assert!(arch.contains("sequences ") && arch.contains('–'), "{arch}");
+}
+
+#[test]
+fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
+    let out = cdcctl(&["preflight", "--explain", "FRA-USAGE"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("fra-usage — "));
+    let out = cdcctl(&["preflight", "--explain", "fra-usge"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean fra-usage?"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn since_beyond_the_oldest_log_exits_2_naming_the_oldest_time() {
+    let out = cdcctl(&[
+        "--source",
+        "sim",
+        "tail",
+        "APP.ORDERS",
+        "--since",
+        "30d",
+        "--plain",
+        "--count",
+        "1",
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the oldest available log starts at 2025-03-01"),
+        "{err}"
+    );
+    assert!(!err.contains("RMAN"), "nothing to restore: {err}");
+}
+
+/// Starts `args`, reads one line of stdout, closes the pipe, and returns
+/// the exit code and stderr.
+fn close_after_one_line(args: &[&str]) -> (Option<i32>, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    // The reader is dropped here: the next write meets a closed pipe.
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait");
+    (status.code(), err)
+}
+
+#[test]
+fn a_closed_pipe_ends_every_printing_command_with_exit_0() {
+    for args in [
+        &["sim", "truth", "--count", "20000"][..],
+        &["preflight", "--list"][..],
+        &["collect"][..],
+        &["man"][..],
+        &["completions", "bash"][..],
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "tail",
+            "%.%",
+            "--plain",
+            "--since",
+            "5m",
+            "--count",
+            "20000",
+            "--lag-every",
+            "0",
+        ][..],
+    ] {
+        let (code, err) = close_after_one_line(args);
+        assert_eq!(code, Some(0), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn mistyped_scenarios_and_values_get_one_clear_sentence() {
+    let out = cdcctl(&[
+        "--source",
+        "sim:interval-churn",
+        "partitions",
+        "APP.ORDER_HIS",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean interval-partition-churn?"),
+        "{}",
+        stderr(&out)
+    );
+    for (args, says) in [
+        (
+            &["tail", "APP.ORDERS", "--from-scn", "abc"][..],
+            "--from-scn: `abc` is not an SCN",
+        ),
+        (
+            &["tail", "APP.ORDERS", "--since", "1x"][..],
+            "--since: `1x` is not a duration",
+        ),
+        (
+            &["preflight", "--format", "xml"][..],
+            "--format: `xml` is not one of human, json, junit",
+        ),
+        (&["preflight", "--formt", "json"][..], "'--format'"),
+    ] {
+        let out = cdcctl(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(
+            !err.contains("error: invalid value"),
+            "raw clap text: {err}"
+        );
+    }
+}
+
+#[test]
+fn verbose_logs_are_time_stamped_and_quiet_or_filters_silence_them() {
+    let args = [
+        "--source",
+        "sim",
+        "tail",
+        "orders",
+        "--plain",
+        "--count",
+        "1",
+        "--lag-every",
+        "0",
+    ];
+    let out = cdcctl(&[&["-v"][..], &args[..]].concat());
+    let err = stderr(&out);
+    let line = err
+        .lines()
+        .find(|l| l.contains("tables resolved"))
+        .unwrap_or_else(|| panic!("no info line: {err}"));
+    // 2026-11-30T21:02:51.493708Z  INFO tables resolved tables=APP.ORDERS
+    assert!(
+        line.len() > 20 && line.as_bytes()[4] == b'-' && line.as_bytes()[10] == b'T',
+        "{line}"
+    );
+    assert!(
+        line.contains("INFO") && line.contains("tables=APP.ORDERS"),
+        "{line}"
+    );
+    let out = cdcctl(&[&["-q"][..], &args[..]].concat());
+    assert!(!stderr(&out).contains("INFO"), "{}", stderr(&out));
+    let out = cdcctl_env(&args, &[("CDCCTL_LOG", "info")]);
+    assert!(stderr(&out).contains("INFO"), "{}", stderr(&out));
+}
+
+#[test]
+fn completions_man_page_and_version_come_from_the_command_definitions() {
+    let out = cdcctl(&["completions", "bash"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("cdcctl") && text.contains("preflight") && text.contains("--source"));
+    let out = cdcctl(&["completions", "zsh"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("#compdef cdcctl"));
+    let out = cdcctl(&["man"]);
+    let man = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        man.contains(".TH cdcctl") && man.contains("preflight"),
+        "{man}"
+    );
+    let out = cdcctl(&["--version"]);
+    let v = String::from_utf8_lossy(&out.stdout);
+    // cdcctl 0.1.0 (4eb72021b786, built 2026-11-30)
+    assert!(v.starts_with("cdcctl 0.1.0 ("), "{v}");
+    assert!(v.contains(", built 20"), "{v}");
+}
+
+#[test]
+fn redo_replay_takes_run_s_names_and_forms_for_spill_and_abandon() {
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&[
+        "redo",
+        "replay",
+        "--csv",
+        csv,
+        "--spill-mb",
+        "1",
+        "--abandon-after",
+        "4h",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn redo_parse_gives_scns_as_strings_like_the_envelope() {
+    let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
+    let out = cdcctl(&["redo", "parse", "--csv", "--file", csv]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let first: serde_json::Value = text
+        .lines()
+        .next()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no JSON line: {text}{}", stderr(&out)));
+    assert!(first["scn"].is_string(), "{first}");
+}
