@@ -875,6 +875,9 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::UnsupportedType { .. } => {
             Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
         }
+        Finding::CharacterHex { .. } => Some(
+            "give the dictionary's character sets and column types so character data decodes to text",
+        ),
         Finding::UnescapedQuote { .. } => {
             Some("compare the recovered value with the row in the table")
         }

@@ -96,6 +96,9 @@ pub struct BufferConfig {
     /// the statement's shape, with a finding for each (see
     /// [`crate::engine::redo::ParseOptions`]).
     pub relaxed_quotes: bool,
+    /// Character sets and column types, to decode character data LogMiner
+    /// printed as `HEXTORAW`; without it such values stay hex, flagged.
+    pub charsets: Option<std::sync::Arc<crate::engine::charset::CharsetDictionary>>,
     /// A transaction whose buffered rows pass this many bytes spills to disk.
     pub spill_txn_bytes: Option<u64>,
     /// When all in-memory transactions together pass this, the largest spills.
@@ -113,6 +116,7 @@ impl Default for BufferConfig {
             db_name: String::new(),
             on_parse_error: OnParseError::Fail,
             relaxed_quotes: false,
+            charsets: None,
             spill_txn_bytes: Some(64 << 20),
             spill_total_bytes: Some(512 << 20),
             spill_dir: None,
@@ -883,7 +887,11 @@ impl TxnBuffer {
             return Ok(None);
         }
         let sql = row.sql_redo.as_deref().unwrap_or("");
-        let decoded = match decode::decode(sql, self.config.relaxed_quotes) {
+        let decoded = match decode::decode(
+            sql,
+            self.config.relaxed_quotes,
+            self.config.charsets.as_deref(),
+        ) {
             Ok(d) => d,
             Err(e) => {
                 return match self.config.on_parse_error {
