@@ -169,6 +169,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         start,
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),
+        lob_columns: opened.lob_columns.clone(),
         ..CaptureConfig::default()
     };
     let mut capture = Capture::new(opened.source, config).map_err(|e| capture_failure(&e))?;

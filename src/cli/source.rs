@@ -21,6 +21,9 @@ pub struct OpenedSource {
     pub pdb_filter: Option<String>,
     /// Key columns of the tables in scope, for the engine's dictionary checks.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// LOB and XMLType columns of the tables in scope: the redo of an update
+    /// or delete does not carry them.
+    pub lob_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -96,14 +99,20 @@ pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSourc
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
 }
 
-/// Key columns of the tables matching `patterns` (none asked: none read,
-/// since listing every table of a production database is not free).
+/// Per table: key columns and LOB columns.
+type TableColumns = (
+    BTreeMap<TableName, Vec<String>>,
+    BTreeMap<TableName, Vec<String>>,
+);
+
+/// Key and LOB columns of the tables matching `patterns` (none asked: none
+/// read, since listing every table of a production database is not free).
 fn key_columns(
     catalog: &mut dyn Catalog,
     patterns: &[TablePattern],
-) -> Result<BTreeMap<TableName, Vec<String>>, OpenError> {
+) -> Result<TableColumns, OpenError> {
     if patterns.is_empty() {
-        return Ok(BTreeMap::new());
+        return Ok(Default::default());
     }
     let tables = catalog
         .tables(patterns)
@@ -135,13 +144,32 @@ fn key_columns(
             ),
         });
     }
-    Ok(tables
+    let lobs = tables
+        .iter()
+        .map(|t| {
+            let lobs = t
+                .columns
+                .iter()
+                .filter(|c| {
+                    matches!(
+                        c.data_type.to_ascii_uppercase().as_str(),
+                        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE"
+                    )
+                })
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>();
+            (t.name.clone(), lobs)
+        })
+        .filter(|(_, lobs)| !lobs.is_empty())
+        .collect();
+    let keys = tables
         .into_iter()
         .map(|t| {
             let key = t.key_columns();
             (t.name, key)
         })
-        .collect())
+        .collect();
+    Ok((keys, lobs))
 }
 
 pub fn open_redo_source(
@@ -152,7 +180,7 @@ pub fn open_redo_source(
     match parse_spec(spec)? {
         SourceSpec::Sim => {
             let mut sim = open_sim(spec)?;
-            let key_columns = key_columns(&mut sim, tables)?;
+            let (key_columns, lob_columns) = key_columns(&mut sim, tables)?;
             let instance = sim.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = sim.session().map_err(|e| OpenError::from_source(&e))?;
             Ok(OpenedSource {
@@ -163,6 +191,7 @@ pub fn open_redo_source(
                 pdb_filter: sim.default_pdb(),
                 description: spec.to_string(),
                 key_columns,
+                lob_columns,
                 source: Box::new(sim),
             })
         }
@@ -170,7 +199,7 @@ pub fn open_redo_source(
             let mut source = open_oracle(url, client_lib)?;
             let instance = source.instance().map_err(|e| OpenError::from_source(&e))?;
             let session = source.session().map_err(|e| OpenError::from_source(&e))?;
-            let key_columns = key_columns(&mut source, tables)?;
+            let (key_columns, lob_columns) = key_columns(&mut source, tables)?;
             // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
             // connected container (or the database) names them.
             let db_name = if session.con_name.is_empty() || session.con_name == "CDB$ROOT" {
@@ -183,6 +212,7 @@ pub fn open_redo_source(
                 db_name,
                 pdb_filter: None,
                 key_columns,
+                lob_columns,
                 version: instance.banner.clone(),
                 container: session.con_name.clone(),
                 user: session.user.clone(),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use crate::source::{ContentsQuery, RedoSource, SourceError, TableName, TablePattern};
 
 use super::checkpoint::Checkpoint;
-use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
+use super::event::{image_get, CapturedEvent, ChangeEvent, Field, Op};
 use super::finding::Finding;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
 use super::row::{LogMinerRow, OperationCode, Scn};
@@ -58,6 +58,10 @@ pub struct CaptureConfig {
     /// lacks its key — the table's supplemental logging is missing — even
     /// when the redo carries no ROWID to give it away.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// LOB and XMLType columns of the captured tables, from the catalog.
+    /// An UPDATE or DELETE image lacking one gets the unavailable marker
+    /// for it (and a finding, once per table and column).
+    pub lob_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 impl Default for CaptureConfig {
@@ -72,6 +76,7 @@ impl Default for CaptureConfig {
             fetch_rows: 10_000,
             max_retries: 5,
             key_columns: BTreeMap::new(),
+            lob_columns: BTreeMap::new(),
         }
     }
 }
@@ -155,6 +160,8 @@ pub struct Capture<S: RedoSource> {
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
+    /// LOB columns already reported as unavailable (reported once).
+    lob_reported: BTreeSet<(TableName, String)>,
 }
 
 impl<S: RedoSource> Capture<S> {
@@ -189,6 +196,7 @@ impl<S: RedoSource> Capture<S> {
             findings: Vec::new(),
             warnings: Vec::new(),
             partial_reported: BTreeSet::new(),
+            lob_reported: BTreeSet::new(),
         })
     }
 
@@ -339,8 +347,14 @@ impl<S: RedoSource> Capture<S> {
                 if !wanted(&self.config.tables, &row) {
                     continue;
                 }
-                let mut checked = |e: CapturedEvent| {
-                    if let CapturedEvent::Change(c) = &e {
+                let mut checked = |mut e: CapturedEvent| {
+                    if let CapturedEvent::Change(c) = &mut e {
+                        fill_unlogged_lobs(
+                            &self.config.lob_columns,
+                            &mut self.lob_reported,
+                            &mut self.findings,
+                            c,
+                        );
                         check_before_image(
                             &self.config.key_columns,
                             &mut self.partial_reported,
@@ -368,6 +382,50 @@ impl<S: RedoSource> Capture<S> {
     fn refresh_status(&mut self) {
         self.buffer.fill_status(&mut self.status);
         self.status.findings += self.findings.len() as u64;
+    }
+}
+
+/// Puts the unavailable marker in UPDATE and DELETE images for the LOB
+/// columns the redo did not carry (LogMiner logs a LOB apart from the row),
+/// so a consumer never reads the missing field as NULL.
+fn fill_unlogged_lobs(
+    lobs: &BTreeMap<TableName, Vec<String>>,
+    reported: &mut BTreeSet<(TableName, String)>,
+    findings: &mut Vec<TxnFinding>,
+    change: &mut ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) || lobs.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = lobs.get(&name) else {
+        return;
+    };
+    for column in columns {
+        let mut filled = false;
+        for image in [change.before.as_mut(), change.after.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if image_get(image, column).is_none() {
+                image.push((column.clone(), Field::Unavailable));
+                filled = true;
+            }
+        }
+        if filled && reported.insert((name.clone(), column.clone())) {
+            findings.push(TxnFinding {
+                xid: change.source.xid.clone(),
+                scn: change.source.scn,
+                finding: Finding::LobUnavailable {
+                    schema: name.owner.clone(),
+                    table: name.table.clone(),
+                    column: column.clone(),
+                },
+            });
+        }
     }
 }
 

@@ -36,6 +36,15 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// An UPDATE or DELETE of a table with a LOB (or XMLType) column the
+    /// redo row did not carry: the column is in the images as the
+    /// unavailable marker, never left out (a consumer would read a missing
+    /// field as NULL).
+    LobUnavailable {
+        schema: String,
+        table: String,
+        column: String,
+    },
     /// A `HEXTORAW` value left as hex where it may be character data: no
     /// dictionary to tell RAW from text, a table the dictionary does not
     /// know, or bytes not valid in the column's character set.
@@ -68,6 +77,7 @@ impl Finding {
             Finding::JsonUndecoded { .. } => "json_undecoded",
             Finding::UnescapedQuote { .. } => "unescaped_quote",
             Finding::CharacterHex { .. } => "character_hex",
+            Finding::LobUnavailable { .. } => "lob_unavailable",
         }
     }
 
@@ -90,6 +100,10 @@ impl Finding {
             }
             Finding::UnsupportedType { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
+            ),
+            Finding::LobUnavailable { schema, table, column } => format!(
+                "{schema}.{table}.{column}: LOB value not in the redo of updates and deletes; \
+                 given as __debezium_unavailable_value"
             ),
             Finding::CharacterHex { schema, table, column, reason } => format!(
                 "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays lower-case hex: {reason}"

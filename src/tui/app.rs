@@ -875,6 +875,9 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::UnsupportedType { .. } => {
             Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
         }
+        Finding::LobUnavailable { .. } => {
+            Some("read the LOB column by snapshot where its value is needed")
+        }
         Finding::CharacterHex { .. } => Some(
             "give the dictionary's character sets and column types so character data decodes to text",
         ),

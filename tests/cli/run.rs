@@ -98,3 +98,57 @@ fn from_scn_with_an_existing_checkpoint_is_refused() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("conflicts with the existing checkpoint"));
 }
+
+#[test]
+fn unlogged_lob_columns_are_the_unavailable_marker_in_update_and_delete_images() {
+    // LogMiner logs a LOB apart from the row: the SQL_REDO of an update or
+    // delete has no value for it. Leaving the field out would read as NULL
+    // to a debezium-json consumer; the marker says "not known".
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.DOCS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "60",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let events = lines(&text);
+    let mut checked = 0;
+    for e in &events {
+        let images: &[&str] = match e["op"].as_str() {
+            Some("u") => &["before", "after"],
+            Some("d") => &["before"],
+            _ => continue,
+        };
+        for image in images {
+            for col in ["BODY", "IMAGE"] {
+                let v = &e[*image][col];
+                assert!(
+                    v == "__debezium_unavailable_value" || v.is_string(),
+                    "{image}.{col} missing in {e}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "no update or delete among {} events",
+        events.len()
+    );
+}
