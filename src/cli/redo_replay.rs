@@ -12,13 +12,16 @@
 //! statement that does not parse, a MISSING_SCN row, a truncated CSF chain or
 //! a malformed row.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
+use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
+use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
 use cdcctl::engine::event::CapturedEvent;
@@ -26,6 +29,7 @@ use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
 };
+use cdcctl::source::split_qualified;
 
 use super::exit;
 
@@ -62,6 +66,13 @@ pub struct ReplayArgs {
     /// parse error pointing at the quote.
     #[arg(long)]
     pub relaxed_quotes: bool,
+    /// The data dictionary's character sets and column types, to decode
+    /// character data LogMiner printed as HEXTORAW: a JSON file
+    /// `{"charset": "AL32UTF8", "nchar_charset": "AL16UTF16", "tables":
+    /// {"APP.T": {"NAME": "VARCHAR2(40)", "TOKEN": "RAW(16)"}}}`. Without it
+    /// HEXTORAW values stay lower-case hex with a `character_hex` finding.
+    #[arg(long, value_name = "FILE")]
+    pub dictionary: Option<PathBuf>,
     /// `source.db` of changes whose row has no SRC_CON_NAME.
     #[arg(long, value_name = "NAME", default_value = "")]
     pub db_name: String,
@@ -91,6 +102,40 @@ pub struct ReplayArgs {
     /// parse to this file, one JSON object per line.
     #[arg(long, value_name = "FILE")]
     pub dead_letter: Option<PathBuf>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DictionaryFile {
+    charset: String,
+    #[serde(default = "default_nchar_charset")]
+    nchar_charset: String,
+    #[serde(default)]
+    tables: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+fn default_nchar_charset() -> String {
+    "AL16UTF16".into()
+}
+
+/// Reads `--dictionary`: tables as `OWNER.TABLE` (quoted parts keep case).
+fn load_dictionary(path: &Path) -> Result<CharsetDictionary, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}; check --dictionary", path.display()))?;
+    let file: DictionaryFile = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a dictionary file: {e}", path.display()))?;
+    let charset = |name: &str| {
+        Charset::from_oracle_name(name).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let mut dict = CharsetDictionary::new(charset(&file.charset)?, charset(&file.nchar_charset)?);
+    for (name, columns) in &file.tables {
+        let (owner, table) = split_qualified(name)
+            .ok_or_else(|| format!("{}: table `{name}` is not OWNER.TABLE", path.display()))?;
+        for (column, data_type) in columns {
+            dict.add_column(&owner, &table, column, data_type);
+        }
+    }
+    Ok(dict)
 }
 
 /// Why the replay stopped early, and the exit code that goes with it.
@@ -138,7 +183,15 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             return exit::code(exit::USAGE);
         }
     };
+    let charsets = match args.dictionary.as_deref().map(load_dictionary).transpose() {
+        Ok(d) => d.map(Arc::new),
+        Err(msg) => {
+            eprintln!("cdcctl: {msg}");
+            return exit::code(exit::USAGE);
+        }
+    };
     let config = BufferConfig {
+        charsets,
         server_name: args.server_name.clone(),
         db_name: args.db_name.clone(),
         on_parse_error: match args.on_parse_error {

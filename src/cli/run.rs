@@ -507,6 +507,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             max_session_age: args.max_session_age,
             ..PollConfig::default()
         },
+        lob_columns: opened.lob_columns.clone(),
         ..CaptureConfig::default()
     };
     let mut source = opened.source;

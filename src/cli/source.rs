@@ -10,7 +10,7 @@ use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
 use cdcctl::source::{
     resolve_pdb, sole_open_pdb, Catalog, InstanceFacts, RedoSource, SessionFacts, SourceError,
-    TableName,
+    TableFacts, TableName,
 };
 
 use crate::cli::tables::{self, Resolved, TableSpec};
@@ -27,6 +27,8 @@ pub struct OpenedSource {
     pub tables: Resolved,
     /// Key columns of the tables in scope, for the engine's dictionary checks.
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// LOB and XMLType columns of the tables in scope.
+    pub lob_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -155,31 +157,59 @@ fn resolve_tables(
     specs: &[TableSpec],
     every_table: bool,
     where_hint: &str,
-) -> Result<(Resolved, BTreeMap<TableName, Vec<String>>), OpenError> {
+) -> Result<(Resolved, TableColumns), OpenError> {
     if specs.is_empty() {
         if !every_table {
-            return Ok((Resolved::default(), BTreeMap::new()));
+            return Ok((Resolved::default(), Default::default()));
         }
         let all = catalog
             .tables(&[])
             .map_err(|e| OpenError::from_source(&e))?;
-        let keys = all
-            .iter()
-            .map(|t| (t.name.clone(), t.key_columns()))
-            .collect();
-        return Ok((Resolved::default(), keys));
+        let columns = table_columns(&all);
+        return Ok((Resolved::default(), columns));
     }
     let resolved = tables::resolve(catalog, specs).map_err(|message| OpenError {
         exit_code: exit::USAGE,
         message: format!("{message}{where_hint}"),
     })?;
     tracing::info!(tables = %resolved.label, matched = resolved.tables.len(), "tables resolved");
-    let keys = resolved
-        .tables
+    let columns = table_columns(&resolved.tables);
+    Ok((resolved, columns))
+}
+
+/// Per table: key columns and LOB columns.
+type TableColumns = (
+    BTreeMap<TableName, Vec<String>>,
+    BTreeMap<TableName, Vec<String>>,
+);
+
+/// Key columns of every table, and the LOB and XMLType columns of those
+/// that have any: an UPDATE or DELETE image lacking one gets the
+/// unavailable marker for it.
+fn table_columns(tables: &[TableFacts]) -> TableColumns {
+    let keys = tables
         .iter()
         .map(|t| (t.name.clone(), t.key_columns()))
         .collect();
-    Ok((resolved, keys))
+    let lobs = tables
+        .iter()
+        .map(|t| {
+            let lobs = t
+                .columns
+                .iter()
+                .filter(|c| {
+                    matches!(
+                        c.data_type.to_ascii_uppercase().as_str(),
+                        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE"
+                    )
+                })
+                .map(|c| c.name.clone())
+                .collect::<Vec<_>>();
+            (t.name.clone(), lobs)
+        })
+        .filter(|(_, lobs)| !lobs.is_empty())
+        .collect();
+    (keys, lobs)
 }
 
 /// What `--pdb` asks of an opened source.
@@ -332,7 +362,8 @@ fn opened<S: Catalog + RedoSource + 'static>(
     } else {
         String::new()
     };
-    let (resolved, key_columns) = resolve_tables(&mut source, tables, every_table, &where_hint)?;
+    let (resolved, (key_columns, lob_columns)) =
+        resolve_tables(&mut source, tables, every_table, &where_hint)?;
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {
@@ -348,6 +379,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         pdb_filter,
         tables: resolved,
         key_columns,
+        lob_columns,
         version: instance.banner.clone(),
         container: session.con_name.clone(),
         user: session.user.clone(),

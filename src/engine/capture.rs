@@ -30,7 +30,7 @@ use crate::source::{
 };
 
 use super::checkpoint::Checkpoint;
-use super::event::{image_get, CapturedEvent, ChangeEvent, Op};
+use super::event::{image_get, CapturedEvent, ChangeEvent, Field, Op};
 use super::finding::Finding;
 use super::inflight;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
@@ -74,6 +74,10 @@ pub struct CaptureConfig {
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// How often the source is asked and how long sessions live.
     pub polling: PollConfig,
+    /// LOB and XMLType columns of the captured tables, from the catalog.
+    /// An UPDATE or DELETE image lacking one gets the unavailable marker
+    /// for it (and a finding, once per table and column).
+    pub lob_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 /// The cost a poll puts on the source: how long to wait when there is
@@ -117,6 +121,7 @@ impl Default for CaptureConfig {
             max_retries: 5,
             key_columns: BTreeMap::new(),
             polling: PollConfig::default(),
+            lob_columns: BTreeMap::new(),
         }
     }
 }
@@ -229,6 +234,8 @@ pub struct Capture<S: RedoSource> {
     empty_polls: u32,
     /// The redo end a short window last waited at.
     waited_at: Option<Scn>,
+    /// LOB columns already reported as unavailable (reported once).
+    lob_reported: BTreeSet<(TableName, String)>,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -321,6 +328,7 @@ impl<S: RedoSource> Capture<S> {
             session_since: None,
             empty_polls: 0,
             waited_at: None,
+            lob_reported: BTreeSet::new(),
         })
     }
 
@@ -508,8 +516,14 @@ impl<S: RedoSource> Capture<S> {
                 if !wanted(&self.config.tables, &row) {
                     continue;
                 }
-                let mut checked = |e: CapturedEvent| {
-                    if let CapturedEvent::Change(c) = &e {
+                let mut checked = |mut e: CapturedEvent| {
+                    if let CapturedEvent::Change(c) = &mut e {
+                        fill_unlogged_lobs(
+                            &self.config.lob_columns,
+                            &mut self.lob_reported,
+                            &mut self.findings,
+                            c,
+                        );
                         check_before_image(
                             &self.config.key_columns,
                             &mut self.partial_reported,
@@ -731,6 +745,50 @@ impl<S: RedoSource> Capture<S> {
     fn refresh_status(&mut self) {
         self.buffer.fill_status(&mut self.status);
         self.status.findings += self.findings.len() as u64;
+    }
+}
+
+/// Puts the unavailable marker in UPDATE and DELETE images for the LOB
+/// columns the redo did not carry (LogMiner logs a LOB apart from the row),
+/// so a consumer never reads the missing field as NULL.
+fn fill_unlogged_lobs(
+    lobs: &BTreeMap<TableName, Vec<String>>,
+    reported: &mut BTreeSet<(TableName, String)>,
+    findings: &mut Vec<TxnFinding>,
+    change: &mut ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) || lobs.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = lobs.get(&name) else {
+        return;
+    };
+    for column in columns {
+        let mut filled = false;
+        for image in [change.before.as_mut(), change.after.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if image_get(image, column).is_none() {
+                image.push((column.clone(), Field::Unavailable));
+                filled = true;
+            }
+        }
+        if filled && reported.insert((name.clone(), column.clone())) {
+            findings.push(TxnFinding {
+                xid: change.source.xid.clone(),
+                scn: change.source.scn,
+                finding: Finding::LobUnavailable {
+                    schema: name.owner.clone(),
+                    table: name.table.clone(),
+                    column: column.clone(),
+                },
+            });
+        }
     }
 }
 

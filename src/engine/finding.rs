@@ -36,6 +36,24 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// An UPDATE or DELETE of a table with a LOB (or XMLType) column the
+    /// redo row did not carry: the column is in the images as the
+    /// unavailable marker, never left out (a consumer would read a missing
+    /// field as NULL).
+    LobUnavailable {
+        schema: String,
+        table: String,
+        column: String,
+    },
+    /// A `HEXTORAW` value left as hex where it may be character data: no
+    /// dictionary to tell RAW from text, a table the dictionary does not
+    /// know, or bytes not valid in the column's character set.
+    CharacterHex {
+        schema: String,
+        table: String,
+        column: String,
+        reason: String,
+    },
     /// A native JSON column (`/* JSON */` in SQL_REDO) whose value is not
     /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON
     /// kept as hex.
@@ -58,6 +76,8 @@ impl Finding {
             Finding::UnsupportedType { .. } => "unsupported_type",
             Finding::JsonUndecoded { .. } => "json_undecoded",
             Finding::UnescapedQuote { .. } => "unescaped_quote",
+            Finding::CharacterHex { .. } => "character_hex",
+            Finding::LobUnavailable { .. } => "lob_unavailable",
         }
     }
 
@@ -80,6 +100,13 @@ impl Finding {
             }
             Finding::UnsupportedType { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
+            ),
+            Finding::LobUnavailable { schema, table, column } => format!(
+                "{schema}.{table}.{column}: LOB value not in the redo of updates and deletes; \
+                 given as __debezium_unavailable_value"
+            ),
+            Finding::CharacterHex { schema, table, column, reason } => format!(
+                "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays lower-case hex: {reason}"
             ),
             Finding::UnescapedQuote { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner did not double a quote inside the value; it was \

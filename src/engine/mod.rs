@@ -4,6 +4,7 @@
 //! on no UI crate.
 
 pub mod capture;
+pub mod charset;
 pub mod checkpoint;
 pub mod contents_csv;
 pub mod event;

@@ -1009,6 +1009,12 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::UnsupportedType { .. } => {
             Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
         }
+        Finding::LobUnavailable { .. } => {
+            Some("read the LOB column by snapshot where its value is needed")
+        }
+        Finding::CharacterHex { .. } => Some(
+            "give the dictionary's character sets and column types so character data decodes to text",
+        ),
         Finding::UnescapedQuote { .. } => {
             Some("compare the recovered value with the row in the table")
         }

@@ -292,3 +292,41 @@ fn redo_parse_counts_lob_and_xml_rows_it_skips_on_standard_error() {
     assert!(err.contains("skipped 1 LOB_WRITE row(s)"), "{err}");
     assert!(err.contains("skipped 1 OPERATION_CODE 70 row(s)"), "{err}");
 }
+
+#[test]
+fn replay_decodes_hextoraw_character_data_with_the_dictionary_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dict = dir.path().join("dictionary.json");
+    std::fs::write(
+        &dict,
+        r#"{"charset": "ZHS16GBK", "nchar_charset": "AL16UTF16",
+            "tables": {"APP.T": {"ID": "NUMBER", "NAME": "VARCHAR2(40)", "NNAME": "NVARCHAR2(20)", "TOKEN": "RAW(16)"}}}"#,
+    )
+    .expect("dictionary written");
+    let rows = [(
+        1,
+        r#"insert into "APP"."T"("ID","NAME","NNAME","TOKEN") values ('1',HEXTORAW('d6d0cec4'),HEXTORAW('4e2d6587'),HEXTORAW('0A0B'));"#,
+    )];
+    let dict_arg = dict.to_string_lossy().into_owned();
+    let (code, events, err) = replay(&rows, &["--dictionary", &dict_arg]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        events[0]["after"],
+        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "0a0b"})
+    );
+    assert!(err.contains("findings: 0"), "{err}");
+
+    // Without the dictionary the values stay hex, each column flagged.
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "d6d0cec4");
+    assert!(
+        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays lower-case hex"),
+        "{err}"
+    );
+
+    std::fs::write(&dict, r#"{"charset": "XX8NOSUCH"}"#).expect("dictionary written");
+    let (code, _, err) = replay(&rows, &["--dictionary", &dict_arg]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("XX8NOSUCH"), "{err}");
+}

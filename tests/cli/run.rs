@@ -850,3 +850,89 @@ fn issue8_run_mines_through_the_readable_member_when_one_is_invalid() {
     let text = std::fs::read_to_string(dir.path().join("o.jsonl")).expect("output");
     assert!(!lines(&text).is_empty());
 }
+
+#[test]
+fn unlogged_lob_columns_are_the_unavailable_marker_in_update_and_delete_images() {
+    // LogMiner logs a LOB apart from the row: the SQL_REDO of an update or
+    // delete has no value for it. Leaving the field out would read as NULL
+    // to a debezium-json consumer; the marker says "not known".
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.DOCS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "60",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let events = lines(&text);
+    let mut checked = 0;
+    for e in &events {
+        let images: &[&str] = match e["op"].as_str() {
+            Some("u") => &["before", "after"],
+            Some("d") => &["before"],
+            _ => continue,
+        };
+        for image in images {
+            for col in ["BODY", "IMAGE"] {
+                let v = &e[*image][col];
+                assert!(
+                    v == "__debezium_unavailable_value" || v.is_string(),
+                    "{image}.{col} missing in {e}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > 0,
+        "no update or delete among {} events",
+        events.len()
+    );
+}
+
+#[test]
+fn hextoraw_kept_as_hex_is_reported_once_per_column_not_per_change() {
+    // APP.ORDERS.TOKEN is RAW: without a dictionary every change carries
+    // HEXTORAW, and a finding per change would bury the operator (and fill
+    // a pipe nobody reads).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "300",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert!(lines(&text).len() >= 300);
+    let reported = stderr
+        .lines()
+        .filter(|l| l.contains("APP.ORDERS.TOKEN: LogMiner printed HEXTORAW"))
+        .count();
+    assert_eq!(reported, 1, "{stderr}");
+}

@@ -49,6 +49,7 @@ mod tests;
 
 use std::borrow::Cow;
 
+use super::charset::CharsetDictionary;
 use super::event::{Field, Image};
 use super::finding::Finding;
 use scan::{Fail, Res, Scanner};
@@ -155,6 +156,49 @@ impl<'a> Statement<'a> {
                 Some(image)
             }
         }
+    }
+}
+
+impl Statement<'_> {
+    /// Decodes `HEXTORAW` values of character columns (VARCHAR2, CHAR,
+    /// NVARCHAR2, ...) with the dictionary's database or national character
+    /// set; LogMiner prints character data that way when it cannot show it
+    /// as text. RAW columns keep their hex. Whatever stays hex where it may
+    /// be text (no dictionary, unknown table, bytes invalid in the
+    /// character set) gets a [`Finding::CharacterHex`] per column.
+    pub fn decode_character_hex(&mut self, dict: Option<&CharsetDictionary>) {
+        let (schema, table) = (self.schema, self.table);
+        let mut reasons: Vec<(&str, String)> = Vec::new();
+        for (col, v) in self.assigned.iter_mut().chain(self.matched.iter_mut()) {
+            let Value::Raw(hex) = v else {
+                continue;
+            };
+            let reason = match dict.map(|d| (d, d.column(schema, table, col))) {
+                None => "no dictionary to tell character data from RAW".to_string(),
+                Some((_, None)) => "the dictionary does not know the table".to_string(),
+                Some((_, Some(None))) => continue,
+                Some((d, Some(Some(class)))) => match d.charset(class).decode_hex(hex) {
+                    Ok(text) => {
+                        *v = Value::Text(Cow::Owned(text));
+                        continue;
+                    }
+                    Err(e) => e.to_string(),
+                },
+            };
+            if !reasons.iter().any(|(c, _)| c == col) {
+                reasons.push((col, reason));
+            }
+        }
+        self.findings.extend(
+            reasons
+                .into_iter()
+                .map(|(column, reason)| Finding::CharacterHex {
+                    schema: schema.to_string(),
+                    table: table.to_string(),
+                    column: column.to_string(),
+                    reason,
+                }),
+        );
     }
 }
 

@@ -269,6 +269,10 @@ impl<'a> Solver<'a> {
         };
         let mut out = Vec::new();
         for (value, recovered, end) in self.values(s, list) {
+            // A ROWID is base-64 text: a quote is never part of it.
+            if recovered && matches!(target, Target::RowId) {
+                continue;
+            }
             let mut t = Scanner::new(self.src);
             t.pos = end;
             if let Some(next) = self.follow(list, t, idx) {

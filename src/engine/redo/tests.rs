@@ -499,6 +499,112 @@ fn relaxed_quotes_refuse_a_statement_with_two_readings_never_truncating() {
     assert!(err.message.contains("unescaped quote"), "{}", err.message);
 }
 
+fn dictionary(charset: &str, nchar: &str) -> crate::engine::charset::CharsetDictionary {
+    use crate::engine::charset::{Charset, CharsetDictionary};
+    let cs = |n: &str| Charset::from_oracle_name(n).unwrap();
+    let mut d = CharsetDictionary::new(cs(charset), cs(nchar));
+    d.add_column("APP", "T", "NAME", "VARCHAR2(40)");
+    d.add_column("APP", "T", "CODE", "CHAR(4)");
+    d.add_column("APP", "T", "NNAME", "NVARCHAR2(40)");
+    d.add_column("APP", "T", "TOKEN", "RAW(16)");
+    d
+}
+
+fn hex_findings(s: &Statement<'_>) -> Vec<(String, String)> {
+    s.findings()
+        .iter()
+        .filter_map(|f| match f {
+            Finding::CharacterHex { column, reason, .. } => Some((column.clone(), reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn hextoraw_character_data_decodes_with_the_column_character_set() {
+    // LogMiner prints HEXTORAW for character data it cannot show as text;
+    // the bytes are in the database set (VARCHAR2/CHAR) or the national
+    // one (NVARCHAR2). RAW stays hex.
+    for (charset, name_hex, code_hex) in [
+        ("AL32UTF8", "e4b8ade69687", "63616665"),
+        ("UTF8", "e4b8ade69687", "63616665"),
+        ("ZHS16GBK", "d6d0cec4", "63616665"),
+    ] {
+        let sql = format!(
+            r#"insert into "APP"."T"("NAME","CODE","NNAME","TOKEN") values (HEXTORAW('{name_hex}'),HEXTORAW('{code_hex}'),HEXTORAW('00e90041'),HEXTORAW('0A0B'))"#
+        );
+        let mut s = parse(&sql).unwrap();
+        s.decode_character_hex(Some(&dictionary(charset, "AL16UTF16")));
+        assert_eq!(
+            s.after_image().unwrap(),
+            vec![
+                ("NAME".into(), text("中文")),
+                ("CODE".into(), text("cafe")),
+                ("NNAME".into(), text("éA")),
+                ("TOKEN".into(), text("0a0b")),
+            ],
+            "{charset}"
+        );
+        assert!(s.findings().is_empty(), "{charset}: {:?}", s.findings());
+    }
+    for (charset, hex, want) in [
+        ("WE8MSWIN1252", "636166e980", "café€"),
+        ("WE8ISO8859P1", "636166e9", "café"),
+    ] {
+        let sql = format!(
+            r#"update "APP"."T" set "NAME" = HEXTORAW('{hex}') where "NAME" = HEXTORAW('{hex}')"#
+        );
+        let mut s = parse(&sql).unwrap();
+        s.decode_character_hex(Some(&dictionary(charset, "AL16UTF16")));
+        assert_eq!(s.after_image().unwrap(), vec![("NAME".into(), text(want))]);
+        assert_eq!(s.before_image().unwrap(), vec![("NAME".into(), text(want))]);
+    }
+}
+
+#[test]
+fn hextoraw_kept_as_hex_says_why_once_per_column() {
+    let sql = r#"update "APP"."T" set "NAME" = HEXTORAW('FF') where "NAME" = HEXTORAW('41') and "TOKEN" = HEXTORAW('0A')"#;
+    // No dictionary: RAW cannot be told from character data.
+    let mut s = parse(sql).unwrap();
+    s.decode_character_hex(None);
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "NAME"),
+        Some(&text("ff"))
+    );
+    let found = hex_findings(&s);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!(found[0].0, "NAME");
+    assert!(found[0].1.contains("no dictionary"), "{found:?}");
+    // Bytes not valid in the set stay hex, flagged; the valid ones decode.
+    let mut s = parse(sql).unwrap();
+    s.decode_character_hex(Some(&dictionary("AL32UTF8", "AL16UTF16")));
+    assert_eq!(
+        image_get(&s.after_image().unwrap(), "NAME"),
+        Some(&text("ff"))
+    );
+    assert_eq!(
+        image_get(&s.before_image().unwrap(), "NAME"),
+        Some(&text("A"))
+    );
+    assert_eq!(
+        hex_findings(&s),
+        [("NAME".into(), "the bytes are not valid AL32UTF8".into())]
+    );
+    // A table the dictionary does not know.
+    let mut s = parse(r#"insert into "APP"."OTHER"("C") values (HEXTORAW('41'))"#).unwrap();
+    s.decode_character_hex(Some(&dictionary("AL32UTF8", "AL16UTF16")));
+    assert!(hex_findings(&s)[0].1.contains("does not know the table"));
+}
+
+#[test]
+fn relaxed_quotes_never_recover_a_rowid_holding_quotes() {
+    // Found by fuzzing: a ROWID literal with stray quotes was read as a
+    // recovered value with no column to name in a finding.
+    let sql = r#"update "A"."T" a set a."N" = 'x' where a."K" = '1' and a.ROWID = 'AAAR3sAAEAAAATO_TIMESTAMP('2025-03-01 09:00:00.123456789')CXAAA';"#;
+    assert!(parse(sql).is_err());
+    assert!(parse_with(sql, RELAXED).is_err());
+}
+
 #[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), text("0a0b0c"));

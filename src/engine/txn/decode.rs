@@ -1,6 +1,7 @@
 //! The one place the buffer calls the SQL_REDO parser: a buffered DML row's
 //! text into owned images and findings, at commit time.
 
+use crate::engine::charset::CharsetDictionary;
 use crate::engine::event::Image;
 use crate::engine::finding::Finding;
 use crate::engine::redo::{self, DmlKind, ParseError};
@@ -17,8 +18,13 @@ pub(crate) struct Decoded {
     pub row_id: Option<String>,
 }
 
-pub(crate) fn decode(sql: &str, relaxed_quotes: bool) -> Result<Decoded, ParseError> {
-    let stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
+pub(crate) fn decode(
+    sql: &str,
+    relaxed_quotes: bool,
+    charsets: Option<&CharsetDictionary>,
+) -> Result<Decoded, ParseError> {
+    let mut stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
+    stmt.decode_character_hex(charsets);
     Ok(Decoded {
         kind: stmt.kind,
         schema: stmt.schema().to_string(),

@@ -105,6 +105,9 @@ pub struct BufferConfig {
     /// the statement's shape, with a finding for each (see
     /// [`crate::engine::redo::ParseOptions`]).
     pub relaxed_quotes: bool,
+    /// Character sets and column types, to decode character data LogMiner
+    /// printed as `HEXTORAW`; without it such values stay hex, flagged.
+    pub charsets: Option<std::sync::Arc<crate::engine::charset::CharsetDictionary>>,
     /// A transaction whose buffered rows pass this many bytes spills to disk.
     pub spill_txn_bytes: Option<u64>,
     /// When all in-memory transactions together pass this, the largest spills.
@@ -122,6 +125,7 @@ impl Default for BufferConfig {
             db_name: String::new(),
             on_parse_error: OnParseError::Fail,
             relaxed_quotes: false,
+            charsets: None,
             spill_txn_bytes: Some(64 << 20),
             spill_total_bytes: Some(512 << 20),
             spill_dir: None,
@@ -516,6 +520,9 @@ struct Emitting {
 pub struct TxnBuffer {
     config: BufferConfig,
     csf: CsfAssembler,
+    /// Columns already reported as HEXTORAW kept as hex: a RAW column
+    /// would otherwise repeat the finding on every change.
+    hex_reported: HashSet<(String, String, String)>,
     open: HashMap<String, Txn>,
     abandoned: HashSet<String>,
     /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
@@ -548,6 +555,7 @@ type Sink<'a> = dyn FnMut(CapturedEvent) -> Result<(), SinkError> + 'a;
 impl TxnBuffer {
     pub fn new(config: BufferConfig) -> Self {
         Self {
+            hex_reported: HashSet::new(),
             config,
             csf: CsfAssembler::new(),
             open: HashMap::new(),
@@ -1016,7 +1024,11 @@ impl TxnBuffer {
             return Ok(None);
         }
         let sql = row.sql_redo.as_deref().unwrap_or("");
-        let decoded = match decode::decode(sql, self.config.relaxed_quotes) {
+        let decoded = match decode::decode(
+            sql,
+            self.config.relaxed_quotes,
+            self.config.charsets.as_deref(),
+        ) {
             Ok(d) => d,
             Err(e) => {
                 return match self.config.on_parse_error {
@@ -1086,6 +1098,18 @@ impl TxnBuffer {
 
     fn add_findings(&mut self, findings: impl Iterator<Item = TxnFinding>) {
         for f in findings {
+            if let Finding::CharacterHex {
+                schema,
+                table,
+                column,
+                ..
+            } = &f.finding
+            {
+                let key = (schema.clone(), table.clone(), column.clone());
+                if !self.hex_reported.insert(key) {
+                    continue;
+                }
+            }
             self.stats.findings += 1;
             self.findings.push(f);
         }
