@@ -471,6 +471,32 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     }
     let gather_s = started.elapsed().as_secs_f64();
     let (mut report, check_s) = run_timed(&defs, &facts, &label);
+    if facts.instance.is_none() {
+        // Version, log mode, role and containers all come from V$DATABASE:
+        // without it the checks that need them skip, and a run of skips
+        // must not read as a green light.
+        report.checks.insert(
+            0,
+            cdcctl::preflight::model::CheckResult {
+                id: "instance-facts".into(),
+                group: "instance".into(),
+                status: Status::Fail,
+                title: "The database's own facts can be read".into(),
+                detail: format!(
+                    "{}: version, log mode, role and containers are unknown, so the checks that need them were skipped",
+                    facts.missing_reason("instance")
+                ),
+                evidence: Vec::new(),
+                remediation: Some(
+                    "GRANT SELECT ON V_$DATABASE (or SELECT_CATALOG_ROLE) to the capture user, \
+                     then run preflight (or collect the evidence) again"
+                        .into(),
+                ),
+                references: Vec::new(),
+            },
+        );
+        report.summary = Summary::of(&report.checks);
+    }
     let fail_on = match args.fail_on {
         FailOn::Warn => Status::Warn,
         FailOn::Fail => Status::Fail,

@@ -336,8 +336,33 @@ fn plan_thread(
         });
     };
     if first.log.first_change > restart_scn + 1 {
-        // The log that holds restart_scn + 1 is missing. If an older log exists
-        // in V$ARCHIVED_LOG but is deleted, say which sequence is gone.
+        // The log that holds restart_scn + 1 is missing. When V$ARCHIVED_LOG
+        // still has its (deleted) record, or an older log is still there, the
+        // SCN is not older than every log: name the sequences that are gone.
+        let deleted = inventory
+            .archived
+            .iter()
+            .filter(|a| {
+                a.thread == thread
+                    && !a.is_available()
+                    && Some(a.dest_id) == dest_id
+                    && a.resetlogs_change == inventory.resetlogs_change
+                    && a.sequence < first.log.sequence
+                    && a.next_change > restart_scn + 1
+            })
+            .map(|a| a.sequence)
+            .min();
+        let after_older = by_seq
+            .range(..first.log.sequence)
+            .next_back()
+            .map(|(seq, _)| seq + 1);
+        if let Some(from) = deleted.or(after_older) {
+            return Err(PlanError::SequenceGap {
+                thread,
+                from,
+                to: first.log.sequence - 1,
+            });
+        }
         return Err(PlanError::StartScnNotCovered {
             thread,
             scn: restart_scn + 1,
@@ -526,6 +551,37 @@ mod tests {
         assert!(matches!(
             err.to_source_error(),
             crate::source::SourceError::ArchiveGap { .. }
+        ));
+    }
+
+    #[test]
+    fn issue10_start_scn_in_a_deleted_middle_archive_names_the_missing_sequence() {
+        // RMAN deleted sequence 9; its V$ARCHIVED_LOG record remains.
+        let mut inv = inventory();
+        for a in &mut inv.archived {
+            if a.sequence == 9 {
+                a.deleted = true;
+                a.status = "D".into();
+            }
+        }
+        let gap = PlanError::SequenceGap {
+            thread: 1,
+            from: 9,
+            to: 9,
+        };
+        assert_eq!(
+            plan(&inv, 600, 3400, &PlannerConfig::default()),
+            Err(gap.clone())
+        );
+        // The record reused too: the older log still shows which one is gone.
+        inv.archived.retain(|a| a.sequence != 9);
+        assert_eq!(plan(&inv, 600, 3400, &PlannerConfig::default()), Err(gap));
+        // Only the inventory read from the start SCN on (no older log, no
+        // record): nothing tells the sequence, the SCN is before every log.
+        inv.archived.retain(|a| a.sequence != 8);
+        assert!(matches!(
+            plan(&inv, 600, 3400, &PlannerConfig::default()),
+            Err(PlanError::StartScnNotCovered { scn: 601, .. })
         ));
     }
 

@@ -1065,3 +1065,43 @@ fn smoke_mine_on_a_data_guard_primary_reads_the_local_archive() {
         "{mined:?}"
     );
 }
+
+#[test]
+fn issue10_preflight_without_the_database_s_own_facts_fails_instead_of_passing_on_skips() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(fixture("evidence-19c-cdb.json")).expect("fixture");
+    let mut evidence: serde_json::Value = serde_json::from_str(&text).expect("json");
+    evidence["queries"]["database"] = serde_json::json!({"error": "ORA-01031"});
+    let path = dir.path().join("refused.json");
+    std::fs::write(&path, evidence.to_string()).expect("write");
+    let path = path.to_string_lossy().into_owned();
+    let out = cdcctl(&["preflight", "--evidence", &path, "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    let checks = report["checks"].as_array().expect("checks");
+    let facts = checks
+        .iter()
+        .find(|c| c["id"] == "instance-facts")
+        .expect("instance-facts check");
+    assert_eq!(facts["status"], "fail");
+    assert!(facts["detail"].as_str().unwrap_or("").contains("ORA-01031"));
+    // With V$DATABASE readable the same evidence has no such check.
+    let out = cdcctl(&[
+        "preflight",
+        "--evidence",
+        &fixture("evidence-19c-cdb.json"),
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("report");
+    assert!(report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .all(|c| c["id"] != "instance-facts"));
+}
