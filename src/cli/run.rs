@@ -482,6 +482,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),
             db_name: opened.db_name.clone(),
+            charsets: opened.charsets.clone(),
             on_parse_error: if args.on_parse_error == "warn" {
                 OnParseError::Warn
             } else {

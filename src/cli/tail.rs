@@ -211,6 +211,7 @@ fn start_engine(
     let config = CaptureConfig {
         buffer: BufferConfig {
             db_name: opened.db_name.clone(),
+            charsets: opened.charsets.clone(),
             ..BufferConfig::default()
         },
         tables: opened.tables.patterns.clone(),

@@ -154,6 +154,10 @@ pub struct InstanceFacts {
     pub open_mode: String,
     /// `V$PARAMETER` name (lower case) → value, for the parameters checks read.
     pub parameters: BTreeMap<String, String>,
+    /// `NLS_CHARACTERSET` (e.g. `AL32UTF8`); empty when unknown.
+    pub nls_characterset: String,
+    /// `NLS_NCHAR_CHARACTERSET` (e.g. `AL16UTF16`); empty when unknown.
+    pub nls_nchar_characterset: String,
     pub recovery_area: Option<RecoveryArea>,
     /// Destinations in state `FULL` or `ERROR` from `V$ARCHIVE_DEST`.
     pub failed_archive_dests: Vec<String>,

@@ -461,6 +461,17 @@ impl Catalog for OracleSource {
             }
             facts.parameters = params;
         }
+        if let Some(rows) = optional(self.rows(sql::CHARACTER_SETS))? {
+            for row in &rows {
+                let r = Reader::new(row, "NLS_DATABASE_PARAMETERS");
+                let value = r.text_or_empty(1)?;
+                match r.text_or_empty(0)?.as_str() {
+                    "NLS_CHARACTERSET" => facts.nls_characterset = value,
+                    "NLS_NCHAR_CHARACTERSET" => facts.nls_nchar_characterset = value,
+                    _ => {}
+                }
+            }
+        }
         if facts.cdb {
             let pdbs = match self.rows(sql::PDBS) {
                 Err(e) if e.ora_code() == Some(904) => self.rows(sql::PDBS_12_1),

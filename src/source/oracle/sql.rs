@@ -685,6 +685,11 @@ pub const PARAMETERS: &str = "SELECT NAME, VALUE FROM V$PARAMETER WHERE NAME IN 
 'max_string_size', 'archive_lag_target', 'cluster_database', 'db_block_size', 'enable_pluggable_database', \
 'control_file_record_keep_time') ORDER BY NAME";
 
+/// The database and national character sets: LogMiner prints character
+/// data it cannot show as text as `HEXTORAW`, in these encodings.
+pub const CHARACTER_SETS: &str = "SELECT PARAMETER, VALUE FROM NLS_DATABASE_PARAMETERS \
+WHERE PARAMETER IN ('NLS_CHARACTERSET', 'NLS_NCHAR_CHARACTERSET') ORDER BY PARAMETER";
+
 /// PDBs with their application-container roles (columns from 12.2).
 pub const PDBS: &str =
     "SELECT NAME, TO_CHAR(CON_ID), OPEN_MODE, RESTRICTED, APPLICATION_ROOT, APPLICATION_PDB \

@@ -348,6 +348,7 @@ fn catalog_statements_are_pinned() {
         ("INSTANCE_VERSION", sql::INSTANCE_VERSION.into()),
         ("VERSION_BANNER", sql::VERSION_BANNER.into()),
         ("PARAMETERS", sql::PARAMETERS.into()),
+        ("CHARACTER_SETS", sql::CHARACTER_SETS.into()),
         ("PDBS", sql::PDBS.into()),
         ("PDBS_12_1", sql::PDBS_12_1.into()),
         ("RECOVERY_AREA", sql::RECOVERY_AREA.into()),

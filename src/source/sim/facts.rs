@@ -186,6 +186,8 @@ pub fn instance(m: &Model) -> InstanceFacts {
         database_role: i.database_role.clone(),
         open_mode: i.open_mode.clone(),
         parameters,
+        nls_characterset: i.characterset.clone(),
+        nls_nchar_characterset: i.nchar_characterset.clone(),
         recovery_area,
         failed_archive_dests: s
             .redo

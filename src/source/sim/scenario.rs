@@ -154,6 +154,12 @@ fn d_start_scn() -> u64 {
 fn d_resetlogs() -> u64 {
     1_920_977
 }
+fn d_charset() -> String {
+    "AL32UTF8".into()
+}
+fn d_nchar_charset() -> String {
+    "AL16UTF16".into()
+}
 fn d_role() -> String {
     "PRIMARY".into()
 }
@@ -213,6 +219,13 @@ pub struct InstanceSpec {
     pub open_mode: String,
     #[serde(default)]
     pub wallet_status: Option<String>,
+    /// `NLS_CHARACTERSET`: the encoding of CHAR/VARCHAR2/CLOB bytes, which
+    /// LogMiner prints as `HEXTORAW` when it cannot show them as text.
+    #[serde(default = "d_charset")]
+    pub characterset: String,
+    /// `NLS_NCHAR_CHARACTERSET`, for NCHAR/NVARCHAR2/NCLOB.
+    #[serde(default = "d_nchar_charset")]
+    pub nchar_characterset: String,
     /// Extra or overriding `V$PARAMETER` values (lower-case names).
     #[serde(default)]
     pub parameters: BTreeMap<String, String>,
@@ -710,6 +723,19 @@ impl Scenario {
                 ),
             ));
         }
+        for (key, name) in [
+            ("instance.characterset", &self.instance.characterset),
+            (
+                "instance.nchar_characterset",
+                &self.instance.nchar_characterset,
+            ),
+        ] {
+            if let Err(e) = crate::engine::charset::Charset::from_oracle_name(name) {
+                return Err(invalid(format!(
+                    "{key}: {e} (e.g. AL32UTF8, UTF8, AL16UTF16, ZHS16GBK, WE8MSWIN1252, WE8ISO8859P1)"
+                )));
+            }
+        }
         if parse_time(self.start_time.get_ref()).is_none() {
             return Err(Self::spanned_error(
                 text,
@@ -1046,6 +1072,21 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_character_set_cdcctl_cannot_decode_is_refused_naming_the_key() {
+        let text = "[instance]\nversion = \"19c\"\ncharacterset = \"XX8NOSUCH\"\n[connection]\nuser = \"U\"\n";
+        let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("instance.characterset")
+                && s.contains("XX8NOSUCH")
+                && s.contains("ZHS16GBK"),
+            "{s}"
+        );
+        let gbk = "[instance]\nversion = \"19c\"\ncharacterset = \"ZHS16GBK\"\n[connection]\nuser = \"U\"\n";
+        let parsed = Scenario::parse(gbk, "t.toml").expect("GBK is decodable");
+        assert_eq!(parsed.instance.characterset, "ZHS16GBK");
     }
 
     #[test]
