@@ -1148,7 +1148,15 @@ fn issue11_remediation_names_the_user_tables_and_sequences_the_check_found() {
     );
     for c in &r.checks {
         let text = format!("{} {}", c.detail, c.remediation.as_deref().unwrap_or(""));
-        for placeholder in ["<from>", "<to>", "<t>", "<n>", "<old>", "owner.table", "..="] {
+        for placeholder in [
+            "<from>",
+            "<to>",
+            "<t>",
+            "<n>",
+            "<old>",
+            "owner.table",
+            "..=",
+        ] {
             assert!(!text.contains(placeholder), "{}: {text}", c.id);
         }
     }

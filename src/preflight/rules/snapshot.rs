@@ -170,10 +170,7 @@ pub fn flashback_probe(f: &Facts, _d: &CheckDef) -> Outcome {
             None => {}
             Some(1031) => {
                 ungranted.push(&tab.name);
-                t.fail(format!(
-                    "{}: AS OF SCN read fails with ORA-01031",
-                    tab.name
-                ))
+                t.fail(format!("{}: AS OF SCN read fails with ORA-01031", tab.name))
             }
             Some(code @ (8180 | 8181)) => t.fail(format!(
                 "{}: AS OF SCN read fails with ORA-{code:05}",

@@ -7,8 +7,8 @@ use super::{db_all_columns, is_lob_like, need};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
-use crate::preflight::remedy;
 use crate::preflight::partitions::{analyse_with_lookahead, ADVICE};
+use crate::preflight::remedy;
 use crate::preflight::rules::snapshot::snapshot_seconds;
 
 macro_rules! need_tables {
@@ -46,7 +46,8 @@ pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
     .fix(remedy::per_table(ALL_COLUMNS_LOGGING, keyless) + "  -- or add a primary key")
 }
 
-const ALL_COLUMNS_LOGGING: &str = "ALTER TABLE owner.table ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;";
+const ALL_COLUMNS_LOGGING: &str =
+    "ALTER TABLE owner.table ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;";
 
 pub fn tbl_supp_log(f: &Facts, _d: &CheckDef) -> Outcome {
     let tables = need_tables!(f);
