@@ -750,25 +750,36 @@ fn render_images(c: &ChangeEvent, entry: &Entry, area: Rect, buf: &mut Buffer) {
             lines.push(line);
         }
     }
+    // USERNAME and SQL_REDO come first, up to a third of the pane, so a
+    // long value below can never push them out of sight.
     let gray = Style::new().fg(Color::Gray);
+    let mut redo = Vec::new();
     match &entry.redo {
         Some(r) => {
-            lines.push(Line::from(vec![
+            redo.push(Line::from(vec![
                 Span::styled("  USERNAME ", bold),
                 Span::raw(r.username.clone().unwrap_or_else(|| "(none)".into())),
+                Span::styled("  SQL_REDO", bold),
             ]));
-            lines.push(Line::styled("  SQL_REDO", bold));
             let text = r.sql_redo.as_deref().unwrap_or("(none)");
             for piece in chunks(text, usize::from(area.width).saturating_sub(4)) {
-                lines.push(Line::styled(format!("    {piece}"), gray));
+                redo.push(Line::styled(format!("    {piece}"), gray));
             }
         }
-        None => lines.push(Line::styled(
+        None => redo.push(Line::styled(
             "  USERNAME and SQL_REDO not received for this change",
             gray,
         )),
     }
-    Paragraph::new(lines).render(area, buf);
+    let cap = usize::from(area.height / 3).max(2);
+    if redo.len() > cap {
+        redo.truncate(cap);
+        if let Some(last) = redo.last_mut() {
+            *last = Line::styled(format!("{}…", last), gray);
+        }
+    }
+    redo.extend(lines);
+    Paragraph::new(redo).render(area, buf);
 }
 
 fn alert_style(a: &Alert) -> (&'static str, Style) {
@@ -1052,7 +1063,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
     }
     let (program_w, machine_w) = match w {
         _ if brief => (12, 10),
-        120.. => (24, 18),
+        110.. => (24, 18),
         _ => (14, 11),
     };
     cols.push(("PROGRAM", program_w));
