@@ -1693,6 +1693,46 @@ mod tests {
     }
 
     #[test]
+    fn archives_deleted_or_unlisted_ahead_of_the_read_position_are_named() {
+        use crate::source::ArchivedLog;
+        let arch = |seq: u64, first: Scn, status: &str| ArchivedLog {
+            name: (status == "A").then(|| format!("/arch/1_{seq}.arc")),
+            dest_id: 1,
+            thread: 1,
+            sequence: seq,
+            first_change: first,
+            next_change: first + 100,
+            status: status.into(),
+            deleted: status == "D",
+            archived: true,
+            ..ArchivedLog::default()
+        };
+        let inventory = LogInventory {
+            archived: vec![
+                arch(10, 1_000, "A"),
+                arch(11, 1_100, "A"),
+                arch(12, 1_200, "D"),
+                // 13 has no row at all.
+                arch(14, 1_400, "A"),
+            ],
+            online: vec![OnlineLog {
+                thread: 1,
+                sequence: 15,
+                status: "CURRENT".into(),
+                ..OnlineLog::default()
+            }],
+            ..LogInventory::default()
+        };
+        let missing = missing_ahead(&inventory, 1_050);
+        let got: Vec<(u64, &str)> = missing.iter().map(|m| (m.sequence, m.state)).collect();
+        assert_eq!(got, [(12, "DELETED"), (13, "NOT LISTED")]);
+        assert!(
+            missing_ahead(&inventory, 1_450).is_empty(),
+            "behind the read position they are history"
+        );
+    }
+
+    #[test]
     fn table_filter_keeps_control_rows_and_unknown_objects() {
         let pats = vec![TablePattern::parse("APP.ORD%").expect("pattern")];
         let mut r = insert(1, "01", 1);
