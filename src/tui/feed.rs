@@ -210,8 +210,17 @@ pub fn sample_change(i: u64) -> CapturedEvent {
 
 /// The SQL_REDO and USERNAME LogMiner gives for the `i`-th change.
 pub fn sample_redo(i: u64) -> crate::engine::metrics::RedoDetail {
-    let CapturedEvent::Change(c) = sample_change(i) else {
-        unreachable!("sample_change makes changes")
+    let c = match sample_change(i) {
+        CapturedEvent::Change(c) => c,
+        CapturedEvent::Ddl(d) => {
+            return crate::engine::metrics::RedoDetail {
+                commit_scn: d.source.commit_scn,
+                xid: d.source.xid,
+                index: 0,
+                sql_redo: Some(d.ddl),
+                username: Some("APP".into()),
+            }
+        }
     };
     let quoted = |img: &Option<Vec<(String, Field)>>, sep: &str| {
         img.iter()
