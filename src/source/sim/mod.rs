@@ -22,8 +22,8 @@ use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
     ArchivedLog, Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction,
-    RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError,
-    TableFacts, TableName, TablePattern,
+    RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SessionTransaction,
+    SnapshotChunk, SourceError, TableFacts, TableName, TablePattern,
 };
 
 pub use logminer::{plan_logs, CSF_PIECE_BYTES};
@@ -476,6 +476,12 @@ impl RedoSource for Sim {
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         Catalog::open_transactions(self)
+    }
+
+    fn session_transactions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::session_transactions(&self.model))
     }
 
     fn incarnation(&mut self) -> Result<Incarnation, SourceError> {

@@ -42,9 +42,41 @@ pub struct Txn {
     pub(super) table: Option<usize>,
 }
 
+/// The session a workload transaction runs in, as `V$SESSION` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub sid: u64,
+    pub serial: u64,
+    pub program: &'static str,
+    pub machine: &'static str,
+}
+
 impl Txn {
     pub fn change_count(&self) -> usize {
         self.changes.len()
+    }
+
+    /// Who runs this transaction: the order-entry application's pool for
+    /// ordinary ones, an operator's SQL*Plus for long ones, the nightly
+    /// loader for big ones. Derived from the XID (not the scenario's random
+    /// stream) so that adding sessions changes no workload.
+    pub fn holder(&self) -> Holder {
+        let n: u64 = self
+            .xid
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let (program, machine) = match self.kind {
+            TxnKind::Normal if n % 2 == 0 => ("JDBC Thin Client", "app01.example.com"),
+            TxnKind::Normal => ("JDBC Thin Client", "app02.example.com"),
+            TxnKind::Long { .. } => ("sqlplus@ops-jump01 (TNS V1-V3)", "ops-jump01"),
+            TxnKind::Big => ("batch_loader@etl01 (TNS V1-V3)", "etl01"),
+        };
+        Holder {
+            sid: 20 + n % 980,
+            serial: 1 + (n / 980) % 65_000,
+            program,
+            machine,
+        }
     }
 }
 
