@@ -381,9 +381,9 @@ fn logical_row<W: Write>(
                         return Ok(());
                     }
                 }
-                let name = match op {
-                    OperationCode::Other(c) => format!("OPERATION_CODE {c}"),
-                    _ => op.operation_name().to_string(),
+                let name = match op.operation_name() {
+                    "UNKNOWN" => format!("OPERATION_CODE {}", op.code()),
+                    known => known.to_string(),
                 };
                 *out.skipped_pieces.entry(name).or_default() += 1;
                 Kind::Control

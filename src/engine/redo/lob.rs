@@ -571,3 +571,171 @@ impl LobValue {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(pairs: &[(&str, &str)]) -> Image {
+        pairs
+            .iter()
+            .map(|(c, v)| (c.to_string(), Field::Text(v.to_string())))
+            .collect()
+    }
+
+    fn lob(code: u16, sql: &str) -> LobBlock {
+        match parse_piece(code, sql) {
+            Ok(Piece::Lob(b)) => b,
+            other => panic!("a LOB block, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn select_lob_locator_names_column_row_and_locator_kind() {
+        let sql = "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6174); \n loc_b BLOB; \n buf_b RAW(6174); \n \
+                   loc_nc NCLOB; \n buf_nc NVARCHAR2(6174); \nBEGIN\n select \"VAL_CLOB\" into loc_c from \
+                   \"DEBEZIUM\".\"CLOB_TEST\" where \"ID\" = '2' and \"VAL_DATA\" = 'Test2' and ROWID = 'AAAR3s' for update;";
+        let b = lob(9, sql);
+        let (t, binary) = b.locator.expect("a locator");
+        assert!(!binary);
+        assert_eq!((t.schema.as_str(), t.table.as_str()), ("DEBEZIUM", "CLOB_TEST"));
+        assert_eq!(t.column, "VAL_CLOB");
+        assert_eq!(t.key, key(&[("ID", "2"), ("VAL_DATA", "Test2")]));
+        assert_eq!(t.row_id.as_deref(), Some("AAAR3s"));
+        assert!(b.ops.is_empty());
+        let blob = sql.replace("into loc_c", "into loc_b");
+        assert!(lob(9, &blob).locator.is_some_and(|(_, binary)| binary));
+    }
+
+    #[test]
+    fn lob_write_reads_text_hex_amount_and_offset() {
+        let b = lob(10, " buf_c := 'it''s'; \n  dbms_lob.write(loc_c, 4, 1001, buf_c);\nEND;");
+        assert_eq!(
+            b.ops,
+            vec![LobOp::Write {
+                data: LobData::Text("it's".into()),
+                amount: 4,
+                offset: 1001
+            }]
+        );
+        let b = lob(10, "buf_b := HEXTORAW('0A0b'); dbms_lob.write(loc_b, 2, 1, buf_b);");
+        assert_eq!(
+            b.ops,
+            vec![LobOp::Write {
+                data: LobData::Bytes(vec![10, 11]),
+                amount: 2,
+                offset: 1
+            }]
+        );
+        // Locator, write and trim in one row.
+        let one = "DECLARE loc_c CLOB; buf_c VARCHAR2(10); BEGIN select \"B\" into loc_c from \"A\".\"T\" \
+                   where \"ID\" = '2' for update; buf_c := 'ab'; dbms_lob.write(loc_c, 2, 1, buf_c); \
+                   dbms_lob.trim(loc_c, 2); END;";
+        let b = lob(10, one);
+        assert!(b.locator.is_some());
+        assert_eq!(b.ops.len(), 2);
+    }
+
+    #[test]
+    fn lob_trim_and_erase_read_their_arguments() {
+        assert_eq!(lob(11, "dbms_lob.trim(loc_c, 10);").ops, vec![LobOp::Trim { length: 10 }]);
+        assert_eq!(
+            lob(29, " dbms_lob.erase(loc_b, 3, 2);").ops,
+            vec![LobOp::Erase {
+                amount: 3,
+                offset: 2
+            }]
+        );
+    }
+
+    #[test]
+    fn lob_calls_apply_as_dbms_lob_does() {
+        let mut v = LobValue::Text("0123456789".chars().collect());
+        let write = |text: &str, offset| LobOp::Write {
+            data: LobData::Text(text.into()),
+            amount: text.chars().count() as u64,
+            offset,
+        };
+        apply(&mut v, &write("ab", 3));
+        apply(&mut v, &LobOp::Erase { amount: 2, offset: 6 });
+        apply(&mut v, &LobOp::Trim { length: 8 });
+        apply(&mut v, &write("z", 10));
+        assert_eq!(v.into_field(), Field::Text("01ab4  7 z".into()));
+        let mut b = LobValue::empty(true);
+        apply(
+            &mut b,
+            &LobOp::Write {
+                data: LobData::Bytes(vec![0xab]),
+                amount: 1,
+                offset: 2,
+            },
+        );
+        assert_eq!(b.into_field(), Field::Text("00ab".into()));
+    }
+
+    #[test]
+    fn xml_doc_begin_write_and_end_forms() {
+        // Oracle's XMLType example.
+        let begin = "update \"SCOTT\".\"XML_CLOB_COL_TAB\" a set a.\"F3\" = XMLType(:1) \
+                     where a.\"F1\" = '5010' and a.\"F2\" = 'Aho40431' and a.\"F5\" = 'PETER'";
+        match parse_piece(68, begin) {
+            Ok(Piece::XmlBegin(t)) => {
+                assert_eq!(t.column, "F3");
+                assert_eq!(t.key, key(&[("F1", "5010"), ("F2", "Aho40431"), ("F5", "PETER")]));
+            }
+            other => panic!("{other:?}"),
+        }
+        let text = parse_piece(70, "XML_REDO := '<a x=''1''/>':10");
+        assert_eq!(text, Ok(Piece::XmlWrite(Some(LobData::Text("<a x='1'/>".into())))));
+        let hex = parse_piece(70, "XML_REDO := HEXTORAW('3c612f3e'):4");
+        assert_eq!(hex, Ok(Piece::XmlWrite(Some(LobData::Bytes(b"<a/>".to_vec())))));
+        // The last piece of an out-of-line document may lack its quote.
+        let unclosed = parse_piece(70, "XML_REDO := HEXTORAW('3c612f3e):4");
+        assert_eq!(unclosed, hex);
+        assert_eq!(parse_piece(70, "XML_REDO := NULL"), Ok(Piece::XmlWrite(None)));
+        assert_eq!(parse_piece(71, ""), Ok(Piece::XmlEnd));
+    }
+
+    #[test]
+    fn extended_string_begin_and_write_forms() {
+        let begin = "DECLARE\n TempLob CLOB;\n buf_c   VARCHAR2(32767);\n Stmt    CLOB;\nBEGIN\n \
+                     DBMS_LOB.CreateTemporary(TempLob, FALSE);\n Stmt := 'update \"DEBEZIUM\".\"TEST_TABLE\" a \
+                     set a.\"DATA\" = :DATA where a.\"ID\" = ''1'';';";
+        match parse_piece(91, begin) {
+            Ok(Piece::StringBegin(t)) => {
+                assert_eq!((t.table.as_str(), t.column.as_str()), ("TEST_TABLE", "DATA"));
+                assert_eq!(t.key, key(&[("ID", "1")]));
+            }
+            other => panic!("{other:?}"),
+        }
+        let write = " buf_c := 'a''b'; \n DBMS_LOB.WRITEAPPEND(TempLob, 3, buf_c);";
+        assert_eq!(parse_piece(92, write), Ok(Piece::StringWrite("a'b".into())));
+        assert_eq!(parse_piece(93, "anything"), Ok(Piece::StringEnd));
+    }
+
+    #[test]
+    fn malformed_piece_rows_are_errors_with_the_raw_text() {
+        for (code, sql) in [
+            (9, "select \"DOC\" from \"APP\".\"T\" where \"ID\" = '1' for update;"),
+            (9, "DECLARE loc_c CLOB; buf_c VARCHAR2(6174); loc_b BLOB;"),
+            (10, "buf_c := 'x';"),
+            (10, "buf_c := 'x'; dbms_lob.write(loc_c, x, 1, buf_c);"),
+            (10, "buf_c := 'x'; dbms_lob.write(loc_c, 1, 1, buf_b);"),
+            (11, "dbms_lob.trim(loc_c);"),
+            (29, "dbms_lob.erase(loc_c, 1);"),
+            (10, "buf_b := HEXTORAW('abc'); dbms_lob.write(loc_b, 1, 1, buf_b);"),
+            (68, "update \"A\".\"T\" a set a.\"X\" = 'text' where a.\"ID\" = '1';"),
+            (70, "XML Data"),
+            (70, "XML_REDO := '<a/>' trailing"),
+            (91, "DECLARE Stmt CLOB; BEGIN END;"),
+            (91, "Stmt := 'delete from x';"),
+            (92, "buf_c := HEXTORAW('00');"),
+            (1, "insert"),
+        ] {
+            match parse_piece(code, sql) {
+                Err(e) => assert_eq!(e.raw, sql),
+                Ok(p) => panic!("code {code}: `{sql}` was read as {p:?}"),
+            }
+        }
+    }
+}

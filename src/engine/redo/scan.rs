@@ -366,7 +366,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string value's closing quote must be followed by what may follow a
-    /// value (`,` `)` `;` `||`, `and`, `where` or the end). Anything else
+    /// value (`,` `)` `;` `||`, `and`, `where`, `for` or the end). Anything else
     /// means the quote was inside the text and LogMiner did not double it:
     /// reading on would silently truncate the value.
     #[inline]
@@ -380,6 +380,8 @@ impl<'a> Scanner<'a> {
             {
                 Ok(())
             }
+            // A LOB locator's `select ... where "K" = '1' for update`.
+            Some(b'f' | b'F') if self.at_keyword(b"FOR") => Ok(()),
             Some(_) => Err(Fail {
                 message: format!(
                     "unescaped quote inside a string literal: the `'` at byte {quote} is followed \
