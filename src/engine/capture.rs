@@ -236,6 +236,8 @@ pub struct Capture<S: RedoSource> {
     waited_at: Option<Scn>,
     /// LOB columns already reported as unavailable (reported once).
     lob_reported: BTreeSet<(TableName, String)>,
+    /// LOB columns already handed out as `LobUnavailable`, by either source.
+    lob_told: BTreeSet<(String, String, String)>,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -329,6 +331,7 @@ impl<S: RedoSource> Capture<S> {
             empty_polls: 0,
             waited_at: None,
             lob_reported: BTreeSet::new(),
+            lob_told: BTreeSet::new(),
         })
     }
 
@@ -367,6 +370,17 @@ impl<S: RedoSource> Capture<S> {
     pub fn take_findings(&mut self) -> Vec<TxnFinding> {
         let mut all = self.buffer.take_findings();
         all.append(&mut self.findings);
+        // The buffer reports a LOB column of an insert or of LOB rows, the
+        // engine one missing from an update image: once per column in all.
+        let told = &mut self.lob_told;
+        all.retain(|f| match &f.finding {
+            Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            } => told.insert((schema.clone(), table.clone(), column.clone())),
+            _ => true,
+        });
         all
     }
 
