@@ -483,9 +483,31 @@ fn find_ci(hay: &str, needle: &str) -> Option<usize> {
         .position(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
 }
 
+/// The most a write may pad past a value's end: a larger gap is a
+/// malformed offset, not data (it would exhaust memory).
+pub const MAX_PAD: u64 = 64 << 20;
+
 /// Applies LOB calls to a value as `dbms_lob` does: a write past the end
-/// pads with spaces (zero bytes), erase blanks, trim cuts.
-pub fn apply(value: &mut LobValue, op: &LobOp) {
+/// pads with spaces (zero bytes), erase blanks, trim cuts. A write starting
+/// more than [`MAX_PAD`] past the end is refused.
+pub fn apply(value: &mut LobValue, op: &LobOp) -> Result<(), String> {
+    if let LobOp::Write { offset, .. } = op {
+        let len = match value {
+            LobValue::Text(c) => c.len(),
+            LobValue::Bytes(b) => b.len(),
+        } as u64;
+        if offset.saturating_sub(1) > len.saturating_add(MAX_PAD) {
+            return Err(format!(
+                "dbms_lob.write at offset {offset}, far past the value's end ({len}): not a \
+                 value LogMiner wrote"
+            ));
+        }
+    }
+    apply_op(value, op);
+    Ok(())
+}
+
+fn apply_op(value: &mut LobValue, op: &LobOp) {
     match (value, op) {
         (
             LobValue::Text(chars),
@@ -495,12 +517,10 @@ pub fn apply(value: &mut LobValue, op: &LobOp) {
                 offset,
             },
         ) => {
+            let take = usize::try_from(*amount).unwrap_or(usize::MAX);
             let src: Vec<char> = match data {
-                LobData::Text(t) => t.chars().take(*amount as usize).collect(),
-                LobData::Bytes(b) => String::from_utf8_lossy(b)
-                    .chars()
-                    .take(*amount as usize)
-                    .collect(),
+                LobData::Text(t) => t.chars().take(take).collect(),
+                LobData::Bytes(b) => String::from_utf8_lossy(b).chars().take(take).collect(),
             };
             overwrite(chars, &src, *offset, ' ');
         }
@@ -512,21 +532,30 @@ pub fn apply(value: &mut LobValue, op: &LobOp) {
                 offset,
             },
         ) => {
+            let take = usize::try_from(*amount).unwrap_or(usize::MAX);
             let src: Vec<u8> = match data {
-                LobData::Bytes(b) => b.iter().copied().take(*amount as usize).collect(),
-                LobData::Text(t) => t.bytes().take(*amount as usize).collect(),
+                LobData::Bytes(b) => b.iter().copied().take(take).collect(),
+                LobData::Text(t) => t.bytes().take(take).collect(),
             };
             overwrite(bytes, &src, *offset, 0);
         }
-        (LobValue::Text(chars), LobOp::Trim { length }) => chars.truncate(*length as usize),
-        (LobValue::Bytes(bytes), LobOp::Trim { length }) => bytes.truncate(*length as usize),
-        (LobValue::Text(chars), LobOp::Erase { amount, offset }) => blank(chars, *amount, *offset, ' '),
-        (LobValue::Bytes(bytes), LobOp::Erase { amount, offset }) => blank(bytes, *amount, *offset, 0),
+        (LobValue::Text(chars), LobOp::Trim { length }) => {
+            chars.truncate(usize::try_from(*length).unwrap_or(usize::MAX))
+        }
+        (LobValue::Bytes(bytes), LobOp::Trim { length }) => {
+            bytes.truncate(usize::try_from(*length).unwrap_or(usize::MAX))
+        }
+        (LobValue::Text(chars), LobOp::Erase { amount, offset }) => {
+            blank(chars, *amount, *offset, ' ')
+        }
+        (LobValue::Bytes(bytes), LobOp::Erase { amount, offset }) => {
+            blank(bytes, *amount, *offset, 0)
+        }
     }
 }
 
 fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
-    let start = (offset.max(1) - 1) as usize;
+    let start = usize::try_from(offset.max(1) - 1).unwrap_or(usize::MAX);
     if dst.len() < start {
         dst.resize(start, pad);
     }
@@ -539,8 +568,10 @@ fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
 }
 
 fn blank<T: Copy>(dst: &mut [T], amount: u64, offset: u64, pad: T) {
-    let start = (offset.max(1) - 1) as usize;
-    let end = start.saturating_add(amount as usize).min(dst.len());
+    let start = usize::try_from(offset.max(1) - 1).unwrap_or(usize::MAX);
+    let end = start
+        .saturating_add(usize::try_from(amount).unwrap_or(usize::MAX))
+        .min(dst.len());
     if start < end {
         dst[start..end].fill(pad);
     }
@@ -656,21 +687,29 @@ mod tests {
             amount: text.chars().count() as u64,
             offset,
         };
-        apply(&mut v, &write("ab", 3));
-        apply(&mut v, &LobOp::Erase { amount: 2, offset: 6 });
-        apply(&mut v, &LobOp::Trim { length: 8 });
-        apply(&mut v, &write("z", 10));
+        for op in [
+            write("ab", 3),
+            LobOp::Erase {
+                amount: 2,
+                offset: 6,
+            },
+            LobOp::Trim { length: 8 },
+            write("z", 10),
+        ] {
+            assert_eq!(apply(&mut v, &op), Ok(()));
+        }
         assert_eq!(v.into_field(), Field::Text("01ab4  7 z".into()));
         let mut b = LobValue::empty(true);
-        apply(
-            &mut b,
-            &LobOp::Write {
-                data: LobData::Bytes(vec![0xab]),
-                amount: 1,
-                offset: 2,
-            },
-        );
-        assert_eq!(b.into_field(), Field::Text("00ab".into()));
+        let at = |offset| LobOp::Write {
+            data: LobData::Bytes(vec![0xab]),
+            amount: 1,
+            offset,
+        };
+        assert_eq!(apply(&mut b, &at(2)), Ok(()));
+        assert_eq!(b.clone().into_field(), Field::Text("00ab".into()));
+        // An offset far past the end is refused, not padded.
+        assert!(apply(&mut b, &at(u64::MAX)).is_err());
+        assert!(apply(&mut b, &at(MAX_PAD + 10)).is_err());
     }
 
     #[test]

@@ -129,7 +129,7 @@ impl Assembly {
                             .to_string());
                     };
                     for op in &block.ops {
-                        lob::apply(&mut open.value, op);
+                        lob::apply(&mut open.value, op)?;
                     }
                     open.written = true;
                 }
