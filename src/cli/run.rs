@@ -54,6 +54,11 @@ pub struct RunArgs {
     /// Without it such a statement is a parse error pointing at the quote.
     #[arg(long)]
     pub relaxed_quotes: bool,
+    /// LOB and XMLType values: reassembled from their rows (`capture`) or
+    /// `__debezium_unavailable_value` with a finding (`placeholder`).
+    /// Extended strings are reassembled either way.
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
     /// Dead-letter file for `--on-parse-error warn`.
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
@@ -489,6 +494,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 OnParseError::Fail
             },
             relaxed_quotes: args.relaxed_quotes,
+            lob: args.lob.into(),
             spill_txn_bytes: Some(args.spill_mb.max(1) << 20),
             spill_dir: args.spill_dir.clone(),
             abandon_after: args.abandon_after,

@@ -61,6 +61,11 @@ pub struct TruthArgs {
     /// then compare byte for byte with a replay that has no dictionary.
     #[arg(long)]
     pub omit_unlogged_lobs: bool,
+    /// The truth for a capture run with this `--lob` mode: `capture` holds
+    /// LOB and XMLType values whole (and a LOB written alone through
+    /// `dbms_lob` as an UPDATE); `placeholder` gives them as unavailable.
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
 }
 
 /// Drops the unavailable LOB placeholders of UPDATE/DELETE images; inserts
@@ -201,6 +206,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         eprintln!("error: give --until-scn SCN or --count N");
         return exit::code(exit::USAGE);
     }
+    sim.set_lob_truth(args.lob == crate::cli::redo_replay::LobArg::Capture);
     let from = args.from_scn.unwrap_or(0);
     if let Err(code) = within_reach(
         &sim,

@@ -81,6 +81,10 @@ pub struct TailArgs {
     /// How many recent changes the screen keeps for scrolling.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub ring: u64,
+    /// LOB and XMLType values: reassembled from their rows (`capture`) or
+    /// `__debezium_unavailable_value` with a finding (`placeholder`).
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
 
     /// Time lag at which the gauge turns yellow.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
@@ -217,6 +221,7 @@ fn start_engine(
         buffer: BufferConfig {
             db_name: opened.db_name.clone(),
             charsets: opened.charsets.clone(),
+            lob: args.lob.into(),
             ..BufferConfig::default()
         },
         tables: opened.tables.patterns.clone(),

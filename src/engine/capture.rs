@@ -241,6 +241,8 @@ pub struct Capture<S: RedoSource> {
     book: Option<RedoBook>,
     /// The mined SCN the archives ahead were last checked at.
     archives_checked: Option<Scn>,
+    /// LOB columns already handed out as `LobUnavailable`, by either source.
+    lob_told: BTreeSet<(String, String, String)>,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -336,6 +338,7 @@ impl<S: RedoSource> Capture<S> {
             lob_reported: BTreeSet::new(),
             book: None,
             archives_checked: None,
+            lob_told: BTreeSet::new(),
         })
     }
 
@@ -386,6 +389,17 @@ impl<S: RedoSource> Capture<S> {
     pub fn take_findings(&mut self) -> Vec<TxnFinding> {
         let mut all = self.buffer.take_findings();
         all.append(&mut self.findings);
+        // The buffer reports a LOB column of an insert or of LOB rows, the
+        // engine one missing from an update image: once per column in all.
+        let told = &mut self.lob_told;
+        all.retain(|f| match &f.finding {
+            Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            } => told.insert((schema.clone(), table.clone(), column.clone())),
+            _ => true,
+        });
         all
     }
 

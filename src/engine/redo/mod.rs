@@ -40,6 +40,7 @@
 //! mining session's NLS settings were not applied.
 
 pub mod csf;
+pub mod lob;
 mod relaxed;
 mod scan;
 mod value;

@@ -251,6 +251,13 @@ impl Sim {
         self.model.truth.drain(..).map(|(_, e)| e).collect()
     }
 
+    /// Records the truth as a capture with `--lob capture` must give it (LOB
+    /// and XMLType values whole, a LOB written alone as an UPDATE) instead of
+    /// with those values unavailable. Set before the workload runs.
+    pub fn set_lob_truth(&mut self, capture: bool) {
+        self.model.lob_capture = capture;
+    }
+
     /// How many truth events to keep (`None`: all; `Some(0)`: record none).
     /// Older ones are dropped and counted, so an interactive sim stays bounded.
     pub fn set_truth_limit(&mut self, limit: Option<usize>) {

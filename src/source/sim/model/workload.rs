@@ -34,10 +34,10 @@ pub struct Txn {
     pub username: Arc<str>,
     pub pdb: Option<Arc<str>>,
     started: bool,
-    remaining: u32,
+    pub(super) remaining: u32,
     pub(super) changes: Vec<Change>,
-    savepoint: Option<usize>,
-    will_rollback: bool,
+    pub(super) savepoint: Option<usize>,
+    pub(super) will_rollback: bool,
     pub(super) kind: TxnKind,
     pub(super) table: Option<usize>,
 }
@@ -407,7 +407,12 @@ impl Model {
             self.dml(i);
             self.open[i].remaining -= 1;
             let pct = self.scenario.workload.statement_rollback_pct;
-            if pct > 0.0 && self.open[i].changes.len() > before && self.rng.chance(pct / 100.0) {
+            let undoable = self.open[i].changes.last().is_some_and(|c| !c.lob_only);
+            if pct > 0.0
+                && self.open[i].changes.len() > before
+                && undoable
+                && self.rng.chance(pct / 100.0)
+            {
                 // The statement failed (a constraint, a deadlock victim):
                 // Oracle undoes its change with a ROLLBACK=1 row and the
                 // transaction goes on.
@@ -478,14 +483,19 @@ impl Model {
         let commit_time = self.now_sec();
         let commit_ts_ms = ms(commit_time);
         let mut per_table: HashMap<usize, u32> = HashMap::new();
-        for (index, c) in txn.changes.iter().enumerate() {
-            let order = per_table.entry(c.table).or_insert(0);
-            *order += 1;
-            let table_order = *order;
-            if self.truth_limit != Some(0) {
+        let mut index = 0usize;
+        for c in txn.changes.iter() {
+            // Without LOB reassembly a LOB written alone is no event: its
+            // rows carry nothing else.
+            let shown = !c.lob_only || self.lob_capture;
+            if shown && self.truth_limit != Some(0) {
+                let order = per_table.entry(c.table).or_insert(0);
+                *order += 1;
+                let table_order = *order;
                 let ev =
                     self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
                 self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+                index += 1;
             }
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {
