@@ -5,7 +5,7 @@ use chrono::NaiveDateTime;
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
 use crate::engine::row::Scn;
-use crate::source::sim::value::Value;
+use crate::source::sim::value::{ColType, Value};
 
 use super::dml::Change;
 use super::redo::DmlOp;
@@ -78,26 +78,34 @@ impl Model {
             DmlOp::Update => Op::Update,
             DmlOp::Delete => Op::Delete,
         };
+        // The placeholder of a LOB column, binary for a BLOB.
         let lob = |name: &str| {
             self.tables[c.table]
                 .columns
                 .iter()
-                .any(|col| col.name == name && col.ty.is_lob())
+                .find(|col| col.name == name && col.ty.is_lob())
+                .map(|col| {
+                    if col.ty == ColType::Blob {
+                        Field::UnavailableBinary
+                    } else {
+                        Field::Unavailable
+                    }
+                })
         };
         // LOB content never travels in DML redo: an insert shows NULL or
         // EMPTY_LOB() (content in LOB_WRITE rows), and UPDATE/DELETE images
         // do not carry LOB columns at all.
         let mut before = c.before.as_ref().map(|v| self.image(c.table, v));
         for (name, f) in before.iter_mut().flatten() {
-            if lob(name) {
-                *f = Field::Unavailable;
+            if let Some(placeholder) = lob(name) {
+                *f = placeholder;
             }
         }
         let mut after = c.after.as_ref().map(|v| self.image(c.table, v));
         if c.op == DmlOp::Update {
             for (name, f) in after.iter_mut().flatten() {
-                if lob(name) {
-                    *f = Field::Unavailable;
+                if let Some(placeholder) = lob(name) {
+                    *f = placeholder;
                 }
             }
         }
