@@ -260,8 +260,11 @@ fn image_json(image: Option<Image>) -> Value {
         .map(|(c, f)| {
             let v = match f {
                 Field::Null => Value::Null,
-                Field::Text(t) => Value::String(t),
-                Field::Unavailable => Value::String(UNAVAILABLE_VALUE.into()),
+                // Diagnostics show bytes as LogMiner printed them: hex.
+                Field::Text(t) | Field::Binary(t) => Value::String(t),
+                Field::Unavailable | Field::UnavailableBinary => {
+                    Value::String(UNAVAILABLE_VALUE.into())
+                }
             };
             (c, v)
         })

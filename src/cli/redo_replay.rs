@@ -24,7 +24,7 @@ use std::time::Duration;
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
-use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::event::{CapturedEvent, ValueForms};
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
@@ -127,6 +127,8 @@ pub struct ReplayArgs {
     /// Print row changes only, not DDL (to compare with `sim truth`).
     #[arg(long)]
     pub skip_ddl: bool,
+    #[command(flatten)]
+    pub forms: crate::cli::forms::FormsArgs,
     /// With `--on-parse-error warn`, also write each statement that did not
     /// parse to this file, one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -254,7 +256,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = FindingTally::default();
-    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl, &mut findings).err();
+    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl, args.forms.forms(), &mut findings).err();
     findings.absorb(buffer.take_findings());
     if let Err(e) = out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {
@@ -294,13 +296,14 @@ fn replay<R: io::Read>(
     buffer: &mut TxnBuffer,
     out: &mut impl Write,
     skip_ddl: bool,
+    forms: ValueForms,
     findings: &mut FindingTally,
 ) -> Result<(), Stop> {
     let mut sink = |e: CapturedEvent| -> Result<(), _> {
         if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
             return Ok(());
         }
-        out.write_all(e.to_json_line().as_bytes())?;
+        out.write_all(e.to_json_line_with(forms).as_bytes())?;
         out.write_all(b"\n")?;
         Ok(())
     };

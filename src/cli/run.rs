@@ -62,6 +62,8 @@ pub struct RunArgs {
     /// Dead-letter file for `--on-parse-error warn`.
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
+    #[command(flatten)]
+    pub forms: crate::cli::forms::FormsArgs,
     /// Spill a transaction to disk once it buffers this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
@@ -273,13 +275,15 @@ struct OpenedOutput {
 fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOutput, Failure> {
     if args.output == "-" {
         return Ok(OpenedOutput {
-            sink: Box::new(JsonLinesSink::stdout()),
+            sink: Box::new(JsonLinesSink::stdout().with_forms(args.forms.forms())),
             stream_id: existing.and_then(|c| c.stream_id.clone()),
             rewind: None,
         });
     }
     let path = Path::new(&args.output);
-    let file = JsonLinesSink::file(path).map_err(|e| Failure::usage(e.to_string()))?;
+    let file = JsonLinesSink::file(path)
+        .map_err(|e| Failure::usage(e.to_string()))?
+        .with_forms(args.forms.forms());
     if file.torn_bytes_cut() > 0 {
         eprintln!(
             "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
@@ -515,6 +519,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             ..PollConfig::default()
         },
         lob_columns: opened.lob_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
     let mut source = opened.source;

@@ -79,6 +79,9 @@ pub struct CaptureConfig {
     /// An UPDATE or DELETE image lacking one gets the unavailable marker
     /// for it (and a finding, once per table and column).
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns of the captured tables: their values
+    /// are bytes, written in the envelope's binary form.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 /// The cost a poll puts on the source: how long to wait when there is
@@ -123,6 +126,7 @@ impl Default for CaptureConfig {
             key_columns: BTreeMap::new(),
             polling: PollConfig::default(),
             lob_columns: BTreeMap::new(),
+            binary_columns: BTreeMap::new(),
         }
     }
 }
@@ -569,6 +573,7 @@ impl<S: RedoSource> Capture<S> {
                             &mut self.findings,
                             c,
                         );
+                        mark_binary_columns(&self.config.binary_columns, c);
                         check_before_image(
                             &self.config.key_columns,
                             &mut self.partial_reported,
@@ -889,6 +894,32 @@ pub fn missing_ahead(inventory: &LogInventory, mined_scn: Scn) -> Vec<MissingArc
         }
     }
     out
+}
+
+/// Marks the values of binary columns as bytes. The parser cannot tell a
+/// RAW value from character data LogMiner printed as hex, nor an unlogged
+/// BLOB from an unlogged CLOB; the dictionary can.
+fn mark_binary_columns(binary: &BTreeMap<TableName, Vec<String>>, change: &mut ChangeEvent) {
+    if binary.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = binary.get(&name) else {
+        return;
+    };
+    for image in [change.before.as_mut(), change.after.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        for (column, field) in image.iter_mut() {
+            if columns.contains(column) {
+                *field = std::mem::replace(field, Field::Null).into_binary();
+            }
+        }
+    }
 }
 
 /// Puts the unavailable marker in UPDATE and DELETE images for the LOB

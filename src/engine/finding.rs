@@ -107,7 +107,7 @@ impl Finding {
                  given as __debezium_unavailable_value"
             ),
             Finding::CharacterHex { schema, table, column, reason } => format!(
-                "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays lower-case hex: {reason}"
+                "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays bytes (written as --binary-handling says): {reason}"
             ),
             Finding::UnescapedQuote { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner did not double a quote inside the value; it was \

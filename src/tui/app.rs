@@ -216,8 +216,8 @@ fn one_line(s: &str) -> String {
 fn field_text(f: &Field) -> String {
     match f {
         Field::Null => "NULL".into(),
-        Field::Text(t) => t.clone(),
-        Field::Unavailable => "?".into(),
+        Field::Text(t) | Field::Binary(t) => t.clone(),
+        Field::Unavailable | Field::UnavailableBinary => "?".into(),
     }
 }
 

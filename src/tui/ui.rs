@@ -628,8 +628,8 @@ fn field_span(f: Option<&Field>) -> Span<'static> {
     match f {
         None => Span::raw(""),
         Some(Field::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
-        Some(Field::Text(t)) => Span::raw(t.clone()),
-        Some(Field::Unavailable) => Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta)),
+        Some(Field::Text(t) | Field::Binary(t)) => Span::raw(t.clone()),
+        Some(Field::Unavailable | Field::UnavailableBinary) => Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta)),
     }
 }
 

@@ -499,7 +499,11 @@ impl<'a> Scanner<'a> {
         if is("EMPTY_CLOB") || is("EMPTY_BLOB") {
             self.open_paren(name)?;
             self.close_paren(name)?;
-            return Ok(Value::EmptyLob);
+            return Ok(if is("EMPTY_BLOB") {
+                Value::EmptyBlob
+            } else {
+                Value::EmptyLob
+            });
         }
         if is("TO_YMINTERVAL") || is("TO_DSINTERVAL") {
             let (s, _) = self.literal_args(name)?;

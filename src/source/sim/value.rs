@@ -310,7 +310,7 @@ impl Value {
     pub fn full_field(&self) -> Field {
         match self {
             Value::Clob(s) | Value::Xml(s) => Field::text(s.clone()),
-            Value::Blob(b) => Field::text(hex(b)),
+            Value::Blob(b) => Field::Binary(hex(b)),
             other => other.field(),
         }
     }
@@ -345,13 +345,14 @@ impl Value {
             Value::Number(s) | Value::Str(s) | Value::NStr(s) => Field::text(s.clone()),
             Value::Date(t) => Field::text(t.format("%Y-%m-%dT%H:%M:%S").to_string()),
             Value::Timestamp(t) => Field::text(fmt_frac(t).replacen(' ', "T", 1)),
-            Value::TimestampTz(t, off) => Field::text(format!(
-                "{}{}",
-                fmt_frac(t).replacen(' ', "T", 1),
-                fmt_offset(*off)
-            )),
-            Value::Raw(b) => Field::text(hex(b)),
-            Value::Clob(_) | Value::Blob(_) | Value::Xml(_) => Field::Unavailable,
+            // The envelope gives the instant in UTC (see engine::event).
+            Value::TimestampTz(t, off) => {
+                let utc = *t - chrono::TimeDelta::minutes(i64::from(*off));
+                Field::text(format!("{}Z", fmt_frac(&utc).replacen(' ', "T", 1)))
+            }
+            Value::Raw(b) => Field::Binary(hex(b)),
+            Value::Clob(_) | Value::Xml(_) => Field::Unavailable,
+            Value::Blob(_) => Field::UnavailableBinary,
             Value::IntervalYm(s) | Value::IntervalDs(s) => Field::text(s.clone()),
         }
     }
@@ -781,10 +782,18 @@ mod tests {
         );
         assert_eq!(
             Value::TimestampTz(t(9, 0, 0, 123_456_000), 480).field(),
-            Field::text("2025-03-01T09:00:00.123456000+08:00")
+            Field::text("2025-03-01T01:00:00.123456000Z")
         );
-        assert_eq!(Value::Raw(vec![0xAB, 1]).field(), Field::text("ab01"));
+        assert_eq!(
+            Value::TimestampTz(t(0, 30, 0, 0), 60).field(),
+            Field::text("2025-02-28T23:30:00.000000000Z")
+        );
+        assert_eq!(
+            Value::Raw(vec![0xAB, 1]).field(),
+            Field::Binary("ab01".into())
+        );
         assert_eq!(Value::Clob("x".into()).field(), Field::Unavailable);
+        assert_eq!(Value::Blob(vec![1]).field(), Field::UnavailableBinary);
         assert_eq!(Value::Null.field(), Field::Null);
     }
 

@@ -5,7 +5,7 @@ use chrono::NaiveDateTime;
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
 use crate::engine::row::Scn;
-use crate::source::sim::value::Value;
+use crate::source::sim::value::{ColType, Value};
 
 use super::dml::Change;
 use super::redo::DmlOp;
@@ -78,14 +78,23 @@ impl Model {
         // always reassembled, LOB and XML only by a capture that
         // reassembles them (`--lob capture`).
         let carried = |v: &Value| match v {
-            Value::Clob(_) | Value::Blob(_) | Value::Xml(_) if !capture => Field::Unavailable,
+            Value::Blob(_) if !capture => Field::UnavailableBinary,
+            Value::Clob(_) | Value::Xml(_) if !capture => Field::Unavailable,
             other => other.full_field(),
+        };
+        // The placeholder of a value left out: binary for a BLOB column.
+        let placeholder = |i: usize| {
+            if table.columns[i].ty == ColType::Blob {
+                Field::UnavailableBinary
+            } else {
+                Field::Unavailable
+            }
         };
         let name = |i: usize| table.columns[i].name.clone();
         let mut before: Option<Image> = c.before.as_ref().map(|vals| {
             vals.iter()
                 .enumerate()
-                .map(|(i, v)| (name(i), if hidden(i, v) { Field::Unavailable } else { v.field() }))
+                .map(|(i, v)| (name(i), if hidden(i, v) { placeholder(i) } else { v.field() }))
                 .collect()
         });
         let mut after: Option<Image> = c.after.as_ref().map(|vals| {
@@ -96,7 +105,7 @@ impl Model {
                         DmlOp::Update if !c.changed.contains(&i) => {
                             let was = c.before.as_ref().and_then(|b| b.get(i));
                             if hidden(i, v) || was.is_some_and(|b| hidden(i, b)) {
-                                Field::Unavailable
+                                placeholder(i)
                             } else {
                                 v.field()
                             }
