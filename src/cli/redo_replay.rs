@@ -256,7 +256,15 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = FindingTally::default();
-    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl, args.forms.forms(), &mut findings).err();
+    let mut stopped = replay(
+        reader,
+        &mut buffer,
+        &mut out,
+        args.skip_ddl,
+        args.forms.forms(),
+        &mut findings,
+    )
+    .err();
     findings.absorb(buffer.take_findings());
     if let Err(e) = out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {

@@ -201,7 +201,10 @@ impl TableColumns {
         let mut out: BTreeMap<TableName, Vec<String>> = BTreeMap::new();
         for (name, column, data_type) in &self.types {
             let base = data_type.split('(').next().unwrap_or_default().trim();
-            if ["RAW", "LONG RAW", "BLOB"].iter().any(|t| base.eq_ignore_ascii_case(t)) {
+            if ["RAW", "LONG RAW", "BLOB"]
+                .iter()
+                .any(|t| base.eq_ignore_ascii_case(t))
+            {
                 out.entry(name.clone()).or_default().push(column.clone());
             }
         }

@@ -493,9 +493,9 @@ fn changed_values(e: &Entry) -> String {
         .map(|col| {
             let v = image.and_then(|i| image_get(i, col));
             let text = match v {
-                Some(Field::Text(t)) => t.clone(),
+                Some(Field::Text(t) | Field::Binary(t)) => t.clone(),
                 Some(Field::Null) => "NULL".into(),
-                Some(Field::Unavailable) => "?".into(),
+                Some(Field::Unavailable | Field::UnavailableBinary) => "?".into(),
                 None => String::new(),
             };
             format!("{col}={text}")
@@ -629,7 +629,9 @@ fn field_span(f: Option<&Field>) -> Span<'static> {
         None => Span::raw(""),
         Some(Field::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
         Some(Field::Text(t) | Field::Binary(t)) => Span::raw(t.clone()),
-        Some(Field::Unavailable | Field::UnavailableBinary) => Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta)),
+        Some(Field::Unavailable | Field::UnavailableBinary) => {
+            Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta))
+        }
     }
 }
 

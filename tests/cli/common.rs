@@ -1,7 +1,7 @@
 //! Comparisons shared by the modules that check captured changes against
 //! the simulator's ground truth, and the SCN window of a built-in scenario.
 
-use cdcctl::engine::event::{Field, Image};
+use cdcctl::engine::event::Image;
 
 /// Drops LOB placeholders: LOB columns are absent from UPDATE/DELETE redo,
 /// while the truth names them as unavailable.

@@ -281,7 +281,10 @@ fn redo_parse_counts_lob_and_xml_rows_it_skips_on_standard_error() {
             r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
         ),
         (9, LOCATOR),
-        (10, " buf_c := 'hello'; \n  dbms_lob.write(loc_c, 5, 1, buf_c);\nEND;"),
+        (
+            10,
+            " buf_c := 'hello'; \n  dbms_lob.write(loc_c, 5, 1, buf_c);\nEND;",
+        ),
         (68, XML_BEGIN),
         (70, "XML_REDO := '<a/>':4"),
     ];
@@ -312,8 +315,14 @@ fn issue9_replay_lob_capture_reassembles_lob_xml_and_32k_values() {
             r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
         ),
         (9, LOCATOR),
-        (10, " buf_c := 'hel'; \n  dbms_lob.write(loc_c, 3, 1, buf_c);\nEND;"),
-        (10, " buf_c := 'lo'; \n  dbms_lob.write(loc_c, 2, 4, buf_c);\nEND;"),
+        (
+            10,
+            " buf_c := 'hel'; \n  dbms_lob.write(loc_c, 3, 1, buf_c);\nEND;",
+        ),
+        (
+            10,
+            " buf_c := 'lo'; \n  dbms_lob.write(loc_c, 2, 4, buf_c);\nEND;",
+        ),
         (68, XML_BEGIN),
         (70, "XML_REDO := '<a>':3"),
         (70, "XML_REDO := HEXTORAW('3c2f613e'):4"),
@@ -352,7 +361,10 @@ fn issue9_replay_stops_on_a_malformed_lob_row_or_dead_letters_it() {
     ];
     let (code, _, err) = replay(&rows, &["--lob", "capture"]);
     assert_eq!(code, Some(4), "{err}");
-    assert!(err.contains("no locator") && err.contains("dbms_lob.write(loc_c, 1, 1, buf_c)"), "{err}");
+    assert!(
+        err.contains("no locator") && err.contains("dbms_lob.write(loc_c, 1, 1, buf_c)"),
+        "{err}"
+    );
     let (code, events, err) = replay(&rows, &["--lob", "capture", "--on-parse-error", "warn"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(events.len(), 1);
@@ -378,16 +390,19 @@ fn replay_decodes_hextoraw_character_data_with_the_dictionary_file() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         events[0]["after"],
-        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "0a0b"})
+        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "Cgs="})
     );
     assert!(err.contains("findings: 0"), "{err}");
 
-    // Without the dictionary the values stay hex, each column flagged.
+    // Without the dictionary the values stay bytes (base64 by default,
+    // hex on request), each column flagged.
     let (code, events, err) = replay(&rows, &[]);
     assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "1tDOxA==");
+    let (_, events, _) = replay(&rows, &["--binary-handling", "hex"]);
     assert_eq!(events[0]["after"]["NAME"], "d6d0cec4");
     assert!(
-        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays lower-case hex"),
+        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays bytes"),
         "{err}"
     );
 

@@ -1199,7 +1199,13 @@ fn replayed_and_truth(
     );
     let truth = cdcctl(
         &[
-            &["sim", "truth", "--scenario", scenario, "--omit-unlogged-lobs"][..],
+            &[
+                "sim",
+                "truth",
+                "--scenario",
+                scenario,
+                "--omit-unlogged-lobs",
+            ][..],
             truth_args,
             range,
         ]
@@ -1231,7 +1237,11 @@ fn issue9_lobs_scenario_replayed_equals_its_truth_with_and_without_lob_capture()
     let range = ["--from-scn", "13000000", "--until-scn", "13006000"];
     let parse = |text: &str| -> Vec<serde_json::Value> {
         text.lines()
-            .map(|l| crate::common::without_unavailable(serde_json::from_str(l).expect("one envelope per line")))
+            .map(|l| {
+                crate::common::without_unavailable(
+                    serde_json::from_str(l).expect("one envelope per line"),
+                )
+            })
             .collect()
     };
     for (replay_args, truth_args) in [
@@ -1254,10 +1264,16 @@ fn issue9_lobs_scenario_replayed_equals_its_truth_with_and_without_lob_capture()
     let (a, _) = replayed_and_truth("lobs", &range, &["--lob", "capture"], &["--lob", "capture"]);
     let events = parse(&a);
     let has = |pred: &dyn Fn(&serde_json::Value) -> bool| events.iter().any(pred);
-    assert!(has(&|e| e["after"]["PAYLOAD"].as_str().is_some_and(|x| x.starts_with("<doc"))));
-    assert!(has(&|e| e["after"]["NOTES"].as_str().is_some_and(|x| x.len() > 4000)));
+    assert!(has(&|e| e["after"]["PAYLOAD"]
+        .as_str()
+        .is_some_and(|x| x.starts_with("<doc"))));
+    assert!(has(&|e| e["after"]["NOTES"]
+        .as_str()
+        .is_some_and(|x| x.len() > 4000)));
     assert!(has(&|e| e["op"] == "u"
-        && e["after"].as_object().is_some_and(|m| m.len() == 2 && m.contains_key("DOC_ID"))));
+        && e["after"]
+            .as_object()
+            .is_some_and(|m| m.len() == 2 && m.contains_key("DOC_ID"))));
 }
 
 mod rendered_rows_parse_back {

@@ -105,7 +105,9 @@ pub fn parse_piece(code: u16, sql: &str) -> Result<Piece, ParseError> {
         91 => string_begin(&mut s),
         92 => string_write(&mut s),
         93 => Ok(Piece::StringEnd),
-        other => s.fail(format!("operation code {other} carries no LOB, XML or string piece")),
+        other => s.fail(format!(
+            "operation code {other} carries no LOB, XML or string piece"
+        )),
     };
     piece.map_err(|f| ParseError {
         message: f.message,
@@ -119,13 +121,27 @@ pub fn parse_piece(code: u16, sql: &str) -> Result<Piece, ParseError> {
 fn check_block(s: &Scanner<'_>, code: u16, block: LobBlock) -> Res<Piece> {
     let has = |f: fn(&LobOp) -> bool| block.ops.iter().any(f);
     let (ok, what) = match code {
-        9 => (block.locator.is_some(), "a `select ... into loc_ ... for update`"),
-        10 => (has(|o| matches!(o, LobOp::Write { .. })), "a `dbms_lob.write`"),
-        11 => (has(|o| matches!(o, LobOp::Trim { .. })), "a `dbms_lob.trim`"),
-        _ => (has(|o| matches!(o, LobOp::Erase { .. })), "a `dbms_lob.erase`"),
+        9 => (
+            block.locator.is_some(),
+            "a `select ... into loc_ ... for update`",
+        ),
+        10 => (
+            has(|o| matches!(o, LobOp::Write { .. })),
+            "a `dbms_lob.write`",
+        ),
+        11 => (
+            has(|o| matches!(o, LobOp::Trim { .. })),
+            "a `dbms_lob.trim`",
+        ),
+        _ => (
+            has(|o| matches!(o, LobOp::Erase { .. })),
+            "a `dbms_lob.erase`",
+        ),
     };
     if !ok {
-        return s.fail(format!("the LOB row (operation code {code}) holds no {what}"));
+        return s.fail(format!(
+            "the LOB row (operation code {code}) holds no {what}"
+        ));
     }
     Ok(Piece::Lob(block))
 }
@@ -164,7 +180,9 @@ fn lob_block(s: &mut Scanner<'_>) -> Res<LobBlock> {
         let at = s.pos;
         let name = s.word();
         if name.is_empty() {
-            return s.fail("expected a PL/SQL statement of a LOB row (`select`, `buf_ := ...` or `dbms_lob.`)");
+            return s.fail(
+                "expected a PL/SQL statement of a LOB row (`select`, `buf_ := ...` or `dbms_lob.`)",
+            );
         }
         if name.eq_ignore_ascii_case("dbms_lob") {
             s.expect(b'.', "after `dbms_lob`")?;
@@ -175,7 +193,9 @@ fn lob_block(s: &mut Scanner<'_>) -> Res<LobBlock> {
             buffer = Some((name.to_ascii_lowercase(), data));
         } else {
             s.pos = at;
-            return s.fail(format!("`{name}` is not a statement LogMiner writes in a LOB row"));
+            return s.fail(format!(
+                "`{name}` is not a statement LogMiner writes in a LOB row"
+            ));
         }
         s.expect(b';', "after the statement")?;
     }
@@ -219,7 +239,9 @@ fn locator_select(s: &mut Scanner<'_>) -> Res<(Target, bool)> {
     let var = s.word_after_ws();
     let binary = var.to_ascii_lowercase().ends_with("_b");
     if !var.to_ascii_lowercase().starts_with("loc_") {
-        return s.fail(format!("expected a LOB locator (`loc_c`, `loc_b`, `loc_nc`), found `{var}`"));
+        return s.fail(format!(
+            "expected a LOB locator (`loc_c`, `loc_b`, `loc_nc`), found `{var}`"
+        ));
     }
     s.expect_keyword(b"FROM", "after the locator")?;
     let (schema, table) = table_name(s)?;
@@ -288,7 +310,9 @@ fn number_arg(s: &mut Scanner<'_>) -> Res<u64> {
     let digits = s.word();
     match digits.parse::<u64>() {
         Ok(n) => Ok(n),
-        Err(_) => s.fail(format!("expected a whole number argument, found `{digits}`")),
+        Err(_) => s.fail(format!(
+            "expected a whole number argument, found `{digits}`"
+        )),
     }
 }
 
@@ -393,7 +417,9 @@ fn xml_write(s: &mut Scanner<'_>) -> Res<Piece> {
         s.skip_ws();
         let n = s.word();
         if n.parse::<u64>().is_err() {
-            return s.fail(format!("expected the piece's length after `:`, found `{n}`"));
+            return s.fail(format!(
+                "expected the piece's length after `:`, found `{n}`"
+            ));
         }
     }
     if !s.at_end() {
@@ -598,7 +624,9 @@ impl LobValue {
     pub fn into_field(self) -> Field {
         match self {
             LobValue::Text(chars) => Field::Text(chars.into_iter().collect()),
-            LobValue::Bytes(bytes) => Field::Text(bytes.iter().map(|b| format!("{b:02x}")).collect()),
+            LobValue::Bytes(bytes) => {
+                Field::Binary(bytes.iter().map(|b| format!("{b:02x}")).collect())
+            }
         }
     }
 }
@@ -629,7 +657,10 @@ mod tests {
         let b = lob(9, sql);
         let (t, binary) = b.locator.expect("a locator");
         assert!(!binary);
-        assert_eq!((t.schema.as_str(), t.table.as_str()), ("DEBEZIUM", "CLOB_TEST"));
+        assert_eq!(
+            (t.schema.as_str(), t.table.as_str()),
+            ("DEBEZIUM", "CLOB_TEST")
+        );
         assert_eq!(t.column, "VAL_CLOB");
         assert_eq!(t.key, key(&[("ID", "2"), ("VAL_DATA", "Test2")]));
         assert_eq!(t.row_id.as_deref(), Some("AAAR3s"));
@@ -640,7 +671,10 @@ mod tests {
 
     #[test]
     fn lob_write_reads_text_hex_amount_and_offset() {
-        let b = lob(10, " buf_c := 'it''s'; \n  dbms_lob.write(loc_c, 4, 1001, buf_c);\nEND;");
+        let b = lob(
+            10,
+            " buf_c := 'it''s'; \n  dbms_lob.write(loc_c, 4, 1001, buf_c);\nEND;",
+        );
         assert_eq!(
             b.ops,
             vec![LobOp::Write {
@@ -649,7 +683,10 @@ mod tests {
                 offset: 1001
             }]
         );
-        let b = lob(10, "buf_b := HEXTORAW('0A0b'); dbms_lob.write(loc_b, 2, 1, buf_b);");
+        let b = lob(
+            10,
+            "buf_b := HEXTORAW('0A0b'); dbms_lob.write(loc_b, 2, 1, buf_b);",
+        );
         assert_eq!(
             b.ops,
             vec![LobOp::Write {
@@ -669,7 +706,10 @@ mod tests {
 
     #[test]
     fn lob_trim_and_erase_read_their_arguments() {
-        assert_eq!(lob(11, "dbms_lob.trim(loc_c, 10);").ops, vec![LobOp::Trim { length: 10 }]);
+        assert_eq!(
+            lob(11, "dbms_lob.trim(loc_c, 10);").ops,
+            vec![LobOp::Trim { length: 10 }]
+        );
         assert_eq!(
             lob(29, " dbms_lob.erase(loc_b, 3, 2);").ops,
             vec![LobOp::Erase {
@@ -706,7 +746,7 @@ mod tests {
             offset,
         };
         assert_eq!(apply(&mut b, &at(2)), Ok(()));
-        assert_eq!(b.clone().into_field(), Field::Text("00ab".into()));
+        assert_eq!(b.clone().into_field(), Field::Binary("00ab".into()));
         // An offset far past the end is refused, not padded.
         assert!(apply(&mut b, &at(u64::MAX)).is_err());
         assert!(apply(&mut b, &at(MAX_PAD + 10)).is_err());
@@ -720,18 +760,30 @@ mod tests {
         match parse_piece(68, begin) {
             Ok(Piece::XmlBegin(t)) => {
                 assert_eq!(t.column, "F3");
-                assert_eq!(t.key, key(&[("F1", "5010"), ("F2", "Aho40431"), ("F5", "PETER")]));
+                assert_eq!(
+                    t.key,
+                    key(&[("F1", "5010"), ("F2", "Aho40431"), ("F5", "PETER")])
+                );
             }
             other => panic!("{other:?}"),
         }
         let text = parse_piece(70, "XML_REDO := '<a x=''1''/>':10");
-        assert_eq!(text, Ok(Piece::XmlWrite(Some(LobData::Text("<a x='1'/>".into())))));
+        assert_eq!(
+            text,
+            Ok(Piece::XmlWrite(Some(LobData::Text("<a x='1'/>".into()))))
+        );
         let hex = parse_piece(70, "XML_REDO := HEXTORAW('3c612f3e'):4");
-        assert_eq!(hex, Ok(Piece::XmlWrite(Some(LobData::Bytes(b"<a/>".to_vec())))));
+        assert_eq!(
+            hex,
+            Ok(Piece::XmlWrite(Some(LobData::Bytes(b"<a/>".to_vec()))))
+        );
         // The last piece of an out-of-line document may lack its quote.
         let unclosed = parse_piece(70, "XML_REDO := HEXTORAW('3c612f3e):4");
         assert_eq!(unclosed, hex);
-        assert_eq!(parse_piece(70, "XML_REDO := NULL"), Ok(Piece::XmlWrite(None)));
+        assert_eq!(
+            parse_piece(70, "XML_REDO := NULL"),
+            Ok(Piece::XmlWrite(None))
+        );
         assert_eq!(parse_piece(71, ""), Ok(Piece::XmlEnd));
     }
 
@@ -742,7 +794,10 @@ mod tests {
                      set a.\"DATA\" = :DATA where a.\"ID\" = ''1'';';";
         match parse_piece(91, begin) {
             Ok(Piece::StringBegin(t)) => {
-                assert_eq!((t.table.as_str(), t.column.as_str()), ("TEST_TABLE", "DATA"));
+                assert_eq!(
+                    (t.table.as_str(), t.column.as_str()),
+                    ("TEST_TABLE", "DATA")
+                );
                 assert_eq!(t.key, key(&[("ID", "1")]));
             }
             other => panic!("{other:?}"),
@@ -755,15 +810,24 @@ mod tests {
     #[test]
     fn malformed_piece_rows_are_errors_with_the_raw_text() {
         for (code, sql) in [
-            (9, "select \"DOC\" from \"APP\".\"T\" where \"ID\" = '1' for update;"),
+            (
+                9,
+                "select \"DOC\" from \"APP\".\"T\" where \"ID\" = '1' for update;",
+            ),
             (9, "DECLARE loc_c CLOB; buf_c VARCHAR2(6174); loc_b BLOB;"),
             (10, "buf_c := 'x';"),
             (10, "buf_c := 'x'; dbms_lob.write(loc_c, x, 1, buf_c);"),
             (10, "buf_c := 'x'; dbms_lob.write(loc_c, 1, 1, buf_b);"),
             (11, "dbms_lob.trim(loc_c);"),
             (29, "dbms_lob.erase(loc_c, 1);"),
-            (10, "buf_b := HEXTORAW('abc'); dbms_lob.write(loc_b, 1, 1, buf_b);"),
-            (68, "update \"A\".\"T\" a set a.\"X\" = 'text' where a.\"ID\" = '1';"),
+            (
+                10,
+                "buf_b := HEXTORAW('abc'); dbms_lob.write(loc_b, 1, 1, buf_b);",
+            ),
+            (
+                68,
+                "update \"A\".\"T\" a set a.\"X\" = 'text' where a.\"ID\" = '1';",
+            ),
             (70, "XML Data"),
             (70, "XML_REDO := '<a/>' trailing"),
             (91, "DECLARE Stmt CLOB; BEGIN END;"),

@@ -149,7 +149,11 @@ fn utc_of(local: &str, zone: &str) -> Option<String> {
         _ => return None,
     };
     let (date_time, fraction) = (local.get(..19)?, &local[19..]);
-    let whole = chrono::NaiveDateTime::parse_from_str(&date_time.replacen('T', " ", 1), "%Y-%m-%d %H:%M:%S").ok()?;
+    let whole = chrono::NaiveDateTime::parse_from_str(
+        &date_time.replacen('T', " ", 1),
+        "%Y-%m-%d %H:%M:%S",
+    )
+    .ok()?;
     let utc = whole.checked_sub_signed(chrono::TimeDelta::try_minutes(offset_minutes)?)?;
     let mut out = utc.format("%Y-%m-%dT%H:%M:%S").to_string();
     out.push_str(fraction);

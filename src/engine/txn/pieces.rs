@@ -124,9 +124,11 @@ impl Assembly {
                 }
                 if !block.ops.is_empty() {
                     let Some(open) = self.lob.as_mut() else {
-                        return Err("a LOB call with no locator before it (no SELECT_LOB_LOCATOR row \
+                        return Err(
+                            "a LOB call with no locator before it (no SELECT_LOB_LOCATOR row \
                                     or `select ... for update` for this LOB)"
-                            .to_string());
+                                .to_string(),
+                        );
                     };
                     for op in &block.ops {
                         lob::apply(&mut open.value, op)?;
@@ -205,11 +207,7 @@ impl Assembly {
                     return Err("32K END without a 32K BEGIN before it".to_string());
                 };
                 let text = String::from_utf8(open.data).map_err(|e| e.to_string())?;
-                out.push(Placement(
-                    open.target,
-                    Some(Field::Text(text)),
-                    open.row,
-                ));
+                out.push(Placement(open.target, Some(Field::Text(text)), open.row));
             }
         }
         Ok(out)
@@ -253,8 +251,9 @@ impl Assembly {
 /// inline value), else empty (`EMPTY_CLOB()`, or a value the redo does not
 /// carry).
 fn start_value(field: &Field, binary: bool) -> Option<LobValue> {
-    let Field::Text(t) = field else {
-        return None;
+    let t = match field {
+        Field::Text(t) | Field::Binary(t) => t,
+        _ => return None,
     };
     if !binary {
         return Some(LobValue::Text(t.chars().collect()));

@@ -884,7 +884,10 @@ fn issue9_lob_capture_puts_the_lob_writes_into_the_insert() {
 #[test]
 fn issue9_empty_lob_with_no_write_is_an_empty_value_under_capture() {
     let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
-    let events = run(&mut buf, vec![doc_insert(2, A, 1, "EMPTY_CLOB()"), commit(3, A)]);
+    let events = run(
+        &mut buf,
+        vec![doc_insert(2, A, 1, "EMPTY_CLOB()"), commit(3, A)],
+    );
     assert_eq!(after_of(&events[0])[1], ("BODY".into(), text("")));
 }
 
@@ -927,7 +930,10 @@ fn issue9_lob_written_alone_becomes_an_update_of_its_row() {
     assert_eq!(c.before, Some(vec![("ID".into(), text("5"))]));
     assert_eq!(
         c.after,
-        Some(vec![("ID".into(), text("5")), ("BODY".into(), text("new text"))])
+        Some(vec![
+            ("ID".into(), text("5")),
+            ("BODY".into(), text("new text"))
+        ])
     );
     assert_eq!(c.source.row_id.as_deref(), Some(rowid(5).as_str()));
     // Without capture such a change carries nothing: no event, a finding.
@@ -942,17 +948,29 @@ fn issue9_lob_written_alone_becomes_an_update_of_its_row() {
 }
 
 #[test]
-fn issue9_blob_writes_give_lower_case_hex() {
+fn issue9_blob_writes_give_bytes() {
     let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
     let rows = vec![
         doc_insert(2, A, 1, "EMPTY_BLOB()"),
         locator(3, A, 1, "BODY", "loc_b"),
-        piece(4, A, 10, 1, " buf_b := HEXTORAW('0A0B'); \n  dbms_lob.write(loc_b, 2, 1, buf_b);\nEND;"),
-        piece(5, A, 10, 1, " buf_b := HEXTORAW('ff'); \n  dbms_lob.write(loc_b, 1, 3, buf_b);\nEND;"),
+        piece(
+            4,
+            A,
+            10,
+            1,
+            " buf_b := HEXTORAW('0A0B'); \n  dbms_lob.write(loc_b, 2, 1, buf_b);\nEND;",
+        ),
+        piece(
+            5,
+            A,
+            10,
+            1,
+            " buf_b := HEXTORAW('ff'); \n  dbms_lob.write(loc_b, 1, 3, buf_b);\nEND;",
+        ),
         commit(6, A),
     ];
     let events = run(&mut buf, rows);
-    assert_eq!(after_of(&events[0])[1], ("BODY".into(), text("0a0bff")));
+    assert_eq!(after_of(&events[0])[1], ("BODY".into(), Field::Binary("0a0bff".into())));
 }
 
 #[test]
@@ -962,8 +980,20 @@ fn issue9_xml_doc_rows_fill_the_xml_column_of_the_change_before() {
     // HEXTORAW that cuts `é` in two).
     let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
     let rows = vec![
-        piece(2, A, 1, 1, "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');"),
-        piece(3, A, 68, 1, "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';"),
+        piece(
+            2,
+            A,
+            1,
+            1,
+            "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');",
+        ),
+        piece(
+            3,
+            A,
+            68,
+            1,
+            "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';",
+        ),
         piece(4, A, 70, 1, "XML_REDO := HEXTORAW('3c613ec3'):4"),
         piece(5, A, 70, 1, "XML_REDO := HEXTORAW('a93c2f613e):5"),
         piece(6, A, 71, 1, ""),
@@ -975,8 +1005,20 @@ fn issue9_xml_doc_rows_fill_the_xml_column_of_the_change_before() {
     // The placeholder: the column is there, unavailable, and reported.
     let mut buf = lob_buffer(LobMode::Placeholder, OnParseError::Fail);
     let rows = vec![
-        piece(2, A, 1, 1, "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');"),
-        piece(3, A, 68, 1, "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';"),
+        piece(
+            2,
+            A,
+            1,
+            1,
+            "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');",
+        ),
+        piece(
+            3,
+            A,
+            68,
+            1,
+            "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';",
+        ),
         piece(4, A, 70, 1, "XML_REDO := '<a/>':4"),
         piece(6, A, 71, 1, ""),
         commit(7, A),
@@ -993,9 +1035,21 @@ fn issue9_extended_string_is_reassembled_without_lob_capture() {
                  DBMS_LOB.CreateTemporary(TempLob, FALSE);\n Stmt := 'update \"APP\".\"DOCS\" a set \
                  a.\"NOTES\" = :NOTES where a.\"ID\" = ''1'';';";
     let rows = vec![
-        piece(2, A, 3, 1, "update \"APP\".\"DOCS\" set \"T\" = 'x' where \"ID\" = '1';"),
+        piece(
+            2,
+            A,
+            3,
+            1,
+            "update \"APP\".\"DOCS\" set \"T\" = 'x' where \"ID\" = '1';",
+        ),
         piece(3, A, 91, 1, begin),
-        piece(4, A, 92, 1, " buf_c := 'it''s '; \n DBMS_LOB.WRITEAPPEND(TempLob, 5, buf_c);"),
+        piece(
+            4,
+            A,
+            92,
+            1,
+            " buf_c := 'it''s '; \n DBMS_LOB.WRITEAPPEND(TempLob, 5, buf_c);",
+        ),
         piece(5, A, 92, 1, " buf_c := 'long';"),
         piece(6, A, 93, 1, ""),
         commit(7, A),
@@ -1017,8 +1071,20 @@ fn issue9_extended_string_is_reassembled_without_lob_capture() {
 fn issue9_malformed_xml_row_is_a_parse_error_or_a_dead_letter() {
     let rows = || {
         vec![
-            piece(2, A, 1, 1, "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');"),
-            piece(3, A, 68, 1, "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';"),
+            piece(
+                2,
+                A,
+                1,
+                1,
+                "insert into \"APP\".\"DOCS\"(\"ID\") values ('1');",
+            ),
+            piece(
+                3,
+                A,
+                68,
+                1,
+                "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';",
+            ),
             piece(4, A, 70, 1, "XML Data"),
             piece(5, A, 71, 1, ""),
             commit(6, A),
@@ -1061,7 +1127,10 @@ fn first_error(buf: &mut TxnBuffer, rows: Vec<LogMinerRow>) -> String {
 fn issue9_pieces_out_of_place_are_errors_with_the_raw_row() {
     let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
     let e = first_error(&mut buf, vec![clob_write(2, A, 1, "x", 1), commit(3, A)]);
-    assert!(e.contains("no locator") && e.contains("dbms_lob.write"), "{e}");
+    assert!(
+        e.contains("no locator") && e.contains("dbms_lob.write"),
+        "{e}"
+    );
 
     let mut buf = lob_buffer(LobMode::Placeholder, OnParseError::Fail);
     let rows = vec![piece(2, A, 92, 1, " buf_c := 'x';"), commit(3, A)];
@@ -1072,13 +1141,22 @@ fn issue9_pieces_out_of_place_are_errors_with_the_raw_row() {
     let begin = "update \"APP\".\"DOCS\" a set a.\"X\" = XMLType(:1) where a.\"ID\" = '1';";
     let rows = vec![piece(2, A, 68, 1, begin), commit(3, A)];
     let e = first_error(&mut buf, rows);
-    assert!(e.contains("no XML DOC END before the COMMIT") && e.contains(begin), "{e}");
+    assert!(
+        e.contains("no XML DOC END before the COMMIT") && e.contains(begin),
+        "{e}"
+    );
 }
 
 #[test]
 fn issue9_undone_statement_takes_its_lob_rows_with_it() {
     let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
-    let mut undo = piece(5, A, 2, 1, "delete from \"APP\".\"DOCS\" where \"ID\" = '1';");
+    let mut undo = piece(
+        5,
+        A,
+        2,
+        1,
+        "delete from \"APP\".\"DOCS\" where \"ID\" = '1';",
+    );
     undo.rollback = true;
     let rows = vec![
         doc_insert(2, A, 1, "EMPTY_CLOB()"),

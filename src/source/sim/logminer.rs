@@ -543,7 +543,9 @@ impl Session {
                         // XMLType and extended strings are left out: XML DOC
                         // and 32K rows carry them (LOBs show EMPTY_LOB()).
                         let shown: Vec<usize> = (0..vals.len())
-                            .filter(|&i| !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string())
+                            .filter(|&i| {
+                                !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string()
+                            })
                             .collect();
                         let cols: Vec<String> = shown.iter().map(|&i| col(i)).collect();
                         let lits: Vec<String> = shown
@@ -562,7 +564,11 @@ impl Session {
                         let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let set: Vec<String> = changed
                             .iter()
-                            .filter_map(|&i| a.get(i).filter(|v| !v.in_pieces()).map(|v| format!("{} = {}", col(i), lit(v))))
+                            .filter_map(|&i| {
+                                a.get(i)
+                                    .filter(|v| !v.in_pieces())
+                                    .map(|v| format!("{} = {}", col(i), lit(v)))
+                            })
                             .collect();
                         let where_cols: Vec<usize> = match level {
                             SuppLevel::All => non_lob.clone(),
@@ -575,7 +581,9 @@ impl Session {
                         };
                         let mut w = where_cols
                             .iter()
-                            .filter_map(|&i| b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v)))
+                            .filter_map(|&i| {
+                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
+                            })
                             .collect::<Vec<_>>()
                             .join(" and ");
                         rowid_clause(&mut w);
@@ -586,7 +594,9 @@ impl Session {
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let mut w = non_lob
                             .iter()
-                            .filter_map(|&i| b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v)))
+                            .filter_map(|&i| {
+                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
+                            })
                             .collect::<Vec<_>>()
                             .join(" and ");
                         rowid_clause(&mut w);

@@ -701,7 +701,10 @@ impl ValueGen {
                     let text = rng.pick(PLAIN).copied().unwrap_or("x");
                     doc.push_str(&format!("<v n=\"{}\">{text}</v>", rng.below(1000)));
                     if rng.chance(0.1) {
-                        doc.push_str(&format!("<w>{}</w>", rng.pick(WIDE).copied().unwrap_or("é")));
+                        doc.push_str(&format!(
+                            "<w>{}</w>",
+                            rng.pick(WIDE).copied().unwrap_or("é")
+                        ));
                     }
                 }
                 doc.push_str("</doc>");

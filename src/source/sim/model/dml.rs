@@ -231,7 +231,11 @@ impl Model {
             && !self.open[i].will_rollback
             && self.open[i].savepoint.is_none();
         if let (DmlOp::Update, Some(key)) = (op, key) {
-            if last && lob_pct > 0.0 && rng.chance(lob_pct / 100.0) && self.lob_update(i, t, key, &mut rng) {
+            if last
+                && lob_pct > 0.0
+                && rng.chance(lob_pct / 100.0)
+                && self.lob_update(i, t, key, &mut rng)
+            {
                 return;
             }
         }
@@ -485,7 +489,11 @@ impl Model {
             .iter()
             .filter_map(|&k| {
                 let lit = row.get(k)?.sql_literal();
-                let lit = if quote_twice { lit.replace('\'', "''") } else { lit };
+                let lit = if quote_twice {
+                    lit.replace('\'', "''")
+                } else {
+                    lit
+                };
                 Some(format!("a.\"{}\" = {lit}", table.columns[k].name))
             })
             .collect::<Vec<_>>()
@@ -513,7 +521,10 @@ impl Model {
         if doc.len() > 4000 {
             for piece in doc.as_bytes().chunks(1000) {
                 let hex: String = piece.iter().map(|b| format!("{b:02x}")).collect();
-                out.push((70, Some(format!("XML_REDO := HEXTORAW('{hex}'):{}", piece.len()))));
+                out.push((
+                    70,
+                    Some(format!("XML_REDO := HEXTORAW('{hex}'):{}", piece.len())),
+                ));
             }
         } else {
             let chars: Vec<char> = doc.chars().collect();
@@ -521,7 +532,11 @@ impl Model {
                 let text: String = piece.iter().collect();
                 out.push((
                     70,
-                    Some(format!("XML_REDO := '{}':{}", text.replace('\'', "''"), piece.len())),
+                    Some(format!(
+                        "XML_REDO := '{}':{}",
+                        text.replace('\'', "''"),
+                        piece.len()
+                    )),
                 ));
             }
         }
@@ -530,7 +545,13 @@ impl Model {
     }
 
     /// 32K BEGIN / WRITE / END of a VARCHAR2 value past 4000 bytes.
-    fn string_rows(&self, t: usize, c: usize, row: &[Value], v: &Value) -> Vec<(u16, Option<String>)> {
+    fn string_rows(
+        &self,
+        t: usize,
+        c: usize,
+        row: &[Value],
+        v: &Value,
+    ) -> Vec<(u16, Option<String>)> {
         let table = &self.tables[t];
         let Value::Str(text) = v else {
             return Vec::new();
@@ -631,7 +652,11 @@ impl Model {
                 size,
                 false,
             );
-            offset += if blob { piece.len() as u64 / 2 } else { piece.len() as u64 };
+            offset += if blob {
+                piece.len() as u64 / 2
+            } else {
+                piece.len() as u64
+            };
         }
         if trim {
             let var = if blob { "loc_b" } else { "loc_c" };
@@ -765,5 +790,6 @@ impl Model {
 /// A type whose values may need rows of their own (XMLType, a VARCHAR2
 /// past 4000 bytes).
 fn pieces_type(ty: &ColType) -> bool {
-    matches!(ty, ColType::XmlType) || matches!(ty, ColType::Varchar2(n) if *n as usize > crate::source::sim::value::INLINE_STRING_BYTES)
+    matches!(ty, ColType::XmlType)
+        || matches!(ty, ColType::Varchar2(n) if *n as usize > crate::source::sim::value::INLINE_STRING_BYTES)
 }

@@ -73,7 +73,8 @@ impl Model {
         let capture = self.lob_capture;
         // What LogMiner leaves out of DML text: LOB and XMLType columns, and
         // VARCHAR2 values past 4000 bytes (MAX_STRING_SIZE = EXTENDED).
-        let hidden = |i: usize, v: &Value| table.columns[i].ty.is_lob_like() || v.is_extended_string();
+        let hidden =
+            |i: usize, v: &Value| table.columns[i].ty.is_lob_like() || v.is_extended_string();
         // A value the pieces after the statement carry: extended strings
         // always reassembled, LOB and XML only by a capture that
         // reassembles them (`--lob capture`).
@@ -94,7 +95,16 @@ impl Model {
         let mut before: Option<Image> = c.before.as_ref().map(|vals| {
             vals.iter()
                 .enumerate()
-                .map(|(i, v)| (name(i), if hidden(i, v) { placeholder(i) } else { v.field() }))
+                .map(|(i, v)| {
+                    (
+                        name(i),
+                        if hidden(i, v) {
+                            placeholder(i)
+                        } else {
+                            v.field()
+                        },
+                    )
+                })
                 .collect()
         });
         let mut after: Option<Image> = c.after.as_ref().map(|vals| {
