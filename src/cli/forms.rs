@@ -1,7 +1,7 @@
 //! The value-form options users choose for the envelope, named as
 //! Debezium's connector options name them.
 
-use cdcctl::engine::event::{BinaryHandling, ValueForms};
+use cdcctl::engine::event::{BinaryHandling, DecimalHandling, TimePrecision, ValueForms};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FormsArgs {
@@ -11,6 +11,30 @@ pub struct FormsArgs {
     /// Kafka Connect's bytes read), `base64-url-safe` or `hex`.
     #[arg(long, value_enum, default_value = "base64", value_name = "MODE")]
     pub binary_handling: BinaryMode,
+    /// How NUMBER values are written: `string` (the exact decimal text,
+    /// what Flink's DECIMAL reads) or `double` (a JSON number; digits past
+    /// the 15th may be lost). Applies where the column types are known:
+    /// `run`, `sim truth`, and `redo replay --dictionary`.
+    #[arg(long, value_enum, default_value = "string", value_name = "MODE")]
+    pub decimal_handling: DecimalMode,
+    /// How DATE and TIMESTAMP values are written: `iso` (ISO 8601 text with
+    /// every fraction digit) or `connect` (milliseconds since the epoch, as
+    /// Kafka Connect's Timestamp and Debezium's `connect` mode). TIMESTAMP
+    /// WITH TIME ZONE stays ISO text in UTC either way.
+    #[arg(long, value_enum, default_value = "iso", value_name = "MODE")]
+    pub time_precision: TimeMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DecimalMode {
+    String,
+    Double,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimeMode {
+    Iso,
+    Connect,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,6 +52,14 @@ impl FormsArgs {
                 BinaryMode::Base64 => BinaryHandling::Base64,
                 BinaryMode::Base64UrlSafe => BinaryHandling::Base64UrlSafe,
                 BinaryMode::Hex => BinaryHandling::Hex,
+            },
+            decimal: match self.decimal_handling {
+                DecimalMode::String => DecimalHandling::String,
+                DecimalMode::Double => DecimalHandling::Double,
+            },
+            time: match self.time_precision {
+                TimeMode::Iso => TimePrecision::Iso,
+                TimeMode::Connect => TimePrecision::Connect,
             },
         }
     }

@@ -24,7 +24,7 @@ use std::time::Duration;
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
-use cdcctl::engine::event::{CapturedEvent, ValueForms};
+use cdcctl::engine::event::{CapturedEvent, ColumnKind, ColumnKinds, ValueForms};
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
@@ -150,7 +150,8 @@ fn default_nchar_charset() -> String {
 }
 
 /// Reads `--dictionary`: tables as `OWNER.TABLE` (quoted parts keep case).
-fn load_dictionary(path: &Path) -> Result<CharsetDictionary, String> {
+/// The column types also give the kinds the value-form options apply to.
+fn load_dictionary(path: &Path) -> Result<(CharsetDictionary, ColumnKinds), String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}; check --dictionary", path.display()))?;
     let file: DictionaryFile = serde_json::from_str(&text)
@@ -159,14 +160,21 @@ fn load_dictionary(path: &Path) -> Result<CharsetDictionary, String> {
         Charset::from_oracle_name(name).map_err(|e| format!("{}: {e}", path.display()))
     };
     let mut dict = CharsetDictionary::new(charset(&file.charset)?, charset(&file.nchar_charset)?);
+    let mut kinds = ColumnKinds::new();
     for (name, columns) in &file.tables {
         let (owner, table) = split_qualified(name)
             .ok_or_else(|| format!("{}: table `{name}` is not OWNER.TABLE", path.display()))?;
         for (column, data_type) in columns {
             dict.add_column(&owner, &table, column, data_type);
+            if let Some(kind) = ColumnKind::of_data_type(data_type) {
+                kinds
+                    .entry((owner.clone(), table.clone()))
+                    .or_default()
+                    .insert(column.clone(), kind);
+            }
         }
     }
-    Ok(dict)
+    Ok((dict, kinds))
 }
 
 /// Why the replay stopped early, and the exit code that goes with it.
@@ -214,8 +222,9 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             return exit::code(exit::USAGE);
         }
     };
-    let charsets = match args.dictionary.as_deref().map(load_dictionary).transpose() {
-        Ok(d) => d.map(Arc::new),
+    let (charsets, kinds) = match args.dictionary.as_deref().map(load_dictionary).transpose() {
+        Ok(Some((d, k))) => (Some(Arc::new(d)), k),
+        Ok(None) => (None, ColumnKinds::new()),
         Err(msg) => {
             eprintln!("cdcctl: {msg}");
             return exit::code(exit::USAGE);
@@ -261,7 +270,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         &mut buffer,
         &mut out,
         args.skip_ddl,
-        args.forms.forms(),
+        (args.forms.forms(), &kinds),
         &mut findings,
     )
     .err();
@@ -304,14 +313,14 @@ fn replay<R: io::Read>(
     buffer: &mut TxnBuffer,
     out: &mut impl Write,
     skip_ddl: bool,
-    forms: ValueForms,
+    (forms, kinds): (ValueForms, &ColumnKinds),
     findings: &mut FindingTally,
 ) -> Result<(), Stop> {
     let mut sink = |e: CapturedEvent| -> Result<(), _> {
         if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
             return Ok(());
         }
-        out.write_all(e.to_json_line_with(forms).as_bytes())?;
+        out.write_all(e.to_json_line_typed(forms, Some(kinds)).as_bytes())?;
         out.write_all(b"\n")?;
         Ok(())
     };

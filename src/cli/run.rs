@@ -522,6 +522,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
+    let column_kinds = Arc::clone(&opened.column_kinds);
     let mut source = opened.source;
     let current = first_current_scn(source.as_mut())?;
     // Start at the SCN just read rather than asking again: the capture
@@ -534,6 +535,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         source: sim_scenario(&global.source),
     };
     check_start(args, &config.start, current.scn, &origin)?;
+    sink.set_column_kinds(column_kinds);
     let mut capture = Capture::new(source, config).map_err(|e| capture_failure(&e))?;
     if fresh {
         // Stored before any event is written, so an output never holds

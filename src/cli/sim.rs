@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use cdcctl::engine::contents_csv::ContentsWriter;
-use cdcctl::engine::event::{CapturedEvent, Op};
+use cdcctl::engine::event::{CapturedEvent, ColumnKind, ColumnKinds, Op};
 use cdcctl::engine::row::LogMinerRow;
 use cdcctl::source::sim::{Sim, BUILTINS};
 use cdcctl::source::{ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError};
@@ -224,6 +224,21 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         .until_scn
         .unwrap_or_else(|| sim.model().scn.saturating_add(MAX_SCN_AHEAD));
     let limit = args.count.unwrap_or(usize::MAX);
+    // The scenario's column types, for --decimal-handling and --time-precision.
+    let kinds: ColumnKinds = sim
+        .model()
+        .tables
+        .iter()
+        .map(|t| {
+            let cols = t
+                .columns
+                .iter()
+                .filter_map(|c| Some((c.name.clone(), ColumnKind::of_data_type(&c.ty.data_type())?)))
+                .collect();
+            ((t.name.owner.clone(), t.name.table.clone()), cols)
+        })
+        .collect();
+    let forms = args.forms.forms();
     let mut out = BufWriter::new(io::stdout().lock());
     // Events are written as their transactions commit, so memory stays flat
     // however far the workload runs.
@@ -240,11 +255,10 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
                 if start <= from || !(args.ddl || matches!(e, CapturedEvent::Change(_))) {
                     continue;
                 }
-                let forms = args.forms.forms();
                 let line = if args.omit_unlogged_lobs {
-                    omit_unlogged_lobs(&e).to_json_line_with(forms)
+                    omit_unlogged_lobs(&e).to_json_line_typed(forms, Some(&kinds))
                 } else {
-                    e.to_json_line_with(forms)
+                    e.to_json_line_typed(forms, Some(&kinds))
                 };
                 writeln!(out, "{line}")?;
                 written += 1;

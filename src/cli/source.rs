@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
+use cdcctl::engine::event::{ColumnKind, ColumnKinds};
 
 use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
@@ -34,6 +35,8 @@ pub struct OpenedSource {
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
     /// RAW, LONG RAW and BLOB columns of the tables in scope.
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
+    /// NUMBER, DATE and TIMESTAMP columns, for the value-form options.
+    pub column_kinds: Arc<ColumnKinds>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -196,6 +199,20 @@ struct TableColumns {
 }
 
 impl TableColumns {
+    /// The columns whose written form `--decimal-handling` and
+    /// `--time-precision` choose.
+    fn kinds(&self) -> ColumnKinds {
+        let mut out = ColumnKinds::new();
+        for (name, column, data_type) in &self.types {
+            if let Some(kind) = ColumnKind::of_data_type(data_type) {
+                out.entry((name.owner.clone(), name.table.clone()))
+                    .or_default()
+                    .insert(column.clone(), kind);
+            }
+        }
+        out
+    }
+
     /// Per table, the columns whose values are bytes.
     fn binary(&self) -> BTreeMap<TableName, Vec<String>> {
         let mut out: BTreeMap<TableName, Vec<String>> = BTreeMap::new();
@@ -433,6 +450,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     let (resolved, columns) = resolve_tables(&mut source, tables, every_table, &where_hint)?;
     let charsets = columns.charsets(&instance).map(Arc::new);
     let binary_columns = columns.binary();
+    let column_kinds = Arc::new(columns.kinds());
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {
@@ -449,6 +467,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         tables: resolved,
         key_columns: columns.keys,
         binary_columns,
+        column_kinds,
         lob_columns: columns.lobs,
         version: instance.banner.clone(),
         container: session.con_name.clone(),

@@ -32,6 +32,8 @@
 //! `ts_ms` is the commit time rather than the processing time so that the
 //! same redo always yields byte-identical events.
 
+use std::collections::BTreeMap;
+
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
@@ -107,11 +109,63 @@ pub enum BinaryHandling {
     Hex,
 }
 
+/// How NUMBER values are written, named as Debezium's
+/// `decimal.handling.mode` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DecimalHandling {
+    /// The exact decimal text: what Flink's DECIMAL reads, nothing lost.
+    #[default]
+    String,
+    /// A JSON number (a double: digits past the 15th may be lost).
+    Double,
+}
+
+/// How DATE and TIMESTAMP values are written, named after Debezium's
+/// `time.precision.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimePrecision {
+    /// ISO 8601 text with every fraction digit LogMiner gave.
+    #[default]
+    Iso,
+    /// Milliseconds since the epoch (Kafka Connect's `Timestamp`): what
+    /// Debezium's `connect` mode writes; finer digits are dropped.
+    Connect,
+}
+
 /// The value forms of an envelope's images.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ValueForms {
     pub binary: BinaryHandling,
+    pub decimal: DecimalHandling,
+    pub time: TimePrecision,
 }
+
+/// The column types whose written form an option changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnKind {
+    Number,
+    /// DATE and TIMESTAMP without time zone.
+    DateTime,
+}
+
+impl ColumnKind {
+    /// The kind of an Oracle data type, as the dictionary names it.
+    pub fn of_data_type(data_type: &str) -> Option<ColumnKind> {
+        let base = data_type.split('(').next().unwrap_or_default().trim();
+        let upper = base.to_ascii_uppercase();
+        if ["NUMBER", "FLOAT", "BINARY_FLOAT", "BINARY_DOUBLE", "INTEGER"].contains(&upper.as_str()) {
+            return Some(ColumnKind::Number);
+        }
+        let zoned = data_type.to_ascii_uppercase().contains("TIME ZONE");
+        if upper == "DATE" || (upper.starts_with("TIMESTAMP") && !zoned) {
+            return Some(ColumnKind::DateTime);
+        }
+        None
+    }
+}
+
+/// Column kinds by `(schema, table)`, then column name.
+pub type ColumnKinds = BTreeMap<(String, String), BTreeMap<String, ColumnKind>>;
 
 impl ValueForms {
     /// How bytes given as hex are written.
@@ -143,18 +197,49 @@ impl ValueForms {
     }
 }
 
+/// Milliseconds since the epoch of an ISO date-time as the envelope writes
+/// it (`2025-03-01T09:00:00.123456789`).
+fn epoch_millis(text: &str) -> Option<i64> {
+    chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
+        .ok()
+        .map(|t| t.and_utc().timestamp_millis())
+}
+
 fn hex_of(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A field with the forms it is written in.
-struct FieldRef<'a>(&'a Field, ValueForms);
+/// A field with the forms it is written in, and its column's kind when
+/// the dictionary gave it.
+struct FieldRef<'a>(&'a Field, ValueForms, Option<ColumnKind>);
 
 impl Serialize for FieldRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.0 {
             Field::Null => s.serialize_none(),
-            Field::Text(t) => s.serialize_str(t),
+            Field::Text(t) => match (self.2, self.1) {
+                (
+                    Some(ColumnKind::Number),
+                    ValueForms {
+                        decimal: DecimalHandling::Double,
+                        ..
+                    },
+                ) => match t.parse::<f64>() {
+                    Ok(x) if x.is_finite() => s.serialize_f64(x),
+                    _ => s.serialize_str(t),
+                },
+                (
+                    Some(ColumnKind::DateTime),
+                    ValueForms {
+                        time: TimePrecision::Connect,
+                        ..
+                    },
+                ) => match epoch_millis(t) {
+                    Some(ms) => s.serialize_i64(ms),
+                    None => s.serialize_str(t),
+                },
+                _ => s.serialize_str(t),
+            },
             Field::Binary(hex) => s.serialize_str(&self.1.binary_text(hex)),
             Field::Unavailable => s.serialize_str(UNAVAILABLE_VALUE),
             Field::UnavailableBinary => s.serialize_str(&self.1.unavailable_binary()),
@@ -164,7 +249,7 @@ impl Serialize for FieldRef<'_> {
 
 impl Serialize for Field {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        FieldRef(self, ValueForms::default()).serialize(s)
+        FieldRef(self, ValueForms::default(), None).serialize(s)
     }
 }
 
@@ -241,13 +326,18 @@ pub struct ChangeEvent {
     pub table_order: u32,
 }
 
-struct ImageRef<'a>(&'a Image, ValueForms);
+struct ImageRef<'a>(
+    &'a Image,
+    ValueForms,
+    Option<&'a BTreeMap<String, ColumnKind>>,
+);
 
 impl Serialize for ImageRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in self.0 {
-            m.serialize_entry(k, &FieldRef(v, self.1))?;
+            let kind = self.2.and_then(|kinds| kinds.get(k)).copied();
+            m.serialize_entry(k, &FieldRef(v, self.1, kind))?;
         }
         m.end()
     }
@@ -296,15 +386,20 @@ impl Serialize for TransactionRef<'_> {
 }
 
 /// An event with the value forms it is written in.
-struct ChangeRef<'a>(&'a ChangeEvent, ValueForms);
+struct ChangeRef<'a>(&'a ChangeEvent, ValueForms, Option<&'a ColumnKinds>);
 
 impl Serialize for ChangeRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let e = self.0;
         let forms = self.1;
+        // Kinds matter only when an option writes some kind differently.
+        let kinds = self
+            .2
+            .filter(|_| forms.decimal != DecimalHandling::String || forms.time != TimePrecision::Iso)
+            .and_then(|k| k.get(&(e.source.schema.clone(), e.source.table.clone())));
         let mut m = s.serialize_map(Some(6))?;
-        m.serialize_entry("before", &e.before.as_ref().map(|i| ImageRef(i, forms)))?;
-        m.serialize_entry("after", &e.after.as_ref().map(|i| ImageRef(i, forms)))?;
+        m.serialize_entry("before", &e.before.as_ref().map(|i| ImageRef(i, forms, kinds)))?;
+        m.serialize_entry("after", &e.after.as_ref().map(|i| ImageRef(i, forms, kinds)))?;
         m.serialize_entry("source", &SourceRef(e))?;
         m.serialize_entry("op", e.op.code())?;
         m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
@@ -315,7 +410,7 @@ impl Serialize for ChangeRef<'_> {
 
 impl Serialize for ChangeEvent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        ChangeRef(self, ValueForms::default()).serialize(s)
+        ChangeRef(self, ValueForms::default(), None).serialize(s)
     }
 }
 
@@ -329,7 +424,14 @@ impl ChangeEvent {
     /// The envelope as one line of JSON in the given value forms.
     pub fn to_json_line_with(&self, forms: ValueForms) -> String {
         // Serialising owned strings and integers into a String cannot fail.
-        serde_json::to_string(&ChangeRef(self, forms)).unwrap_or_default()
+        serde_json::to_string(&ChangeRef(self, forms, None)).unwrap_or_default()
+    }
+
+    /// The envelope in the given value forms, with the column kinds the
+    /// dictionary gave (for `--decimal-handling` and `--time-precision`).
+    pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
+        // Serialising owned strings and numbers into a String cannot fail.
+        serde_json::to_string(&ChangeRef(self, forms, kinds)).unwrap_or_default()
     }
 
     /// Identity used to drop duplicates after a restart.
@@ -397,8 +499,13 @@ impl CapturedEvent {
     }
 
     pub fn to_json_line_with(&self, forms: ValueForms) -> String {
+        self.to_json_line_typed(forms, None)
+    }
+
+    /// The line in the given forms, with the dictionary's column kinds.
+    pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
         match self {
-            CapturedEvent::Change(c) => c.to_json_line_with(forms),
+            CapturedEvent::Change(c) => c.to_json_line_typed(forms, kinds),
             CapturedEvent::Ddl(d) => serde_json::to_string(d).unwrap_or_default(),
         }
     }
@@ -484,7 +591,10 @@ mod tests {
             ("TOKEN".into(), Field::Binary("a5ff".into())),
         ]);
         let written = |binary| {
-            let line = e.to_json_line_with(ValueForms { binary });
+            let line = e.to_json_line_with(ValueForms {
+                binary,
+                ..ValueForms::default()
+            });
             serde_json::from_str::<serde_json::Value>(&line).unwrap()["after"].clone()
         };
         let b64 = written(BinaryHandling::Base64);
@@ -506,5 +616,49 @@ mod tests {
         assert_eq!(Field::Unavailable.into_binary(), Field::UnavailableBinary);
         assert_eq!(Field::text("not hex").into_binary(), Field::text("not hex"));
         assert_eq!(Field::Null.into_binary(), Field::Null);
+    }
+
+    #[test]
+    fn numbers_and_times_follow_their_options_only_where_the_column_kind_is_known() {
+        let mut e = sample();
+        e.after = Some(vec![
+            ("AMOUNT".into(), Field::text("1234.50")),
+            ("BIG".into(), Field::text("1.0E+30")),
+            ("ORDER_DATE".into(), Field::text("2025-03-01T09:00:00.123456789")),
+            ("CODE".into(), Field::text("0042")),
+            ("ODD".into(), Field::text("not a time")),
+        ]);
+        let table = (e.source.schema.clone(), e.source.table.clone());
+        let kinds: ColumnKinds = [(
+            table,
+            [
+                ("AMOUNT".to_string(), ColumnKind::Number),
+                ("BIG".to_string(), ColumnKind::Number),
+                ("ORDER_DATE".to_string(), ColumnKind::DateTime),
+                ("ODD".to_string(), ColumnKind::DateTime),
+            ]
+            .into_iter()
+            .collect(),
+        )]
+        .into_iter()
+        .collect();
+        let forms = ValueForms {
+            decimal: DecimalHandling::Double,
+            time: TimePrecision::Connect,
+            ..ValueForms::default()
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&e.to_json_line_typed(forms, Some(&kinds))).unwrap();
+        assert_eq!(v["after"]["AMOUNT"], serde_json::json!(1234.5));
+        assert_eq!(v["after"]["BIG"], serde_json::json!(1.0e30));
+        assert_eq!(v["after"]["ORDER_DATE"], serde_json::json!(1_740_819_600_123_i64));
+        // A VARCHAR2 of digits stays text; so does what does not parse.
+        assert_eq!(v["after"]["CODE"], "0042");
+        assert_eq!(v["after"]["ODD"], "not a time");
+        // Defaults: the same text as without kinds.
+        assert_eq!(
+            e.to_json_line_typed(ValueForms::default(), Some(&kinds)),
+            e.to_json_line()
+        );
     }
 }

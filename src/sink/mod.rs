@@ -14,9 +14,10 @@ pub mod stream;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::engine::checkpoint::EventPosition;
-use crate::engine::event::{CapturedEvent, ValueForms};
+use crate::engine::event::{CapturedEvent, ColumnKinds, ValueForms};
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +44,9 @@ pub trait EventSink {
     fn last_position(&self) -> Option<EventPosition> {
         None
     }
+    /// The dictionary's column kinds, known once the source is open: they
+    /// decide how `--decimal-handling` and `--time-precision` apply.
+    fn set_column_kinds(&mut self, _kinds: Arc<ColumnKinds>) {}
 }
 
 /// Position of an event for de-duplication.
@@ -59,6 +63,7 @@ pub struct JsonLinesSink {
     skipped: u64,
     torn_bytes_cut: u64,
     forms: ValueForms,
+    kinds: Option<Arc<ColumnKinds>>,
 }
 
 impl JsonLinesSink {
@@ -78,6 +83,7 @@ impl JsonLinesSink {
             skipped: 0,
             torn_bytes_cut: 0,
             forms: ValueForms::default(),
+            kinds: None,
         }
     }
 
@@ -109,6 +115,7 @@ impl JsonLinesSink {
             skipped: 0,
             torn_bytes_cut,
             forms: ValueForms::default(),
+            kinds: None,
         })
     }
 
@@ -135,7 +142,7 @@ impl EventSink for JsonLinesSink {
             }
             self.resume_after = None;
         }
-        let line = event.to_json_line_with(self.forms);
+        let line = event.to_json_line_typed(self.forms, self.kinds.as_deref());
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))
@@ -158,6 +165,10 @@ impl EventSink for JsonLinesSink {
 
     fn last_position(&self) -> Option<EventPosition> {
         self.last.clone()
+    }
+
+    fn set_column_kinds(&mut self, kinds: Arc<ColumnKinds>) {
+        self.kinds = Some(kinds);
     }
 }
 

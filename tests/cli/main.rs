@@ -2,6 +2,7 @@
 //! and the library's public API, one module per command or subsystem.
 
 mod common;
+mod flink;
 mod numbers;
 mod operator;
 mod oracle_live;
@@ -13,4 +14,5 @@ mod run;
 mod scenarios;
 mod sim;
 mod tail;
+mod value_forms;
 mod window;

@@ -1,0 +1,178 @@
+"""Reads `cdcctl run` output with Flink's debezium-json format into typed
+tables and compares Flink's changelog and final state with the simulator's
+ground truth, value by value in the Flink type of each column.
+
+Usage: check_changelog.py OUTPUT.jsonl TRUTH.jsonl SCHEMA.json
+
+SCHEMA.json: {"tables": {"OWNER.TABLE": {"columns": [["NAME", "FLINK TYPE"],
+...], "key": ["ID", ...]}}}. Exit 0 when every table matches, 1 otherwise.
+"""
+
+import base64
+import collections
+import datetime
+import decimal
+import json
+import os
+import sys
+import tempfile
+
+from pyflink.common import Configuration
+from pyflink.table import EnvironmentSettings, TableEnvironment
+from pyflink.common.types import RowKind
+
+
+def kind_of(flink_type):
+    t = flink_type.upper()
+    if t.startswith("DECIMAL"):
+        return "decimal"
+    if t.startswith("TIMESTAMP_LTZ"):
+        return "ltz"
+    if t.startswith("TIMESTAMP"):
+        return "timestamp"
+    if t == "BYTES":
+        return "bytes"
+    return "string"
+
+
+def parse_time(text):
+    """ISO text with up to 9 fraction digits, as Python keeps it (micros)."""
+    text = text.replace("T", " ").rstrip("Z")
+    if "." in text:
+        head, frac = text.split(".", 1)
+        frac = (frac + "000000")[:6]
+        text = head + "." + frac
+        return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")
+    return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+
+
+def typed(kind, value, scale=None):
+    """A JSON string from the truth (or Flink's collected value), in the
+    column's type."""
+    if value is None:
+        return None
+    if kind == "decimal":
+        d = decimal.Decimal(str(value))
+        return d.quantize(decimal.Decimal(1).scaleb(-scale)) if scale is not None else d
+    if kind in ("timestamp", "ltz"):
+        if isinstance(value, datetime.datetime):
+            return value.replace(tzinfo=None)
+        return parse_time(value)
+    if kind == "bytes":
+        return base64.b64decode(value)
+    return value
+
+
+def scale_of(flink_type):
+    t = flink_type.upper().replace(" ", "")
+    if t.startswith("DECIMAL(") and "," in t:
+        return int(t[t.index(",") + 1 : t.index(")")])
+    return None
+
+
+def main():
+    output, truth_path, schema_path = sys.argv[1:4]
+    schema = json.load(open(schema_path))["tables"]
+    per_table = collections.defaultdict(list)
+    for line in open(output, encoding="utf-8"):
+        env = json.loads(line)
+        src = env["source"]
+        per_table[f'{src["schema"]}.{src["table"]}'].append(line)
+    truth = collections.defaultdict(list)
+    for line in open(truth_path, encoding="utf-8"):
+        env = json.loads(line)
+        if "op" not in env:
+            continue
+        src = env["source"]
+        truth[f'{src["schema"]}.{src["table"]}'].append(env)
+
+    config = Configuration()
+    config.set_string("table.local-time-zone", "UTC")
+    config.set_string("parallelism.default", "1")
+    settings = EnvironmentSettings.new_instance().in_streaming_mode().with_configuration(config).build()
+    t_env = TableEnvironment.create(settings)
+
+    failed = False
+    work = tempfile.mkdtemp(prefix="cdcctl-flink-")
+    for index, (name, spec) in enumerate(sorted(schema.items())):
+        lines = per_table.get(name, [])
+        if not lines:
+            continue
+        folder = os.path.join(work, f"t{index}")
+        os.makedirs(folder)
+        with open(os.path.join(folder, "part.json"), "w", encoding="utf-8") as f:
+            f.writelines(lines)
+        columns = spec["columns"]
+        kinds = {c: kind_of(t) for c, t in columns}
+        scales = {c: scale_of(t) for c, t in columns}
+        ddl_cols = ",\n".join(f"`{c}` {t}" for c, t in columns)
+        t_env.execute_sql(
+            f"""CREATE TABLE t{index} ({ddl_cols}) WITH (
+                'connector' = 'filesystem',
+                'path' = 'file://{folder}',
+                'format' = 'debezium-json',
+                'debezium-json.ignore-parse-errors' = 'false',
+                'debezium-json.timestamp-format.standard' = 'ISO-8601')"""
+        )
+        # TIMESTAMP_LTZ and BYTES cross to Python as text: the first in UTC
+        # (the session's zone), the second as base64.
+        select = []
+        for c, _ in columns:
+            k = kinds[c]
+            if k == "ltz":
+                select.append(f"CAST(`{c}` AS STRING) AS `{c}`")
+            elif k == "bytes":
+                select.append(f"TO_BASE64(`{c}`) AS `{c}`")
+            else:
+                select.append(f"`{c}`")
+        result = t_env.execute_sql(f"SELECT {', '.join(select)} FROM t{index}")
+        key = spec["key"] or [c for c, _ in columns]
+
+        def row_of(values):
+            return tuple(typed(kinds[c], values.get(c), scales[c]) for c, _ in columns)
+
+        def key_of(row):
+            idx = [i for i, (c, _) in enumerate(columns) if c in key]
+            return tuple(row[i] for i in idx)
+
+        flink_state = {}
+        changes = 0
+        with result.collect() as rows:
+            for r in rows:
+                values = {c: r[i] for i, (c, _) in enumerate(columns)}
+                row = row_of(values)
+                kind = r.get_row_kind()
+                changes += 1
+                if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER):
+                    flink_state[key_of(row)] = row
+                else:
+                    flink_state.pop(key_of(row), None)
+
+        want_state = {}
+        want_changes = 0
+        for env in truth.get(name, []):
+            before, after = env.get("before"), env.get("after")
+            if before is not None:
+                want_changes += 1
+                want_state.pop(key_of(row_of(before)), None)
+            if after is not None:
+                want_changes += 1
+                want_state[key_of(row_of(after))] = row_of(after)
+
+        if changes != want_changes or flink_state != want_state:
+            failed = True
+            missing = [k for k in want_state if flink_state.get(k) != want_state[k]][:3]
+            print(
+                f"{name}: Flink read {changes} changelog rows, truth has {want_changes}; "
+                f"final state {len(flink_state)} rows against {len(want_state)}",
+                file=sys.stderr,
+            )
+            for k in missing:
+                print(f"  key {k}: flink {flink_state.get(k)} truth {want_state[k]}", file=sys.stderr)
+        else:
+            print(f"{name}: {changes} changelog rows, final state of {len(flink_state)} rows equals the truth")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
