@@ -114,12 +114,14 @@ def main():
                 'debezium-json.ignore-parse-errors' = 'false',
                 'debezium-json.timestamp-format.standard' = 'ISO-8601')"""
         )
-        # TIMESTAMP_LTZ and BYTES cross to Python as text: the first in UTC
-        # (the session's zone), the second as base64.
+        # Timestamps and BYTES cross to Python as text: PyFlink's own
+        # conversion keeps milliseconds only (and fails on TIMESTAMP_LTZ);
+        # Flink's CAST writes every digit, TIMESTAMP_LTZ in the session's
+        # zone (UTC). BYTES come as base64.
         select = []
         for c, _ in columns:
             k = kinds[c]
-            if k == "ltz":
+            if k in ("ltz", "timestamp"):
                 select.append(f"CAST(`{c}` AS STRING) AS `{c}`")
             elif k == "bytes":
                 select.append(f"TO_BASE64(`{c}`) AS `{c}`")
