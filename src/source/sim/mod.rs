@@ -66,6 +66,17 @@ enum Link {
     Down,
 }
 
+/// One table's committed rows at an SCN (see [`Sim::table_contents_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableContents {
+    pub name: TableName,
+    pub columns: Vec<String>,
+    pub key_columns: Vec<String>,
+    /// Key texts and column values (None = NULL), in key order.
+    #[allow(clippy::type_complexity)]
+    pub rows: Vec<(Vec<String>, Vec<Option<String>>)>,
+}
+
 /// A simulated Oracle instance.
 pub struct Sim {
     model: Model,
@@ -238,6 +249,58 @@ impl Sim {
             .iter()
             .filter(move |(start, e)| *start > from_scn && e.source().commit_scn <= to_scn)
             .map(|(_, e)| e)
+    }
+
+    /// Ground truth of table contents: every table's rows as committed at
+    /// `scn`, in key order, the workload run on until the SCN gets there.
+    /// `None` when `scn` is older than the undo the simulator keeps, which
+    /// is what an `AS OF` read of it would need. Dropped tables are left
+    /// out; rows partition DDL removed by then are in
+    /// [`Self::removed_by_ddl`].
+    pub fn table_contents_at(&mut self, scn: Scn) -> Option<Vec<TableContents>> {
+        self.advance_to_scn(scn);
+        let m = &self.model;
+        let mut out = Vec::new();
+        for (t, tb) in m.tables.iter().enumerate() {
+            if tb.dropped {
+                continue;
+            }
+            if scn < m.undo_floor(t) {
+                return None;
+            }
+            let rows = m
+                .snapshot_rows(t, scn, None, usize::MAX)
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        m.key_texts(t, k, &v),
+                        v.iter().map(value::Value::snapshot_text).collect(),
+                    )
+                })
+                .collect();
+            out.push(TableContents {
+                name: tb.name.clone(),
+                columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
+                key_columns: tb.pk.iter().map(|&i| tb.columns[i].name.clone()).collect(),
+                rows,
+            });
+        }
+        Some(out)
+    }
+
+    /// Rows partition DDL (TRUNCATE, DROP, EXCHANGE PARTITION) removed at
+    /// or below `scn`: no row change reaches the redo for them, so a
+    /// capture's per-key state keeps them unless it acts on the DDL.
+    pub fn removed_by_ddl(&self, scn: Scn) -> Vec<(TableName, Scn, Vec<String>)> {
+        self.model
+            .ddl_removed
+            .iter()
+            .filter(|r| r.scn <= scn)
+            .filter_map(|r| {
+                let tb = self.model.tables.get(r.table)?;
+                Some((tb.name.clone(), r.scn, r.key.clone()))
+            })
+            .collect()
     }
 
     /// Takes the ground truth recorded so far, each event with the START SCN

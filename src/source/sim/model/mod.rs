@@ -42,6 +42,7 @@ pub use dictionary::{
     high_value_text, rowid, Bound, Column, Partition, Partitioning, RowState, Table,
 };
 pub use redo::{rs_id, Body, DmlOp, Group, Rec, ThreadLogs, MAX_NEXT_CHANGE};
+pub use truth::RemovedRow;
 pub use workload::Txn;
 
 use workload::Scheduled;
@@ -71,6 +72,10 @@ pub struct Model {
     pub truth: VecDeque<(Scn, CapturedEvent)>,
     pub truth_dropped: u64,
     pub truth_limit: Option<usize>,
+    /// Rows that left a table by partition DDL (TRUNCATE, DROP, EXCHANGE
+    /// PARTITION), which writes no row redo: part of the ground truth of
+    /// table contents, bounded like `truth`.
+    pub ddl_removed: VecDeque<RemovedRow>,
     scheduled: Vec<Scheduled>,
     next_at: Option<i64>,
     scn_faults: Vec<faults::ScnFault>,
@@ -129,6 +134,7 @@ impl Model {
             truth: VecDeque::new(),
             truth_dropped: 0,
             truth_limit: Some(200_000),
+            ddl_removed: VecDeque::new(),
             scheduled,
             next_at: None,
             scn_faults,
