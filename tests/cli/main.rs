@@ -12,5 +12,6 @@ mod redo_replay;
 mod run;
 mod scenarios;
 mod sim;
+mod snapshot;
 mod tail;
 mod window;

@@ -406,6 +406,18 @@ impl Sim {
         self.model.advance_to(target);
     }
 
+    /// A read of `rows` rows takes database time (`read_rows_per_s`) on
+    /// the virtual clock; on the real clock it took whatever it took.
+    fn spend_read_time(&mut self, rows: usize) {
+        let rate = self.model.scenario.instance.read_rows_per_s;
+        if rate == 0 || !matches!(self.clock, Clock::Virtual { .. }) {
+            return;
+        }
+        let ms = (rows as u64).saturating_mul(1000) / rate;
+        self.virtual_ms += i64::try_from(ms).unwrap_or(i64::MAX / 4);
+        self.model.advance_to(self.virtual_ms);
+    }
+
     fn check_link(&mut self) -> Result<(), SourceError> {
         if self.model.connection_dropped {
             self.model.connection_dropped = false;
@@ -712,6 +724,25 @@ impl RedoSource for Sim {
             None => None,
         };
         let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
+        self.spend_read_time(rows.len());
+        // What happened while the rows were read: a segment replaced or
+        // dropped under the reader, or undo it still needed overwritten.
+        if self.model.tables[t].dropped || self.model.objd_changed_scn(t) > as_of_scn {
+            return Err(SourceError::oracle(
+                8103,
+                format!("object no longer exists: a segment of {table} changed while it was read AS OF SCN {as_of_scn}"),
+            ));
+        }
+        if as_of_scn < self.model.undo_floor(t) {
+            self.model.snapshot_too_old_errors += 1;
+            return Err(SourceError::oracle(
+                1555,
+                format!(
+                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten while it was read; undo_retention = {})",
+                    self.model.scenario.instance.undo_retention_s
+                ),
+            ));
+        }
         let tb = &self.model.tables[t];
         let last_key = if rows.len() < limit {
             None

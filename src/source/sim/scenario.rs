@@ -191,6 +191,11 @@ pub struct InstanceSpec {
     pub undo_autoextensible: bool,
     #[serde(default)]
     pub snapshot_too_old_errors: u64,
+    /// Rows an `AS OF SCN` read returns per second of database time (0:
+    /// reads take no time). With the virtual clock the workload runs on
+    /// while a chunk is read, so DDL and undo loss can land mid-read.
+    #[serde(default)]
+    pub read_rows_per_s: u64,
     #[serde(default = "d_fra_size")]
     pub recovery_area_size: u64,
     /// Bytes used by files other than the archives the simulation writes.
