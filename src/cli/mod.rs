@@ -5,6 +5,7 @@ pub mod bounded;
 pub mod collect;
 pub mod duration;
 pub mod exit;
+pub mod forms;
 pub mod log;
 pub mod partitions;
 pub mod preflight;

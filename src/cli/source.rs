@@ -5,6 +5,9 @@
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+use cdcctl::engine::charset::{Charset, CharsetDictionary};
 
 use cdcctl::source::oracle::{OracleSource, Password, ROOT};
 use cdcctl::source::sim::{ScenarioError, Sim, BUILTINS};
@@ -29,6 +32,8 @@ pub struct OpenedSource {
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// LOB and XMLType columns of the tables in scope.
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns of the tables in scope.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -37,6 +42,10 @@ pub struct OpenedSource {
     pub description: String,
     /// The scenario, when the source is the built-in simulator.
     pub simulator: Option<String>,
+    /// The database's character sets and the character columns in scope,
+    /// to decode character data LogMiner printed as `HEXTORAW`; `None`
+    /// when the database did not say which character sets it uses.
+    pub charsets: Option<Arc<CharsetDictionary>>,
 }
 
 /// Why a source could not be opened, with the exit code it maps to.
@@ -185,11 +194,62 @@ fn resolve_tables(
     Ok((resolved, columns))
 }
 
-/// Per table: key columns and LOB columns.
-type TableColumns = (
-    BTreeMap<TableName, Vec<String>>,
-    BTreeMap<TableName, Vec<String>>,
-);
+/// What the engine needs of the tables in scope: key columns, LOB columns,
+/// and every column's data type (to decode `HEXTORAW` character data).
+#[derive(Default)]
+struct TableColumns {
+    keys: BTreeMap<TableName, Vec<String>>,
+    lobs: BTreeMap<TableName, Vec<String>>,
+    types: Vec<(TableName, String, String)>,
+}
+
+impl TableColumns {
+    /// Per table, the columns whose values are bytes.
+    fn binary(&self) -> BTreeMap<TableName, Vec<String>> {
+        let mut out: BTreeMap<TableName, Vec<String>> = BTreeMap::new();
+        for (name, column, data_type) in &self.types {
+            let base = data_type.split('(').next().unwrap_or_default().trim();
+            if ["RAW", "LONG RAW", "BLOB"]
+                .iter()
+                .any(|t| base.eq_ignore_ascii_case(t))
+            {
+                out.entry(name.clone()).or_default().push(column.clone());
+            }
+        }
+        out
+    }
+
+    /// The character-set dictionary, when the database named character
+    /// sets cdcctl decodes. An unknown one is said once and leaves hex in
+    /// place (the engine then reports each such column).
+    fn charsets(&self, instance: &InstanceFacts) -> Option<CharsetDictionary> {
+        if instance.nls_characterset.is_empty() {
+            return None;
+        }
+        let national = if instance.nls_nchar_characterset.is_empty() {
+            "AL16UTF16"
+        } else {
+            instance.nls_nchar_characterset.as_str()
+        };
+        let pair = Charset::from_oracle_name(&instance.nls_characterset)
+            .and_then(|db| Ok((db, Charset::from_oracle_name(national)?)));
+        let (database, national) = match pair {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::warn!(
+                    "{e}: character data LogMiner prints as HEXTORAW stays hex (NLS_CHARACTERSET {}, NLS_NCHAR_CHARACTERSET {national})",
+                    instance.nls_characterset
+                );
+                return None;
+            }
+        };
+        let mut dict = CharsetDictionary::new(database, national);
+        for (name, column, data_type) in &self.types {
+            dict.add_column(&name.owner, &name.table, column, data_type);
+        }
+        Some(dict)
+    }
+}
 
 /// Key columns of every table, and the LOB and XMLType columns of those
 /// that have any: an UPDATE or DELETE image lacking one gets the
@@ -217,7 +277,15 @@ fn table_columns(tables: &[TableFacts]) -> TableColumns {
         })
         .filter(|(_, lobs)| !lobs.is_empty())
         .collect();
-    (keys, lobs)
+    let types = tables
+        .iter()
+        .flat_map(|t| {
+            t.columns
+                .iter()
+                .map(|c| (t.name.clone(), c.name.clone(), c.data_type.clone()))
+        })
+        .collect();
+    TableColumns { keys, lobs, types }
 }
 
 /// What `--pdb` asks of an opened source.
@@ -386,8 +454,9 @@ fn opened<S: Catalog + RedoSource + 'static>(
     } else {
         String::new()
     };
-    let (resolved, (key_columns, lob_columns)) =
-        resolve_tables(&mut source, tables, every_table, &where_hint)?;
+    let (resolved, columns) = resolve_tables(&mut source, tables, every_table, &where_hint)?;
+    let charsets = columns.charsets(&instance).map(Arc::new);
+    let binary_columns = columns.binary();
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {
@@ -402,13 +471,15 @@ fn opened<S: Catalog + RedoSource + 'static>(
         db_name,
         pdb_filter,
         tables: resolved,
-        key_columns,
-        lob_columns,
+        key_columns: columns.keys,
+        binary_columns,
+        lob_columns: columns.lobs,
         version: instance.banner.clone(),
         container: session.con_name.clone(),
         user: session.user.clone(),
         description: description.to_string(),
         simulator: None,
+        charsets,
     })
 }
 
@@ -489,5 +560,64 @@ mod tests {
         };
         let err = choose_pdb(Some("X"), &facts, &in_container("")).expect_err("non-CDB");
         assert_eq!(err.exit_code, exit::USAGE);
+    }
+
+    fn orders_with(columns: &[(&str, &str)]) -> TableFacts {
+        TableFacts {
+            name: TableName {
+                owner: "APP".into(),
+                table: "ORDERS".into(),
+            },
+            columns: columns
+                .iter()
+                .map(|(name, ty)| cdcctl::source::ColumnFacts {
+                    name: (*name).into(),
+                    data_type: (*ty).into(),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn character_columns_decode_with_the_database_and_national_character_sets() {
+        use cdcctl::engine::charset::TextColumn;
+        let columns = table_columns(&[orders_with(&[
+            ("ID", "NUMBER"),
+            ("NOTE", "VARCHAR2"),
+            ("NAME_N", "NVARCHAR2"),
+        ])]);
+        let facts = InstanceFacts {
+            nls_characterset: "ZHS16GBK".into(),
+            nls_nchar_characterset: "AL16UTF16".into(),
+            ..Default::default()
+        };
+        let dict = columns.charsets(&facts).expect("known character sets");
+        assert_eq!(dict.column("APP", "ORDERS", "ID"), Some(None));
+        assert_eq!(
+            dict.column("APP", "ORDERS", "NOTE"),
+            Some(Some(TextColumn::Database))
+        );
+        assert_eq!(
+            dict.column("APP", "ORDERS", "NAME_N"),
+            Some(Some(TextColumn::National))
+        );
+        // "中文" in GBK, as LogMiner prints it when it cannot show the text.
+        assert_eq!(
+            dict.charset(TextColumn::Database).decode_hex("d6d0cec4"),
+            Ok("中文".to_string())
+        );
+    }
+
+    #[test]
+    fn unknown_or_unreported_character_sets_leave_hex_for_the_engine_to_report() {
+        let columns = table_columns(&[orders_with(&[("NOTE", "VARCHAR2")])]);
+        assert!(columns.charsets(&InstanceFacts::default()).is_none());
+        let odd = InstanceFacts {
+            nls_characterset: "XX8NOSUCH".into(),
+            ..Default::default()
+        };
+        assert!(columns.charsets(&odd).is_none());
     }
 }

@@ -20,6 +20,7 @@
 //! dropped connection is handed back to the caller to reconnect. Progress
 //! per table is part of the checkpoint, so a restart resumes at the chunk.
 
+use std::collections::BTreeMap;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
@@ -280,6 +281,9 @@ pub struct SnapshotConfig {
     pub server_name: String,
     /// `source.db`: the PDB the tables are read in, else the database.
     pub db: String,
+    /// RAW, LONG RAW and BLOB columns per table: a read returns their
+    /// bytes as hex, written as bytes like the stream writes them.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 /// Reads the snapshot chunk by chunk (see the module docs).
@@ -353,12 +357,24 @@ impl Snapshotter {
                 .any(|x| x.state == TableState::Reading);
         let seq = self.progress.chunks + 1;
         let n = chunk.rows.len();
+        let binary: Vec<bool> = {
+            let b = self.config.binary_columns.get(&table);
+            chunk
+                .columns
+                .iter()
+                .map(|c| b.is_some_and(|b| b.contains(c)))
+                .collect()
+        };
         for (i, row) in chunk.rows.into_iter().enumerate() {
             let image = chunk
                 .columns
                 .iter()
                 .zip(row)
-                .map(|(c, v)| (c.clone(), v.map_or(Field::Null, Field::Text)))
+                .zip(&binary)
+                .map(|((c, v), &bin)| {
+                    let f = v.map_or(Field::Null, Field::Text);
+                    (c.clone(), if bin { f.into_binary() } else { f })
+                })
                 .collect();
             let last = last_table && i + 1 == n;
             sink(CapturedEvent::Change(

@@ -16,7 +16,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::engine::checkpoint::EventPosition;
-use crate::engine::event::{CapturedEvent, Op, SNAPSHOT_XID};
+use crate::engine::event::{CapturedEvent, Op, ValueForms, SNAPSHOT_XID};
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -58,9 +58,16 @@ pub struct JsonLinesSink {
     last: Option<EventKey>,
     skipped: u64,
     torn_bytes_cut: u64,
+    forms: ValueForms,
 }
 
 impl JsonLinesSink {
+    /// Writes values in these forms (binary handling) from now on.
+    pub fn with_forms(mut self, forms: ValueForms) -> Self {
+        self.forms = forms;
+        self
+    }
+
     pub fn stdout() -> Self {
         Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(io::stdout())),
@@ -70,6 +77,7 @@ impl JsonLinesSink {
             last: None,
             skipped: 0,
             torn_bytes_cut: 0,
+            forms: ValueForms::default(),
         }
     }
 
@@ -100,6 +108,7 @@ impl JsonLinesSink {
             resume_after,
             skipped: 0,
             torn_bytes_cut,
+            forms: ValueForms::default(),
         })
     }
 
@@ -126,7 +135,7 @@ impl EventSink for JsonLinesSink {
             }
             self.resume_after = None;
         }
-        let line = event.to_json_line();
+        let line = event.to_json_line_with(self.forms);
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))

@@ -198,7 +198,7 @@ fn csv_rows_logminer_could_not_mine_are_errors_and_rollback_rows_are_marked() {
     let csv = concat!(
         "SCN,OPERATION,ROLLBACK,SQL_REDO,CSF\n",
         "1,INSERT,1,\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") values ('1');\",0\n",
-        "2,LOB_WRITE,0,\"buf_c1 := 'x';\",0\n",
+        "2,LOB_WRITE,0,\"buf_c := 'x'; dbms_lob.write(loc_c, 1, 1, buf_c);\",0\n",
         "3,UNSUPPORTED,0,Unsupported,0\n",
         "4,MISSING_SCN,0,,0\n",
     );

@@ -909,6 +909,66 @@ fn unlogged_lob_columns_are_the_unavailable_marker_in_update_and_delete_images()
     );
 }
 
+/// `run` over the lobs scenario with these extra arguments: its events.
+fn run_lobs(dir: &std::path::Path, extra: &[&str]) -> Vec<serde_json::Value> {
+    let base = [
+        "--source",
+        "sim:lobs?clock=virtual",
+        "run",
+        "APP.DOCS,APP.FEEDS",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--count",
+        "120",
+    ];
+    let out = cdcctl(dir, &[&base[..], extra].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("out.jsonl")).expect("output");
+    lines(&text)
+}
+
+#[test]
+fn issue9_run_lob_capture_gives_lob_xml_and_32k_values_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = run_lobs(dir.path(), &["--lob", "capture"]);
+    let inserts: Vec<_> = events.iter().filter(|e| e["op"] == "c").collect();
+    let value = |e: &serde_json::Value, col: &str| e["after"][col].as_str().map(str::to_string);
+    assert!(inserts
+        .iter()
+        .any(|e| value(e, "BODY")
+            .is_some_and(|b| !b.is_empty() && b != "__debezium_unavailable_value")));
+    assert!(inserts
+        .iter()
+        .any(|e| value(e, "PAYLOAD").is_some_and(|x| x.starts_with("<doc"))));
+    assert!(events
+        .iter()
+        .any(|e| value(e, "NOTES").is_some_and(|x| x.len() > 4000)));
+    // The default: LOB and XML as the marker; extended strings still whole.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events = run_lobs(dir.path(), &[]);
+    for e in events.iter().filter(|e| e["op"] == "c") {
+        for col in ["BODY", "IMAGE", "PAYLOAD"] {
+            let v = &e["after"][col];
+            assert!(
+                v.is_null()
+                    || *v == "__debezium_unavailable_value"
+                    || e["after"].get(col).is_none(),
+                "{col} in {e}"
+            );
+        }
+    }
+    assert!(events
+        .iter()
+        .any(|e| value(e, "NOTES").is_some_and(|x| x.len() > 4000)));
+}
+
 #[test]
 fn hextoraw_kept_as_hex_is_reported_once_per_column_not_per_change() {
     // APP.ORDERS.TOKEN is RAW: without a dictionary every change carries

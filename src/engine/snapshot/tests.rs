@@ -96,6 +96,7 @@ fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
             chunk_rows,
             server_name: "cdcctl".into(),
             db: "ORCLPDB1".into(),
+            binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
         },
     )
 }
@@ -244,4 +245,21 @@ fn modes_have_the_names_users_know() {
     assert_eq!("when-needed".parse(), Ok(SnapshotMode::WhenNeeded));
     let err = "always".parse::<SnapshotMode>().unwrap_err();
     assert!(err.contains("allowed: initial, never"), "{err}");
+}
+
+#[test]
+fn binary_columns_are_read_as_bytes_like_the_stream_writes_them() {
+    let mut s = snapshotter(&["A"], 5);
+    let mut src = ScriptedReads::default();
+    src.answers.push_back(Ok(SnapshotChunk {
+        columns: vec!["ID".into(), "NOTE".into()],
+        rows: vec![vec![Some("1".into()), Some("A5FF".into())]],
+        last_key: None,
+    }));
+    let (_, rows) = step(&mut s, &mut src, 10);
+    let after = rows[0].after.as_ref().expect("after image");
+    assert_eq!(after[0].1, Field::Text("1".into()));
+    assert_eq!(after[1].1, Field::Binary("a5ff".into()));
+    let v: serde_json::Value = serde_json::from_str(&rows[0].to_json_line()).expect("json");
+    assert_eq!(v["after"]["NOTE"], "pf8=", "base64 by default");
 }

@@ -16,6 +16,8 @@ pub(crate) struct Decoded {
     pub findings: Vec<Finding>,
     /// The `ROWID = '...'` of the WHERE clause, when present.
     pub row_id: Option<String>,
+    /// Columns set to `EMPTY_CLOB()`/`EMPTY_BLOB()`.
+    pub empty_lobs: Vec<String>,
 }
 
 pub(crate) fn decode(
@@ -33,6 +35,12 @@ pub(crate) fn decode(
         after: stmt.after_image(),
         findings: stmt.findings().to_vec(),
         row_id: stmt.row_id().map(str::to_string),
+        empty_lobs: stmt
+            .assigned()
+            .iter()
+            .filter(|(_, v)| matches!(v, redo::Value::EmptyLob))
+            .map(|(c, _)| (*c).to_string())
+            .collect(),
     })
 }
 

@@ -46,6 +46,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("big-transaction", "19c CDB with a 60,000-change transaction among normal traffic"),
     builtin!("oracle11g", "non-CDB 11.2.0.4 in ARCHIVELOG with minimal supplemental logging and a DBA user"),
     builtin!("rac", "two-node RAC 19c CDB: two redo threads, node 2 quiet for minutes at a time"),
+    builtin!("lobs", "19c CDB with MAX_STRING_SIZE = EXTENDED: CLOB/BLOB (EMPTY_LOB inserts, dbms_lob rewrites), XMLType and 32k VARCHAR2 values in their LOB, XML DOC and 32K rows"),
     builtin!("example", "the fully commented example scenario (every key with its default)"),
 ];
 
@@ -155,6 +156,12 @@ fn d_start_scn() -> u64 {
 fn d_resetlogs() -> u64 {
     1_920_977
 }
+fn d_charset() -> String {
+    "AL32UTF8".into()
+}
+fn d_nchar_charset() -> String {
+    "AL16UTF16".into()
+}
 fn d_role() -> String {
     "PRIMARY".into()
 }
@@ -219,6 +226,13 @@ pub struct InstanceSpec {
     pub open_mode: String,
     #[serde(default)]
     pub wallet_status: Option<String>,
+    /// `NLS_CHARACTERSET`: the encoding of CHAR/VARCHAR2/CLOB bytes, which
+    /// LogMiner prints as `HEXTORAW` when it cannot show them as text.
+    #[serde(default = "d_charset")]
+    pub characterset: String,
+    /// `NLS_NCHAR_CHARACTERSET`, for NCHAR/NVARCHAR2/NCLOB.
+    #[serde(default = "d_nchar_charset")]
+    pub nchar_characterset: String,
     /// Extra or overriding `V$PARAMETER` values (lower-case names).
     #[serde(default)]
     pub parameters: BTreeMap<String, String>,
@@ -504,6 +518,10 @@ pub struct WorkloadSpec {
     /// (statement-level rollback) while their transaction goes on.
     #[serde(default)]
     pub statement_rollback_pct: f64,
+    /// Percent of updates that rewrite a CLOB or BLOB through `dbms_lob`
+    /// instead (LOB rows with no DML row), on tables that have one.
+    #[serde(default)]
+    pub lob_update_pct: f64,
     /// The user the application connects as (`USERNAME`).
     #[serde(default = "d_user")]
     pub username: String,
@@ -527,6 +545,7 @@ impl Default for WorkloadSpec {
             rollback_pct: 0.0,
             savepoint_pct: 0.0,
             statement_rollback_pct: 0.0,
+            lob_update_pct: 0.0,
             username: d_user(),
             long_transactions: Vec::new(),
             big_transactions: Vec::new(),
@@ -720,6 +739,19 @@ impl Scenario {
                 ),
             ));
         }
+        for (key, name) in [
+            ("instance.characterset", &self.instance.characterset),
+            (
+                "instance.nchar_characterset",
+                &self.instance.nchar_characterset,
+            ),
+        ] {
+            if let Err(e) = crate::engine::charset::Charset::from_oracle_name(name) {
+                return Err(invalid(format!(
+                    "{key}: {e} (e.g. AL32UTF8, UTF8, AL16UTF16, ZHS16GBK, WE8MSWIN1252, WE8ISO8859P1)"
+                )));
+            }
+        }
         if parse_time(self.start_time.get_ref()).is_none() {
             return Err(Self::spanned_error(
                 text,
@@ -773,9 +805,24 @@ impl Scenario {
                     )));
                 }
             }
+            let extended = self
+                .instance
+                .parameters
+                .get("max_string_size")
+                .is_some_and(|v| v.eq_ignore_ascii_case("EXTENDED"));
             for c in &t.columns {
-                if let Err(m) = ColType::parse(c.ty.get_ref()) {
-                    return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                match ColType::parse(c.ty.get_ref()) {
+                    Err(m) => {
+                        return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                    }
+                    Ok(ColType::Varchar2(n)) if n > 32_767 || (n > 4000 && !extended) => {
+                        let m = format!(
+                            "VARCHAR2({n}) is longer than the database allows: 4000 bytes, or 32767 with \
+                             instance.parameters.max_string_size = \"EXTENDED\""
+                        );
+                        return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                    }
+                    Ok(_) => {}
                 }
             }
             for k in &t.primary_key {
@@ -860,6 +907,12 @@ impl Scenario {
             return Err(invalid(format!(
                 "workload.rollback_pct must be between 0 and 100 (got {})",
                 w.rollback_pct
+            )));
+        }
+        if !(0.0..=100.0).contains(&w.lob_update_pct) {
+            return Err(invalid(format!(
+                "workload.lob_update_pct must be between 0 and 100 (got {})",
+                w.lob_update_pct
             )));
         }
         if w.txn_size[1] > MAX_TXN_SIZE {
@@ -1056,6 +1109,21 @@ mod tests {
             }
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_character_set_cdcctl_cannot_decode_is_refused_naming_the_key() {
+        let text = "[instance]\nversion = \"19c\"\ncharacterset = \"XX8NOSUCH\"\n[connection]\nuser = \"U\"\n";
+        let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
+        assert!(
+            s.contains("instance.characterset")
+                && s.contains("XX8NOSUCH")
+                && s.contains("ZHS16GBK"),
+            "{s}"
+        );
+        let gbk = "[instance]\nversion = \"19c\"\ncharacterset = \"ZHS16GBK\"\n[connection]\nuser = \"U\"\n";
+        let parsed = Scenario::parse(gbk, "t.toml").expect("GBK is decodable");
+        assert_eq!(parsed.instance.characterset, "ZHS16GBK");
     }
 
     #[test]

@@ -76,6 +76,10 @@ pub struct Model {
     /// PARTITION), which writes no row redo: part of the ground truth of
     /// table contents, bounded like `truth`.
     pub ddl_removed: VecDeque<RemovedRow>,
+    /// The truth as a capture that reassembles LOB and XMLType values gives
+    /// it (`--lob capture`); else those values are unavailable and a LOB
+    /// written alone is no event.
+    pub lob_capture: bool,
     scheduled: Vec<Scheduled>,
     next_at: Option<i64>,
     scn_faults: Vec<faults::ScnFault>,
@@ -135,6 +139,7 @@ impl Model {
             truth_dropped: 0,
             truth_limit: Some(200_000),
             ddl_removed: VecDeque::new(),
+            lob_capture: false,
             scheduled,
             next_at: None,
             scn_faults,
