@@ -493,9 +493,8 @@ fn changed_values(e: &Entry) -> String {
         .map(|col| {
             let v = image.and_then(|i| image_get(i, col));
             let text = match v {
-                Some(Field::Text(t)) => t.clone(),
+                Some(Field::Text(t) | Field::Binary(t)) => t.clone(),
                 Some(Field::Null) => "NULL".into(),
-                Some(Field::Binary(hex)) => format!("0x{hex}"),
                 Some(Field::Unavailable | Field::UnavailableBinary) => "?".into(),
                 None => String::new(),
             };

@@ -390,16 +390,19 @@ fn replay_decodes_hextoraw_character_data_with_the_dictionary_file() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         events[0]["after"],
-        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "0a0b"})
+        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "Cgs="})
     );
     assert!(err.contains("findings: 0"), "{err}");
 
-    // Without the dictionary the values stay hex, each column flagged.
+    // Without the dictionary the values stay bytes (base64 by default,
+    // hex on request), each column flagged.
     let (code, events, err) = replay(&rows, &[]);
     assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "1tDOxA==");
+    let (_, events, _) = replay(&rows, &["--binary-handling", "hex"]);
     assert_eq!(events[0]["after"]["NAME"], "d6d0cec4");
     assert!(
-        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays lower-case hex"),
+        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays bytes"),
         "{err}"
     );
 

@@ -625,7 +625,7 @@ impl LobValue {
         match self {
             LobValue::Text(chars) => Field::Text(chars.into_iter().collect()),
             LobValue::Bytes(bytes) => {
-                Field::Text(bytes.iter().map(|b| format!("{b:02x}")).collect())
+                Field::Binary(bytes.iter().map(|b| format!("{b:02x}")).collect())
             }
         }
     }
@@ -746,7 +746,7 @@ mod tests {
             offset,
         };
         assert_eq!(apply(&mut b, &at(2)), Ok(()));
-        assert_eq!(b.clone().into_field(), Field::Text("00ab".into()));
+        assert_eq!(b.clone().into_field(), Field::Binary("00ab".into()));
         // An offset far past the end is refused, not padded.
         assert!(apply(&mut b, &at(u64::MAX)).is_err());
         assert!(apply(&mut b, &at(MAX_PAD + 10)).is_err());

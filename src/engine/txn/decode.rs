@@ -16,8 +16,8 @@ pub(crate) struct Decoded {
     pub findings: Vec<Finding>,
     /// The `ROWID = '...'` of the WHERE clause, when present.
     pub row_id: Option<String>,
-    /// Columns set to `EMPTY_CLOB()`/`EMPTY_BLOB()`.
-    pub empty_lobs: Vec<String>,
+    /// Columns set to `EMPTY_CLOB()`/`EMPTY_BLOB()`, true for a BLOB.
+    pub empty_lobs: Vec<(String, bool)>,
 }
 
 pub(crate) fn decode(
@@ -38,8 +38,11 @@ pub(crate) fn decode(
         empty_lobs: stmt
             .assigned()
             .iter()
-            .filter(|(_, v)| matches!(v, redo::Value::EmptyLob))
-            .map(|(c, _)| (*c).to_string())
+            .filter_map(|(c, v)| match v {
+                redo::Value::EmptyLob => Some(((*c).to_string(), false)),
+                redo::Value::EmptyBlob => Some(((*c).to_string(), true)),
+                _ => None,
+            })
             .collect(),
     })
 }

@@ -1067,14 +1067,22 @@ impl TxnBuffer {
             let finding = pieces::unavailable(&row, &target);
             match ctx.pending.as_mut().filter(|_| same) {
                 Some(p) => {
-                    let carried = p.event.after.as_ref().is_some_and(|a| {
-                        matches!(
-                            crate::engine::event::image_get(a, &target.column),
-                            Some(Field::Text(_) | Field::Null)
-                        )
-                    });
+                    let current = p
+                        .event
+                        .after
+                        .as_ref()
+                        .and_then(|a| crate::engine::event::image_get(a, &target.column));
+                    let carried = matches!(
+                        current,
+                        Some(Field::Text(_) | Field::Binary(_) | Field::Null)
+                    );
                     if !carried {
-                        pieces::set_after(&mut p.event, &target.column, Field::Unavailable);
+                        // A BLOB's placeholder stays binary (`EMPTY_BLOB()`).
+                        let marker = match current {
+                            Some(Field::UnavailableBinary) => Field::UnavailableBinary,
+                            _ => Field::Unavailable,
+                        };
+                        pieces::set_after(&mut p.event, &target.column, marker);
                     }
                     p.findings.push(finding);
                 }
@@ -1235,13 +1243,17 @@ impl TxnBuffer {
         };
         // EMPTY_CLOB()/EMPTY_BLOB(): an empty value whose content, if any,
         // follows in LOB rows.
-        for column in &decoded.empty_lobs {
+        for (column, binary) in &decoded.empty_lobs {
             match self.config.lob {
                 LobMode::Capture => {
                     if let Some(after) = decoded.after.as_mut() {
                         for (c, v) in after.iter_mut() {
                             if c == column {
-                                *v = Field::Text(String::new());
+                                *v = if *binary {
+                                    Field::Binary(String::new())
+                                } else {
+                                    Field::Text(String::new())
+                                };
                             }
                         }
                     }

@@ -251,8 +251,9 @@ impl Assembly {
 /// inline value), else empty (`EMPTY_CLOB()`, or a value the redo does not
 /// carry).
 fn start_value(field: &Field, binary: bool) -> Option<LobValue> {
-    let Field::Text(t) = field else {
-        return None;
+    let t = match field {
+        Field::Text(t) | Field::Binary(t) => t,
+        _ => return None,
     };
     if !binary {
         return Some(LobValue::Text(t.chars().collect()));
