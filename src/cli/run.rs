@@ -19,6 +19,7 @@ use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, Snapshotter, Step};
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
+use cdcctl::output::progress;
 use cdcctl::sink::lock::WriterLock;
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
@@ -616,6 +617,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
+    let snapshot_started = Instant::now();
+    let snapshot_rows_before = snapshot.as_ref().map_or(0, |s| s.progress().rows());
+    let bars = snapshot
+        .as_ref()
+        .filter(|s| !s.finished())
+        .map(|s| progress::SnapshotBars::new(s.progress()));
     let limit = args.count.unwrap_or(u64::MAX);
     let mut outcome: Result<(), Failure> = Ok(());
     while !stop.load(Ordering::Relaxed) && written < limit {
@@ -695,7 +702,18 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             eprintln!("cdcctl run: warning: {}", w.message());
         }
         if last_status.elapsed() >= args.status_every {
-            if let Some(line) = snapshot.as_ref().and_then(snapshot_status_line) {
+            // The bars show the same on a terminal.
+            let line = snapshot
+                .as_ref()
+                .filter(|_| bars.as_ref().is_none_or(|b| !b.drawn()))
+                .and_then(|s| {
+                    progress::snapshot_status_line(
+                        s.progress(),
+                        snapshot_rows_before,
+                        snapshot_started.elapsed().as_secs_f64(),
+                    )
+                });
+            if let Some(line) = line {
                 eprintln!("cdcctl run: {line}");
             }
             let s = capture.status();
@@ -725,6 +743,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             limit,
             store: &store,
             stamp: &stamp,
+            bars: bars.as_ref(),
         };
         match progress {
             Ok(Progress::Finished) => {
@@ -733,6 +752,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 if let Some(snap) = snapshot.as_mut().filter(|s| !s.finished()) {
                     if let Err(e) = snap_run.finish_at_until(snap, &stop) {
                         outcome = Err(e);
+                    } else if snap.finished() {
+                        let secs = snapshot_started.elapsed().as_secs_f64();
+                        eprintln!(
+                            "cdcctl run: {}",
+                            snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
+                        );
                     }
                 }
                 break;
@@ -748,13 +773,19 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                         outcome = Err(e);
                         break;
                     }
-                    Ok(_) if snap.finished() && mode == SnapshotMode::InitialOnly => {
+                    Ok(_) if snap.finished() => {
+                        let secs = snapshot_started.elapsed().as_secs_f64();
                         eprintln!(
-                            "cdcctl run: snapshot complete ({} rows); --snapshot initial-only \
-                             stops here, run again without it to stream on from the checkpoint",
-                            snap.progress().rows()
+                            "cdcctl run: {}",
+                            snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
                         );
-                        break;
+                        if mode == SnapshotMode::InitialOnly {
+                            eprintln!(
+                                "cdcctl run: --snapshot initial-only stops here; run again \
+                                 without it to stream on from the checkpoint"
+                            );
+                            break;
+                        }
                     }
                     // No pause while the snapshot has chunks to read.
                     Ok(_) => {}
@@ -922,6 +953,7 @@ struct SnapshotRun<'a, S: cdcctl::source::RedoSource> {
     limit: u64,
     store: &'a FileCheckpointStore,
     stamp: &'a Stamp<'a>,
+    bars: Option<&'a progress::SnapshotBars>,
 }
 
 impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
@@ -964,7 +996,14 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
             },
         );
         for n in snap.take_notices() {
-            eprintln!("cdcctl run: snapshot: {}", n.message());
+            let line = format!("cdcctl run: snapshot: {}", n.message());
+            match self.bars {
+                Some(b) => b.println(&line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(b) = self.bars {
+            b.update(snap.progress());
         }
         self.sink
             .commit()
@@ -1017,28 +1056,13 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
     }
 }
 
-/// The status line of a running snapshot.
-fn snapshot_status_line(snap: &Snapshotter) -> Option<String> {
-    let p = snap.progress();
-    let done = p
-        .tables
-        .iter()
-        .filter(|t| t.state != cdcctl::engine::snapshot::TableState::Reading)
-        .count();
-    let current = p
-        .tables
-        .iter()
-        .find(|t| t.state == cdcctl::engine::snapshot::TableState::Reading)?;
-    let of = current
-        .expected_rows
-        .map_or_else(String::new, |n| format!(" of about {n}"));
-    Some(format!(
-        "snapshot: table {} of {} ({}), {} rows{of} in {} chunks; {} rows in all",
-        done + 1,
-        p.tables.len(),
-        current.table,
-        current.rows,
-        current.chunks,
+/// Said once when the snapshot's last table is done: rows in all, and the
+/// rate of this run's part (a resumed snapshot read the rest before).
+fn snapshot_done_line(p: &SnapshotProgress, rows_before: u64, secs: f64) -> String {
+    let read = p.rows().saturating_sub(rows_before);
+    let rate = if secs > 0.0 { read as f64 / secs } else { 0.0 };
+    format!(
+        "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s)",
         p.rows()
-    ))
+    )
 }
