@@ -595,12 +595,45 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         source: sim_scenario(&global.source),
     };
     check_start(args, &config.start, current.scn, &origin)?;
+    // --snapshot when-needed: a restart SCN whose redo is gone cannot be
+    // streamed from; the tables are read again and the stream starts now.
+    let mut resnapshot = false;
+    let mut stored_snapshot = stored_snapshot;
+    if let (SnapshotMode::WhenNeeded, StartAt::Checkpoint(cp)) = (mode, &config.start) {
+        if let Some(gone) = restart_redo_gone(
+            source.as_mut(),
+            cp.restart_scn,
+            current.scn,
+            &config.planner,
+        )? {
+            eprintln!(
+                "cdcctl run: WARNING: the checkpoint's restart SCN {} can no longer be streamed \
+                 from ({gone}); changes between it and now are lost to the stream. \
+                 --snapshot when-needed: every table is snapshotted again at the current SCN \
+                 {} and the stream goes on from there",
+                cp.restart_scn, current.scn
+            );
+            let chunks = stored_snapshot.as_ref().map_or(0, |p| p.chunks);
+            let mut again = SnapshotProgress::new(opened_tables.names.clone());
+            // Chunk numbers go on growing, so output positions do too.
+            again.chunks = chunks;
+            stored_snapshot = Some(again);
+            config.start = StartAt::Scn(current.scn);
+            resnapshot = true;
+        }
+    }
     let mut capture = Capture::new(source, config).map_err(|e| capture_failure(&e))?;
     let mut snapshot = plan_snapshot(args, mode, fresh, stored_snapshot, &opened_tables)?;
-    if fresh {
+    if fresh || resnapshot {
         // Stored before any event is written, so an output never holds
         // events without a checkpoint naming its stream.
-        let mut initial = Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None);
+        // A snapshot taken again starts a stream whose position is past the
+        // stored one: stored as such, the checkpoint moves forward.
+        let mut initial = if resnapshot {
+            capture.checkpoint()
+        } else {
+            Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None)
+        };
         initial.stream_id.clone_from(&stream_id);
         origin.stamp(&mut initial);
         if let Some(p) = initial.rewind_point() {
@@ -608,6 +641,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         initial.rewind_points.clone_from(&rewind_points);
         initial.snapshot = snapshot.as_ref().map(|s| s.progress().clone());
+        initial.last_event = sink.last_position();
         store
             .save(&initial)
             .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
@@ -890,11 +924,17 @@ fn plan_snapshot(
                         .map_err(|e| Failure::usage(e.to_string()))?;
                 }
             }
-            if !p.finished() {
+            let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
+            if !p.finished() && started {
                 eprintln!(
                     "cdcctl run: resuming the snapshot ({} rows so far, {} chunks)",
                     p.rows(),
                     p.chunks
+                );
+            } else if !p.finished() {
+                eprintln!(
+                    "cdcctl run: starting the snapshot of {} table(s)",
+                    p.tables.len()
                 );
             }
             p
@@ -961,10 +1001,14 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
     /// one the snapshot may read at), writes it, makes it durable and
     /// checkpoints it. `Ok(None)`: the stream has to move on first.
     fn step(&mut self, snap: &mut Snapshotter) -> Result<Option<Step>, Failure> {
+        // Not below the output's end either: after a restart the stream
+        // re-mines what the output already holds, and rows positioned below
+        // its end would be dropped as duplicates of events written before.
+        let output_end = self.sink.last_position().map_or(0, |p| p.commit_scn);
         let Some(scn) = self
             .capture
             .consistent_scn()
-            .filter(|s| snap.can_read_at(*s))
+            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
         else {
             return Ok(None);
         };
@@ -1065,4 +1109,25 @@ fn snapshot_done_line(p: &SnapshotProgress, rows_before: u64, secs: f64) -> Stri
         "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s)",
         p.rows()
     )
+}
+
+/// Why the redo from `restart_scn` can no longer be mined (archived logs
+/// deleted, a sequence gap), or `None` when it can.
+fn restart_redo_gone(
+    source: &mut dyn cdcctl::source::RedoSource,
+    restart_scn: u64,
+    current_scn: u64,
+    planner: &PlannerConfig,
+) -> Result<Option<String>, Failure> {
+    use cdcctl::engine::session::{plan, PlanError};
+    let inventory = source.log_inventory().map_err(|e| Failure {
+        code: exit::for_source(&e),
+        message: exit::with_advice(&e, e.advice()),
+    })?;
+    Ok(match plan(&inventory, restart_scn, current_scn, planner) {
+        Err(e @ (PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })) => {
+            Some(e.to_string())
+        }
+        _ => None,
+    })
 }

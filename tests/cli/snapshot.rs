@@ -400,3 +400,105 @@ fn issue13_killed_at_random_moments_during_the_snapshot_resumes_at_the_chunk_and
         events.len()
     );
 }
+
+/// `run APP.ORDERS` on the demo with archives kept 120 s, into `out.jsonl`.
+fn short_archives_run(dir: &Path, until: &str, extra: &[&str]) -> std::process::Output {
+    let source = format!(
+        "sim:{}?clock=virtual",
+        dir.join("short.toml").to_str().expect("utf-8 path")
+    );
+    let mut args = vec![
+        "--source",
+        source.as_str(),
+        "run",
+        "APP.ORDERS",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--until-scn",
+        until,
+        "--status-every",
+        "1h",
+    ];
+    args.extend_from_slice(extra);
+    cdcctl(dir, &args)
+}
+
+#[test]
+fn issue13_when_needed_snapshots_again_when_the_restart_scn_is_no_longer_in_the_logs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    assert!(demo.contains("archive_retention_s = 86400"));
+    std::fs::write(
+        dir.path().join("short.toml"),
+        demo.replace("archive_retention_s = 86400", "archive_retention_s = 120"),
+    )
+    .expect("scenario");
+    let first = short_archives_run(dir.path(), "13060000", &[]);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let read_first = output(dir.path()).iter().filter(|e| e["op"] == "r").count();
+    assert!(read_first > 500, "{read_first} rows read");
+    // The checkpoint's restart SCN goes back to before the oldest archive
+    // the scenario keeps: its redo is gone, as after a long outage.
+    let cp_path = dir.path().join("cp.json");
+    let mut cp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cp_path).expect("checkpoint"))
+            .expect("json");
+    cp["restart_scn"] = 1_950_000.into();
+    let gone = serde_json::to_string(&cp).expect("json");
+    std::fs::write(&cp_path, &gone).expect("checkpoint");
+
+    // Resuming without it stops: the changes in the gap cannot be captured.
+    let plain = short_archives_run(dir.path(), "13070000", &[]);
+    let stderr = String::from_utf8_lossy(&plain.stderr);
+    assert_ne!(plain.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("archive gap"), "{stderr}");
+
+    std::fs::write(&cp_path, &gone).expect("checkpoint");
+    let again = short_archives_run(dir.path(), "13070000", &["--snapshot", "when-needed"]);
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("WARNING: the checkpoint's restart SCN 1950000 can no longer be streamed")
+            && stderr.contains("snapshotted again"),
+        "{stderr}"
+    );
+    let events = output(dir.path());
+    let second: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["op"] == "r")
+        .skip(read_first)
+        .collect();
+    let keys: HashSet<String> = second
+        .iter()
+        .filter_map(|e| e["after"]["ORDER_ID"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        keys.len(),
+        second.len(),
+        "a key read twice in the second snapshot"
+    );
+    assert!(second.len() > 500, "{} rows read again", second.len());
+    let cp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&cp_path).expect("checkpoint"))
+            .expect("json");
+    assert!(cp["restart_scn"].as_u64().unwrap_or(0) > 13_000_000, "{cp}");
+    assert_eq!(cp["snapshot"]["tables"][0]["state"], "done", "{cp}");
+    // With the checkpoint streamable again, when-needed just resumes.
+    let resumed = short_archives_run(dir.path(), "13075000", &["--snapshot", "when-needed"]);
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert_eq!(resumed.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("snapshotted again"), "{stderr}");
+    let after = output(dir.path());
+    assert_eq!(
+        after.iter().filter(|e| e["op"] == "r").count(),
+        events.iter().filter(|e| e["op"] == "r").count()
+    );
+    assert!(after.len() > events.len(), "the stream went on");
+}
