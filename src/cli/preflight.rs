@@ -191,6 +191,7 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
         }
         Err(e) => Err(OpenError {
             exit_code: e.exit_code,
+            transient: e.transient,
             message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
         }),
     };

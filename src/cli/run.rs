@@ -17,7 +17,9 @@ use cdcctl::engine::capture::{
 use cdcctl::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::session::PlannerConfig;
+use cdcctl::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, Snapshotter, Step};
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
+use cdcctl::output::progress;
 use cdcctl::sink::lock::WriterLock;
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
@@ -98,9 +100,26 @@ pub struct RunArgs {
     /// instead of stopping (exit 4).
     #[arg(long)]
     pub rewind: bool,
+    /// Copy the tables' existing rows first (`op: "r"` events), then stream:
+    /// `initial` (the default without a checkpoint and --from-scn), `never`
+    /// (stream only; the default otherwise), `initial-only` (snapshot, then
+    /// exit 0), `when-needed` (as initial, and again when the checkpoint's
+    /// restart SCN is no longer in the available redo). An unfinished
+    /// snapshot in the checkpoint is resumed at its next chunk.
+    #[arg(long, value_name = "MODE", value_parser = parse_snapshot_mode)]
+    pub snapshot: Option<SnapshotMode>,
+    /// Rows per snapshot chunk: each chunk is one `AS OF SCN` read, so undo
+    /// retention has to cover one chunk's read, not the whole table's.
+    #[arg(long, value_name = "ROWS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub snapshot_chunk_rows: u64,
     /// Print a progress line on stderr this often.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
+}
+
+fn parse_snapshot_mode(s: &str) -> Result<SnapshotMode, String> {
+    s.parse()
 }
 
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
@@ -445,6 +464,25 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         rewind,
     } = open_output(args, existing.as_ref())?;
     let fresh = existing.is_none();
+    let mode =
+        match (args.snapshot, fresh, args.from_scn) {
+            (Some(m), _, Some(_)) if m != SnapshotMode::Never => return Err(Failure::usage(
+                "--snapshot reads the tables as they are now, while --from-scn starts the stream \
+                 at an older SCN: give one or the other (--snapshot never with --from-scn)",
+            )),
+            (Some(m), _, _) => m,
+            (None, true, None) => SnapshotMode::Initial,
+            (None, _, _) => SnapshotMode::Never,
+        };
+    let stored_snapshot = existing.as_ref().and_then(|c| c.snapshot.clone());
+    if mode == SnapshotMode::InitialOnly && stored_snapshot.as_ref().is_some_and(|p| p.finished()) {
+        eprintln!(
+            "cdcctl run: the snapshot of checkpoint {} is complete; --snapshot initial-only has \
+             nothing to do (run without it to stream on)",
+            args.checkpoint.display()
+        );
+        return Ok(exit::code(exit::OK));
+    }
     // The highest SCN the checkpoint knows the database reached.
     let resume_scn = existing.as_ref().map(|c| {
         c.restart_scn
@@ -523,6 +561,29 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         ..CaptureConfig::default()
     };
     let column_kinds = Arc::clone(&opened.column_kinds);
+    let opened_tables = OpenedTables {
+        names: if opened.tables.tables.is_empty() {
+            opened
+                .key_columns
+                .keys()
+                .map(|t| (t.clone(), None))
+                .collect()
+        } else {
+            opened
+                .tables
+                .tables
+                .iter()
+                .map(|t| (t.name.clone(), t.num_rows))
+                .collect()
+        },
+        key_columns: opened.key_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
+        server_name: args.server_name.clone(),
+        db: opened
+            .pdb_filter
+            .clone()
+            .unwrap_or_else(|| opened.db_name.clone()),
+    };
     let mut source = opened.source;
     let current = first_current_scn(source.as_mut())?;
     // Start at the SCN just read rather than asking again: the capture
@@ -536,17 +597,53 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     };
     check_start(args, &config.start, current.scn, &origin)?;
     sink.set_column_kinds(column_kinds);
+    // --snapshot when-needed: a restart SCN whose redo is gone cannot be
+    // streamed from; the tables are read again and the stream starts now.
+    let mut resnapshot = false;
+    let mut stored_snapshot = stored_snapshot;
+    if let (SnapshotMode::WhenNeeded, StartAt::Checkpoint(cp)) = (mode, &config.start) {
+        if let Some(gone) = restart_redo_gone(
+            source.as_mut(),
+            cp.restart_scn,
+            current.scn,
+            &config.planner,
+        )? {
+            eprintln!(
+                "cdcctl run: WARNING: the checkpoint's restart SCN {} can no longer be streamed \
+                 from ({gone}); changes between it and now are lost to the stream. \
+                 --snapshot when-needed: every table is snapshotted again at the current SCN \
+                 {} and the stream goes on from there",
+                cp.restart_scn, current.scn
+            );
+            let chunks = stored_snapshot.as_ref().map_or(0, |p| p.chunks);
+            let mut again = SnapshotProgress::new(opened_tables.names.clone());
+            // Chunk numbers go on growing, so output positions do too.
+            again.chunks = chunks;
+            stored_snapshot = Some(again);
+            config.start = StartAt::Scn(current.scn);
+            resnapshot = true;
+        }
+    }
     let mut capture = Capture::new(source, config).map_err(|e| capture_failure(&e))?;
-    if fresh {
+    let mut snapshot = plan_snapshot(args, mode, fresh, stored_snapshot, &opened_tables)?;
+    if fresh || resnapshot {
         // Stored before any event is written, so an output never holds
         // events without a checkpoint naming its stream.
-        let mut initial = Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None);
+        // A snapshot taken again starts a stream whose position is past the
+        // stored one: stored as such, the checkpoint moves forward.
+        let mut initial = if resnapshot {
+            capture.checkpoint()
+        } else {
+            Checkpoint::new(capture.status().restart_scn, 0, Vec::new(), None)
+        };
         initial.stream_id.clone_from(&stream_id);
         origin.stamp(&mut initial);
         if let Some(p) = initial.rewind_point() {
             stream::push_rewind_point(&mut rewind_points, p);
         }
         initial.rewind_points.clone_from(&rewind_points);
+        initial.snapshot = snapshot.as_ref().map(|s| s.progress().clone());
+        initial.last_event = sink.last_position();
         store
             .save(&initial)
             .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
@@ -556,6 +653,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
+    let snapshot_started = Instant::now();
+    let snapshot_rows_before = snapshot.as_ref().map_or(0, |s| s.progress().rows());
+    let bars = snapshot
+        .as_ref()
+        .filter(|s| !s.finished())
+        .map(|s| progress::SnapshotBars::new(s.progress()));
     let limit = args.count.unwrap_or(u64::MAX);
     let mut outcome: Result<(), Failure> = Ok(());
     while !stop.load(Ordering::Relaxed) && written < limit {
@@ -586,27 +689,18 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
-        let mut cp = capture.checkpoint();
         if written > written_before && before.restart_scn > 0 {
             if let Some(p) = before.rewind_point() {
                 stream::push_rewind_point(&mut rewind_points, p);
             }
         }
-        cp.stream_id.clone_from(&stream_id);
-        origin.stamp(&mut cp);
-        cp.last_event = sink.last_position();
-        cp.rewind_points.clone_from(&rewind_points);
-        // Restart SCN 0: no window mined yet, the stored checkpoint stands.
-        let saved = if cp.restart_scn == 0 {
-            Ok(())
-        } else {
-            store.save(&cp)
+        let stamp = Stamp {
+            stream_id: &stream_id,
+            origin: &origin,
+            rewind_points: &rewind_points,
         };
-        if let Err(e) = saved {
-            outcome = Err(Failure {
-                code: exit::USAGE,
-                message: format!("checkpoint: {e}"),
-            });
+        if let Err(e) = stamp.save(&store, &capture, sink.as_ref(), snapshot.as_ref()) {
+            outcome = Err(e);
             break;
         }
         for letter in capture.take_dead_letters() {
@@ -644,6 +738,20 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             eprintln!("cdcctl run: warning: {}", w.message());
         }
         if last_status.elapsed() >= args.status_every {
+            // The bars show the same on a terminal.
+            let line = snapshot
+                .as_ref()
+                .filter(|_| bars.as_ref().is_none_or(|b| !b.drawn()))
+                .and_then(|s| {
+                    progress::snapshot_status_line(
+                        s.progress(),
+                        snapshot_rows_before,
+                        snapshot_started.elapsed().as_secs_f64(),
+                    )
+                });
+            if let Some(line) = line {
+                eprintln!("cdcctl run: {line}");
+            }
             let s = capture.status();
             // The time lag is what an operator compares with an SLA.
             let time_lag = s
@@ -659,8 +767,66 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             );
             last_status = Instant::now();
         }
+        let stamp = Stamp {
+            stream_id: &stream_id,
+            origin: &origin,
+            rewind_points: &rewind_points,
+        };
+        let mut snap_run = SnapshotRun {
+            capture: &mut capture,
+            sink: sink.as_mut(),
+            written: &mut written,
+            limit,
+            store: &store,
+            stamp: &stamp,
+            bars: bars.as_ref(),
+        };
         match progress {
-            Ok(Progress::Finished) => break,
+            Ok(Progress::Finished) => {
+                // The stream stopped at --until-scn, having emitted every
+                // commit up to it: the rest of the snapshot reads there.
+                if let Some(snap) = snapshot.as_mut().filter(|s| !s.finished()) {
+                    if let Err(e) = snap_run.finish_at_until(snap, &stop) {
+                        outcome = Err(e);
+                    } else if snap.finished() {
+                        let secs = snapshot_started.elapsed().as_secs_f64();
+                        eprintln!(
+                            "cdcctl run: {}",
+                            snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
+                        );
+                    }
+                }
+                break;
+            }
+            Ok(Progress::Idle | Progress::Advanced { .. })
+                if snapshot.as_ref().is_some_and(|s| !s.finished()) =>
+            {
+                let Some(snap) = snapshot.as_mut() else {
+                    break;
+                };
+                match snap_run.step(snap) {
+                    Err(e) => {
+                        outcome = Err(e);
+                        break;
+                    }
+                    Ok(_) if snap.finished() => {
+                        let secs = snapshot_started.elapsed().as_secs_f64();
+                        eprintln!(
+                            "cdcctl run: {}",
+                            snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
+                        );
+                        if mode == SnapshotMode::InitialOnly {
+                            eprintln!(
+                                "cdcctl run: --snapshot initial-only stops here; run again \
+                                 without it to stream on from the checkpoint"
+                            );
+                            break;
+                        }
+                    }
+                    // No pause while the snapshot has chunks to read.
+                    Ok(_) => {}
+                }
+            }
             Ok(Progress::Idle | Progress::Advanced { .. }) => {
                 // In short steps, so Ctrl-C is not kept waiting by a long pause.
                 let until = Instant::now() + capture.pause();
@@ -709,4 +875,261 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         );
     }
     outcome.map(|()| exit::code(exit::OK))
+}
+
+/// The tables a snapshot reads and what its events carry.
+struct OpenedTables {
+    /// In dictionary order, with `NUM_ROWS` when known.
+    names: Vec<(cdcctl::source::TableName, Option<u64>)>,
+    key_columns: std::collections::BTreeMap<cdcctl::source::TableName, Vec<String>>,
+    binary_columns: std::collections::BTreeMap<cdcctl::source::TableName, Vec<String>>,
+    server_name: String,
+    db: String,
+}
+
+/// The snapshot this run takes or resumes, if any: an unfinished one in the
+/// checkpoint is resumed (after the rows the output already holds), a new
+/// one is planned on a fresh start in a snapshotting mode.
+fn plan_snapshot(
+    args: &RunArgs,
+    mode: SnapshotMode,
+    fresh: bool,
+    stored: Option<SnapshotProgress>,
+    tables: &OpenedTables,
+) -> Result<Option<Snapshotter>, Failure> {
+    let config = SnapshotConfig {
+        chunk_rows: usize::try_from(args.snapshot_chunk_rows).unwrap_or(usize::MAX),
+        server_name: tables.server_name.clone(),
+        db: tables.db.clone(),
+        binary_columns: tables.binary_columns.clone(),
+    };
+    let progress = match stored {
+        Some(p) if !p.finished() && mode == SnapshotMode::Never && args.snapshot.is_some() => {
+            eprintln!(
+                "cdcctl run: warning: the checkpoint holds an unfinished snapshot ({} rows so far); \
+                 --snapshot never leaves the rest of it unread",
+                p.rows()
+            );
+            return Ok(None);
+        }
+        Some(mut p) => {
+            if !p.finished() && args.output != "-" {
+                let tail = cdcctl::sink::last_snapshot_row(Path::new(&args.output))
+                    .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
+                if let Some(row) = tail {
+                    let name = cdcctl::source::TableName {
+                        owner: row["source"]["schema"].as_str().unwrap_or_default().into(),
+                        table: row["source"]["table"].as_str().unwrap_or_default().into(),
+                    };
+                    let keys = tables.key_columns.get(&name).cloned().unwrap_or_default();
+                    p.account_for_output_tail(&row, &keys)
+                        .map_err(|e| Failure::usage(e.to_string()))?;
+                }
+            }
+            let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
+            if !p.finished() && started {
+                eprintln!(
+                    "cdcctl run: resuming the snapshot ({} rows so far, {} chunks)",
+                    p.rows(),
+                    p.chunks
+                );
+            } else if !p.finished() {
+                eprintln!(
+                    "cdcctl run: starting the snapshot of {} table(s)",
+                    p.tables.len()
+                );
+            }
+            p
+        }
+        None if fresh && mode != SnapshotMode::Never => {
+            if tables.names.is_empty() {
+                eprintln!("cdcctl run: no table to snapshot; streaming only");
+                return Ok(None);
+            }
+            SnapshotProgress::new(tables.names.clone())
+        }
+        None => return Ok(None),
+    };
+    Ok(Some(Snapshotter::new(progress, config)))
+}
+
+/// What every stored checkpoint carries besides the capture's position.
+struct Stamp<'a> {
+    stream_id: &'a Option<String>,
+    origin: &'a Origin,
+    rewind_points: &'a [cdcctl::engine::checkpoint::RewindPoint],
+}
+
+impl Stamp<'_> {
+    /// Stores the capture's position with the output's identity and last
+    /// event and the snapshot's progress. Restart SCN 0: no window mined
+    /// yet, the stored checkpoint stands.
+    fn save<S: cdcctl::source::RedoSource>(
+        &self,
+        store: &FileCheckpointStore,
+        capture: &Capture<S>,
+        sink: &dyn EventSink,
+        snapshot: Option<&Snapshotter>,
+    ) -> Result<(), Failure> {
+        let mut cp = capture.checkpoint();
+        if cp.restart_scn == 0 {
+            return Ok(());
+        }
+        cp.stream_id.clone_from(self.stream_id);
+        self.origin.stamp(&mut cp);
+        cp.last_event = sink.last_position();
+        cp.rewind_points = self.rewind_points.to_vec();
+        cp.snapshot = snapshot.map(|s| s.progress().clone());
+        store.save(&cp).map_err(|e| Failure {
+            code: exit::USAGE,
+            message: format!("checkpoint: {e}"),
+        })
+    }
+}
+
+/// One snapshot chunk between two polls of the stream.
+struct SnapshotRun<'a, S: cdcctl::source::RedoSource> {
+    capture: &'a mut Capture<S>,
+    sink: &'a mut dyn EventSink,
+    written: &'a mut u64,
+    limit: u64,
+    store: &'a FileCheckpointStore,
+    stamp: &'a Stamp<'a>,
+    bars: Option<&'a progress::SnapshotBars>,
+}
+
+impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
+    /// Reads the next chunk at the stream's consistent SCN (when there is
+    /// one the snapshot may read at), writes it, makes it durable and
+    /// checkpoints it. `Ok(None)`: the stream has to move on first.
+    fn step(&mut self, snap: &mut Snapshotter) -> Result<Option<Step>, Failure> {
+        // Not below the output's end either: after a restart the stream
+        // re-mines what the output already holds, and rows positioned below
+        // its end would be dropped as duplicates of events written before.
+        let output_end = self.sink.last_position().map_or(0, |p| p.commit_scn);
+        let Some(scn) = self
+            .capture
+            .consistent_scn()
+            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+        else {
+            return Ok(None);
+        };
+        let ts_ms = self
+            .capture
+            .status()
+            .current_time
+            .map_or(0, |t| t.and_utc().timestamp_millis());
+        let mut sink_error = None;
+        let (sink, written, limit) = (&mut *self.sink, &mut *self.written, self.limit);
+        let step = snap.step(
+            self.capture.source_mut(),
+            scn,
+            ts_ms,
+            &mut |e: CapturedEvent| -> Result<(), TxnSinkError> {
+                if *written >= limit {
+                    return Err("event limit reached".into());
+                }
+                let skipped = sink.skipped_duplicates();
+                sink.write(&e).map_err(|err| {
+                    let msg = err.to_string();
+                    sink_error = Some(err);
+                    TxnSinkError::from(msg)
+                })?;
+                if sink.skipped_duplicates() == skipped {
+                    *written += 1;
+                }
+                Ok(())
+            },
+        );
+        for n in snap.take_notices() {
+            let line = format!("cdcctl run: snapshot: {}", n.message());
+            match self.bars {
+                Some(b) => b.println(&line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(b) = self.bars {
+            b.update(snap.progress());
+        }
+        self.sink
+            .commit()
+            .map_err(|e| Failure::usage(e.to_string()))?;
+        let step = match step {
+            Ok(step) => step,
+            Err(_) if sink_error.is_none() && *self.written >= self.limit => return Ok(None),
+            Err(e) => {
+                return Err(Failure {
+                    code: exit::UNTRUSTED_DATA,
+                    message: sink_error.map_or_else(|| e.to_string(), |s| s.to_string()),
+                })
+            }
+        };
+        if step == Step::Reconnect {
+            self.capture.reconnect();
+        }
+        self.stamp
+            .save(self.store, self.capture, &*self.sink, Some(snap))?;
+        Ok(Some(step))
+    }
+
+    /// Reads the remaining chunks at --until-scn, where the stream stopped.
+    fn finish_at_until(
+        &mut self,
+        snap: &mut Snapshotter,
+        stop: &AtomicBool,
+    ) -> Result<(), Failure> {
+        const RETRIES: u32 = 5;
+        let mut retries = 0;
+        while !snap.finished() && !stop.load(Ordering::Relaxed) && *self.written < self.limit {
+            match self.step(snap)? {
+                Some(Step::Retry) => {
+                    retries += 1;
+                    if retries > RETRIES {
+                        return Err(Failure {
+                            code: exit::UNTRUSTED_DATA,
+                            message: "the snapshot cannot be completed at --until-scn: every read \
+                                      there fails (its undo is gone, or the table's segments \
+                                      changed after it); run with a later --until-scn"
+                                .into(),
+                        });
+                    }
+                }
+                Some(_) => retries = 0,
+                None => break,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Said once when the snapshot's last table is done: rows in all, and the
+/// rate of this run's part (a resumed snapshot read the rest before).
+fn snapshot_done_line(p: &SnapshotProgress, rows_before: u64, secs: f64) -> String {
+    let read = p.rows().saturating_sub(rows_before);
+    let rate = if secs > 0.0 { read as f64 / secs } else { 0.0 };
+    format!(
+        "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s)",
+        p.rows()
+    )
+}
+
+/// Why the redo from `restart_scn` can no longer be mined (archived logs
+/// deleted, a sequence gap), or `None` when it can.
+fn restart_redo_gone(
+    source: &mut dyn cdcctl::source::RedoSource,
+    restart_scn: u64,
+    current_scn: u64,
+    planner: &PlannerConfig,
+) -> Result<Option<String>, Failure> {
+    use cdcctl::engine::session::{plan, PlanError};
+    let inventory = source.log_inventory().map_err(|e| Failure {
+        code: exit::for_source(&e),
+        message: exit::with_advice(&e, e.advice()),
+    })?;
+    Ok(match plan(&inventory, restart_scn, current_scn, planner) {
+        Err(e @ (PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })) => {
+            Some(e.to_string())
+        }
+        _ => None,
+    })
 }

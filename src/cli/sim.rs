@@ -46,10 +46,19 @@ pub struct TruthArgs {
     #[arg(
         long,
         value_name = "SCN",
-        required_unless_present = "count",
+        required_unless_present_any = ["count", "table_state"],
         conflicts_with = "count"
     )]
     pub until_scn: Option<u64>,
+    /// Print the contents of every table as committed at --at-scn instead
+    /// of the changes: one JSON line per row (`schema`, `table`, `key`,
+    /// `row`), then one per row that partition DDL removed by then
+    /// (`removed_at_scn`, `key`), which no row change reports.
+    #[arg(long, requires = "at_scn", conflicts_with_all = ["until_scn", "count", "from_scn"])]
+    pub table_state: bool,
+    /// The SCN of --table-state.
+    #[arg(long, value_name = "SCN", requires = "table_state")]
+    pub at_scn: Option<u64>,
     /// Print this many changes.
     #[arg(long, value_name = "N")]
     pub count: Option<usize>,
@@ -204,6 +213,9 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if let (true, Some(at)) = (args.table_state, args.at_scn) {
+        return table_state(&mut sim, at);
+    }
     if args.until_scn.is_none() && args.count.is_none() {
         eprintln!("error: give --until-scn SCN or --count N");
         return exit::code(exit::USAGE);
@@ -292,6 +304,71 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         }
         other => finish(other.map(|_| ())),
     }
+}
+
+/// `sim truth --table-state --at-scn N`.
+fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
+    if let Err(code) = within_reach(sim, &[("--at-scn", at)]) {
+        return code;
+    }
+    let Some(tables) = sim.table_contents_at(at) else {
+        eprintln!(
+            "error: --at-scn {at} is older than the undo the scenario keeps (UNDO_RETENTION); \
+             give a more recent SCN"
+        );
+        return exit::code(exit::USAGE);
+    };
+    let key_object =
+        |columns: &[String], key: &[String]| -> serde_json::Map<String, serde_json::Value> {
+            columns
+                .iter()
+                .zip(key)
+                .map(|(c, k)| (c.clone(), serde_json::Value::from(k.as_str())))
+                .collect()
+        };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = (|| -> anyhow::Result<()> {
+        for t in &tables {
+            for (key, values) in &t.rows {
+                let row: serde_json::Map<String, serde_json::Value> = t
+                    .columns
+                    .iter()
+                    .zip(values)
+                    .map(|(c, v)| {
+                        (
+                            c.clone(),
+                            v.as_deref()
+                                .map_or(serde_json::Value::Null, serde_json::Value::from),
+                        )
+                    })
+                    .collect();
+                let line = serde_json::json!({
+                    "schema": t.name.owner,
+                    "table": t.name.table,
+                    "key": key_object(&t.key_columns, key),
+                    "row": row,
+                });
+                writeln!(out, "{line}")?;
+            }
+        }
+        for (name, scn, key) in sim.removed_by_ddl(at) {
+            let columns = tables
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| t.key_columns.clone())
+                .unwrap_or_default();
+            let line = serde_json::json!({
+                "schema": name.owner,
+                "table": name.table,
+                "key": key_object(&columns, &key),
+                "removed_at_scn": scn.to_string(),
+            });
+            writeln!(out, "{line}")?;
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    finish(result)
 }
 
 /// Runs one LogMiner session over (from, until] and returns its rows.

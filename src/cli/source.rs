@@ -56,12 +56,15 @@ pub struct OpenedSource {
 pub struct OpenError {
     pub exit_code: u8,
     pub message: String,
+    /// The connection dropped: reconnecting and reading again may succeed.
+    pub transient: bool,
 }
 
 impl OpenError {
     pub fn from_source(e: &SourceError) -> Self {
         OpenError {
             exit_code: exit::for_source(e),
+            transient: e.is_transient(),
             message: exit::with_advice(e, e.advice()),
         }
     }
@@ -89,6 +92,7 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     };
     Err(OpenError {
         exit_code: exit::USAGE,
+        transient: false,
         message: format!(
             "unknown --source: use sim, sim:NAME, sim:PATH.toml or \
              oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`){hint}"
@@ -138,6 +142,7 @@ pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
         Some(Ok(sim)) => Ok(sim),
         Some(Err(ScenarioError::UnknownBuiltin { name, .. })) => Err(OpenError {
             exit_code: exit::USAGE,
+            transient: false,
             message: format!(
                 "unknown scenario `{name}` (`cdcctl sim scenarios` lists the built-in ones, \
                  or give the path of a .toml file){}",
@@ -146,10 +151,12 @@ pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
         }),
         Some(Err(e)) => Err(OpenError {
             exit_code: exit::USAGE,
+            transient: false,
             message: e.to_string(),
         }),
         None => Err(OpenError {
             exit_code: exit::USAGE,
+            transient: false,
             message: format!("`{spec}` is not a simulator source (sim, sim:NAME, sim:PATH.toml)"),
         }),
     }
@@ -182,6 +189,7 @@ fn resolve_tables(
     }
     let resolved = tables::resolve(catalog, specs).map_err(|message| OpenError {
         exit_code: exit::USAGE,
+        transient: false,
         message: format!("{message}{where_hint}"),
     })?;
     tracing::info!(tables = %resolved.label, matched = resolved.tables.len(), "tables resolved");
@@ -312,6 +320,7 @@ enum PdbChoice {
 fn usage(message: String) -> OpenError {
     OpenError {
         exit_code: exit::USAGE,
+        transient: false,
         message,
     }
 }
@@ -430,7 +439,22 @@ fn opened<S: Catalog + RedoSource + 'static>(
     pdb: Option<&str>,
     every_table: bool,
 ) -> Result<OpenedSource, OpenError> {
-    let (instance, session, pdb_filter) = point_at_pdb(&mut source, pdb)?;
+    // A connection that drops while the dictionary is read is reconnected
+    // and the reads start over, as capture does after its own drops.
+    const ATTEMPTS: u32 = 3;
+    let mut attempt = 0;
+    let (instance, session, pdb_filter) = loop {
+        match point_at_pdb(&mut source, pdb) {
+            Err(e) if e.transient && attempt < ATTEMPTS => {
+                attempt += 1;
+                tracing::warn!(error = %e.message, attempt, "reconnecting to read the dictionary");
+                if let Err(r) = source.reconnect() {
+                    tracing::warn!(error = %r, "reconnect failed");
+                }
+            }
+            other => break other?,
+        }
+    };
     let in_root = session.con_name.is_empty() || session.con_name == ROOT;
     // From the root without a PDB, only the root's own tables are visible.
     let where_hint = if instance.cdb && in_root && pdb_filter.is_none() {

@@ -241,6 +241,9 @@ pub struct Capture<S: RedoSource> {
     waited_at: Option<Scn>,
     /// LOB columns already reported as unavailable (reported once).
     lob_reported: BTreeSet<(TableName, String)>,
+    /// Commits at or below this SCN are not the capture's to emit (a first
+    /// start's start point); [`Self::consistent_scn`] waits for it.
+    start_scn: Scn,
     /// SQL_REDO and USERNAME of buffered rows, when a screen wants them.
     book: Option<RedoBook>,
     /// The mined SCN the archives ahead were last checked at.
@@ -279,6 +282,7 @@ impl<S: RedoSource> Capture<S> {
         let mut warnings = Vec::new();
         let mut first_start = None;
         let incarnation = source.incarnation()?;
+        let mut start_scn = 0;
         let (buffer, mined_scn) = match &config.start {
             StartAt::Checkpoint(cp) => {
                 if let Some(stored) = cp.incarnation.filter(|s| *s != incarnation) {
@@ -309,6 +313,7 @@ impl<S: RedoSource> Capture<S> {
                 if !in_flight.is_empty() {
                     first_start = Some(scn);
                 }
+                start_scn = scn;
                 let buffer = TxnBuffer::starting_after(config.buffer.clone(), scn, &in_flight);
                 let from = buffer.restart_scn();
                 (buffer, from)
@@ -340,6 +345,7 @@ impl<S: RedoSource> Capture<S> {
             empty_polls: 0,
             waited_at: None,
             lob_reported: BTreeSet::new(),
+            start_scn,
             book: None,
             archives_checked: None,
             lob_told: BTreeSet::new(),
@@ -418,6 +424,20 @@ impl<S: RedoSource> Capture<S> {
     /// Dead letters since the last call (`OnParseError::Warn`).
     pub fn take_dead_letters(&mut self) -> Vec<super::txn::DeadLetter> {
         self.buffer.take_dead_letters()
+    }
+
+    /// The SCN every commit up to which was emitted, and none above: a
+    /// snapshot read `AS OF` it joins the stream without a gap or a repeat.
+    /// `None` while a first start still reads the transactions that were
+    /// under way at its start point, below that point.
+    pub fn consistent_scn(&self) -> Option<Scn> {
+        (self.mined_scn >= self.start_scn).then_some(self.mined_scn)
+    }
+
+    /// Reconnects after someone else using the source saw the connection
+    /// drop, and re-mines from the restart SCN as after its own errors.
+    pub fn reconnect(&mut self) {
+        self.recover();
     }
 
     /// Ends capture and hands the source back (a restart reuses the connection).

@@ -59,6 +59,10 @@ pub struct Checkpoint {
     /// scenario); never a connect string, which may hold secrets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// How far the initial snapshot got, per table; absent when the
+    /// capture took none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<super::snapshot::SnapshotProgress>,
 }
 
 /// Where an event stands in the stream: commit SCN, XID, and its 1-based
@@ -98,6 +102,7 @@ impl Checkpoint {
             rewind_points: Vec::new(),
             db_name: None,
             source: None,
+            snapshot: None,
         }
     }
 

@@ -362,14 +362,23 @@ impl Serialize for SourceRef<'_> {
         m.serialize_entry("connector", "oracle")?;
         m.serialize_entry("name", &p.name)?;
         m.serialize_entry("ts_ms", &p.change_ts_ms)?;
-        m.serialize_entry("snapshot", if e.snapshot { "true" } else { "false" })?;
+        m.serialize_entry("snapshot", e.snapshot_marker())?;
         m.serialize_entry("db", &p.db)?;
         m.serialize_entry("schema", &p.schema)?;
         m.serialize_entry("table", &p.table)?;
-        m.serialize_entry("txId", &p.xid)?;
-        // Debezium writes SCNs as strings: they exceed 2^53 on busy systems.
-        m.serialize_entry("scn", &p.scn.to_string())?;
-        m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
+        if e.op == Op::Read {
+            // A row read by a snapshot belongs to no transaction: Debezium
+            // writes the read's SCN and no transaction or commit.
+            m.serialize_entry("txId", &None::<&str>)?;
+            m.serialize_entry("scn", &p.scn.to_string())?;
+            m.serialize_entry("commit_scn", &None::<&str>)?;
+            m.serialize_entry("snapshot_chunk", &e.index)?;
+        } else {
+            m.serialize_entry("txId", &p.xid)?;
+            // Debezium writes SCNs as strings: they exceed 2^53 on busy systems.
+            m.serialize_entry("scn", &p.scn.to_string())?;
+            m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
+        }
         m.serialize_entry("rs_id", &p.rs_id)?;
         m.serialize_entry("ssn", &p.ssn)?;
         m.serialize_entry("redo_thread", &p.thread)?;
@@ -419,10 +428,23 @@ impl Serialize for ChangeRef<'_> {
         m.serialize_entry("source", &SourceRef(e))?;
         m.serialize_entry("op", e.op.code())?;
         m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
-        m.serialize_entry("transaction", &TransactionRef(e))?;
+        if e.op == Op::Read {
+            m.serialize_entry("transaction", &None::<u8>)?;
+        } else {
+            m.serialize_entry("transaction", &TransactionRef(e))?;
+        }
         m.end()
     }
 }
+
+/// `table_order` of the final row of a snapshot (`source.snapshot` is
+/// `"last"` there). A read row has no transaction, so the field is free.
+pub const SNAPSHOT_LAST: u32 = u32::MAX;
+
+/// The XID a snapshot row's position carries for de-duplication after a
+/// restart: above every hexadecimal XID, so a row read at SCN `s` sorts
+/// after every change committed at `s`, which the read includes.
+pub const SNAPSHOT_XID: &str = "~snapshot";
 
 impl Serialize for ChangeEvent {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -431,6 +453,16 @@ impl Serialize for ChangeEvent {
 }
 
 impl ChangeEvent {
+    /// `source.snapshot`: `"false"` for changes, `"true"` for rows a
+    /// snapshot read (`op: "r"`), `"last"` on the final one.
+    pub fn snapshot_marker(&self) -> &'static str {
+        match (self.snapshot, self.table_order) {
+            (false, _) => "false",
+            (true, SNAPSHOT_LAST) => "last",
+            (true, _) => "true",
+        }
+    }
+
     /// The envelope as one line of JSON (no trailing newline), in the
     /// default value forms.
     pub fn to_json_line(&self) -> String {

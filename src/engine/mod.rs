@@ -15,4 +15,5 @@ pub mod metrics;
 pub mod redo;
 pub mod row;
 pub mod session;
+pub mod snapshot;
 pub mod txn;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::checkpoint::EventPosition;
-use crate::engine::event::{CapturedEvent, ColumnKinds, ValueForms};
+use crate::engine::event::{CapturedEvent, ColumnKinds, Op, ValueForms, SNAPSHOT_XID};
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -174,6 +174,11 @@ impl EventSink for JsonLinesSink {
 
 fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
+        CapturedEvent::Change(c) if c.op == Op::Read => EventPosition {
+            commit_scn: c.source.scn,
+            xid: SNAPSHOT_XID.into(),
+            order: u64::from(c.index),
+        },
         CapturedEvent::Change(c) => EventPosition {
             commit_scn: c.source.commit_scn,
             xid: c.source.xid.clone(),
@@ -219,6 +224,11 @@ fn cut_torn_tail(file: &mut File) -> io::Result<u64> {
 /// Reads the key of the last line of a JSON-lines file that ends with a
 /// newline.
 fn last_event_key(file: &mut File) -> io::Result<Option<EventKey>> {
+    Ok(last_line(file)?.as_deref().and_then(parse_event_key))
+}
+
+/// The last non-empty line of the file.
+fn last_line(file: &mut File) -> io::Result<Option<String>> {
     let len = file.seek(SeekFrom::End(0))?;
     if len == 0 {
         return Ok(None);
@@ -229,14 +239,38 @@ fn last_event_key(file: &mut File) -> io::Result<Option<EventKey>> {
     let mut tail = Vec::new();
     file.read_to_end(&mut tail)?;
     let text = String::from_utf8_lossy(&tail);
-    let Some(line) = text.lines().rev().find(|l| !l.trim().is_empty()) else {
-        return Ok(None);
+    Ok(text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .map(str::to_string))
+}
+
+/// The last event of an output file as JSON, when it is a row read by a
+/// snapshot: a restart resumes the snapshot after it. `None` for a
+/// missing or empty file, or a last event that is a change.
+pub fn last_snapshot_row(path: &Path) -> io::Result<Option<serde_json::Value>> {
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
     };
-    Ok(parse_event_key(line))
+    Ok(last_line(&mut file)?
+        .and_then(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
+        .filter(|v| v["op"] == "r"))
 }
 
 fn parse_event_key(line: &str) -> Option<EventKey> {
     let v = serde_json::from_str::<serde_json::Value>(line).ok()?;
+    if v["op"] == "r" {
+        let scn = v["source"]["scn"].as_str().and_then(|s| s.parse().ok())?;
+        let chunk = v["source"]["snapshot_chunk"].as_u64()?;
+        return Some(EventPosition {
+            commit_scn: scn,
+            xid: SNAPSHOT_XID.into(),
+            order: chunk,
+        });
+    }
     let commit_scn = v["source"]["commit_scn"]
         .as_str()
         .and_then(|s| s.parse().ok());

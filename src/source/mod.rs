@@ -191,6 +191,13 @@ pub trait RedoSource: Send {
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError>;
 
+    /// Drops what is remembered about the segments of `table` (extents,
+    /// partitions), after ORA-08103 said one of them changed: the next
+    /// snapshot read looks them up again.
+    fn forget_segments(&mut self, table: &TableName) {
+        let _ = table;
+    }
+
     /// Re-establishes the connection after `SourceError::is_transient` errors.
     fn reconnect(&mut self) -> Result<(), SourceError>;
 }
@@ -247,6 +254,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
         (**self).snapshot_chunk(table, as_of_scn, after_key, limit)
+    }
+    fn forget_segments(&mut self, table: &TableName) {
+        (**self).forget_segments(table)
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         (**self).reconnect()

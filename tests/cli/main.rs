@@ -13,6 +13,7 @@ mod redo_replay;
 mod run;
 mod scenarios;
 mod sim;
+mod snapshot;
 mod tail;
 mod value_forms;
 mod window;

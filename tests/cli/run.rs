@@ -8,7 +8,7 @@ use crate::common::{demo_window, without_unavailable};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 
-fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
+pub(crate) fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
     match Command::new(BIN)
         .args(args)
         .current_dir(dir)
@@ -22,7 +22,7 @@ fn cdcctl(dir: &std::path::Path, args: &[&str]) -> Output {
 }
 
 /// Starts `cdcctl` in the background with stderr captured.
-fn spawn(dir: &Path, args: &[&str]) -> Child {
+pub(crate) fn spawn(dir: &Path, args: &[&str]) -> Child {
     match Command::new(BIN)
         .args(args)
         .current_dir(dir)
@@ -82,7 +82,7 @@ fn wait_for_lines(path: &Path, lines: usize) {
 }
 
 /// Sends `signal` (e.g. "TERM") to a child.
-fn signal(child: &Child, signal: &str) {
+pub(crate) fn signal(child: &Child, signal: &str) {
     let status = Command::new("kill")
         .args([&format!("-{signal}"), &child.id().to_string()])
         .status()
@@ -90,7 +90,7 @@ fn signal(child: &Child, signal: &str) {
     assert!(status.success());
 }
 
-fn lines(text: &str) -> Vec<serde_json::Value> {
+pub(crate) fn lines(text: &str) -> Vec<serde_json::Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
@@ -98,12 +98,14 @@ fn lines(text: &str) -> Vec<serde_json::Value> {
 
 /// `run APP.ORDERS` on the virtual-clock demo into `out.jsonl` with
 /// `cp.json`, stopping after `count` events.
-fn orders_run(count: &str) -> [&str; 10] {
+fn orders_run(count: &str) -> [&str; 12] {
     [
         "--source",
         "sim:demo?clock=virtual",
         "run",
         "APP.ORDERS",
+        "--snapshot",
+        "never",
         "--output",
         "out.jsonl",
         "--checkpoint",
@@ -864,6 +866,8 @@ fn unlogged_lob_columns_are_the_unavailable_marker_in_update_and_delete_images()
             "sim:demo?clock=virtual",
             "run",
             "APP.DOCS",
+            "--snapshot",
+            "never",
             "--output",
             "out.jsonl",
             "--checkpoint",

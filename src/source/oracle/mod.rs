@@ -853,6 +853,13 @@ impl RedoSource for OracleSource {
         chunk_from_rows(&meta.columns, &meta.key, rows, limit)
     }
 
+    /// A truncated, moved or exchanged partition has new extents (new
+    /// data object ids in their ROWIDs), a new interval partition extents of
+    /// its own: the next read asks `DBA_EXTENTS` again.
+    fn forget_segments(&mut self, table: &TableName) {
+        self.snapshot_meta.remove(table);
+    }
+
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.cursor = None;
         self.added_logs.clear();

@@ -66,6 +66,17 @@ enum Link {
     Down,
 }
 
+/// One table's committed rows at an SCN (see [`Sim::table_contents_at`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableContents {
+    pub name: TableName,
+    pub columns: Vec<String>,
+    pub key_columns: Vec<String>,
+    /// Key texts and column values (None = NULL), in key order.
+    #[allow(clippy::type_complexity)]
+    pub rows: Vec<(Vec<String>, Vec<Option<String>>)>,
+}
+
 /// A simulated Oracle instance.
 pub struct Sim {
     model: Model,
@@ -240,6 +251,58 @@ impl Sim {
             .map(|(_, e)| e)
     }
 
+    /// Ground truth of table contents: every table's rows as committed at
+    /// `scn`, in key order, the workload run on until the SCN gets there.
+    /// `None` when `scn` is older than the undo the simulator keeps, which
+    /// is what an `AS OF` read of it would need. Dropped tables are left
+    /// out; rows partition DDL removed by then are in
+    /// [`Self::removed_by_ddl`].
+    pub fn table_contents_at(&mut self, scn: Scn) -> Option<Vec<TableContents>> {
+        self.advance_to_scn(scn);
+        let m = &self.model;
+        let mut out = Vec::new();
+        for (t, tb) in m.tables.iter().enumerate() {
+            if tb.dropped {
+                continue;
+            }
+            if scn < m.undo_floor(t) {
+                return None;
+            }
+            let rows = m
+                .snapshot_rows(t, scn, None, usize::MAX)
+                .into_iter()
+                .map(|(k, v)| {
+                    (
+                        m.key_texts(t, k, &v),
+                        v.iter().map(value::Value::snapshot_text).collect(),
+                    )
+                })
+                .collect();
+            out.push(TableContents {
+                name: tb.name.clone(),
+                columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
+                key_columns: tb.pk.iter().map(|&i| tb.columns[i].name.clone()).collect(),
+                rows,
+            });
+        }
+        Some(out)
+    }
+
+    /// Rows partition DDL (TRUNCATE, DROP, EXCHANGE PARTITION) removed at
+    /// or below `scn`: no row change reaches the redo for them, so a
+    /// capture's per-key state keeps them unless it acts on the DDL.
+    pub fn removed_by_ddl(&self, scn: Scn) -> Vec<(TableName, Scn, Vec<String>)> {
+        self.model
+            .ddl_removed
+            .iter()
+            .filter(|r| r.scn <= scn)
+            .filter_map(|r| {
+                let tb = self.model.tables.get(r.table)?;
+                Some((tb.name.clone(), r.scn, r.key.clone()))
+            })
+            .collect()
+    }
+
     /// Takes the ground truth recorded so far, each event with the START SCN
     /// of its transaction, in commit order.
     pub fn drain_truth_entries(&mut self) -> Vec<(Scn, CapturedEvent)> {
@@ -348,6 +411,18 @@ impl Sim {
             }
         };
         self.model.advance_to(target);
+    }
+
+    /// A read of `rows` rows takes database time (`read_rows_per_s`) on
+    /// the virtual clock; on the real clock it took whatever it took.
+    fn spend_read_time(&mut self, rows: usize) {
+        let rate = self.model.scenario.instance.read_rows_per_s;
+        if rate == 0 || !matches!(self.clock, Clock::Virtual { .. }) {
+            return;
+        }
+        let ms = (rows as u64).saturating_mul(1000) / rate;
+        self.virtual_ms += i64::try_from(ms).unwrap_or(i64::MAX / 4);
+        self.model.advance_to(self.virtual_ms);
     }
 
     fn check_link(&mut self) -> Result<(), SourceError> {
@@ -662,6 +737,25 @@ impl RedoSource for Sim {
             None => None,
         };
         let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
+        self.spend_read_time(rows.len());
+        // What happened while the rows were read: a segment replaced or
+        // dropped under the reader, or undo it still needed overwritten.
+        if self.model.tables[t].dropped || self.model.objd_changed_scn(t) > as_of_scn {
+            return Err(SourceError::oracle(
+                8103,
+                format!("object no longer exists: a segment of {table} changed while it was read AS OF SCN {as_of_scn}"),
+            ));
+        }
+        if as_of_scn < self.model.undo_floor(t) {
+            self.model.snapshot_too_old_errors += 1;
+            return Err(SourceError::oracle(
+                1555,
+                format!(
+                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten while it was read; undo_retention = {})",
+                    self.model.scenario.instance.undo_retention_s
+                ),
+            ));
+        }
         let tb = &self.model.tables[t];
         let last_key = if rows.len() < limit {
             None

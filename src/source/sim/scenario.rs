@@ -41,6 +41,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("fra-nearly-full", "19c CDB whose recovery area is 96% used with nothing reclaimable"),
     builtin!("archive-gap", "19c CDB where a cleanup job deletes archived logs before capture reads them (ORA-01291)"),
     builtin!("interval-partition-churn", "the ORA-08103 incident: APP.ORDER_HIS gains interval partitions and is truncated and moved during a snapshot"),
+    builtin!("snapshot-under-fire", "an initial snapshot under fire: interval partitions created, truncated, exchanged, moved and dropped, undo overwritten, a table dropped and the connection lost while APP.ORDER_HIS is read"),
     builtin!("long-transaction", "19c CDB with a transaction left open for hours, pinning the restart SCN"),
     builtin!("big-transaction", "19c CDB with a 60,000-change transaction among normal traffic"),
     builtin!("oracle11g", "non-CDB 11.2.0.4 in ARCHIVELOG with minimal supplemental logging and a DBA user"),
@@ -197,6 +198,11 @@ pub struct InstanceSpec {
     pub undo_autoextensible: bool,
     #[serde(default)]
     pub snapshot_too_old_errors: u64,
+    /// Rows an `AS OF SCN` read returns per second of database time (0:
+    /// reads take no time). With the virtual clock the workload runs on
+    /// while a chunk is read, so DDL and undo loss can land mid-read.
+    #[serde(default)]
+    pub read_rows_per_s: u64,
     #[serde(default = "d_fra_size")]
     pub recovery_area_size: u64,
     /// Bytes used by files other than the archives the simulation writes.
@@ -576,6 +582,10 @@ pub enum MaintenanceAction {
     TruncatePartition,
     DropPartition,
     MovePartition,
+    /// `EXCHANGE PARTITION ... WITH TABLE` an empty table of the same
+    /// shape (the archive-out pattern): the partition's rows leave the
+    /// table without row redo and its segment gets a new data object id.
+    ExchangePartition,
     DropTable,
 }
 

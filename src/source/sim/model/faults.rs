@@ -148,6 +148,9 @@ impl Model {
             MaintenanceAction::MovePartition => {
                 format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE PARTITION \"{pname}\";")
             }
+            MaintenanceAction::ExchangePartition => format!(
+                "ALTER TABLE \"{owner}\".\"{name}\" EXCHANGE PARTITION \"{pname}\" WITH TABLE \"{owner}\".\"{name}_XCHG\" WITHOUT VALIDATION;"
+            ),
             MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
         };
         let xid = self.new_xid();
@@ -184,6 +187,7 @@ impl Model {
             }
             (action, Some(p)) => {
                 let mut moved = Vec::new();
+                let mut removed = Vec::new();
                 {
                     let tb = &mut self.tables[t];
                     tb.last_ddl = now;
@@ -203,8 +207,20 @@ impl Model {
                         }
                     }
                     match action {
-                        MaintenanceAction::TruncatePartition | MaintenanceAction::DropPartition => {
+                        MaintenanceAction::TruncatePartition
+                        | MaintenanceAction::DropPartition
+                        | MaintenanceAction::ExchangePartition => {
+                            // The rows leave without row redo: a capture sees
+                            // only the DDL, so the ground truth keeps which
+                            // keys went (see `Model::ddl_removed`).
+                            let gone: Vec<(i64, Arc<Vec<crate::source::sim::value::Value>>)> = tb
+                                .rows
+                                .iter()
+                                .filter(|(_, r)| r.part == p)
+                                .map(|(k, r)| (*k, r.values.clone()))
+                                .collect();
                             tb.rows.retain(|_, r| r.part != p);
+                            removed = gone;
                         }
                         _ => {
                             moved = tb
@@ -215,6 +231,10 @@ impl Model {
                                 .collect()
                         }
                     }
+                }
+                for (k, values) in removed {
+                    let key = self.key_texts(t, k, &values);
+                    self.record_ddl_removed(ddl_scn, t, key);
                 }
                 // MOVE rewrites the rows into a new segment: new ROWIDs.
                 for k in moved {

@@ -42,6 +42,7 @@ pub use dictionary::{
     high_value_text, rowid, Bound, Column, Partition, Partitioning, RowState, Table,
 };
 pub use redo::{rs_id, Body, DmlOp, Group, Rec, ThreadLogs, MAX_NEXT_CHANGE};
+pub use truth::RemovedRow;
 pub use workload::Txn;
 
 use workload::Scheduled;
@@ -71,6 +72,10 @@ pub struct Model {
     pub truth: VecDeque<(Scn, CapturedEvent)>,
     pub truth_dropped: u64,
     pub truth_limit: Option<usize>,
+    /// Rows that left a table by partition DDL (TRUNCATE, DROP, EXCHANGE
+    /// PARTITION), which writes no row redo: part of the ground truth of
+    /// table contents, bounded like `truth`.
+    pub ddl_removed: VecDeque<RemovedRow>,
     /// The truth as a capture that reassembles LOB and XMLType values gives
     /// it (`--lob capture`); else those values are unavailable and a LOB
     /// written alone is no event.
@@ -133,6 +138,7 @@ impl Model {
             truth: VecDeque::new(),
             truth_dropped: 0,
             truth_limit: Some(200_000),
+            ddl_removed: VecDeque::new(),
             lob_capture: false,
             scheduled,
             next_at: None,

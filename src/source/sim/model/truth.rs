@@ -12,7 +12,26 @@ use super::redo::DmlOp;
 use super::workload::Txn;
 use super::{ms, Model};
 
+/// A row removed by partition DDL: no DELETE reaches the redo for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemovedRow {
+    /// SCN of the DDL.
+    pub scn: Scn,
+    /// Index into `Model::tables`.
+    pub table: usize,
+    /// The key as snapshot reads show it (`Model::key_texts`).
+    pub key: Vec<String>,
+}
+
 impl Model {
+    pub(super) fn record_ddl_removed(&mut self, scn: Scn, table: usize, key: Vec<String>) {
+        self.ddl_removed.push_back(RemovedRow { scn, table, key });
+        let limit = self.truth_limit.unwrap_or(usize::MAX).max(1);
+        while self.ddl_removed.len() > limit {
+            self.ddl_removed.pop_front();
+        }
+    }
+
     pub(super) fn record_truth(&mut self, start_scn: Scn, ev: CapturedEvent) {
         self.truth.push_back((start_scn, ev));
         if let Some(limit) = self.truth_limit {

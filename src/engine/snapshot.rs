@@ -1,0 +1,494 @@
+//! The initial snapshot: the rows already in the captured tables, read in
+//! key-ordered chunks and emitted as `op: "r"` events between the windows
+//! of the running change stream, so the stream needs no second pass.
+//!
+//! The method is the watermark method of DBLog and Flink CDC's incremental
+//! snapshot, in the form an `AS OF SCN` read allows. Each chunk is read at
+//! the SCN the change stream has emitted everything up to (the capture's
+//! consistent SCN): that SCN is both the chunk's low and its high
+//! watermark, because a flashback read sees exactly the commits at or below
+//! it. The changes of the chunk's keys committed up to it are inside the
+//! read; those committed after it follow in the stream. Per key, the output
+//! is the row as of its chunk's SCN, then every later change: reduced to
+//! the last state per key it is the table. No read is longer than one chunk,
+//! so undo has to keep a chunk's worth of time, not the whole table's.
+//!
+//! Faults of a long snapshot are survived at the chunk: ORA-01555 (undo
+//! overwritten) and ORA-08103 (a segment truncated, moved, exchanged or
+//! dropped) re-read the chunk at a fresher SCN, with half as many rows when
+//! ORA-01555 repeats; a dropped table (ORA-00942) stops that table alone; a
+//! dropped connection is handed back to the caller to reconnect. Progress
+//! per table is part of the checkpoint, so a restart resumes at the chunk.
+
+use std::collections::BTreeMap;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::source::{RedoSource, SourceError, TableName};
+
+use super::event::{CapturedEvent, ChangeEvent, Field, Op, SourcePosition, SNAPSHOT_LAST};
+use super::row::Scn;
+use super::txn::SinkError;
+
+/// When `run` takes a snapshot (the names Debezium and Flink CDC use).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotMode {
+    /// Snapshot when there is no checkpoint, then stream.
+    Initial,
+    /// Never: stream only.
+    Never,
+    /// Snapshot when there is no checkpoint, then stop.
+    InitialOnly,
+    /// As `Initial`, and snapshot again when the checkpoint's restart SCN
+    /// is no longer in the available redo.
+    WhenNeeded,
+}
+
+impl FromStr for SnapshotMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "initial" => Ok(Self::Initial),
+            "never" => Ok(Self::Never),
+            "initial-only" | "initial_only" => Ok(Self::InitialOnly),
+            "when-needed" | "when_needed" => Ok(Self::WhenNeeded),
+            other => Err(format!(
+                "`{other}` is not a snapshot mode (allowed: initial, never, initial-only, when-needed)"
+            )),
+        }
+    }
+}
+
+/// Where one table's snapshot stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    /// Chunks remain to be read.
+    Reading,
+    Done,
+    /// Stopped for good (the table was dropped); the message says why.
+    Stopped {
+        message: String,
+    },
+}
+
+/// One table's snapshot progress, as the checkpoint stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableProgress {
+    pub table: TableName,
+    /// Key of the last row emitted: the next chunk starts after it.
+    pub after_key: Option<Vec<String>>,
+    pub chunks: u64,
+    pub rows: u64,
+    /// Rows the dictionary statistics expect (`NUM_ROWS`), for progress.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_rows: Option<u64>,
+    pub state: TableState,
+}
+
+/// The whole snapshot's progress, as the checkpoint stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotProgress {
+    pub tables: Vec<TableProgress>,
+    /// Chunks emitted so far, over all tables: numbers each chunk's rows
+    /// (`source.snapshot_chunk`), so positions only grow across restarts.
+    pub chunks: u64,
+    /// SCN of the last chunk read: the next one is read at or above it.
+    pub last_scn: Scn,
+}
+
+impl SnapshotProgress {
+    /// A snapshot of `tables`, in that order, nothing read yet.
+    pub fn new(tables: Vec<(TableName, Option<u64>)>) -> Self {
+        Self {
+            tables: tables
+                .into_iter()
+                .map(|(table, expected_rows)| TableProgress {
+                    table,
+                    after_key: None,
+                    chunks: 0,
+                    rows: 0,
+                    expected_rows,
+                    state: TableState::Reading,
+                })
+                .collect(),
+            chunks: 0,
+            last_scn: 0,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.current().is_none()
+    }
+
+    /// Index of the table being read.
+    fn current(&self) -> Option<usize> {
+        self.tables
+            .iter()
+            .position(|t| t.state == TableState::Reading)
+    }
+
+    pub fn rows(&self) -> u64 {
+        self.tables.iter().map(|t| t.rows).sum()
+    }
+
+    /// Takes into account rows of a chunk an interrupted run wrote after
+    /// its last checkpoint: `row` is the output's last event when it is a
+    /// snapshot row (see `sink::last_snapshot_row`), and `key_columns` the
+    /// key of its table. The snapshot then resumes after that row, and no
+    /// chunk is read below its SCN.
+    pub fn account_for_output_tail(
+        &mut self,
+        row: &serde_json::Value,
+        key_columns: &[String],
+    ) -> Result<(), SnapshotError> {
+        let source = &row["source"];
+        let chunk = source["snapshot_chunk"].as_u64().unwrap_or(0);
+        if chunk <= self.chunks {
+            // The checkpoint already counts that chunk.
+            return Ok(());
+        }
+        let name = TableName {
+            owner: source["schema"].as_str().unwrap_or_default().to_string(),
+            table: source["table"].as_str().unwrap_or_default().to_string(),
+        };
+        let scn = source["scn"]
+            .as_str()
+            .and_then(|s| s.parse::<Scn>().ok())
+            .unwrap_or(0);
+        let Some(t) = self.tables.iter_mut().find(|t| t.table == name) else {
+            return Err(SnapshotError::Resume(format!(
+                "the output ends with a snapshot row of {name}, which this snapshot does not read"
+            )));
+        };
+        let key: Option<Vec<String>> = (!key_columns.is_empty())
+            .then(|| {
+                key_columns
+                    .iter()
+                    .map(|c| row["after"][c].as_str().map(str::to_string))
+                    .collect()
+            })
+            .flatten();
+        let Some(key) = key else {
+            return Err(SnapshotError::Resume(format!(
+                "the output ends inside a snapshot chunk of {name}, which has no primary or unique \
+                 key to resume after; remove the output and the checkpoint to snapshot again"
+            )));
+        };
+        t.after_key = Some(key);
+        t.chunks += 1;
+        t.state = TableState::Reading;
+        self.chunks = chunk;
+        self.last_scn = self.last_scn.max(scn);
+        Ok(())
+    }
+}
+
+/// Why the snapshot cannot go on.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("snapshot of {table}: {source}")]
+    Source {
+        table: TableName,
+        #[source]
+        source: SourceError,
+    },
+    #[error("snapshot: {0}")]
+    Resume(String),
+    #[error("snapshot: the output refused a row: {0}")]
+    Sink(SinkError),
+}
+
+/// Something the operator should hear about; the snapshot went on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotNotice {
+    /// ORA-01555: the chunk is read again at a fresher SCN.
+    SnapshotTooOld {
+        table: TableName,
+        chunk: u64,
+        scn: Scn,
+        next_rows: usize,
+    },
+    /// ORA-08103: the segment changed; read again at a fresher SCN.
+    ObjectNoLongerExists {
+        table: TableName,
+        chunk: u64,
+        scn: Scn,
+    },
+    /// ORA-00942: the table is gone; the others go on.
+    TableDropped { table: TableName, error: String },
+    /// The connection dropped during a read; reconnecting.
+    ConnectionLost { table: TableName, error: String },
+    /// A table's last chunk was read.
+    TableDone { table: TableName, rows: u64 },
+}
+
+impl SnapshotNotice {
+    pub fn message(&self) -> String {
+        match self {
+            Self::SnapshotTooOld {
+                table,
+                chunk,
+                scn,
+                next_rows,
+            } => format!(
+                "ORA-01555 (snapshot too old) reading chunk {chunk} of {table} AS OF SCN {scn}: \
+                 undo was overwritten; reading the chunk again at a fresher SCN, {next_rows} rows \
+                 at most"
+            ),
+            Self::ObjectNoLongerExists { table, chunk, scn } => format!(
+                "ORA-08103 (object no longer exists) reading chunk {chunk} of {table} AS OF SCN \
+                 {scn}: a partition was truncated, moved, exchanged or dropped; reading the chunk \
+                 again at an SCN after it"
+            ),
+            Self::TableDropped { table, error } => format!(
+                "{table} can no longer be read ({error}): it was dropped during the snapshot; its \
+                 snapshot stops here, the other tables go on"
+            ),
+            Self::ConnectionLost { table, error } => format!(
+                "connection lost reading a chunk of {table} ({error}); reconnecting to read the \
+                 chunk again"
+            ),
+            Self::TableDone { table, rows } => {
+                format!("{table}: snapshot complete, {rows} rows")
+            }
+        }
+    }
+}
+
+/// What one step of the snapshot did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A chunk was emitted.
+    Chunk { table: TableName, rows: usize },
+    /// The chunk must be read again at a fresher SCN (poll the stream first).
+    Retry,
+    /// The connection dropped: reconnect, then step again.
+    Reconnect,
+    /// A table stopped; step again for the next.
+    TableStopped,
+    /// Every table is done or stopped.
+    Finished,
+}
+
+/// Fixed parts of the events a snapshot emits.
+#[derive(Debug, Clone)]
+pub struct SnapshotConfig {
+    /// Rows per chunk (before ORA-01555 makes it smaller).
+    pub chunk_rows: usize,
+    /// `source.name`.
+    pub server_name: String,
+    /// `source.db`: the PDB the tables are read in, else the database.
+    pub db: String,
+    /// RAW, LONG RAW and BLOB columns per table: a read returns their
+    /// bytes as hex, written as bytes like the stream writes them.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
+}
+
+/// Reads the snapshot chunk by chunk (see the module docs).
+pub struct Snapshotter {
+    progress: SnapshotProgress,
+    config: SnapshotConfig,
+    /// Rows to ask for now: halved by repeated ORA-01555 on a chunk.
+    chunk_rows: usize,
+    /// The previous attempt at the current chunk hit ORA-01555.
+    too_old_before: bool,
+    notices: Vec<SnapshotNotice>,
+}
+
+impl Snapshotter {
+    pub fn new(progress: SnapshotProgress, config: SnapshotConfig) -> Self {
+        let chunk_rows = config.chunk_rows.max(1);
+        Self {
+            progress,
+            config,
+            chunk_rows,
+            too_old_before: false,
+            notices: Vec::new(),
+        }
+    }
+
+    pub fn progress(&self) -> &SnapshotProgress {
+        &self.progress
+    }
+
+    pub fn finished(&self) -> bool {
+        self.progress.finished()
+    }
+
+    /// Notices since the last call.
+    pub fn take_notices(&mut self) -> Vec<SnapshotNotice> {
+        std::mem::take(&mut self.notices)
+    }
+
+    /// Whether a chunk may be read at `scn`: not below the last chunk's,
+    /// so positions in the output only grow.
+    pub fn can_read_at(&self, scn: Scn) -> bool {
+        scn >= self.progress.last_scn
+    }
+
+    /// Reads the next chunk `AS OF SCN scn` and emits its rows. `scn` must
+    /// be an SCN the change stream has emitted every commit up to, and
+    /// `ts_ms` the database time at it.
+    pub fn step<S: RedoSource + ?Sized>(
+        &mut self,
+        source: &mut S,
+        scn: Scn,
+        ts_ms: i64,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<Step, SnapshotError> {
+        let Some(t) = self.progress.current() else {
+            return Ok(Step::Finished);
+        };
+        let table = self.progress.tables[t].table.clone();
+        let chunk_no = self.progress.tables[t].chunks + 1;
+        let after = self.progress.tables[t].after_key.clone();
+        let read = source.snapshot_chunk(&table, scn, after.as_deref(), self.chunk_rows);
+        let chunk = match read {
+            Ok(c) => c,
+            Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
+        };
+        self.too_old_before = false;
+        let exhausted = chunk.last_key.is_none();
+        let last_table = exhausted
+            && !self.progress.tables[t + 1..]
+                .iter()
+                .any(|x| x.state == TableState::Reading);
+        let seq = self.progress.chunks + 1;
+        let n = chunk.rows.len();
+        let binary: Vec<bool> = {
+            let b = self.config.binary_columns.get(&table);
+            chunk
+                .columns
+                .iter()
+                .map(|c| b.is_some_and(|b| b.contains(c)))
+                .collect()
+        };
+        for (i, row) in chunk.rows.into_iter().enumerate() {
+            let image = chunk
+                .columns
+                .iter()
+                .zip(row)
+                .zip(&binary)
+                .map(|((c, v), &bin)| {
+                    let f = v.map_or(Field::Null, Field::Text);
+                    (c.clone(), if bin { f.into_binary() } else { f })
+                })
+                .collect();
+            let last = last_table && i + 1 == n;
+            sink(CapturedEvent::Change(
+                self.row_event(&table, scn, ts_ms, seq, image, last),
+            ))
+            .map_err(SnapshotError::Sink)?;
+        }
+        let p = &mut self.progress;
+        p.chunks = seq;
+        p.last_scn = scn;
+        let tp = &mut p.tables[t];
+        tp.chunks = chunk_no;
+        tp.rows += n as u64;
+        if exhausted {
+            tp.state = TableState::Done;
+            self.notices.push(SnapshotNotice::TableDone {
+                table: table.clone(),
+                rows: tp.rows,
+            });
+            self.chunk_rows = self.config.chunk_rows.max(1);
+        } else {
+            tp.after_key = chunk.last_key;
+        }
+        Ok(Step::Chunk { table, rows: n })
+    }
+
+    fn failed_read<S: RedoSource + ?Sized>(
+        &mut self,
+        t: usize,
+        chunk: u64,
+        scn: Scn,
+        e: SourceError,
+        source: &mut S,
+    ) -> Result<Step, SnapshotError> {
+        let table = self.progress.tables[t].table.clone();
+        match e.ora_code() {
+            Some(1555) => {
+                // Once may be the stream lagging behind undo; twice in a row
+                // means the chunk takes longer to read than undo keeps.
+                if self.too_old_before {
+                    self.chunk_rows = (self.chunk_rows / 2).max(1);
+                }
+                self.too_old_before = true;
+                self.notices.push(SnapshotNotice::SnapshotTooOld {
+                    table,
+                    chunk,
+                    scn,
+                    next_rows: self.chunk_rows,
+                });
+                Ok(Step::Retry)
+            }
+            Some(8103) => {
+                source.forget_segments(&table);
+                self.notices
+                    .push(SnapshotNotice::ObjectNoLongerExists { table, chunk, scn });
+                Ok(Step::Retry)
+            }
+            Some(942) => {
+                let error = e.to_string();
+                self.progress.tables[t].state = TableState::Stopped {
+                    message: format!("dropped during the snapshot ({error})"),
+                };
+                self.notices
+                    .push(SnapshotNotice::TableDropped { table, error });
+                self.chunk_rows = self.config.chunk_rows.max(1);
+                Ok(Step::TableStopped)
+            }
+            _ if e.is_transient() => {
+                self.notices.push(SnapshotNotice::ConnectionLost {
+                    table,
+                    error: e.to_string(),
+                });
+                Ok(Step::Reconnect)
+            }
+            _ => Err(SnapshotError::Source { table, source: e }),
+        }
+    }
+
+    fn row_event(
+        &self,
+        table: &TableName,
+        scn: Scn,
+        ts_ms: i64,
+        seq: u64,
+        image: Vec<(String, Field)>,
+        last: bool,
+    ) -> ChangeEvent {
+        ChangeEvent {
+            op: Op::Read,
+            before: None,
+            after: Some(image),
+            source: SourcePosition {
+                name: self.config.server_name.clone(),
+                db: self.config.db.clone(),
+                schema: table.owner.clone(),
+                table: table.table.clone(),
+                xid: String::new(),
+                scn,
+                commit_scn: scn,
+                change_ts_ms: ts_ms,
+                rs_id: None,
+                ssn: 0,
+                thread: 0,
+                row_id: None,
+            },
+            snapshot: true,
+            partial: false,
+            commit_ts_ms: ts_ms,
+            // Chunk numbers fit u32 for any table a chunk size can cover.
+            index: u32::try_from(seq).unwrap_or(u32::MAX),
+            table_order: if last { SNAPSHOT_LAST } else { 0 },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

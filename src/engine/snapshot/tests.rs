@@ -1,0 +1,265 @@
+use std::collections::VecDeque;
+
+use super::*;
+use crate::engine::row::LogMinerRow;
+use crate::source::{
+    ContentsQuery, Incarnation, LogInventory, OpenTransaction, ScnTime, SessionRequest,
+    SnapshotChunk,
+};
+
+/// A source whose snapshot reads answer from a script, recording what was
+/// asked; nothing else of it is used by the snapshot.
+#[derive(Default)]
+struct ScriptedReads {
+    answers: VecDeque<Result<SnapshotChunk, SourceError>>,
+    asked: Vec<(TableName, Scn, Option<Vec<String>>, usize)>,
+    forgotten: Vec<TableName>,
+}
+
+fn unused() -> SourceError {
+    SourceError::Invalid("not used by the snapshot".into())
+}
+
+impl RedoSource for ScriptedReads {
+    fn describe(&self) -> String {
+        "scripted".into()
+    }
+    fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
+        Err(unused())
+    }
+    fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+        Err(unused())
+    }
+    fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+        Err(unused())
+    }
+    fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        Err(unused())
+    }
+    fn start_session(&mut self, _: &SessionRequest) -> Result<(), SourceError> {
+        Err(unused())
+    }
+    fn query_contents(&mut self, _: &ContentsQuery) -> Result<(), SourceError> {
+        Err(unused())
+    }
+    fn fetch(&mut self, _: usize, _: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
+        Err(unused())
+    }
+    fn end_session(&mut self) -> Result<(), SourceError> {
+        Err(unused())
+    }
+    fn snapshot_chunk(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<SnapshotChunk, SourceError> {
+        self.asked.push((
+            table.clone(),
+            as_of_scn,
+            after_key.map(<[String]>::to_vec),
+            limit,
+        ));
+        self.answers.pop_front().unwrap_or_else(|| Err(unused()))
+    }
+    fn forget_segments(&mut self, table: &TableName) {
+        self.forgotten.push(table.clone());
+    }
+    fn reconnect(&mut self) -> Result<(), SourceError> {
+        Ok(())
+    }
+}
+
+fn name(t: &str) -> TableName {
+    TableName {
+        owner: "APP".into(),
+        table: t.into(),
+    }
+}
+
+fn chunk(keys: &[u32], more: bool) -> Result<SnapshotChunk, SourceError> {
+    Ok(SnapshotChunk {
+        columns: vec!["ID".into(), "NOTE".into()],
+        rows: keys
+            .iter()
+            .map(|k| vec![Some(k.to_string()), None])
+            .collect(),
+        last_key: more.then(|| vec![keys.last().map_or_else(String::new, u32::to_string)]),
+    })
+}
+
+fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
+    Snapshotter::new(
+        SnapshotProgress::new(tables.iter().map(|t| (name(t), None)).collect()),
+        SnapshotConfig {
+            chunk_rows,
+            server_name: "cdcctl".into(),
+            db: "ORCLPDB1".into(),
+            binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
+        },
+    )
+}
+
+fn step(s: &mut Snapshotter, src: &mut ScriptedReads, scn: Scn) -> (Step, Vec<ChangeEvent>) {
+    let mut out = Vec::new();
+    let step = s
+        .step(src, scn, 0, &mut |e| {
+            if let CapturedEvent::Change(c) = e {
+                out.push(c);
+            }
+            Ok(())
+        })
+        .expect("step");
+    (step, out)
+}
+
+#[test]
+fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
+    let mut s = snapshotter(&["A", "B"], 2);
+    let mut src = ScriptedReads::default();
+    src.answers
+        .extend([chunk(&[1, 2], true), chunk(&[3], false), chunk(&[7], false)]);
+    let (_, a1) = step(&mut s, &mut src, 100);
+    let (_, a2) = step(&mut s, &mut src, 105);
+    let (_, b1) = step(&mut s, &mut src, 109);
+    assert_eq!(step(&mut s, &mut src, 110).0, Step::Finished);
+    assert_eq!(src.asked[1], (name("A"), 105, Some(vec!["2".into()]), 2));
+    assert_eq!(src.asked[2], (name("B"), 109, None, 2));
+    let markers: Vec<&str> = [&a1[..], &a2, &b1]
+        .concat()
+        .iter()
+        .map(|e| e.snapshot_marker())
+        .collect::<Vec<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(markers, ["true", "true", "true", "last"]);
+    let v: serde_json::Value = serde_json::from_str(&b1[0].to_json_line()).expect("json");
+    assert_eq!(v["op"], "r");
+    assert_eq!(v["source"]["scn"], "109");
+    assert_eq!(v["source"]["snapshot_chunk"], 3);
+    assert!(v["source"]["txId"].is_null() && v["transaction"].is_null());
+    assert!(v["after"]["NOTE"].is_null());
+    assert_eq!(s.progress().rows(), 4);
+}
+
+#[test]
+fn repeated_ora_01555_halves_the_chunk_and_ora_08103_forgets_the_segments() {
+    let mut s = snapshotter(&["A"], 8);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        Err(SourceError::oracle(1555, "snapshot too old")),
+        Err(SourceError::oracle(1555, "snapshot too old")),
+        Err(SourceError::oracle(8103, "object no longer exists")),
+        chunk(&[1], false),
+    ]);
+    assert_eq!(step(&mut s, &mut src, 10).0, Step::Retry);
+    assert_eq!(step(&mut s, &mut src, 11).0, Step::Retry);
+    assert_eq!(step(&mut s, &mut src, 12).0, Step::Retry);
+    let (done, rows) = step(&mut s, &mut src, 13);
+    assert_eq!(
+        done,
+        Step::Chunk {
+            table: name("A"),
+            rows: 1
+        }
+    );
+    assert_eq!(rows.len(), 1);
+    let limits: Vec<usize> = src.asked.iter().map(|a| a.3).collect();
+    assert_eq!(limits, [8, 8, 4, 4]);
+    assert_eq!(src.forgotten, [name("A")]);
+    let notices: Vec<String> = s
+        .take_notices()
+        .iter()
+        .map(SnapshotNotice::message)
+        .collect();
+    assert!(notices[0].contains("ORA-01555") && notices[0].contains("8 rows"));
+    assert!(notices[1].contains("4 rows"));
+    assert!(notices[2].contains("ORA-08103"));
+}
+
+#[test]
+fn a_dropped_table_stops_alone_and_a_lost_connection_asks_to_reconnect() {
+    let mut s = snapshotter(&["GONE", "B"], 5);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        Err(SourceError::oracle(942, "table or view does not exist")),
+        Err(SourceError::oracle(
+            3113,
+            "end-of-file on communication channel",
+        )),
+        chunk(&[4], false),
+    ]);
+    assert_eq!(step(&mut s, &mut src, 10).0, Step::TableStopped);
+    assert_eq!(step(&mut s, &mut src, 11).0, Step::Reconnect);
+    assert_eq!(
+        step(&mut s, &mut src, 12).0.clone(),
+        Step::Chunk {
+            table: name("B"),
+            rows: 1
+        }
+    );
+    assert!(s.finished());
+    assert!(matches!(
+        s.progress().tables[0].state,
+        TableState::Stopped { .. }
+    ));
+    assert_eq!(
+        src.asked[2].2, None,
+        "B is read from its start after the reconnect"
+    );
+}
+
+#[test]
+fn a_chunk_the_output_holds_beyond_the_checkpoint_is_resumed_after_its_last_row() {
+    let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
+    p.chunks = 3;
+    let tail = serde_json::json!({
+        "after": {"ID": "41", "NOTE": null},
+        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 4},
+        "op": "r"
+    });
+    p.account_for_output_tail(&tail, &["ID".into()])
+        .expect("resumable");
+    assert_eq!(p.tables[0].after_key, Some(vec!["41".to_string()]));
+    assert_eq!((p.chunks, p.last_scn), (4, 900));
+    // A chunk the checkpoint counts already changes nothing.
+    let before = p.clone();
+    p.account_for_output_tail(&tail, &["ID".into()])
+        .expect("resumable");
+    assert_eq!(p, before);
+    // Without a key there is nothing to resume after.
+    let mut keyless = SnapshotProgress::new(vec![(name("A"), None)]);
+    let err = keyless.account_for_output_tail(&tail, &[]).unwrap_err();
+    assert!(
+        err.to_string().contains("no primary or unique key"),
+        "{err}"
+    );
+}
+
+#[test]
+fn modes_have_the_names_users_know() {
+    assert_eq!("initial".parse(), Ok(SnapshotMode::Initial));
+    assert_eq!("never".parse(), Ok(SnapshotMode::Never));
+    assert_eq!("initial-only".parse(), Ok(SnapshotMode::InitialOnly));
+    assert_eq!("when-needed".parse(), Ok(SnapshotMode::WhenNeeded));
+    let err = "always".parse::<SnapshotMode>().unwrap_err();
+    assert!(err.contains("allowed: initial, never"), "{err}");
+}
+
+#[test]
+fn binary_columns_are_read_as_bytes_like_the_stream_writes_them() {
+    let mut s = snapshotter(&["A"], 5);
+    let mut src = ScriptedReads::default();
+    src.answers.push_back(Ok(SnapshotChunk {
+        columns: vec!["ID".into(), "NOTE".into()],
+        rows: vec![vec![Some("1".into()), Some("A5FF".into())]],
+        last_key: None,
+    }));
+    let (_, rows) = step(&mut s, &mut src, 10);
+    let after = rows[0].after.as_ref().expect("after image");
+    assert_eq!(after[0].1, Field::Text("1".into()));
+    assert_eq!(after[1].1, Field::Binary("a5ff".into()));
+    let v: serde_json::Value = serde_json::from_str(&rows[0].to_json_line()).expect("json");
+    assert_eq!(v["after"]["NOTE"], "pf8=", "base64 by default");
+}
