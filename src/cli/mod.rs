@@ -6,6 +6,7 @@ pub mod collect;
 pub mod duration;
 pub mod exit;
 pub mod log;
+pub mod metrics;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_parse;
@@ -13,6 +14,7 @@ pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
+pub mod status;
 pub mod suggest;
 pub mod tables;
 pub mod tail;
@@ -88,6 +90,9 @@ pub enum Command {
     Tail(tail::TailArgs),
     /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
     Run(Box<run::RunArgs>),
+    /// State of a `run`: lag, SCNs, rates, open transactions; exit 0 healthy,
+    /// 1 lag above --warn/--crit, 3 not running or unreachable.
+    Status(status::StatusArgs),
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
@@ -231,5 +236,6 @@ pub fn main() -> ExitCode {
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
         Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
         Command::Tail(args) => tail::run(&cli.global, &args),
+        Command::Status(args) => status::run(&args),
     }
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::cli::duration::parse_duration;
+use crate::cli::metrics::{self, Tally, Telemetry, Volumes};
 use crate::cli::{exit, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
@@ -94,6 +95,10 @@ pub struct RunArgs {
     /// Print a progress line on stderr this often.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
+    /// Serve Prometheus metrics at http://ADDR/metrics and the status
+    /// document at /status.json (e.g. 127.0.0.1:9464; port 0 picks one).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
 }
 
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
@@ -540,6 +545,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     }
     let stop =
         stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
+    let telemetry = Telemetry::new(Some(&args.checkpoint), sink_label(args));
+    if let Some(addr) = &args.metrics {
+        let bound =
+            metrics::serve(addr, std::sync::Arc::clone(&telemetry)).map_err(Failure::usage)?;
+        eprintln!("cdcctl run: metrics at http://{bound}/metrics");
+    }
+    let mut tally = Tally::default();
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
@@ -562,11 +574,15 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             // Events the output already held do not count towards --count.
             if sink.skipped_duplicates() == skipped {
                 written += 1;
+                tally.count(&e);
             }
             Ok(())
         });
         // Events first, then the checkpoint that covers them.
-        if let Err(e) = sink.commit() {
+        let committing = Instant::now();
+        let committed = sink.commit();
+        telemetry.sink_committed(committing.elapsed(), sink.in_flight());
+        if let Err(e) = committed {
             outcome = Err(Failure {
                 code: exit::USAGE,
                 message: e.to_string(),
@@ -596,6 +612,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
+        telemetry.update(
+            capture.status(),
+            Volumes::of(&capture),
+            &mut tally,
+            cp.restart_scn != 0,
+            false,
+        );
         for letter in capture.take_dead_letters() {
             if dead_letters.is_none() {
                 dead_letters =
@@ -620,6 +643,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             );
         }
         for f in capture.take_findings() {
+            telemetry.finding(f.finding.code());
             eprintln!(
                 "cdcctl run: finding at SCN {} (XID {}): {}",
                 f.scn,
@@ -662,6 +686,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                     attempt,
                 } = &capture.status().state
                 {
+                    telemetry.source_error(error);
                     eprintln!("cdcctl run: {error}; reconnecting (attempt {attempt})");
                     if let Some(a) = advice {
                         eprintln!("  advice: {a}");
@@ -695,5 +720,18 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             sink.skipped_duplicates()
         );
     }
+    telemetry.finish(
+        capture.status(),
+        Volumes::of(&capture),
+        outcome.as_ref().err().map(|f| f.message.clone()),
+    );
     outcome.map(|()| exit::code(exit::OK))
+}
+
+/// The destination as `status` names it.
+fn sink_label(args: &RunArgs) -> String {
+    match args.output.as_str() {
+        "-" => "stdout".into(),
+        path => format!("file {path}"),
+    }
 }

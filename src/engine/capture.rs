@@ -236,6 +236,8 @@ pub struct Capture<S: RedoSource> {
     waited_at: Option<Scn>,
     /// LOB columns already reported as unavailable (reported once).
     lob_reported: BTreeSet<(TableName, String)>,
+    /// Bytes of SQL_REDO text read since the start.
+    redo_bytes: u64,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -329,6 +331,7 @@ impl<S: RedoSource> Capture<S> {
             empty_polls: 0,
             waited_at: None,
             lob_reported: BTreeSet::new(),
+            redo_bytes: 0,
         })
     }
 
@@ -353,6 +356,17 @@ impl<S: RedoSource> Capture<S> {
 
     pub fn status(&self) -> &CaptureStatus {
         &self.status
+    }
+
+    /// Bytes of SQL_REDO text read since the start (the load on the
+    /// source and the parser).
+    pub fn redo_bytes(&self) -> u64 {
+        self.redo_bytes
+    }
+
+    /// Bytes written to spill files since the start.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.buffer.stats().spilled_bytes
     }
 
     /// Where a restart would resume without loss or repetition.
@@ -509,6 +523,7 @@ impl<S: RedoSource> Capture<S> {
             }
             read += n as u64;
             for row in self.rows.drain(..) {
+                self.redo_bytes += row.sql_redo.as_ref().map_or(0, |r| r.len() as u64);
                 self.status.mined_scn = self.status.mined_scn.max(row.scn);
                 if row.timestamp.is_some() {
                     self.status.mined_time = row.timestamp;

@@ -39,6 +39,10 @@ pub trait EventSink {
     fn skipped_duplicates(&self) -> u64 {
         0
     }
+    /// Messages handed over and not yet acknowledged by the destination.
+    fn in_flight(&self) -> u64 {
+        0
+    }
     /// The last event the destination holds, when it can tell.
     fn last_position(&self) -> Option<EventPosition> {
         None
