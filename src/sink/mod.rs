@@ -8,6 +8,7 @@
 //! line and drops events up to that (commit SCN, XID, index), so the file
 //! holds each change exactly once.
 
+pub mod kafka;
 pub mod lock;
 pub mod stream;
 
@@ -15,7 +16,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use crate::engine::checkpoint::EventPosition;
+use crate::engine::checkpoint::{Checkpoint, EventPosition};
 use crate::engine::event::CapturedEvent;
 
 /// Why a sink failed.
@@ -27,6 +28,8 @@ pub enum SinkError {
         #[source]
         source: io::Error,
     },
+    #[error("kafka: {message}")]
+    Kafka { message: String },
 }
 
 /// A destination for committed events.
@@ -38,6 +41,18 @@ pub trait EventSink {
     /// Events dropped because the destination already held them.
     fn skipped_duplicates(&self) -> u64 {
         0
+    }
+    /// Makes everything written durable together with `checkpoint` when the
+    /// destination stores the checkpoint itself ([`Self::keeps_checkpoint`]);
+    /// otherwise the same as [`Self::commit`] and the caller stores it.
+    fn commit_with(&mut self, checkpoint: Option<&Checkpoint>) -> Result<(), SinkError> {
+        let _ = checkpoint;
+        self.commit()
+    }
+    /// Whether the destination stores the checkpoint in the same atomic
+    /// write as the events (then no checkpoint file is written).
+    fn keeps_checkpoint(&self) -> bool {
+        false
     }
     /// Messages handed over and not yet acknowledged by the destination.
     fn in_flight(&self) -> u64 {
