@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use clap::Args;
 
+use cdcctl::engine::event::ValueForms;
 use cdcctl::sink::kafka::{KafkaConfig, KafkaSink};
 
 #[derive(Debug, Args, Clone, Default)]
@@ -49,7 +50,11 @@ const FIXED: [&str; 4] = [
 ];
 
 /// The sink's configuration from the options, checked.
-pub fn config(args: &KafkaArgs, server_name: &str) -> Result<KafkaConfig, String> {
+pub fn config(
+    args: &KafkaArgs,
+    server_name: &str,
+    forms: ValueForms,
+) -> Result<KafkaConfig, String> {
     let brokers = args
         .brokers
         .clone()
@@ -81,6 +86,7 @@ pub fn config(args: &KafkaArgs, server_name: &str) -> Result<KafkaConfig, String
         compression: args.compression.clone(),
         tombstones: args.tombstones,
         properties,
+        forms,
     })
 }
 
@@ -100,12 +106,12 @@ mod tests {
             compression: "lz4".into(),
             ..KafkaArgs::default()
         };
-        assert!(config(&a, "erp").is_err_and(|e| e.contains("--brokers")));
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("--brokers")));
         a.brokers = Some("127.0.0.1:9092".into());
         a.route = vec!["ORDERS=o".into()];
-        assert!(config(&a, "erp").is_err_and(|e| e.contains("SCHEMA.TABLE")));
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("SCHEMA.TABLE")));
         a.route = vec!["APP.ORDERS=orders".into()];
-        let c = config(&a, "erp").unwrap_or_default();
+        let c = config(&a, "erp", ValueForms::default()).unwrap_or_default();
         assert_eq!(c.topic_for("APP", "ORDERS"), "orders");
     }
 
@@ -116,6 +122,6 @@ mod tests {
             kafka_property: vec!["acks=1".into()],
             ..KafkaArgs::default()
         };
-        assert!(config(&a, "erp").is_err_and(|e| e.contains("acks")));
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("acks")));
     }
 }

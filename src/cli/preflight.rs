@@ -268,11 +268,11 @@ fn set_threshold(
         let stems: Vec<String> = keys.iter().map(|k| stem(k)).collect();
         let near = suggest::close(key, stems.iter().map(String::as_str));
         let hint = match keys.iter().find(|k| near.contains(&stem(k).as_str())) {
-            Some(k) => format!("; did you mean {k}?"),
+            Some(k) => suggest::question(&[k]),
             None => suggest::did_you_mean(key, keys.iter().map(String::as_str)),
         };
         return Err(CliError::Usage(format!(
-            "check {} has no threshold `{key}`{hint} ({known})",
+            "check {} has no threshold `{key}` ({known}){hint}",
             def.id
         )));
     };

@@ -22,7 +22,7 @@ use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIR
 use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
-use cdcctl::engine::redo::{finding_for_status, parse_with, ParseOptions};
+use cdcctl::engine::redo::{finding_for_status, lob, parse_with, ParseOptions};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
 use super::exit;
@@ -43,10 +43,13 @@ pub struct ParseArgs {
     /// carries an `unreconstructable` finding.
     /// Skipped: START (6), COMMIT (7), ROLLBACK (36), INTERNAL (0),
     /// SELECT_FOR_UPDATE (25), REPLICATION_MARKER (27) and other control
-    /// rows. Skipped and counted on standard error, since their values are
-    /// not reassembled here: SELECT_LOB_LOCATOR (9), LOB_WRITE (10),
-    /// LOB_TRIM (11), LOB_ERASE (29), XML DOC BEGIN/WRITE/END (68/70/71),
-    /// extended-string rows (91/92/93) and codes cdcctl does not know.
+    /// rows. Read (a malformed one is an error, exit 4) but not printed,
+    /// and counted on standard error, since a statement reassembles their
+    /// values only with its transaction (`redo replay --lob capture`):
+    /// LOB rows SELECT_LOB_LOCATOR (9), LOB_WRITE (10), LOB_TRIM (11),
+    /// LOB_ERASE (29); XMLType rows XML DOC BEGIN/WRITE/END (68/70/71);
+    /// extended-string rows (91/92/93): 32K BEGIN/WRITE/END, MAX_STRING_SIZE
+    /// = EXTENDED. Codes cdcctl does not know are skipped and counted.
     ///
     /// Without --csv, each line is one statement: `commit`, `rollback`,
     /// `set transaction` and `savepoint` lines are skipped, DDL lines are
@@ -109,8 +112,8 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     let result = result.and_then(|()| out.out.flush().map_err(Stop::Output));
     for (op, n) in &out.skipped_pieces {
         eprintln!(
-            "cdcctl: skipped {n} {op} row(s): their LOB, XML or 32k-string pieces are not \
-             reassembled by `redo parse`; the columns show as unavailable"
+            "cdcctl: skipped {n} {op} row(s): their LOB, XML or 32k-string pieces are \
+             reassembled with their transaction by `redo replay --lob capture`, not by `redo parse`"
         );
     }
     match result {
@@ -257,8 +260,11 @@ fn image_json(image: Option<Image>) -> Value {
         .map(|(c, f)| {
             let v = match f {
                 Field::Null => Value::Null,
-                Field::Text(t) => Value::String(t),
-                Field::Unavailable => Value::String(UNAVAILABLE_VALUE.into()),
+                // Diagnostics show bytes as LogMiner printed them: hex.
+                Field::Text(t) | Field::Binary(t) => Value::String(t),
+                Field::Unavailable | Field::UnavailableBinary => {
+                    Value::String(UNAVAILABLE_VALUE.into())
+                }
             };
             (c, v)
         })
@@ -372,9 +378,15 @@ fn logical_row<W: Write>(
             | OperationCode::LobErase
             | OperationCode::Other(_) => {
                 let op = row.operation_code;
-                let name = match op {
-                    OperationCode::Other(c) => format!("OPERATION_CODE {c}"),
-                    _ => op.operation_name().to_string(),
+                if lob::is_piece_code(op.code()) {
+                    if let Err(e) = lob::parse_piece(op.code(), sql) {
+                        out.error(&e.message, e.position, sql, &origin)?;
+                        return Ok(());
+                    }
+                }
+                let name = match op.operation_name() {
+                    "UNKNOWN" => format!("OPERATION_CODE {}", op.code()),
+                    known => known.to_string(),
                 };
                 *out.skipped_pieces.entry(name).or_default() += 1;
                 Kind::Control

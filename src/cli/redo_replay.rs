@@ -24,7 +24,7 @@ use std::time::Duration;
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
-use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::event::{CapturedEvent, ValueForms};
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
@@ -40,6 +40,30 @@ pub enum ParseErrorMode {
     Fail,
     /// List it as a dead letter in the summary, count it, and go on.
     Warn,
+}
+
+/// `--lob`: what LOB and XMLType columns carry (shared by `run`, `tail`
+/// and `redo replay`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LobArg {
+    /// Reassemble CLOB, NCLOB, BLOB and XMLType values from their
+    /// SELECT_LOB_LOCATOR / LOB_WRITE / LOB_TRIM / LOB_ERASE and XML DOC
+    /// BEGIN / WRITE / END rows into the change's after image; a LOB
+    /// written alone (`dbms_lob` on an existing row) is an UPDATE of that row.
+    Capture,
+    /// Give such columns as `__debezium_unavailable_value`, with a
+    /// `lob_unavailable` finding per table and column.
+    #[default]
+    Placeholder,
+}
+
+impl From<LobArg> for cdcctl::engine::txn::LobMode {
+    fn from(a: LobArg) -> Self {
+        match a {
+            LobArg::Capture => Self::Capture,
+            LobArg::Placeholder => Self::Placeholder,
+        }
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -66,6 +90,11 @@ pub struct ReplayArgs {
     /// parse error pointing at the quote.
     #[arg(long)]
     pub relaxed_quotes: bool,
+    /// LOB and XMLType values: reassembled from their rows (`capture`) or
+    /// the unavailable marker with a finding (`placeholder`). Extended
+    /// strings (32K BEGIN/WRITE/END) are reassembled either way.
+    #[arg(long, value_enum, default_value_t = LobArg::Placeholder)]
+    pub lob: LobArg,
     /// The data dictionary's character sets and column types, to decode
     /// character data LogMiner printed as HEXTORAW: a JSON file
     /// `{"charset": "AL32UTF8", "nchar_charset": "AL16UTF16", "tables":
@@ -98,6 +127,8 @@ pub struct ReplayArgs {
     /// Print row changes only, not DDL (to compare with `sim truth`).
     #[arg(long)]
     pub skip_ddl: bool,
+    #[command(flatten)]
+    pub forms: crate::cli::forms::FormsArgs,
     /// With `--on-parse-error warn`, also write each statement that did not
     /// parse to this file, one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -199,6 +230,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             ParseErrorMode::Warn => OnParseError::Warn,
         },
         relaxed_quotes: args.relaxed_quotes,
+        lob: args.lob.into(),
         spill_txn_bytes: Some(args.spill_txn_mib.saturating_mul(1 << 20)),
         spill_dir: args.spill_dir.clone(),
         abandon_after: args.abandon_after,
@@ -224,7 +256,15 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = FindingTally::default();
-    let mut stopped = replay(reader, &mut buffer, &mut out, args.skip_ddl, &mut findings).err();
+    let mut stopped = replay(
+        reader,
+        &mut buffer,
+        &mut out,
+        args.skip_ddl,
+        args.forms.forms(),
+        &mut findings,
+    )
+    .err();
     findings.absorb(buffer.take_findings());
     if let Err(e) = out.flush() {
         if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {
@@ -264,13 +304,14 @@ fn replay<R: io::Read>(
     buffer: &mut TxnBuffer,
     out: &mut impl Write,
     skip_ddl: bool,
+    forms: ValueForms,
     findings: &mut FindingTally,
 ) -> Result<(), Stop> {
     let mut sink = |e: CapturedEvent| -> Result<(), _> {
         if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
             return Ok(());
         }
-        out.write_all(e.to_json_line().as_bytes())?;
+        out.write_all(e.to_json_line_with(forms).as_bytes())?;
         out.write_all(b"\n")?;
         Ok(())
     };
@@ -368,7 +409,8 @@ fn summary(buffer: &mut TxnBuffer, findings: &FindingTally, dead: &[DeadLetter])
     }
     if stats.lob_rows > 0 {
         lines.push(format!(
-            "LOB rows buffered but not reassembled: {} (LOB columns stay unavailable)",
+            "LOB, XML and 32k-string rows: {} (values reassembled with --lob capture; extended \
+             strings always)",
             stats.lob_rows
         ));
     }

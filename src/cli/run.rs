@@ -55,9 +55,16 @@ pub struct RunArgs {
     /// Without it such a statement is a parse error pointing at the quote.
     #[arg(long)]
     pub relaxed_quotes: bool,
+    /// LOB and XMLType values: reassembled from their rows (`capture`) or
+    /// `__debezium_unavailable_value` with a finding (`placeholder`).
+    /// Extended strings are reassembled either way.
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
     /// Dead-letter file for `--on-parse-error warn`.
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
+    #[command(flatten)]
+    pub forms: crate::cli::forms::FormsArgs,
     /// Spill a transaction to disk once it buffers this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
@@ -273,13 +280,15 @@ struct OpenedOutput {
 fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOutput, Failure> {
     if args.output == "-" {
         return Ok(OpenedOutput {
-            sink: Box::new(JsonLinesSink::stdout()),
+            sink: Box::new(JsonLinesSink::stdout().with_forms(args.forms.forms())),
             stream_id: existing.and_then(|c| c.stream_id.clone()),
             rewind: None,
         });
     }
     let path = Path::new(&args.output);
-    let file = JsonLinesSink::file(path).map_err(|e| Failure::usage(e.to_string()))?;
+    let file = JsonLinesSink::file(path)
+        .map_err(|e| Failure::usage(e.to_string()))?
+        .with_forms(args.forms.forms());
     if file.torn_bytes_cut() > 0 {
         eprintln!(
             "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
@@ -494,6 +503,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 OnParseError::Fail
             },
             relaxed_quotes: args.relaxed_quotes,
+            lob: args.lob.into(),
             spill_txn_bytes: Some(args.spill_mb.max(1) << 20),
             spill_dir: args.spill_dir.clone(),
             abandon_after: args.abandon_after,
@@ -514,6 +524,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             ..PollConfig::default()
         },
         lob_columns: opened.lob_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
     let mut source = opened.source;

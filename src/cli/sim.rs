@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use cdcctl::engine::contents_csv::ContentsWriter;
-use cdcctl::engine::event::{CapturedEvent, Field, Op};
+use cdcctl::engine::event::{CapturedEvent, Op};
 use cdcctl::engine::row::LogMinerRow;
 use cdcctl::source::sim::{Sim, BUILTINS};
 use cdcctl::source::{ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError};
@@ -56,11 +56,18 @@ pub struct TruthArgs {
     /// Include DDL events (schema-change records) in the stream.
     #[arg(long)]
     pub ddl: bool,
+    #[command(flatten)]
+    pub forms: crate::cli::forms::FormsArgs,
     /// Leave out the LOB columns of UPDATE and DELETE images, which their
     /// redo never carries, instead of marking them unavailable: the events
     /// then compare byte for byte with a replay that has no dictionary.
     #[arg(long)]
     pub omit_unlogged_lobs: bool,
+    /// The truth for a capture run with this `--lob` mode: `capture` holds
+    /// LOB and XMLType values whole (and a LOB written alone through
+    /// `dbms_lob` as an UPDATE); `placeholder` gives them as unavailable.
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
 }
 
 /// Drops the unavailable LOB placeholders of UPDATE/DELETE images; inserts
@@ -70,7 +77,7 @@ fn omit_unlogged_lobs(e: &CapturedEvent) -> CapturedEvent {
         CapturedEvent::Change(c) if c.op != Op::Create => {
             let mut c = c.clone();
             for image in [&mut c.before, &mut c.after].into_iter().flatten() {
-                image.retain(|(_, f)| *f != Field::Unavailable);
+                image.retain(|(_, f)| !f.is_unavailable());
             }
             CapturedEvent::Change(c)
         }
@@ -201,6 +208,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         eprintln!("error: give --until-scn SCN or --count N");
         return exit::code(exit::USAGE);
     }
+    sim.set_lob_truth(args.lob == crate::cli::redo_replay::LobArg::Capture);
     let from = args.from_scn.unwrap_or(0);
     if let Err(code) = within_reach(
         &sim,
@@ -232,10 +240,11 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
                 if start <= from || !(args.ddl || matches!(e, CapturedEvent::Change(_))) {
                     continue;
                 }
+                let forms = args.forms.forms();
                 let line = if args.omit_unlogged_lobs {
-                    omit_unlogged_lobs(&e).to_json_line()
+                    omit_unlogged_lobs(&e).to_json_line_with(forms)
                 } else {
-                    e.to_json_line()
+                    e.to_json_line_with(forms)
                 };
                 writeln!(out, "{line}")?;
                 written += 1;

@@ -32,6 +32,8 @@ pub struct OpenedSource {
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// LOB and XMLType columns of the tables in scope.
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns of the tables in scope.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -194,6 +196,21 @@ struct TableColumns {
 }
 
 impl TableColumns {
+    /// Per table, the columns whose values are bytes.
+    fn binary(&self) -> BTreeMap<TableName, Vec<String>> {
+        let mut out: BTreeMap<TableName, Vec<String>> = BTreeMap::new();
+        for (name, column, data_type) in &self.types {
+            let base = data_type.split('(').next().unwrap_or_default().trim();
+            if ["RAW", "LONG RAW", "BLOB"]
+                .iter()
+                .any(|t| base.eq_ignore_ascii_case(t))
+            {
+                out.entry(name.clone()).or_default().push(column.clone());
+            }
+        }
+        out
+    }
+
     /// The character-set dictionary, when the database named character
     /// sets cdcctl decodes. An unknown one is said once and leaves hex in
     /// place (the engine then reports each such column).
@@ -415,6 +432,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
     };
     let (resolved, columns) = resolve_tables(&mut source, tables, every_table, &where_hint)?;
     let charsets = columns.charsets(&instance).map(Arc::new);
+    let binary_columns = columns.binary();
     // Mining from CDB$ROOT: changes carry SRC_CON_NAME; elsewhere the
     // connected container (or the database) names them.
     let db_name = db_name.unwrap_or_else(|| {
@@ -430,6 +448,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         pdb_filter,
         tables: resolved,
         key_columns: columns.keys,
+        binary_columns,
         lob_columns: columns.lobs,
         version: instance.banner.clone(),
         container: session.con_name.clone(),

@@ -47,13 +47,18 @@ pub fn close<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
-/// `"; did you mean A, B?"`, or nothing when nothing is close.
+/// `": did you mean A, B or C?"`, or nothing when nothing is close: the
+/// end of a message `what went wrong (context)`, so the question closes it.
 pub fn did_you_mean<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    let c = close(wanted, candidates);
-    if c.is_empty() {
-        String::new()
-    } else {
-        format!("; did you mean {}?", c.join(", "))
+    question(&close(wanted, candidates))
+}
+
+/// `": did you mean A, B or C?"` for the names given, or nothing.
+pub fn question(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => format!(": did you mean {one}?"),
+        [rest @ .., last] => format!(": did you mean {} or {last}?", rest.join(", ")),
     }
 }
 
@@ -72,6 +77,8 @@ mod tests {
             close("interval-churn", ["demo", "interval-partition-churn"]),
             vec!["interval-partition-churn"]
         );
-        assert_eq!(did_you_mean("DOC", names), "; did you mean DOCS?");
+        assert_eq!(did_you_mean("DOC", names), ": did you mean DOCS?");
+        assert_eq!(question(&["A", "B", "C"]), ": did you mean A, B or C?");
+        assert_eq!(question(&[]), "");
     }
 }

@@ -172,22 +172,21 @@ fn no_match(catalog: &mut dyn Catalog, spec: &TableSpec) -> String {
                 .map(String::as_str)
                 .take(3)
                 .collect();
-            if full.is_empty() {
-                String::new()
-            } else {
-                format!("; did you mean {}?", full.join(", "))
-            }
+            suggest::question(&full)
         }
     };
-    let seen = if hint.is_empty() && !all.is_empty() {
+    // One sentence: what failed, the rule it was read by, then either the
+    // close names as a question or the names there are.
+    let rule = "names are upper case unless written in double quotes";
+    if hint.is_empty() && !all.is_empty() {
         let some: Vec<&str> = all.iter().map(String::as_str).take(12).collect();
-        format!(" (tables the connected user can see: {})", some.join(", "))
+        format!(
+            "no table matches `{spec}` ({rule}); the connected user can see {}",
+            some.join(", ")
+        )
     } else {
-        String::new()
-    };
-    format!(
-        "no table matches `{spec}`{hint}{seen}; names are upper case unless written in double quotes"
-    )
+        format!("no table matches `{spec}` ({rule}){hint}")
+    }
 }
 
 #[cfg(test)]

@@ -73,9 +73,18 @@ pub struct TailArgs {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub lag_every: Duration,
 
+    /// How often the open transactions (V$TRANSACTION joined to V$SESSION)
+    /// and the archived logs ahead are read again (0 reads them once).
+    #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
+    pub txn_refresh: Duration,
+
     /// How many recent changes the screen keeps for scrolling.
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub ring: u64,
+    /// LOB and XMLType values: reassembled from their rows (`capture`) or
+    /// `__debezium_unavailable_value` with a finding (`placeholder`).
+    #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
+    pub lob: crate::cli::redo_replay::LobArg,
 
     /// Time lag at which the gauge turns yellow.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
@@ -163,7 +172,7 @@ fn start_engine(
     // The database's open transactions, by the same reading the engine's
     // first start uses; an unreadable view is shown, not fatal.
     let (db_transactions, db_transactions_error) =
-        match cdcctl::engine::inflight::open_transactions(redo.as_mut()) {
+        match cdcctl::engine::inflight::session_transactions(redo.as_mut()) {
             Ok(open) => (open, None),
             Err(e) => (Vec::new(), Some(e.to_string())),
         };
@@ -212,6 +221,7 @@ fn start_engine(
         buffer: BufferConfig {
             db_name: opened.db_name.clone(),
             charsets: opened.charsets.clone(),
+            lob: args.lob.into(),
             ..BufferConfig::default()
         },
         tables: opened.tables.patterns.clone(),
@@ -220,6 +230,7 @@ fn start_engine(
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),
         lob_columns: opened.lob_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
     let capture = Capture::new(redo, config).map_err(|e| {
@@ -232,6 +243,8 @@ fn start_engine(
     let options = RunOptions {
         idle_sleep: Duration::from_millis(250),
         max_events: args.count,
+        detail: true,
+        db_transactions_every: (!args.txn_refresh.is_zero()).then_some(args.txn_refresh),
         ..RunOptions::default()
     };
     // The thread ends by itself when the screen or the pipe goes away.

@@ -30,10 +30,11 @@ use crate::source::{
 };
 
 use super::checkpoint::Checkpoint;
+use super::detail::RedoBook;
 use super::event::{image_get, CapturedEvent, ChangeEvent, Field, Op};
 use super::finding::Finding;
 use super::inflight;
-use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState};
+use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState, MissingArchive};
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{self, PlanError, PlannerConfig, SessionPlan};
 use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError, TxnFinding, TxnWarning};
@@ -78,6 +79,9 @@ pub struct CaptureConfig {
     /// An UPDATE or DELETE image lacking one gets the unavailable marker
     /// for it (and a finding, once per table and column).
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns of the captured tables: their values
+    /// are bytes, written in the envelope's binary form.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
 }
 
 /// The cost a poll puts on the source: how long to wait when there is
@@ -122,6 +126,7 @@ impl Default for CaptureConfig {
             key_columns: BTreeMap::new(),
             polling: PollConfig::default(),
             lob_columns: BTreeMap::new(),
+            binary_columns: BTreeMap::new(),
         }
     }
 }
@@ -238,6 +243,12 @@ pub struct Capture<S: RedoSource> {
     lob_reported: BTreeSet<(TableName, String)>,
     /// Bytes of SQL_REDO text read since the start.
     redo_bytes: u64,
+    /// SQL_REDO and USERNAME of buffered rows, when a screen wants them.
+    book: Option<RedoBook>,
+    /// The mined SCN the archives ahead were last checked at.
+    archives_checked: Option<Scn>,
+    /// LOB columns already handed out as `LobUnavailable`, by either source.
+    lob_told: BTreeSet<(String, String, String)>,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -332,7 +343,22 @@ impl<S: RedoSource> Capture<S> {
             waited_at: None,
             lob_reported: BTreeSet::new(),
             redo_bytes: 0,
+            book: None,
+            archives_checked: None,
+            lob_told: BTreeSet::new(),
         })
+    }
+
+    /// Keeps what a screen shows beyond the envelope: each change's
+    /// SQL_REDO and USERNAME (up to `max_bytes` of redo text held for open
+    /// transactions) and the list of every open transaction in the status.
+    pub fn keep_detail(&mut self, max_bytes: usize) {
+        self.book = Some(RedoBook::new(max_bytes));
+    }
+
+    /// SQL_REDO and USERNAME of the changes emitted since the last call.
+    pub fn take_redo_detail(&mut self) -> Vec<super::metrics::RedoDetail> {
+        self.book.as_mut().map(RedoBook::take).unwrap_or_default()
     }
 
     /// How long to wait before the next poll: nothing after a window that
@@ -381,6 +407,17 @@ impl<S: RedoSource> Capture<S> {
     pub fn take_findings(&mut self) -> Vec<TxnFinding> {
         let mut all = self.buffer.take_findings();
         all.append(&mut self.findings);
+        // The buffer reports a LOB column of an insert or of LOB rows, the
+        // engine one missing from an update image: once per column in all.
+        let told = &mut self.lob_told;
+        all.retain(|f| match &f.finding {
+            Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            } => told.insert((schema.clone(), table.clone(), column.clone())),
+            _ => true,
+        });
         all
     }
 
@@ -460,6 +497,10 @@ impl<S: RedoSource> Capture<S> {
         self.last_plan = None;
         self.session_since = None;
         self.inventory = None;
+        // Rows are mined again from the restart SCN: their text with them.
+        if let Some(book) = self.book.as_mut() {
+            book.retain_open(std::iter::empty());
+        }
     }
 
     fn poll_once(
@@ -531,14 +572,23 @@ impl<S: RedoSource> Capture<S> {
                 if !wanted(&self.config.tables, &row) {
                     continue;
                 }
+                if let Some(book) = self.book.as_mut() {
+                    book.record(&row);
+                }
+                let end = self.book.is_some().then(|| row.clone());
+                let book = &mut self.book;
                 let mut checked = |mut e: CapturedEvent| {
                     if let CapturedEvent::Change(c) = &mut e {
+                        if let Some(book) = book.as_mut() {
+                            book.emitted(c);
+                        }
                         fill_unlogged_lobs(
                             &self.config.lob_columns,
                             &mut self.lob_reported,
                             &mut self.findings,
                             c,
                         );
+                        mark_binary_columns(&self.config.binary_columns, c);
                         check_before_image(
                             &self.config.key_columns,
                             &mut self.partial_reported,
@@ -549,6 +599,9 @@ impl<S: RedoSource> Capture<S> {
                     sink(e)
                 };
                 self.buffer.push(row, &mut checked)?;
+                if let (Some(book), Some(end)) = (self.book.as_mut(), end) {
+                    book.after(&end);
+                }
             }
         }
         self.buffer.finish_window(plan.end_scn, sink)?;
@@ -699,6 +752,7 @@ impl<S: RedoSource> Capture<S> {
             // archived row, so read them all to let the planner say why.
             Err(_) => inventory = self.source.log_inventory()?,
         }
+        self.note_archives_ahead(&inventory);
         self.inventory = Some(CachedInventory {
             key: threads_key(threads),
             from_scn,
@@ -760,6 +814,126 @@ impl<S: RedoSource> Capture<S> {
     fn refresh_status(&mut self) {
         self.buffer.fill_status(&mut self.status);
         self.status.findings += self.findings.len() as u64;
+        if let Some(book) = self.book.as_mut() {
+            self.status.buffered = self.buffer.open_transactions();
+            book.retain_open(self.status.buffered.iter().map(|t| t.xid.as_str()));
+        }
+    }
+
+    /// Looks for archived logs past the read position that the database
+    /// no longer has, from a fresh V$ARCHIVED_LOG reading; the status lists
+    /// them. Capture itself goes on: it stops only when it reaches one.
+    pub fn check_archives_ahead(&mut self) -> Result<(), SourceError> {
+        let threads = self.source.redo_threads()?;
+        let mut inventory = self.source.online_inventory()?;
+        inventory.threads = threads;
+        match session::choose_destination(&inventory, &self.config.planner) {
+            Ok(Some(dest_id)) => {
+                inventory.archived = self.source.archived_logs_from(self.mined_scn, dest_id)?;
+            }
+            Ok(None) => {}
+            Err(_) => inventory = self.source.log_inventory()?,
+        }
+        self.note_archives_ahead(&inventory);
+        Ok(())
+    }
+
+    fn note_archives_ahead(&mut self, inventory: &LogInventory) {
+        self.status.archives_missing_ahead = missing_ahead(inventory, self.mined_scn);
+        self.archives_checked = Some(self.mined_scn);
+    }
+}
+
+/// Archived logs past the one holding `mined_scn` that the database no
+/// longer has: per thread, each sequence from the one being mined up to
+/// the oldest online log must have an available row in V$ARCHIVED_LOG
+/// (of the current incarnation). A sequence with only deleted or
+/// unavailable rows, or with no row at all, is missing.
+pub fn missing_ahead(inventory: &LogInventory, mined_scn: Scn) -> Vec<MissingArchive> {
+    let current = |a: &&crate::source::ArchivedLog| {
+        inventory.resetlogs_change == 0 || a.resetlogs_change == inventory.resetlogs_change
+    };
+    let mut out = Vec::new();
+    let mut threads: BTreeSet<u16> = inventory.archived.iter().map(|a| a.thread).collect();
+    threads.extend(inventory.online.iter().map(|o| o.thread));
+    for thread in threads {
+        let rows: Vec<&crate::source::ArchivedLog> = inventory
+            .archived
+            .iter()
+            .filter(current)
+            .filter(|a| a.thread == thread)
+            .collect();
+        let Some(online_min) = inventory
+            .online
+            .iter()
+            .filter(|o| o.thread == thread && o.status != "UNUSED")
+            .map(|o| o.sequence)
+            .min()
+        else {
+            continue;
+        };
+        // The log being mined: the one holding the read position, else
+        // the oldest listed that is still needed.
+        let mining = rows
+            .iter()
+            .filter(|a| a.first_change <= mined_scn && mined_scn < a.next_change)
+            .map(|a| a.sequence)
+            .min()
+            .or_else(|| {
+                rows.iter()
+                    .filter(|a| a.next_change > mined_scn)
+                    .map(|a| a.sequence)
+                    .min()
+            });
+        let Some(mining) = mining else {
+            continue;
+        };
+        for seq in mining + 1..online_min {
+            let copies: Vec<&&crate::source::ArchivedLog> =
+                rows.iter().filter(|a| a.sequence == seq).collect();
+            if copies.iter().any(|a| a.is_available()) {
+                continue;
+            }
+            let state = if copies.is_empty() {
+                "NOT LISTED"
+            } else if copies.iter().any(|a| a.deleted || a.status == "D") {
+                "DELETED"
+            } else {
+                "UNAVAILABLE"
+            };
+            out.push(MissingArchive {
+                thread,
+                sequence: seq,
+                state,
+            });
+        }
+    }
+    out
+}
+
+/// Marks the values of binary columns as bytes. The parser cannot tell a
+/// RAW value from character data LogMiner printed as hex, nor an unlogged
+/// BLOB from an unlogged CLOB; the dictionary can.
+fn mark_binary_columns(binary: &BTreeMap<TableName, Vec<String>>, change: &mut ChangeEvent) {
+    if binary.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = binary.get(&name) else {
+        return;
+    };
+    for image in [change.before.as_mut(), change.after.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        for (column, field) in image.iter_mut() {
+            if columns.contains(column) {
+                *field = std::mem::replace(field, Field::Null).into_binary();
+            }
+        }
     }
 }
 
@@ -897,7 +1071,17 @@ pub struct RunOptions {
     pub batch: usize,
     /// Stop after this many events (the status then says `Finished`).
     pub max_events: Option<u64>,
+    /// Keep each change's SQL_REDO and USERNAME (sent as `RedoDetail`) and
+    /// every open transaction in the status: what a screen shows.
+    pub detail: bool,
+    /// Read V$TRANSACTION joined to V$SESSION this often (sent as
+    /// `DbTransactions`), and look again for archived logs deleted ahead of
+    /// the read position.
+    pub db_transactions_every: Option<Duration>,
 }
+
+/// Redo text held for open transactions' rows when `detail` is on.
+const DETAIL_MAX_BYTES: usize = 32 << 20;
 
 impl Default for RunOptions {
     fn default() -> Self {
@@ -906,6 +1090,8 @@ impl Default for RunOptions {
             status_every: Duration::from_millis(250),
             batch: 512,
             max_events: None,
+            detail: false,
+            db_transactions_every: None,
         }
     }
 }
@@ -936,7 +1122,17 @@ fn run_loop<S: RedoSource>(
     let mut hung_up = false;
     let mut emitted: u64 = 0;
     let limit = options.max_events.unwrap_or(u64::MAX);
+    if options.detail {
+        capture.keep_detail(DETAIL_MAX_BYTES);
+    }
+    let mut last_db_read: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) && !hung_up {
+        if let Some(every) = options.db_transactions_every {
+            if last_db_read.is_none_or(|t| t.elapsed() >= every) {
+                last_db_read = Some(Instant::now());
+                hung_up |= tx.send(read_db_transactions(capture)).is_err();
+            }
+        }
         let result = {
             let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
                 if emitted >= limit {
@@ -956,6 +1152,10 @@ fn run_loop<S: RedoSource>(
         if !batch.is_empty() {
             let full = std::mem::take(&mut batch);
             hung_up |= tx.send(EngineMessage::Events(full)).is_err();
+        }
+        let detail = capture.take_redo_detail();
+        if !detail.is_empty() {
+            hung_up |= tx.send(EngineMessage::RedoDetail(detail)).is_err();
         }
         for f in capture.take_findings() {
             hung_up |= tx.send(EngineMessage::Finding(f.finding)).is_err();
@@ -1033,6 +1233,26 @@ fn run_loop<S: RedoSource>(
     }
     let _ = tx.send(EngineMessage::Stopped);
     failure
+}
+
+/// The slow-timer reading: the database's open transactions with their
+/// sessions, and a fresh look at the archives ahead of the read position.
+/// A failure is reported in the message; capture goes on.
+fn read_db_transactions<S: RedoSource>(capture: &mut Capture<S>) -> EngineMessage {
+    let read_at = capture.status().current_time;
+    let reading = inflight::session_transactions(capture.source_mut());
+    if let Err(e) = capture.check_archives_ahead() {
+        tracing::debug!("archives ahead not checked: {e}");
+    }
+    let (transactions, error) = match reading {
+        Ok(t) => (t, None),
+        Err(e) => (Vec::new(), Some(e.to_string())),
+    };
+    EngineMessage::DbTransactions(super::metrics::DbTransactions {
+        read_at,
+        transactions,
+        error,
+    })
 }
 
 fn sleep_unless_stopped(stop: &AtomicBool, total: Duration) {
@@ -1530,6 +1750,46 @@ mod tests {
         let err = outcome.expect("capture must give up");
         assert_eq!(err.ora_code(), Some(3113));
         assert!(matches!(cap.status().state, MiningState::Stopped { .. }));
+    }
+
+    #[test]
+    fn archives_deleted_or_unlisted_ahead_of_the_read_position_are_named() {
+        use crate::source::ArchivedLog;
+        let arch = |seq: u64, first: Scn, status: &str| ArchivedLog {
+            name: (status == "A").then(|| format!("/arch/1_{seq}.arc")),
+            dest_id: 1,
+            thread: 1,
+            sequence: seq,
+            first_change: first,
+            next_change: first + 100,
+            status: status.into(),
+            deleted: status == "D",
+            archived: true,
+            ..ArchivedLog::default()
+        };
+        let inventory = LogInventory {
+            archived: vec![
+                arch(10, 1_000, "A"),
+                arch(11, 1_100, "A"),
+                arch(12, 1_200, "D"),
+                // 13 has no row at all.
+                arch(14, 1_400, "A"),
+            ],
+            online: vec![OnlineLog {
+                thread: 1,
+                sequence: 15,
+                status: "CURRENT".into(),
+                ..OnlineLog::default()
+            }],
+            ..LogInventory::default()
+        };
+        let missing = missing_ahead(&inventory, 1_050);
+        let got: Vec<(u64, &str)> = missing.iter().map(|m| (m.sequence, m.state)).collect();
+        assert_eq!(got, [(12, "DELETED"), (13, "NOT LISTED")]);
+        assert!(
+            missing_ahead(&inventory, 1_450).is_empty(),
+            "behind the read position they are history"
+        );
     }
 
     #[test]

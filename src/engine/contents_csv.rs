@@ -355,7 +355,9 @@ fn csv_error(e: csv::Error) -> ContentsError {
 
 /// Maps an `OPERATION` name to its code.
 pub fn operation_from_name(name: &str) -> Option<OperationCode> {
-    const KNOWN: [u16; 16] = [0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 25, 27, 29, 34, 36, 255];
+    const KNOWN: [u16; 22] = [
+        0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 25, 27, 29, 34, 36, 68, 70, 71, 91, 92, 93, 255,
+    ];
     KNOWN
         .iter()
         .map(|&c| OperationCode::from_code(c))
@@ -638,7 +640,9 @@ mod tests {
 
     #[test]
     fn operation_names_map_back_to_codes() {
-        for code in [0u16, 1, 2, 3, 5, 6, 7, 9, 10, 11, 25, 27, 29, 34, 36, 255] {
+        for code in [
+            0u16, 1, 2, 3, 5, 6, 7, 9, 10, 11, 25, 27, 29, 34, 36, 68, 70, 71, 91, 92, 93, 255,
+        ] {
             let op = OperationCode::from_code(code);
             assert_eq!(operation_from_name(op.operation_name()), Some(op));
         }

@@ -19,10 +19,16 @@
 //!                  capture could read it}}
 //! ```
 //!
-//! Values are JSON `null` for NULL and strings otherwise: numbers keep their
-//! exact decimal text, dates and timestamps are ISO 8601 as given, RAW is
-//! lower-case hex. A column whose value LogMiner could not show is the
-//! Debezium placeholder [`UNAVAILABLE_VALUE`], never a guessed value.
+//! Values are JSON `null` for NULL and strings otherwise, in the forms a
+//! typed Flink `debezium-json` job or a Kafka Connect consumer reads:
+//! numbers keep their exact decimal text, dates and timestamps are ISO 8601
+//! (`2025-03-01T09:00:00.123456`), a timestamp with a time zone is the same
+//! instant in UTC with `Z` (Flink's `TIMESTAMP_LTZ` takes no other offset),
+//! and RAW/BLOB bytes follow [`BinaryHandling`] (base64 by default, as
+//! Debezium's `binary.handling.mode=bytes` writes them in JSON and Flink's
+//! `BYTES` reads them). A column whose value LogMiner could not show is the
+//! Debezium placeholder [`UNAVAILABLE_VALUE`] (in a binary column, the
+//! placeholder's bytes in the binary form), never a guessed value.
 //! `ts_ms` is the commit time rather than the processing time so that the
 //! same redo always yields byte-identical events.
 
@@ -43,8 +49,15 @@ pub enum Field {
     Null,
     /// The value's canonical text (see the module docs).
     Text(String),
+    /// Bytes of a RAW or BLOB column, as lower-case hex; written in the
+    /// chosen [`BinaryHandling`].
+    Binary(String),
     /// LogMiner could not show it (`Unsupported Type`, a LOB not yet written).
     Unavailable,
+    /// Like [`Field::Unavailable`], in a binary column: the placeholder is
+    /// written as bytes, so a consumer decoding the column as binary reads
+    /// it (Debezium does the same).
+    UnavailableBinary,
 }
 
 impl Field {
@@ -52,21 +65,112 @@ impl Field {
         Field::Text(s.into())
     }
 
+    /// The canonical text (hex for binary values).
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Field::Text(s) => Some(s),
+            Field::Text(s) | Field::Binary(s) => Some(s),
             _ => None,
+        }
+    }
+
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, Field::Unavailable | Field::UnavailableBinary)
+    }
+
+    /// The same value known to belong to a binary (RAW, LONG RAW, BLOB)
+    /// column: text becomes bytes (it is the hex LogMiner printed) and the
+    /// placeholder becomes the binary placeholder.
+    pub fn into_binary(self) -> Field {
+        match self {
+            Field::Text(hex) if is_hex(&hex) => Field::Binary(hex.to_ascii_lowercase()),
+            Field::Unavailable => Field::UnavailableBinary,
+            other => other,
+        }
+    }
+}
+
+fn is_hex(s: &str) -> bool {
+    s.len() % 2 == 0 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// How bytes are written in JSON, named as Debezium's
+/// `binary.handling.mode` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BinaryHandling {
+    /// Standard base64 with padding: what Debezium's `bytes` mode becomes in
+    /// JSON and what Flink's `BYTES` and Kafka Connect's `bytes` read.
+    #[default]
+    Base64,
+    /// URL-safe base64 alphabet, with padding.
+    Base64UrlSafe,
+    /// Lower-case hex.
+    Hex,
+}
+
+/// The value forms of an envelope's images.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ValueForms {
+    pub binary: BinaryHandling,
+}
+
+impl ValueForms {
+    /// How bytes given as hex are written.
+    fn binary_text(self, hex: &str) -> String {
+        let bytes: Vec<u8> = hex
+            .as_bytes()
+            .chunks_exact(2)
+            .filter_map(|p| {
+                let d = |h: u8| char::from(h).to_digit(16);
+                Some((d(p[0])? << 4 | d(p[1])?) as u8)
+            })
+            .collect();
+        self.encode(&bytes).unwrap_or_else(|| hex.to_string())
+    }
+
+    fn encode(self, bytes: &[u8]) -> Option<String> {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+        use base64::Engine as _;
+        match self.binary {
+            BinaryHandling::Base64 => Some(STANDARD.encode(bytes)),
+            BinaryHandling::Base64UrlSafe => Some(URL_SAFE.encode(bytes)),
+            BinaryHandling::Hex => None,
+        }
+    }
+
+    /// A field as these forms write it in an image (for keys built
+    /// outside the envelope, which must match its values).
+    pub fn field_json(self, field: &Field) -> serde_json::Value {
+        serde_json::to_value(FieldRef(field, self)).unwrap_or(serde_json::Value::Null)
+    }
+
+    fn unavailable_binary(self) -> String {
+        self.encode(UNAVAILABLE_VALUE.as_bytes())
+            .unwrap_or_else(|| hex_of(UNAVAILABLE_VALUE.as_bytes()))
+    }
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A field with the forms it is written in.
+struct FieldRef<'a>(&'a Field, ValueForms);
+
+impl Serialize for FieldRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Field::Null => s.serialize_none(),
+            Field::Text(t) => s.serialize_str(t),
+            Field::Binary(hex) => s.serialize_str(&self.1.binary_text(hex)),
+            Field::Unavailable => s.serialize_str(UNAVAILABLE_VALUE),
+            Field::UnavailableBinary => s.serialize_str(&self.1.unavailable_binary()),
         }
     }
 }
 
 impl Serialize for Field {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Field::Null => s.serialize_none(),
-            Field::Text(t) => s.serialize_str(t),
-            Field::Unavailable => s.serialize_str(UNAVAILABLE_VALUE),
-        }
+        FieldRef(self, ValueForms::default()).serialize(s)
     }
 }
 
@@ -143,13 +247,13 @@ pub struct ChangeEvent {
     pub table_order: u32,
 }
 
-struct ImageRef<'a>(&'a Image);
+struct ImageRef<'a>(&'a Image, ValueForms);
 
 impl Serialize for ImageRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in self.0 {
-            m.serialize_entry(k, v)?;
+            m.serialize_entry(k, &FieldRef(v, self.1))?;
         }
         m.end()
     }
@@ -197,24 +301,41 @@ impl Serialize for TransactionRef<'_> {
     }
 }
 
-impl Serialize for ChangeEvent {
+/// An event with the value forms it is written in.
+struct ChangeRef<'a>(&'a ChangeEvent, ValueForms);
+
+impl Serialize for ChangeRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let forms = self.1;
         let mut m = s.serialize_map(Some(6))?;
-        m.serialize_entry("before", &self.before.as_ref().map(ImageRef))?;
-        m.serialize_entry("after", &self.after.as_ref().map(ImageRef))?;
-        m.serialize_entry("source", &SourceRef(self))?;
-        m.serialize_entry("op", self.op.code())?;
-        m.serialize_entry("ts_ms", &self.commit_ts_ms)?;
-        m.serialize_entry("transaction", &TransactionRef(self))?;
+        m.serialize_entry("before", &e.before.as_ref().map(|i| ImageRef(i, forms)))?;
+        m.serialize_entry("after", &e.after.as_ref().map(|i| ImageRef(i, forms)))?;
+        m.serialize_entry("source", &SourceRef(e))?;
+        m.serialize_entry("op", e.op.code())?;
+        m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
+        m.serialize_entry("transaction", &TransactionRef(e))?;
         m.end()
     }
 }
 
+impl Serialize for ChangeEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ChangeRef(self, ValueForms::default()).serialize(s)
+    }
+}
+
 impl ChangeEvent {
-    /// The envelope as one line of JSON (no trailing newline).
+    /// The envelope as one line of JSON (no trailing newline), in the
+    /// default value forms.
     pub fn to_json_line(&self) -> String {
+        self.to_json_line_with(ValueForms::default())
+    }
+
+    /// The envelope as one line of JSON in the given value forms.
+    pub fn to_json_line_with(&self, forms: ValueForms) -> String {
         // Serialising owned strings and integers into a String cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        serde_json::to_string(&ChangeRef(self, forms)).unwrap_or_default()
     }
 
     /// Identity used to drop duplicates after a restart.
@@ -278,8 +399,12 @@ pub enum CapturedEvent {
 
 impl CapturedEvent {
     pub fn to_json_line(&self) -> String {
+        self.to_json_line_with(ValueForms::default())
+    }
+
+    pub fn to_json_line_with(&self, forms: ValueForms) -> String {
         match self {
-            CapturedEvent::Change(c) => c.to_json_line(),
+            CapturedEvent::Change(c) => c.to_json_line_with(forms),
             CapturedEvent::Ddl(d) => serde_json::to_string(d).unwrap_or_default(),
         }
     }
@@ -355,5 +480,37 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
         assert!(v["before"]["NOTE"].is_null());
         assert_eq!(v["after"]["NOTE"], UNAVAILABLE_VALUE);
+    }
+
+    #[test]
+    fn binary_values_and_their_placeholder_follow_the_binary_handling() {
+        let mut e = sample();
+        e.after = Some(vec![
+            ("IMAGE".into(), Field::UnavailableBinary),
+            ("TOKEN".into(), Field::Binary("a5ff".into())),
+        ]);
+        let written = |binary| {
+            let line = e.to_json_line_with(ValueForms { binary });
+            serde_json::from_str::<serde_json::Value>(&line).unwrap()["after"].clone()
+        };
+        let b64 = written(BinaryHandling::Base64);
+        assert_eq!(b64["TOKEN"], "pf8=");
+        assert_eq!(b64["IMAGE"], "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==");
+        assert_eq!(written(BinaryHandling::Base64UrlSafe)["TOKEN"], "pf8=");
+        let hex = written(BinaryHandling::Hex);
+        assert_eq!(hex["TOKEN"], "a5ff");
+        assert_eq!(hex["IMAGE"], hex_of(UNAVAILABLE_VALUE.as_bytes()));
+        assert_eq!(e.to_json_line(), e.to_json_line_with(ValueForms::default()));
+    }
+
+    #[test]
+    fn a_binary_column_turns_hex_text_into_bytes_and_leaves_other_text_alone() {
+        assert_eq!(
+            Field::text("A5ff").into_binary(),
+            Field::Binary("a5ff".into())
+        );
+        assert_eq!(Field::Unavailable.into_binary(), Field::UnavailableBinary);
+        assert_eq!(Field::text("not hex").into_binary(), Field::text("not hex"));
+        assert_eq!(Field::Null.into_binary(), Field::Null);
     }
 }

@@ -102,11 +102,12 @@ impl Finding {
                 "{schema}.{table}.{column}: LogMiner shows `Unsupported Type`; the value is unavailable"
             ),
             Finding::LobUnavailable { schema, table, column } => format!(
-                "{schema}.{table}.{column}: LOB value not in the redo of updates and deletes; \
+                "{schema}.{table}.{column}: LOB or XML value not in the DML redo (updates and \
+                 deletes never carry it; inserts carry it in LOB/XML rows, read with --lob capture); \
                  given as __debezium_unavailable_value"
             ),
             Finding::CharacterHex { schema, table, column, reason } => format!(
-                "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays lower-case hex: {reason}"
+                "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays bytes (written as --binary-handling says): {reason}"
             ),
             Finding::UnescapedQuote { schema, table, column } => format!(
                 "{schema}.{table}.{column}: LogMiner did not double a quote inside the value; it was \

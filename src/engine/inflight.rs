@@ -3,7 +3,7 @@
 //! transactions from their own start, and that views of open transactions
 //! can show.
 
-use crate::source::{OpenTransaction, RedoSource, SourceError};
+use crate::source::{OpenTransaction, RedoSource, SessionTransaction, SourceError};
 
 use super::row::Scn;
 
@@ -16,6 +16,22 @@ pub fn open_transactions<S: RedoSource + ?Sized>(
     open.sort_by(|a, b| a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid)));
     let mut seen = std::collections::HashSet::new();
     open.retain(|t| seen.insert(t.xid.to_ascii_uppercase()));
+    Ok(open)
+}
+
+/// The database's open transactions with the sessions that hold them,
+/// oldest first, each XID once: the same reading as [`open_transactions`],
+/// for views that show who to ask to commit.
+pub fn session_transactions<S: RedoSource + ?Sized>(
+    source: &mut S,
+) -> Result<Vec<SessionTransaction>, SourceError> {
+    let mut open = source.session_transactions()?;
+    open.sort_by(|a, b| {
+        let (a, b) = (&a.transaction, &b.transaction);
+        a.start_scn.cmp(&b.start_scn).then(a.xid.cmp(&b.xid))
+    });
+    let mut seen = std::collections::HashSet::new();
+    open.retain(|t| seen.insert(t.transaction.xid.to_ascii_uppercase()));
     Ok(open)
 }
 

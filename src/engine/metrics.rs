@@ -93,6 +93,24 @@ pub struct CaptureStatus {
     pub counts: OpCounts,
     pub rows_read: u64,
     pub findings: u64,
+    /// Every open transaction the buffer holds, oldest first, when a screen
+    /// asked for them (`RunOptions::detail`); not part of `run`'s export.
+    #[serde(skip)]
+    pub buffered: Vec<OpenTxnSummary>,
+    /// Archived logs past the read position that the database no longer
+    /// has (deleted, or gone from V$ARCHIVED_LOG): capture stops with
+    /// ORA-01291 when it reaches them unless they are restored first.
+    pub archives_missing_ahead: Vec<MissingArchive>,
+}
+
+/// An archived log capture will need that is not there.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MissingArchive {
+    pub thread: u16,
+    pub sequence: u64,
+    /// `DELETED` (V$ARCHIVED_LOG status D or DELETED = YES), `UNAVAILABLE`
+    /// (status U or X), or `NOT LISTED` (no row at all).
+    pub state: &'static str,
 }
 
 impl CaptureStatus {
@@ -127,4 +145,31 @@ pub enum EngineMessage {
     },
     /// The engine stopped (end reached, or a fatal error already reported).
     Stopped,
+    /// The database's open transactions with their sessions, read again on
+    /// the screen's slow timer (`RunOptions::db_transactions_every`).
+    DbTransactions(DbTransactions),
+    /// The redo text and user of changes just sent (`RunOptions::detail`),
+    /// for a screen's detail pane; never part of the envelope.
+    RedoDetail(Vec<RedoDetail>),
+}
+
+/// One reading of V$TRANSACTION joined to V$SESSION.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct DbTransactions {
+    /// The database's clock at the last poll before the reading.
+    pub read_at: Option<NaiveDateTime>,
+    pub transactions: Vec<crate::source::SessionTransaction>,
+    /// Why the views could not be read (the list is then empty).
+    pub error: Option<String>,
+}
+
+/// `SQL_REDO` and `USERNAME` of one emitted change, keyed like the
+/// envelope's identity: (commit SCN, XID, index in the transaction).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedoDetail {
+    pub commit_scn: Scn,
+    pub xid: String,
+    pub index: u32,
+    pub sql_redo: Option<String>,
+    pub username: Option<String>,
 }

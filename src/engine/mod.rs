@@ -7,6 +7,7 @@ pub mod capture;
 pub mod charset;
 pub mod checkpoint;
 pub mod contents_csv;
+pub mod detail;
 pub mod event;
 pub mod finding;
 pub mod inflight;

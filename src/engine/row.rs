@@ -95,6 +95,12 @@ impl OperationCode {
             Self::MissingScn => "MISSING_SCN",
             Self::Rollback => "ROLLBACK",
             Self::Unsupported => "UNSUPPORTED",
+            Self::Other(68) => "XML DOC BEGIN",
+            Self::Other(70) => "XML DOC WRITE",
+            Self::Other(71) => "XML DOC END",
+            Self::Other(91) => "32K BEGIN",
+            Self::Other(92) => "32K WRITE",
+            Self::Other(93) => "32K END",
             Self::Other(_) => "UNKNOWN",
         }
     }

@@ -9,6 +9,7 @@ pub mod defs;
 pub mod facts;
 pub mod model;
 pub mod partitions;
+pub mod remedy;
 pub mod rules;
 pub mod smoke;
 
@@ -34,8 +35,14 @@ pub fn run(defs: &[CheckDef], facts: &Facts, source: &str) -> Report {
             Some(rule) => rule(facts, def),
             None => model::Outcome::skip("this version of cdcctl has no rule for the check"),
         };
-        let remediation =
-            matches!(outcome.status, Status::Warn | Status::Fail).then(|| def.remediation.clone());
+        let remediation = matches!(outcome.status, Status::Warn | Status::Fail).then(|| {
+            let text = outcome.remediation.as_deref().unwrap_or(&def.remediation);
+            remedy::personalize(
+                text,
+                facts.session.as_ref(),
+                facts.instance.as_ref().map(|i| i.cdb),
+            )
+        });
         checks.push(CheckResult {
             id: def.id.clone(),
             group: def.group.clone(),

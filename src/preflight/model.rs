@@ -31,6 +31,9 @@ pub struct Outcome {
     pub status: Status,
     pub detail: String,
     pub evidence: Vec<String>,
+    /// The catalog's remediation written out for what the rule found (the
+    /// tables, sequences and names it knows); `None` keeps the catalog's.
+    pub remediation: Option<String>,
 }
 
 impl Outcome {
@@ -52,7 +55,13 @@ impl Outcome {
             status,
             detail: detail.into(),
             evidence: Vec::new(),
+            remediation: None,
         }
+    }
+    /// The remediation for this outcome in place of the catalog's template.
+    pub fn fix(mut self, remediation: impl Into<String>) -> Self {
+        self.remediation = Some(remediation.into());
+        self
     }
     pub fn with(mut self, evidence: impl Into<String>) -> Self {
         self.evidence.push(evidence.into());
@@ -105,6 +114,7 @@ impl Tally {
             status,
             detail,
             evidence,
+            remediation: None,
         }
     }
 }

@@ -6,14 +6,18 @@
 //! each batch of events and the checkpoint that covers them to the
 //! compacted `PREFIX.cdcctl.offsets` topic in one Kafka transaction. At start
 //! the producer first fences and aborts whatever a killed predecessor left
-//! open, then the last committed checkpoint is read back with a
-//! `read_committed` consumer, so capture resumes exactly after the last
-//! committed batch.
+//! open, then the last checkpoint is read back with a `read_committed`
+//! consumer, so capture resumes exactly after the last committed batch.
 //!
-//! Brokers that show aborted records to `read_committed` consumers (tansu
-//! 0.6 does) still deliver every change at least once; consumers there
-//! de-duplicate by (`source.commit_scn`, `source.txId`,
-//! `transaction.total_order`), which identifies an event.
+//! The checkpoint record is produced only once every event before it is
+//! acknowledged, so a checkpoint a consumer can see never covers an event
+//! the log lacks, even on a broker that shows aborted records to
+//! `read_committed` consumers (tansu 0.6 does: it writes the abort marker
+//! but sends no aborted-transaction list in fetch responses). There a
+//! batch cut short by a crash is seen as well as its re-sent copy, and
+//! consumers de-duplicate with [`EventId`]: (commit SCN, XID, index), also
+//! sent as the `cdcctl.commit_scn`, `cdcctl.xid` and `cdcctl.index`
+//! headers, identifies an event.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -21,13 +25,13 @@ use std::time::{Duration, Instant};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::message::{Header, Message, OwnedHeaders};
+use rdkafka::message::{Header, Headers, Message, OwnedHeaders};
 use rdkafka::producer::{BaseRecord, DefaultProducerContext, Producer, ThreadedProducer};
 use rdkafka::TopicPartitionList;
 
 use super::{EventSink, SinkError};
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
-use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Op};
+use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Op, ValueForms};
 use crate::source::catalog::TableName;
 
 /// How the sink reaches Kafka and names what it writes.
@@ -47,6 +51,8 @@ pub struct KafkaConfig {
     pub tombstones: bool,
     /// librdkafka properties set as given (`linger.ms`, `batch.size`, ...).
     pub properties: Vec<(String, String)>,
+    /// How values are written, as the file sink writes them.
+    pub forms: ValueForms,
 }
 
 impl KafkaConfig {
@@ -82,7 +88,11 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The message key: Debezium's key struct JSON of the primary key, taken
 /// from the after image (the before image for a delete). `None` for a
 /// table without a known key, as Debezium sends then.
-pub fn message_key(change: &ChangeEvent, key_columns: &[String]) -> Option<String> {
+pub fn message_key(
+    change: &ChangeEvent,
+    key_columns: &[String],
+    forms: ValueForms,
+) -> Option<String> {
     if key_columns.is_empty() {
         return None;
     }
@@ -93,12 +103,39 @@ pub fn message_key(change: &ChangeEvent, key_columns: &[String]) -> Option<Strin
     let mut key = serde_json::Map::new();
     for col in key_columns {
         let value = image_get(image, col)?;
-        key.insert(
-            col.clone(),
-            serde_json::to_value(value).unwrap_or(serde_json::Value::Null),
-        );
+        key.insert(col.clone(), forms.field_json(value));
     }
     serde_json::to_string(&key).ok()
+}
+
+/// What identifies an event for a consumer that de-duplicates: the
+/// (commit SCN, XID, index) headers every event message carries (the index
+/// is empty for a DDL event, which its commit SCN and XID identify).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId {
+    pub commit_scn: String,
+    pub xid: String,
+    pub index: String,
+}
+
+impl EventId {
+    /// The id in a message's headers; `None` without the commit SCN and
+    /// XID headers (a message cdcctl did not write).
+    pub fn from_headers<H: Headers>(headers: &H) -> Option<Self> {
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|h| h.key == name)
+                .and_then(|h| h.value)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(str::to_string)
+        };
+        Some(Self {
+            commit_scn: get("cdcctl.commit_scn")?,
+            xid: get("cdcctl.xid")?,
+            index: get("cdcctl.index").unwrap_or_default(),
+        })
+    }
 }
 
 /// A message ready to produce.
@@ -108,6 +145,7 @@ struct Outgoing {
     value: Option<String>,
     commit_scn: String,
     xid: String,
+    index: String,
 }
 
 pub struct KafkaSink {
@@ -179,6 +217,10 @@ impl KafkaSink {
             .insert(Header {
                 key: "cdcctl.xid",
                 value: Some(m.xid.as_str()),
+            })
+            .insert(Header {
+                key: "cdcctl.index",
+                value: Some(m.index.as_str()),
             });
         let mut pause = Duration::from_millis(5);
         loop {
@@ -218,12 +260,16 @@ impl KafkaSink {
             return Ok(());
         };
         self.begin()?;
+        // Every event acknowledged before the checkpoint is sent: see the
+        // module docs for brokers that show aborted records.
+        retrying("deliver the batch", || self.producer.flush(CALL_TIMEOUT))?;
         let m = Outgoing {
             topic: self.config.offsets_topic(),
             key: Some(self.config.server_name.clone()),
             value: Some(cp.to_json()),
             commit_scn: cp.commit_scn.to_string(),
             xid: String::new(),
+            index: String::new(),
         };
         self.produce(&m, Some(0))?;
         let mut pause = Duration::from_millis(200);
@@ -259,7 +305,7 @@ impl KafkaSink {
     }
 
     fn outgoing(&self, event: &CapturedEvent) -> Vec<Outgoing> {
-        let value = event.to_json_line();
+        let value = event.to_json_line_with(self.config.forms);
         match event {
             CapturedEvent::Change(c) => {
                 let name = TableName {
@@ -270,7 +316,7 @@ impl KafkaSink {
                     .config
                     .key_columns
                     .get(&name)
-                    .and_then(|cols| message_key(c, cols));
+                    .and_then(|cols| message_key(c, cols, self.config.forms));
                 let topic = self.config.topic_for(&c.source.schema, &c.source.table);
                 let mut out = vec![Outgoing {
                     topic: topic.clone(),
@@ -278,6 +324,7 @@ impl KafkaSink {
                     value: Some(value),
                     commit_scn: c.source.commit_scn.to_string(),
                     xid: c.source.xid.clone(),
+                    index: c.index.to_string(),
                 }];
                 if self.config.tombstones && c.op == Op::Delete && key.is_some() {
                     out.push(Outgoing {
@@ -286,6 +333,7 @@ impl KafkaSink {
                         value: None,
                         commit_scn: c.source.commit_scn.to_string(),
                         xid: c.source.xid.clone(),
+                        index: c.index.to_string(),
                     });
                 }
                 out
@@ -297,6 +345,7 @@ impl KafkaSink {
                 value: Some(value),
                 commit_scn: d.source.commit_scn.to_string(),
                 xid: d.source.xid.clone(),
+                index: String::new(),
             }],
         }
     }
@@ -473,18 +522,70 @@ mod tests {
     fn key_is_the_primary_key_struct_from_the_image_the_op_keeps() {
         let cols = vec!["ID".to_string()];
         assert_eq!(
-            message_key(&change(Op::Create), &cols).as_deref(),
+            message_key(&change(Op::Create), &cols, ValueForms::default()).as_deref(),
             Some(r#"{"ID":"7"}"#)
         );
         assert_eq!(
-            message_key(&change(Op::Delete), &cols).as_deref(),
+            message_key(&change(Op::Delete), &cols, ValueForms::default()).as_deref(),
             Some(r#"{"ID":"7"}"#)
         );
-        assert_eq!(message_key(&change(Op::Create), &[]), None);
         assert_eq!(
-            message_key(&change(Op::Create), &["NOPE".to_string()]),
+            message_key(&change(Op::Create), &[], ValueForms::default()),
             None
         );
+        assert_eq!(
+            message_key(
+                &change(Op::Create),
+                &["NOPE".to_string()],
+                ValueForms::default()
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn key_writes_binary_columns_in_the_envelope_forms() {
+        use crate::engine::event::BinaryHandling;
+        let mut c = change(Op::Create);
+        c.after = Some(vec![("ID".to_string(), Field::Binary("0aff".into()))]);
+        let cols = vec!["ID".to_string()];
+        assert_eq!(
+            message_key(&c, &cols, ValueForms::default()).as_deref(),
+            Some(r#"{"ID":"Cv8="}"#)
+        );
+        let hex = ValueForms {
+            binary: BinaryHandling::Hex,
+        };
+        assert_eq!(
+            message_key(&c, &cols, hex).as_deref(),
+            Some(r#"{"ID":"0aff"}"#)
+        );
+    }
+
+    #[test]
+    fn event_id_is_read_from_the_headers_the_sink_writes() {
+        let h = OwnedHeaders::new()
+            .insert(Header {
+                key: "cdcctl.commit_scn",
+                value: Some("42"),
+            })
+            .insert(Header {
+                key: "cdcctl.xid",
+                value: Some("0001000200030004"),
+            })
+            .insert(Header {
+                key: "cdcctl.index",
+                value: Some("3"),
+            });
+        assert_eq!(
+            EventId::from_headers(&h),
+            Some(EventId {
+                commit_scn: "42".into(),
+                xid: "0001000200030004".into(),
+                index: "3".into(),
+            })
+        );
+        assert_eq!(EventId::from_headers(&OwnedHeaders::new()), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
-use crate::engine::event::CapturedEvent;
+use crate::engine::event::{CapturedEvent, ValueForms};
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -77,9 +77,16 @@ pub struct JsonLinesSink {
     last: Option<EventKey>,
     skipped: u64,
     torn_bytes_cut: u64,
+    forms: ValueForms,
 }
 
 impl JsonLinesSink {
+    /// Writes values in these forms (binary handling) from now on.
+    pub fn with_forms(mut self, forms: ValueForms) -> Self {
+        self.forms = forms;
+        self
+    }
+
     pub fn stdout() -> Self {
         Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(io::stdout())),
@@ -89,6 +96,7 @@ impl JsonLinesSink {
             last: None,
             skipped: 0,
             torn_bytes_cut: 0,
+            forms: ValueForms::default(),
         }
     }
 
@@ -119,6 +127,7 @@ impl JsonLinesSink {
             resume_after,
             skipped: 0,
             torn_bytes_cut,
+            forms: ValueForms::default(),
         })
     }
 
@@ -145,7 +154,7 @@ impl EventSink for JsonLinesSink {
             }
             self.resume_after = None;
         }
-        let line = event.to_json_line();
+        let line = event.to_json_line_with(self.forms);
         self.out
             .write_all(line.as_bytes())
             .and_then(|()| self.out.write_all(b"\n"))

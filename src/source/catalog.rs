@@ -567,6 +567,32 @@ pub struct OpenTransaction {
     pub con_name: Option<String>,
 }
 
+/// The session holding an open transaction (`V$SESSION`, `GV$SESSION` on
+/// RAC, joined on `SADDR = V$TRANSACTION.SES_ADDR` and the instance): who
+/// to ask to commit or roll back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct TransactionSession {
+    pub sid: Option<u64>,
+    pub serial: Option<u64>,
+    pub username: Option<String>,
+    /// `PROGRAM`: `JDBC Thin Client`, `sqlplus@host (TNS V1-V3)`, ...
+    pub program: Option<String>,
+    /// `MACHINE`: the client's host name.
+    pub machine: Option<String>,
+}
+
+/// A row of `V$TRANSACTION` with its session: the join an operator needs
+/// to act on a transaction that holds capture's restart SCN back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct SessionTransaction {
+    pub transaction: OpenTransaction,
+    /// `None` when no session row matched (the session ended between the
+    /// two views being read, or V$SESSION was not read).
+    pub session: Option<TransactionSession>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,6 +127,20 @@ pub trait RedoSource: Send {
     /// point are mined from their own start.
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
 
+    /// The open transactions with the sessions holding them (`V$SESSION`
+    /// joined on `SADDR = SES_ADDR`, and on the instance on RAC). A source
+    /// without sessions answers with none.
+    fn session_transactions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        Ok(self
+            .open_transactions()?
+            .into_iter()
+            .map(|transaction| SessionTransaction {
+                transaction,
+                session: None,
+            })
+            .collect())
+    }
+
     /// `V$THREAD` alone: cheap, read on every poll to learn where the redo
     /// on disk ends and whether a thread switched logs.
     fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
@@ -196,6 +210,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         (**self).open_transactions()
+    }
+    fn session_transactions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        (**self).session_transactions()
     }
     fn redo_threads(&mut self) -> Result<Vec<RedoThread>, SourceError> {
         (**self).redo_threads()

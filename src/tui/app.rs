@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image};
 use crate::engine::finding::Finding;
-use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
+use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState, RedoDetail};
 
 /// What the header says about the source; filled once by whoever starts the
 /// engine.
@@ -31,9 +31,10 @@ pub struct HeaderInfo {
     /// The scenario when the source is the built-in simulator: the header
     /// then says SIMULATOR, so no one takes it for a database.
     pub simulator: Option<String>,
-    /// The database's open transactions (`V$TRANSACTION`) read when tail
-    /// started, oldest first, with the database time of the reading.
-    pub db_transactions: Vec<crate::source::OpenTransaction>,
+    /// The database's open transactions (`V$TRANSACTION` joined to
+    /// `V$SESSION`), oldest first, with the database time of the reading:
+    /// read when tail started, then again on the engine's slow timer.
+    pub db_transactions: Vec<crate::source::SessionTransaction>,
     pub db_transactions_at: Option<chrono::NaiveDateTime>,
     /// Why the database's open transactions could not be read.
     pub db_transactions_error: Option<String>,
@@ -177,6 +178,8 @@ pub struct Entry {
     pub event: CapturedEvent,
     pub key: String,
     pub changed: String,
+    /// `SQL_REDO` and `USERNAME` of the change, once the engine sent them.
+    pub redo: Option<RedoDetail>,
 }
 
 impl Entry {
@@ -193,6 +196,7 @@ impl Entry {
             event,
             key,
             changed,
+            redo: None,
         }
     }
 
@@ -212,8 +216,8 @@ fn one_line(s: &str) -> String {
 fn field_text(f: &Field) -> String {
     match f {
         Field::Null => "NULL".into(),
-        Field::Text(t) => t.clone(),
-        Field::Unavailable => "?".into(),
+        Field::Text(t) | Field::Binary(t) => t.clone(),
+        Field::Unavailable | Field::UnavailableBinary => "?".into(),
     }
 }
 
@@ -459,6 +463,10 @@ pub struct App {
     /// Open transactions flagged as large or old: their commit is an alert
     /// too, since that is when their changes reach the sink at once.
     flagged_txns: Vec<String>,
+    /// Archived logs already alerted on as missing ahead of the read position.
+    reported_missing: std::collections::BTreeSet<(u16, u64)>,
+    /// Changes per `SCHEMA.TABLE` since the screen started (not only the ring's).
+    pub per_table: BTreeMap<String, u64>,
     pub mode: Mode,
     /// The selected entry's `seq`; `None` follows the newest.
     pub selected: Option<u64>,
@@ -487,6 +495,8 @@ impl App {
             filter: None,
             matches: VecDeque::new(),
             flagged_txns: Vec::new(),
+            reported_missing: std::collections::BTreeSet::new(),
+            per_table: BTreeMap::new(),
             mode: Mode::Normal,
             selected: None,
             show_detail: false,
@@ -538,6 +548,41 @@ impl App {
                 self.raise(AlertKind::SourceError, code, error, advice, retrying);
             }
             EngineMessage::Stopped => self.engine_stopped = true,
+            EngineMessage::DbTransactions(reading) => {
+                self.header.db_transactions_error = reading.error;
+                if self.header.db_transactions_error.is_none() {
+                    self.header.db_transactions = reading.transactions;
+                }
+                if reading.read_at.is_some() {
+                    self.header.db_transactions_at = reading.read_at;
+                }
+            }
+            EngineMessage::RedoDetail(details) => self.on_redo_detail(details),
+        }
+    }
+
+    /// Gives the changes in the list (or waiting while paused) their
+    /// SQL_REDO and USERNAME; the details follow the events they belong to.
+    fn on_redo_detail(&mut self, details: Vec<RedoDetail>) {
+        let mut by_id: std::collections::HashMap<(u64, String, u32), RedoDetail> = details
+            .into_iter()
+            .map(|d| ((d.commit_scn, d.xid.clone(), d.index), d))
+            .collect();
+        for entry in self
+            .pending
+            .iter_mut()
+            .rev()
+            .chain(self.ring.iter_mut().rev())
+        {
+            if by_id.is_empty() {
+                break;
+            }
+            if let CapturedEvent::Change(c) = &entry.event {
+                let id = (c.source.commit_scn, c.source.xid.clone(), c.index);
+                if let Some(d) = by_id.remove(&id) {
+                    entry.redo = Some(d);
+                }
+            }
         }
     }
 
@@ -620,6 +665,7 @@ impl App {
                 ));
             }
         }
+        self.alert_missing_archives();
         for (xid, code, message) in flags {
             self.flagged_txns.push(xid);
             self.raise(
@@ -632,10 +678,77 @@ impl App {
         }
     }
 
+    /// One alert when archived logs capture still needs disappear ahead of
+    /// the read position, raised again only when another one goes.
+    fn alert_missing_archives(&mut self) {
+        let missing = &self.status.archives_missing_ahead;
+        if missing
+            .iter()
+            .all(|m| self.reported_missing.contains(&(m.thread, m.sequence)))
+        {
+            return;
+        }
+        self.reported_missing
+            .extend(missing.iter().map(|m| (m.thread, m.sequence)));
+        let mut by_thread: BTreeMap<u16, Vec<(u64, &str)>> = BTreeMap::new();
+        for m in missing {
+            by_thread
+                .entry(m.thread)
+                .or_default()
+                .push((m.sequence, m.state));
+        }
+        let mining: BTreeMap<u16, u64> = self
+            .status
+            .logs
+            .iter()
+            .map(|l| (l.thread, l.sequence))
+            .collect();
+        let mut parts = Vec::new();
+        let mut restore = Vec::new();
+        for (thread, seqs) in &by_thread {
+            let list: Vec<String> = seqs
+                .iter()
+                .map(|(s, state)| format!("{s} ({})", state.to_lowercase()))
+                .collect();
+            let at = mining
+                .get(thread)
+                .map(|s| format!(", reading sequence {s}"))
+                .unwrap_or_default();
+            parts.push(format!("thread {thread} sequence {}{at}", list.join(", ")));
+            let (lo, hi) = (
+                seqs.first().map_or(0, |s| s.0),
+                seqs.last().map_or(0, |s| s.0),
+            );
+            restore.push(format!(
+                "RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN {lo} AND {hi} THREAD {thread};"
+            ));
+        }
+        self.raise(
+            AlertKind::Finding,
+            "archive_deleted_ahead".into(),
+            format!(
+                "archived logs deleted ahead of the read position: {}",
+                parts.join("; ")
+            ),
+            Some(format!(
+                "restore them before capture reaches them ({}), or capture stops with ORA-01291",
+                restore.join(" ")
+            )),
+            false,
+        );
+    }
+
     fn on_events(&mut self, events: Vec<CapturedEvent>) {
         self.alerts_from_events(&events);
         self.throughput.record(events.len() as u64);
         self.received = self.received.saturating_add(events.len() as u64);
+        for e in &events {
+            let src = e.source();
+            *self
+                .per_table
+                .entry(format!("{}.{}", src.schema, src.table))
+                .or_default() += 1;
+        }
         let cap = self.config.ring_capacity.max(1);
         for event in events {
             let entry = Entry::new(self.next_seq, event, &self.header.key_columns);
@@ -955,6 +1068,31 @@ impl App {
         Some((now - start).num_seconds().max(0))
     }
 
+    /// The open transactions: the database's last reading merged with
+    /// what the engine buffers (its whole list when it sends one, else the
+    /// oldest and the largest the status names).
+    pub fn open_rows(&self) -> Vec<super::txns::TxnRow> {
+        let fallback: Vec<_>;
+        let buffered = if self.status.buffered.is_empty() {
+            fallback = [&self.status.oldest_open, &self.status.largest_open]
+                .into_iter()
+                .flatten()
+                .fold(Vec::new(), |mut v: Vec<_>, o| {
+                    if !v
+                        .iter()
+                        .any(|x: &crate::engine::metrics::OpenTxnSummary| x.xid == o.xid)
+                    {
+                        v.push(o.clone());
+                    }
+                    v
+                });
+            &fallback
+        } else {
+            &self.status.buffered
+        };
+        super::txns::merge(&self.header.db_transactions, buffered)
+    }
+
     /// Alerts in the order the panel lists them: stopped capture first, then
     /// retries, findings and resolved errors; newest first within each.
     pub fn alerts_by_urgency(&self) -> Vec<&Alert> {
@@ -1168,6 +1306,103 @@ mod tests {
                 .contains("60,000 changes, 96.0 MiB spilled to disk")),
             "{:?}",
             app.alerts
+        );
+    }
+
+    #[test]
+    fn archives_deleted_ahead_raise_one_alert_and_again_only_for_another() {
+        use crate::engine::metrics::MissingArchive;
+        let mut app = app_with(0);
+        let gone = |seqs: &[u64]| {
+            let mut st = feed::steady_status(10);
+            st.archives_missing_ahead = seqs
+                .iter()
+                .map(|&sequence| MissingArchive {
+                    thread: 1,
+                    sequence,
+                    state: "DELETED",
+                })
+                .collect();
+            AppEvent::Engine(EngineMessage::Status(Box::new(st)))
+        };
+        for _ in 0..3 {
+            app.update(gone(&[1845]));
+        }
+        let count = |app: &App| {
+            app.alerts
+                .iter()
+                .filter(|a| a.code == "archive_deleted_ahead")
+                .count()
+        };
+        assert_eq!(count(&app), 1);
+        let a = app
+            .alerts
+            .iter()
+            .find(|a| a.code == "archive_deleted_ahead");
+        assert!(
+            a.is_some_and(|a| a.message.contains("thread 1 sequence 1845 (deleted)")
+                && a.message.contains("reading sequence 1843")
+                && a.advice
+                    .as_deref()
+                    .is_some_and(|v| v
+                        .contains("RESTORE ARCHIVELOG SEQUENCE BETWEEN 1845 AND 1845 THREAD 1"))),
+            "{:?}",
+            app.alerts
+        );
+        app.update(gone(&[1845, 1846]));
+        assert_eq!(count(&app), 2, "another log gone is news");
+    }
+
+    #[test]
+    fn redo_detail_reaches_the_change_it_belongs_to() {
+        let mut app = app_with(4);
+        app.update(AppEvent::Engine(EngineMessage::RedoDetail(vec![
+            feed::sample_redo(2),
+            feed::sample_redo(99),
+        ])));
+        let with: Vec<u64> = app
+            .visible()
+            .iter()
+            .filter(|e| e.redo.is_some())
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(with, [2]);
+        let redo = app.visible()[2].redo.clone();
+        assert!(redo.is_some_and(|r| r.username.as_deref() == Some("APP")
+            && r.sql_redo
+                .is_some_and(|s| s.starts_with("delete from \"APP\".\"ORDER_LINES\""))));
+    }
+
+    #[test]
+    fn a_new_reading_of_the_database_replaces_the_open_transactions() {
+        let mut app = app_with(0);
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+            feed::steady_status(3),
+        ))));
+        let mut reading = crate::engine::metrics::DbTransactions {
+            read_at: None,
+            transactions: app.header.db_transactions[..1].to_vec(),
+            error: None,
+        };
+        app.update(AppEvent::Engine(EngineMessage::DbTransactions(
+            reading.clone(),
+        )));
+        assert_eq!(app.header.db_transactions.len(), 1);
+        assert_eq!(
+            app.open_rows().len(),
+            3,
+            "the two the buffer holds stay listed"
+        );
+        reading.error = Some("ORA-03113".into());
+        app.update(AppEvent::Engine(EngineMessage::DbTransactions(reading)));
+        assert_eq!(
+            app.header.db_transactions_error.as_deref(),
+            Some("ORA-03113")
+        );
+        assert_eq!(
+            app.header.db_transactions.len(),
+            1,
+            "a failed reading keeps the last list"
         );
     }
 

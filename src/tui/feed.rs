@@ -55,17 +55,28 @@ pub fn demo_header() -> HeaderInfo {
     }
 }
 
-/// What V$TRANSACTION lists at the feed's start: the two transactions the
-/// status also shows, and one of another user that touches no followed table.
-fn demo_db_transactions() -> Vec<crate::source::OpenTransaction> {
-    let t = |xid: String, start_scn: Scn, secs: i64, urec: u64, user: &str| {
-        crate::source::OpenTransaction {
-            xid,
-            start_scn,
-            start_time: Some(base_time() + chrono::Duration::seconds(secs)),
-            used_urec: urec,
-            username: Some(user.into()),
-            con_name: Some("ORCLPDB1".into()),
+/// What V$TRANSACTION joined to V$SESSION lists at the feed's start: the
+/// two transactions the status also shows, and one of another user that
+/// touches no followed table.
+fn demo_db_transactions() -> Vec<crate::source::SessionTransaction> {
+    let t = |xid: String, start_scn: Scn, secs: i64, urec: u64, who: (&str, &str, &str, u64)| {
+        let (user, program, machine, sid) = who;
+        crate::source::SessionTransaction {
+            transaction: crate::source::OpenTransaction {
+                xid,
+                start_scn,
+                start_time: Some(base_time() + chrono::Duration::seconds(secs)),
+                used_urec: urec,
+                username: Some(user.into()),
+                con_name: Some("ORCLPDB1".into()),
+            },
+            session: Some(crate::source::TransactionSession {
+                sid: Some(sid),
+                serial: Some(sid * 7 + 3),
+                username: Some(user.into()),
+                program: Some(program.into()),
+                machine: Some(machine.into()),
+            }),
         }
     };
     vec![
@@ -74,21 +85,21 @@ fn demo_db_transactions() -> Vec<crate::source::OpenTransaction> {
             BASE_SCN - 4_000,
             -3_600,
             88,
-            "BATCH",
+            ("BATCH", "sqlplus@ops-jump01 (TNS V1-V3)", "ops-jump01", 212),
         ),
         t(
             format_xid(0x0007, 0x0011, 0x2B10),
             BASE_SCN - 117,
             15,
             14,
-            "APP",
+            ("APP", "JDBC Thin Client", "app01.example.com", 388),
         ),
         t(
             format_xid(0x0004, 0x0002, 0x19A7),
             BASE_SCN + 40,
             52,
             1_350,
-            "APP",
+            ("APP", "JDBC Thin Client", "app02.example.com", 1_047),
         ),
     ]
 }
@@ -197,6 +208,67 @@ pub fn sample_change(i: u64) -> CapturedEvent {
     })
 }
 
+/// The SQL_REDO and USERNAME LogMiner gives for the `i`-th change.
+pub fn sample_redo(i: u64) -> crate::engine::metrics::RedoDetail {
+    let c = match sample_change(i) {
+        CapturedEvent::Change(c) => c,
+        CapturedEvent::Ddl(d) => {
+            return crate::engine::metrics::RedoDetail {
+                commit_scn: d.source.commit_scn,
+                xid: d.source.xid,
+                index: 0,
+                sql_redo: Some(d.ddl),
+                username: Some("APP".into()),
+            }
+        }
+    };
+    let quoted = |img: &Option<Vec<(String, Field)>>, sep: &str| {
+        img.iter()
+            .flatten()
+            .map(|(col, v)| match v {
+                Field::Text(t) => format!("\"{col}\" = '{t}'"),
+                _ => format!("\"{col}\" IS NULL"),
+            })
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    let table = format!("\"APP\".\"{}\"", c.source.table);
+    let row_id = c.source.row_id.clone().unwrap_or_default();
+    let sql = match c.op {
+        Op::Create => {
+            let img = c.after.clone().unwrap_or_default();
+            let cols: Vec<String> = img.iter().map(|(k, _)| format!("\"{k}\"")).collect();
+            let vals: Vec<String> = img
+                .iter()
+                .map(|(_, v)| match v {
+                    Field::Text(t) => format!("'{t}'"),
+                    _ => "NULL".into(),
+                })
+                .collect();
+            format!(
+                "insert into {table}({}) values ({});",
+                cols.join(","),
+                vals.join(",")
+            )
+        }
+        Op::Update => format!(
+            "update {table} set \"STATUS\" = 'SHIPPED' where {} and ROWID = '{row_id}';",
+            quoted(&c.before, " and ")
+        ),
+        _ => format!(
+            "delete from {table} where {} and ROWID = '{row_id}';",
+            quoted(&c.before, " and ")
+        ),
+    };
+    crate::engine::metrics::RedoDetail {
+        commit_scn: c.source.commit_scn,
+        xid: c.source.xid.clone(),
+        index: c.index,
+        sql_redo: Some(sql),
+        username: Some("APP".into()),
+    }
+}
+
 /// A DDL event at position `i`.
 pub fn sample_ddl(i: u64) -> CapturedEvent {
     let source = position(i, "ORDERS");
@@ -276,6 +348,8 @@ pub fn status_with_lag(at: u64, events: u64, lag_s: u64, scn_lag: u64) -> Captur
         counts: counts_for(events),
         rows_read: events * 3 + events / 2,
         findings: 0,
+        buffered: Vec::new(),
+        archives_missing_ahead: Vec::new(),
     }
 }
 
@@ -395,8 +469,10 @@ impl SyntheticFeed {
         let events: Vec<_> = (self.emitted..self.emitted + n)
             .map(sample_change)
             .collect();
+        let redo = (self.emitted..self.emitted + n).map(sample_redo).collect();
         self.emitted += n;
         out.push(EngineMessage::Events(events));
+        out.push(EngineMessage::RedoDetail(redo));
         let (lag_s, scn_lag) = match self.script {
             Script::RisingLag => (s * 3, s * 2_500),
             _ => (1 + self.rand(3), 120 + self.rand(400)),

@@ -6,12 +6,14 @@
 //! - [`term`] owns the terminal (raw mode, alternate screen, restore on
 //!   quit, error and panic) and the loop over {input, engine, tick};
 //! - [`plain`] is the no-terminal mode: JSON lines and a lag line;
-//! - [`feed`] produces realistic engine messages for tests and demos.
+//! - [`feed`] produces realistic engine messages for tests and demos;
+//! - [`txns`] merges the database's open transactions with the buffer's.
 
 pub mod app;
 pub mod feed;
 pub mod plain;
 pub mod term;
+pub mod txns;
 pub mod ui;
 pub mod widgets;
 

@@ -184,6 +184,8 @@ pub fn run_plain(
                     });
                 }
             }
+            // The screen's extras: plain mode writes the envelope only.
+            Ok(EngineMessage::DbTransactions(_) | EngineMessage::RedoDetail(_)) => {}
             Ok(EngineMessage::Stopped) | Err(RecvTimeoutError::Disconnected) => {
                 out.flush().or_else(ignore_pipe)?;
                 return finish(PlainEnd::EngineStopped, emitted, fatal);

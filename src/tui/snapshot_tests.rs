@@ -331,3 +331,66 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn tui_detail_shows_full_values_sql_redo_and_username_at_every_size() {
+    for (w, h) in SIZES {
+        let mut app = play(Script::Steady, 8, w, h);
+        key(&mut app, KeyCode::Char('k'));
+        key(&mut app, KeyCode::Enter);
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        assert!(
+            text.contains("USERNAME APP") && text.contains("SQL_REDO"),
+            "{text}"
+        );
+        snapshot!(format!("tui_detail_redo_{w}x{h}"), terminal);
+    }
+}
+
+#[test]
+fn tui_wide_screen_shows_transactions_counts_and_values_beside_the_list() {
+    let app = play(Script::Steady, 12, 200, 60);
+    let text = format!("{}", frame(&app, 200, 60).backend());
+    assert!(text.contains("Open transactions: 3"), "{text}");
+    assert!(
+        text.contains("Changes per table") && text.contains("APP.ORDER_LINES"),
+        "{text}"
+    );
+    assert!(
+        text.contains("STATUS=SHIPPED"),
+        "values in the list: {text}"
+    );
+    assert!(
+        text.contains("JDBC Thin") && text.contains("sqlplus@"),
+        "{text}"
+    );
+    let narrow = format!("{}", frame(&app, 120, 40).backend());
+    assert!(!narrow.contains("Changes per table"), "{narrow}");
+}
+
+#[test]
+fn tui_archive_deleted_ahead_alert() {
+    let mut app = play(Script::Steady, 6, 120, 40);
+    let mut st = feed::steady_status(6);
+    st.archives_missing_ahead = vec![
+        crate::engine::metrics::MissingArchive {
+            thread: 1,
+            sequence: 1844,
+            state: "DELETED",
+        },
+        crate::engine::metrics::MissingArchive {
+            thread: 1,
+            sequence: 1845,
+            state: "NOT LISTED",
+        },
+    ];
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    let terminal = frame(&app, 120, 40);
+    let text = format!("{}", terminal.backend());
+    assert!(
+        text.contains("archived logs deleted ahead of the read position"),
+        "{text}"
+    );
+    snapshot!("tui_archive_deleted_ahead", terminal);
+}

@@ -15,6 +15,7 @@ use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Field};
 use crate::engine::metrics::MiningState;
 
 use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Level, Mode};
+use super::txns::TxnRow;
 use super::widgets::{
     duration_s, thousands, CountsPanel, LagGauge, LogsLine, ThroughputPanel, TxPanel,
 };
@@ -92,6 +93,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         let visible = app.visible();
         render_list(app, &visible, top, buf);
         render_detail(&visible, app, bottom, buf);
+    } else if list.width >= WIDE {
+        let [left, side] =
+            Layout::horizontal([Constraint::Min(80), Constraint::Length(SIDE_WIDTH)]).areas(list);
+        render_list(app, &app.visible(), left, buf);
+        render_side(app, side, buf);
     } else {
         render_list(app, &app.visible(), list, buf);
     }
@@ -103,6 +109,36 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     if app.mode == Mode::Transactions {
         render_transactions(app, area, buf);
     }
+}
+
+/// The side panel of a wide screen.
+const SIDE_WIDTH: u16 = 74;
+
+/// Beside the list on a wide screen: the open transactions (who holds
+/// them, what capture buffers) over the changes counted per table.
+fn render_side(app: &App, area: Rect, buf: &mut Buffer) {
+    let rows = app.open_rows();
+    let tables_h = (app.per_table.len() as u16 + 2).clamp(3, area.height / 2);
+    let [txns, tables] =
+        Layout::vertical([Constraint::Min(3), Constraint::Length(tables_h)]).areas(area);
+    let block = Block::bordered().title(format!(
+        " Open transactions: {} (t: full list) ",
+        thousands(rows.len() as u64)
+    ));
+    let inner = block.inner(txns);
+    block.render(txns, buf);
+    Paragraph::new(txn_table(app, &rows, inner.width, true)).render(inner, buf);
+    let block = Block::bordered().title(" Changes per table ");
+    let inner = block.inner(tables);
+    block.render(tables, buf);
+    let mut counts: Vec<(&String, &u64)> = app.per_table.iter().collect();
+    counts.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    let name_w = usize::from(inner.width).saturating_sub(12);
+    let lines: Vec<Line> = counts
+        .into_iter()
+        .map(|(t, n)| Line::raw(format!("{} {:>11}", fit(t, name_w), thousands(*n))))
+        .collect();
+    Paragraph::new(lines).render(inner, buf);
 }
 
 /// Rows a line of `chars` characters takes when wrapped at `width`.
@@ -429,7 +465,7 @@ fn char_width(c: char) -> usize {
 }
 
 /// The list's columns for a width: (name, width); the last fills.
-fn list_columns(width: u16, dated: bool) -> Vec<(&'static str, usize)> {
+fn list_columns(width: u16, dated: bool, values: bool) -> Vec<(&'static str, usize)> {
     let mut cols = vec![("TIME", if dated { 14 } else { 8 }), ("COMMIT SCN", 12)];
     if width >= 110 {
         cols.push(("XID", 16));
@@ -437,11 +473,38 @@ fn list_columns(width: u16, dated: bool) -> Vec<(&'static str, usize)> {
     cols.push(("OP", 3));
     cols.push(("TABLE", if width >= 110 { 24 } else { 16 }));
     cols.push(("KEY", if width >= 110 { 16 } else { 10 }));
-    cols.push(("CHANGED", 0));
+    cols.push((if values { "CHANGED VALUES" } else { "CHANGED" }, 0));
     cols
 }
 
-fn entry_cells(e: &Entry, dated: bool) -> Vec<String> {
+/// From this width the list shows the changed columns with their values,
+/// and the open transactions and per-table counts sit beside it.
+const WIDE: u16 = 160;
+
+/// `STATUS=SHIPPED UPDATED_AT=…`: each changed column with its new value
+/// (the old one for a delete).
+fn changed_values(e: &Entry) -> String {
+    let CapturedEvent::Change(c) = &e.event else {
+        return e.changed.clone();
+    };
+    let image = c.after.as_ref().or(c.before.as_ref());
+    changed_columns(c)
+        .iter()
+        .map(|col| {
+            let v = image.and_then(|i| image_get(i, col));
+            let text = match v {
+                Some(Field::Text(t) | Field::Binary(t)) => t.clone(),
+                Some(Field::Null) => "NULL".into(),
+                Some(Field::Unavailable | Field::UnavailableBinary) => "?".into(),
+                None => String::new(),
+            };
+            format!("{col}={text}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn entry_cells(e: &Entry, dated: bool, values: bool) -> Vec<String> {
     let src = e.event.source();
     vec![
         clock(commit_ms(e), dated),
@@ -450,7 +513,11 @@ fn entry_cells(e: &Entry, dated: bool) -> Vec<String> {
         e.op_label().to_string(),
         format!("{}.{}", src.schema, src.table),
         e.key.clone(),
-        e.changed.clone(),
+        if values {
+            changed_values(e)
+        } else {
+            e.changed.clone()
+        },
     ]
 }
 
@@ -489,7 +556,9 @@ fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
         return;
     }
     let dated = spans_days(visible);
-    let cols = list_columns(inner.width, dated);
+    // A wide terminal has room for the values, beside or below the list.
+    let values = buf.area().width >= WIDE;
+    let cols = list_columns(inner.width, dated, values);
     let fixed: usize = cols.iter().map(|(_, w)| w + 1).sum();
     let last_w = (inner.width as usize).saturating_sub(fixed);
     let width_of = |i: usize, w: usize| if i + 1 == cols.len() { last_w } else { w };
@@ -527,7 +596,7 @@ fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
     };
     let show_xid = inner.width >= 110;
     for (row, (i, e)) in visible.iter().enumerate().skip(top).take(rows).enumerate() {
-        let cells = entry_cells(e, dated);
+        let cells = entry_cells(e, dated, values);
         let cells: Vec<&String> = cells
             .iter()
             .enumerate()
@@ -559,8 +628,10 @@ fn field_span(f: Option<&Field>) -> Span<'static> {
     match f {
         None => Span::raw(""),
         Some(Field::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
-        Some(Field::Text(t)) => Span::raw(t.clone()),
-        Some(Field::Unavailable) => Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta)),
+        Some(Field::Text(t) | Field::Binary(t)) => Span::raw(t.clone()),
+        Some(Field::Unavailable | Field::UnavailableBinary) => {
+            Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta))
+        }
     }
 }
 
@@ -608,11 +679,32 @@ fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
         CapturedEvent::Ddl(d) => Paragraph::new(d.ddl.clone())
             .wrap(Wrap { trim: false })
             .render(inner, buf),
-        CapturedEvent::Change(c) => render_images(c, inner, buf),
+        CapturedEvent::Change(c) => render_images(c, entry, inner, buf),
     }
 }
 
-fn render_images(c: &ChangeEvent, area: Rect, buf: &mut Buffer) {
+/// `s` cut into pieces of at most `w` terminal columns each (at least one).
+fn chunks(s: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = vec![String::new()];
+    let mut used = 0;
+    for c in s.chars() {
+        let cw = char_width(c);
+        if used + cw > w {
+            out.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(if c.is_control() { '·' } else { c });
+        }
+        used += cw;
+    }
+    out
+}
+
+/// Before and after of every column, values in full (wrapped over as many
+/// lines as they need), then the change's USERNAME and SQL_REDO.
+fn render_images(c: &ChangeEvent, entry: &Entry, area: Rect, buf: &mut Buffer) {
     let changed = changed_columns(c);
     let mut columns: Vec<&String> = Vec::new();
     for img in [&c.before, &c.after].into_iter().flatten() {
@@ -631,31 +723,65 @@ fn render_images(c: &ChangeEvent, area: Rect, buf: &mut Buffer) {
     let rest = (area.width as usize).saturating_sub(name_w + 4);
     let half = rest / 2;
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    let head = Line::from(vec![
+    let mut lines = vec![Line::from(vec![
         Span::styled(format!("  {} ", fit("COLUMN", name_w)), bold),
         Span::styled(format!("{} ", fit("BEFORE", half)), bold),
         Span::styled(fit("AFTER", half), bold),
-    ]);
-    buf.set_line(area.x, area.y, &head, area.width);
-    for (row, col) in columns
-        .iter()
-        .enumerate()
-        .take((area.height as usize).saturating_sub(1))
-    {
+    ])];
+    for col in &columns {
         let is_changed = changed.contains(col);
         let before = field_span(c.before.as_ref().and_then(|b| image_get(b, col)));
         let after = field_span(c.after.as_ref().and_then(|a| image_get(a, col)));
-        let marker = if is_changed { "* " } else { "  " };
-        let mut line = Line::from(vec![
-            Span::raw(format!("{marker}{} ", fit(col, name_w))),
-            Span::styled(format!("{} ", fit(&before.content, half)), before.style),
-            Span::styled(fit(&after.content, half), after.style),
-        ]);
-        if is_changed {
-            line = line.patch_style(Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD));
+        let b = chunks(&before.content, half);
+        let a = chunks(&after.content, half);
+        for i in 0..b.len().max(a.len()) {
+            let marker = if is_changed && i == 0 { "* " } else { "  " };
+            let name = if i == 0 { col.as_str() } else { "" };
+            let mut line = Line::from(vec![
+                Span::raw(format!("{marker}{} ", fit(name, name_w))),
+                Span::styled(
+                    format!("{} ", fit(b.get(i).map_or("", String::as_str), half)),
+                    before.style,
+                ),
+                Span::styled(fit(a.get(i).map_or("", String::as_str), half), after.style),
+            ]);
+            if is_changed {
+                line =
+                    line.patch_style(Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD));
+            }
+            lines.push(line);
         }
-        buf.set_line(area.x, area.y + 1 + row as u16, &line, area.width);
     }
+    // USERNAME and SQL_REDO come first, up to a third of the pane, so a
+    // long value below can never push them out of sight.
+    let gray = Style::new().fg(Color::Gray);
+    let mut redo = Vec::new();
+    match &entry.redo {
+        Some(r) => {
+            redo.push(Line::from(vec![
+                Span::styled("  USERNAME ", bold),
+                Span::raw(r.username.clone().unwrap_or_else(|| "(none)".into())),
+                Span::styled("  SQL_REDO", bold),
+            ]));
+            let text = r.sql_redo.as_deref().unwrap_or("(none)");
+            for piece in chunks(text, usize::from(area.width).saturating_sub(4)) {
+                redo.push(Line::styled(format!("    {piece}"), gray));
+            }
+        }
+        None => redo.push(Line::styled(
+            "  USERNAME and SQL_REDO not received for this change",
+            gray,
+        )),
+    }
+    let cap = usize::from(area.height / 3).max(2);
+    if redo.len() > cap {
+        redo.truncate(cap);
+        if let Some(last) = redo.last_mut() {
+            *last = Line::styled(format!("{}…", last), gray);
+        }
+    }
+    redo.extend(lines);
+    Paragraph::new(redo).render(area, buf);
 }
 
 fn alert_style(a: &Alert) -> (&'static str, Style) {
@@ -870,8 +996,9 @@ const HELP: &[(&str, &str)] = &[
 ];
 
 /// The open transactions on the whole screen, in the manner of GoldenGate's
-/// `SEND … SHOWTRANS`: the database's list (V$TRANSACTION when tail started)
-/// with what the engine buffers for the oldest and the largest.
+/// `SEND … SHOWTRANS`: the database's list (V$TRANSACTION joined to
+/// V$SESSION, read at start and on a slow timer) merged with what capture
+/// buffers for each.
 fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
     Clear.render(area, buf);
     let h = &app.header;
@@ -894,67 +1021,104 @@ fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    let wide = inner.width >= 110;
-    let mut head = format!(
-        "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
-        "XID", "START SCN", "START TIME", "AGE", "UNDO REC", "USER"
-    );
-    if wide {
-        head.push_str(&format!(" {:<10} {}", "CONTAINER", "BUFFERED BY CAPTURE"));
-    }
-    lines.push(Line::styled(
-        head,
-        Style::new().add_modifier(Modifier::BOLD),
-    ));
-    let now = app.status.current_time.or(h.db_transactions_at);
-    let buffered = |xid: &str| -> Option<String> {
-        [&app.status.oldest_open, &app.status.largest_open]
-            .into_iter()
-            .flatten()
-            .find(|o| o.xid.eq_ignore_ascii_case(xid))
-            .map(|o| {
-                format!(
-                    "{} changes, {}{}",
-                    thousands(o.events),
-                    super::widgets::bytes(o.bytes),
-                    if o.spilled { " spilled" } else { "" }
-                )
-            })
-    };
-    for t in &h.db_transactions {
-        let age = match (now, t.start_time) {
-            (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
-            _ => "?".into(),
-        };
-        let start = t
-            .start_time
-            .map(|s| s.format("%Y-%m-%d %H:%M:%S").to_string())
-            .unwrap_or_else(|| "?".into());
-        let mut row = format!(
-            "{:<17} {:>14} {:<19} {:>9} {:>9} {:<12}",
-            t.xid,
-            t.start_scn,
-            start,
-            age,
-            thousands(t.used_urec),
-            t.username.as_deref().unwrap_or("?")
-        );
-        if wide {
-            row.push_str(&format!(
-                " {:<10} {}",
-                t.con_name.as_deref().unwrap_or(""),
-                buffered(&t.xid).unwrap_or_else(|| "-".into())
-            ));
-        }
-        lines.push(Line::raw(row));
-    }
-    if h.db_transactions.is_empty() && h.db_transactions_error.is_none() {
+    let rows = app.open_rows();
+    lines.extend(txn_table(app, &rows, inner.width, false));
+    if rows.is_empty() && h.db_transactions_error.is_none() {
         lines.push(Line::styled(
-            "no transaction was open in the database when tail started",
+            "no transaction is open in the database",
             Style::new().fg(Color::Gray),
         ));
     }
     Paragraph::new(lines).render(inner, buf);
+}
+
+/// What capture buffers for a transaction, in one cell.
+fn buffered_text(row: &TxnRow) -> String {
+    match &row.buffered {
+        Some(b) => format!(
+            "{} chg {}{}",
+            thousands(b.events),
+            super::widgets::bytes(b.bytes),
+            if b.spilled { " spilled" } else { "" }
+        ),
+        None => "-".into(),
+    }
+}
+
+/// The open-transactions table at a width: the header line and a line per
+/// transaction. Columns drop from the right end of the least needed as the
+/// width shrinks; XID, age, user, program, machine and the buffered figure
+/// stay down to 80 columns. `brief` is the side panel of a wide screen.
+fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'static>> {
+    let now = app.status.current_time.or(app.header.db_transactions_at);
+    let w = usize::from(width);
+    let full = !brief && w >= 150;
+    let mut cols: Vec<(&str, usize)> = if brief {
+        vec![("XID", 16), ("AGE", 6), ("USER", 8)]
+    } else {
+        vec![("XID", 16), ("AGE", 7), ("USER", 10)]
+    };
+    if full {
+        cols.insert(1, ("START SCN", 12));
+        cols.insert(2, ("START TIME", 19));
+        cols.push(("SID,SERIAL", 11));
+    }
+    let (program_w, machine_w) = match w {
+        _ if brief => (12, 10),
+        110.. => (24, 18),
+        _ => (14, 11),
+    };
+    cols.push(("PROGRAM", program_w));
+    cols.push(("MACHINE", machine_w));
+    if full {
+        cols.push(("UNDO REC", 9));
+        cols.push(("CONTAINER", 10));
+    }
+    cols.push(("BUFFERED BY CAPTURE", 0));
+    let fixed: usize = cols.iter().map(|c| c.1 + 1).sum();
+    let last = w.saturating_sub(fixed).max(8);
+    let cell = |text: &str, width: usize| format!("{} ", fit(text, width));
+    let mut head = String::new();
+    for (name, cw) in &cols {
+        head.push_str(&cell(name, if *cw == 0 { last } else { *cw }));
+    }
+    let mut out = vec![Line::styled(
+        head,
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    for r in rows {
+        let age = match (now, r.start_time) {
+            (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
+            _ => "?".into(),
+        };
+        let mut line = String::new();
+        for (name, cw) in &cols {
+            let text = match *name {
+                "XID" => r.xid.clone(),
+                "START SCN" => r.start_scn.to_string(),
+                "START TIME" => r
+                    .start_time
+                    .map(|s| s.format("%Y-%m-%d %H:%M:%S").to_string())
+                    .unwrap_or_else(|| "?".into()),
+                "AGE" => age.clone(),
+                "USER" => r.username.clone().unwrap_or_else(|| "?".into()),
+                "SID,SERIAL" => r.session.clone().unwrap_or_default(),
+                "PROGRAM" => r.program.clone().unwrap_or_else(|| "-".into()),
+                "MACHINE" => r.machine.clone().unwrap_or_else(|| "-".into()),
+                "UNDO REC" => r.undo_records.map(thousands).unwrap_or_default(),
+                "CONTAINER" => r.container.clone().unwrap_or_default(),
+                _ => buffered_text(r),
+            };
+            line.push_str(&cell(&text, if *cw == 0 { last } else { *cw }));
+        }
+        let style = match &r.buffered {
+            Some(b) if b.spilled => Style::new().fg(Color::Yellow),
+            _ if !r.in_database => Style::new().fg(Color::Gray),
+            _ => Style::new(),
+        };
+        out.push(Line::styled(line, style));
+    }
+    out
 }
 
 fn render_help(area: Rect, buf: &mut Buffer) {

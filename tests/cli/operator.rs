@@ -138,6 +138,25 @@ fn a_name_that_matches_nothing_exits_2_with_did_you_mean_in_every_command() {
 }
 
 #[test]
+fn issue11_did_you_mean_is_one_sentence_ending_in_the_question() {
+    let o = cdcctl(&["--source", "sim", "tail", "ORDRS", "--plain"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("no table matches"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        line.ends_with(
+            "no table matches `ORDRS` (names are upper case unless written in double quotes): \
+             did you mean APP.ORDERS?"
+        ),
+        "{line}"
+    );
+    assert!(!line.contains("?;"), "{line}");
+}
+
+#[test]
 fn preflight_for_a_table_that_does_not_exist_is_never_green() {
     for format in ["human", "json", "junit"] {
         let out = cdcctl(&[

@@ -1105,3 +1105,59 @@ fn issue10_preflight_without_the_database_s_own_facts_fails_instead_of_passing_o
         .iter()
         .all(|c| c["id"] != "instance-facts"));
 }
+
+fn remediation_of(r: &JsonReport, id: &str) -> String {
+    r.checks
+        .iter()
+        .find(|c| c.id == id)
+        .and_then(|c| c.remediation.clone())
+        .unwrap_or_else(|| panic!("{id} has no remediation"))
+}
+
+#[test]
+fn issue11_remediation_names_the_user_tables_and_sequences_the_check_found() {
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("seed000-19c-pdb-local-user.json"),
+        "preflight",
+    ]);
+    let grants = remediation_of(&r, "priv-sys");
+    assert!(grants.contains("TO FLINK_USER;"), "{grants}");
+    assert!(
+        !grants.contains("dbzuser") && !grants.contains("CONTAINER=ALL"),
+        "a local user gets its own name and no CONTAINER clause: {grants}"
+    );
+    assert_eq!(
+        remediation_of(&r, "tbl-supp-log"),
+        "ALTER TABLE APP.ORDER_HIS ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;"
+    );
+    let (r, _) = json_report(&[
+        "--source",
+        &facts("seed002-11g-lowercase-table.json"),
+        "preflight",
+    ]);
+    assert!(
+        remediation_of(&r, "tbl-supp-log").contains("SINFOR.\"sinfor_user\""),
+        "a lower-case name is quoted"
+    );
+    let (r, _) = json_report(&["--source", "sim:archive-gap", "preflight"]);
+    let restore = remediation_of(&r, "arch-gap");
+    assert!(
+        restore.contains("RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;"),
+        "{restore}"
+    );
+    for c in &r.checks {
+        let text = format!("{} {}", c.detail, c.remediation.as_deref().unwrap_or(""));
+        for placeholder in [
+            "<from>",
+            "<to>",
+            "<t>",
+            "<n>",
+            "<old>",
+            "owner.table",
+            "..=",
+        ] {
+            assert!(!text.contains(placeholder), "{}: {text}", c.id);
+        }
+    }
+}

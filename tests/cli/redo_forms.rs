@@ -270,27 +270,105 @@ fn redo_parse_help_names_every_skipped_and_reported_row_kind() {
     }
 }
 
+const LOCATOR: &str = "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6174); \n loc_b BLOB; \n buf_b RAW(6174); \nBEGIN\n select \"DOC\" into loc_c from \"APP\".\"T\" where \"ID\" = '1' for update;";
+const XML_BEGIN: &str = r#"update "APP"."T" a set a."X" = XMLType(:1) where a."ID" = '1';"#;
+
 #[test]
 fn redo_parse_counts_lob_and_xml_rows_it_skips_on_standard_error() {
-    let lob_write = "DECLARE loc_c CLOB; buf_c VARCHAR2(6); BEGIN select \"DOC\" into loc_c from \"APP\".\"T\" where rowid = 'AAAR3s' for update; buf_c := 'hello'; dbms_lob.write(loc_c, 5, 1, buf_c); END;";
     let rows = [
         (
             1,
             r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
         ),
+        (9, LOCATOR),
         (
-            9,
-            r#"select "DOC" from "APP"."T" where "ID" = '1' for update;"#,
+            10,
+            " buf_c := 'hello'; \n  dbms_lob.write(loc_c, 5, 1, buf_c);\nEND;",
         ),
-        (10, lob_write),
-        (70, "XML DOC WRITE"),
+        (68, XML_BEGIN),
+        (70, "XML_REDO := '<a/>':4"),
     ];
     let (code, out, err) = parse_csv(&rows, &[]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.len(), 1);
     assert!(err.contains("skipped 1 SEL_LOB_LOCATOR row(s)"), "{err}");
     assert!(err.contains("skipped 1 LOB_WRITE row(s)"), "{err}");
-    assert!(err.contains("skipped 1 OPERATION_CODE 70 row(s)"), "{err}");
+    assert!(err.contains("skipped 1 XML DOC WRITE row(s)"), "{err}");
+}
+
+#[test]
+fn issue9_redo_parse_reports_a_malformed_xml_row_with_its_raw_text() {
+    let rows = [(68, XML_BEGIN), (70, "XML Data")];
+    let (code, out, err) = parse_csv(&rows, &[]);
+    assert_eq!(code, Some(4), "{err}");
+    let errors: Vec<_> = out.iter().filter(|v| v.get("error").is_some()).collect();
+    assert_eq!(errors.len(), 1, "{out:?}");
+    assert!(errors[0].to_string().contains("XML Data"), "{}", errors[0]);
+}
+
+#[test]
+fn issue9_replay_lob_capture_reassembles_lob_xml_and_32k_values() {
+    let begin_32k = "DECLARE \n TempLob CLOB;\n buf_c VARCHAR2(32767);\n Stmt CLOB;\nBEGIN\n DBMS_LOB.CreateTemporary(TempLob, FALSE);\n Stmt := 'update \"APP\".\"T\" a set a.\"NOTES\" = :NOTES where a.\"ID\" = ''1'';';";
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
+        ),
+        (9, LOCATOR),
+        (
+            10,
+            " buf_c := 'hel'; \n  dbms_lob.write(loc_c, 3, 1, buf_c);\nEND;",
+        ),
+        (
+            10,
+            " buf_c := 'lo'; \n  dbms_lob.write(loc_c, 2, 4, buf_c);\nEND;",
+        ),
+        (68, XML_BEGIN),
+        (70, "XML_REDO := '<a>':3"),
+        (70, "XML_REDO := HEXTORAW('3c2f613e'):4"),
+        (71, ""),
+        (91, begin_32k),
+        (92, " buf_c := 'long ';"),
+        (92, " buf_c := 'text';"),
+        (93, ""),
+    ];
+    let (code, events, err) = replay(&rows, &["--lob", "capture"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(
+        events[0]["after"],
+        json!({"ID": "1", "DOC": "hello", "X": "<a></a>", "NOTES": "long text"})
+    );
+    // The default placeholder: LOB and XML unavailable (one finding each),
+    // the extended string still whole.
+    let (code, events, err) = replay(&rows, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        events[0]["after"],
+        json!({"ID": "1", "DOC": "__debezium_unavailable_value", "X": "__debezium_unavailable_value", "NOTES": "long text"})
+    );
+    assert!(err.contains("findings: 2"), "{err}");
+}
+
+#[test]
+fn issue9_replay_stops_on_a_malformed_lob_row_or_dead_letters_it() {
+    let rows = [
+        (
+            1,
+            r#"insert into "APP"."T"("ID","DOC") values ('1',EMPTY_CLOB());"#,
+        ),
+        (10, " buf_c := 'x'; dbms_lob.write(loc_c, 1, 1, buf_c);"),
+    ];
+    let (code, _, err) = replay(&rows, &["--lob", "capture"]);
+    assert_eq!(code, Some(4), "{err}");
+    assert!(
+        err.contains("no locator") && err.contains("dbms_lob.write(loc_c, 1, 1, buf_c)"),
+        "{err}"
+    );
+    let (code, events, err) = replay(&rows, &["--lob", "capture", "--on-parse-error", "warn"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events.len(), 1);
+    assert!(err.contains("dead letter"), "{err}");
 }
 
 #[test]
@@ -312,16 +390,19 @@ fn replay_decodes_hextoraw_character_data_with_the_dictionary_file() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         events[0]["after"],
-        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "0a0b"})
+        json!({"ID": "1", "NAME": "中文", "NNAME": "中文", "TOKEN": "Cgs="})
     );
     assert!(err.contains("findings: 0"), "{err}");
 
-    // Without the dictionary the values stay hex, each column flagged.
+    // Without the dictionary the values stay bytes (base64 by default,
+    // hex on request), each column flagged.
     let (code, events, err) = replay(&rows, &[]);
     assert_eq!(code, Some(0), "{err}");
+    assert_eq!(events[0]["after"]["NAME"], "1tDOxA==");
+    let (_, events, _) = replay(&rows, &["--binary-handling", "hex"]);
     assert_eq!(events[0]["after"]["NAME"], "d6d0cec4");
     assert!(
-        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays lower-case hex"),
+        err.contains("APP.T.NAME: LogMiner printed HEXTORAW and the value stays bytes"),
         "{err}"
     );
 

@@ -68,7 +68,7 @@ fn every_literal_form_prints_its_canonical_value() {
             "UNF": "3.14159E0",
             "D": "2025-03-01T09:00:00",
             "TS": "2025-03-01T09:00:00.123456000",
-            "TZ": "2025-03-01T09:00:00.123456000+08:00",
+            "TZ": "2025-03-01T01:00:00.123456000Z",
             "R": "0a0b0c",
             "U": "中文😀",
             "CH": "abé",
@@ -198,7 +198,7 @@ fn csv_rows_logminer_could_not_mine_are_errors_and_rollback_rows_are_marked() {
     let csv = concat!(
         "SCN,OPERATION,ROLLBACK,SQL_REDO,CSF\n",
         "1,INSERT,1,\"insert into \"\"A\"\".\"\"T\"\"(\"\"X\"\") values ('1');\",0\n",
-        "2,LOB_WRITE,0,\"buf_c1 := 'x';\",0\n",
+        "2,LOB_WRITE,0,\"buf_c := 'x'; dbms_lob.write(loc_c, 1, 1, buf_c);\",0\n",
         "3,UNSUPPORTED,0,Unsupported,0\n",
         "4,MISSING_SCN,0,,0\n",
     );

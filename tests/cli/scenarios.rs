@@ -6,7 +6,7 @@
 use crate::common::known;
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
 use cdcctl::engine::checkpoint::Checkpoint;
-use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::event::{CapturedEvent, Image};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{BufferConfig, SinkError};
@@ -130,8 +130,16 @@ fn lines(events: &[CapturedEvent]) -> Vec<String> {
         .filter_map(|e| match e {
             CapturedEvent::Change(c) => {
                 let mut c = c.clone();
-                c.before = known(&c.before);
-                c.after = known(&c.after);
+                // Columns in name order: a value reassembled from 32K or LOB
+                // rows comes after the statement's own columns.
+                let sorted = |img: Option<Image>| {
+                    img.map(|mut i| {
+                        i.sort_by(|a, b| a.0.cmp(&b.0));
+                        i
+                    })
+                };
+                c.before = sorted(known(&c.before));
+                c.after = sorted(known(&c.after));
                 Some(c.to_json_line())
             }
             CapturedEvent::Ddl(_) => None,
@@ -166,6 +174,7 @@ const HEALTHY: &[&str] = &[
     "big-transaction",
     "oracle11g",
     "rac",
+    "lobs",
 ];
 
 #[test]

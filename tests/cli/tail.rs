@@ -354,7 +354,7 @@ fn key_t_lists_the_database_s_open_transactions_on_the_whole_screen() {
         s.contains("in V$TRANSACTION")
     });
     assert!(
-        list.contains("START SCN") && list.contains("USER"),
+        list.contains("AGE") && list.contains("USER") && list.contains("PROGRAM"),
         "{list}"
     );
     t.keys("Escape");
@@ -604,4 +604,62 @@ fn issue8_tail_takes_pdb_and_reads_the_pdb_table_from_the_root() {
         "--plain",
     ]);
     assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn issue11_showtrans_names_each_transaction_s_program_and_machine() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    t.wait_for("the header", |s| {
+        s.contains("APP.ORDERS") && s.contains("MINING")
+    });
+    t.keys("t");
+    // The simulator's sessions: the application's JDBC pool on app01/app02.
+    let list = t.wait_for("a transaction with its session", |s| {
+        s.contains("in V$TRANSACTION") && s.contains("JDBC Thin Client") && s.contains("app0")
+    });
+    assert!(
+        list.contains("MACHINE") && list.contains("BUFFERED BY CAPTURE"),
+        "{list}"
+    );
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
+fn issue11_detail_pane_shows_the_change_s_sql_redo_and_username() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 120, 40);
+    t.wait_for("changes", has_change_row);
+    t.keys("k");
+    t.keys("Enter");
+    let detail = t.wait_for("the detail pane with the redo", |s| {
+        s.contains("SQL_REDO") && s.contains("USERNAME")
+    });
+    assert!(
+        [
+            "insert into \"APP\".\"ORDERS\"",
+            "update \"APP\".\"ORDERS\"",
+            "delete from \"APP\".\"ORDERS\""
+        ]
+        .iter()
+        .any(|sql| detail.contains(sql)),
+        "{detail}"
+    );
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
+
+#[test]
+fn issue11_wide_screen_shows_transactions_counts_and_values_beside_the_list() {
+    let t = Tmux::start(&shell_command("--source sim tail orders"), 200, 60);
+    let screen = t.wait_for("the side panel and values", |s| {
+        has_change_row(s) && s.contains("Changes per table") && s.contains("APP.ORDERS")
+    });
+    assert!(screen.contains("CHANGED VALUES"), "{screen}");
+    assert!(
+        screen.contains("Open transactions:") && screen.contains("(t: full list)"),
+        "{screen}"
+    );
+    assert!(screen.lines().any(|l| l.contains("ORDER_ID=")), "{screen}");
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
 }

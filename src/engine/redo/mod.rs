@@ -15,13 +15,14 @@
 //! | `TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')` | `2025-03-01T09:00:00` |
 //! | `TO_TIMESTAMP('2025-03-01 09:00:00.123456000')` | `2025-03-01T09:00:00.123456000` |
 //! | `TO_TIMESTAMP('2020-02-01 00:00:00.')` (TIMESTAMP(0), `SS.FF` format) | `2020-02-01T00:00:00.0` |
-//! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T09:00:00.1+08:00` |
+//! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T01:00:00.1Z` (the instant in UTC) |
 //! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00 US/Pacific PST')` | `2025-03-01T09:00:00 US/Pacific PST` |
-//! | `HEXTORAW('0A0B')` | `0a0b` |
+//! | `HEXTORAW('0A0B')` | [`Field::Binary`] `0a0b` (written as `--binary-handling` says) |
 //! | `UNISTR('\4E2D')`, `'a' \|\| UNISTR('\00E9')` | `中`, `aé` |
 //! | `TO_YMINTERVAL('+01-02')`, `TO_DSINTERVAL('+01 02:03:04.5')` | `+01-02`, `+01 02:03:04.5` |
 //! | `NULL`, `"C" IS NULL` | [`Field::Null`] |
-//! | `EMPTY_CLOB()`, `EMPTY_BLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
+//! | `EMPTY_CLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
+//! | `EMPTY_BLOB()` | [`Field::UnavailableBinary`] |
 //! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
 //! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | `ff4a5a01…`, and a finding |
 //! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
@@ -40,6 +41,7 @@
 //! mining session's NLS settings were not applied.
 
 pub mod csf;
+pub mod lob;
 mod relaxed;
 mod scan;
 mod value;

@@ -211,6 +211,22 @@ impl<'a> Scanner<'a> {
         &self.src[start..self.pos]
     }
 
+    /// [`Scanner::word`] after optional whitespace.
+    pub fn word_after_ws(&mut self) -> &'a str {
+        self.skip_ws();
+        self.word()
+    }
+
+    /// The source between two positions the scanner stopped at.
+    pub fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// What is not yet consumed.
+    pub fn rest(&self) -> &'a str {
+        self.src.get(self.pos..).unwrap_or_default()
+    }
+
     /// `"NAME"`: LogMiner quotes every identifier and a quoted Oracle
     /// identifier cannot contain `"`, so the name is the bytes in between.
     #[inline]
@@ -350,7 +366,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// A string value's closing quote must be followed by what may follow a
-    /// value (`,` `)` `;` `||`, `and`, `where` or the end). Anything else
+    /// value (`,` `)` `;` `||`, `and`, `where`, `for` or the end). Anything else
     /// means the quote was inside the text and LogMiner did not double it:
     /// reading on would silently truncate the value.
     #[inline]
@@ -364,6 +380,8 @@ impl<'a> Scanner<'a> {
             {
                 Ok(())
             }
+            // A LOB locator's `select ... where "K" = '1' for update`.
+            Some(b'f' | b'F') if self.at_keyword(b"FOR") => Ok(()),
             Some(_) => Err(Fail {
                 message: format!(
                     "unescaped quote inside a string literal: the `'` at byte {quote} is followed \
@@ -378,7 +396,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Whether the keyword `kw` is at the cursor, without consuming it.
-    fn at_keyword(&mut self, kw: &[u8]) -> bool {
+    pub fn at_keyword(&mut self, kw: &[u8]) -> bool {
         let at = self.pos;
         let found = self.keyword(kw);
         self.pos = at;
@@ -481,7 +499,11 @@ impl<'a> Scanner<'a> {
         if is("EMPTY_CLOB") || is("EMPTY_BLOB") {
             self.open_paren(name)?;
             self.close_paren(name)?;
-            return Ok(Value::EmptyLob);
+            return Ok(if is("EMPTY_BLOB") {
+                Value::EmptyBlob
+            } else {
+                Value::EmptyLob
+            });
         }
         if is("TO_YMINTERVAL") || is("TO_DSINTERVAL") {
             let (s, _) = self.literal_args(name)?;

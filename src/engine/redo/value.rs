@@ -21,8 +21,10 @@ pub enum Value<'a> {
     Raw(Cow<'a, str>),
     /// `TO_YMINTERVAL` / `TO_DSINTERVAL` text.
     Interval(Cow<'a, str>),
-    /// `EMPTY_CLOB()` / `EMPTY_BLOB()`: the data follows in LOB_WRITE rows.
+    /// `EMPTY_CLOB()`: the data follows in LOB_WRITE rows.
     EmptyLob,
+    /// `EMPTY_BLOB()`: the same for bytes.
+    EmptyBlob,
     /// `Unsupported Type`.
     Unsupported,
     /// `/* JSON */ HEXTORAW('...')`: a native JSON column's bytes, hex as
@@ -38,7 +40,7 @@ impl<'a> Value<'a> {
     pub(super) fn into_json(self) -> Value<'a> {
         match self {
             Value::Raw(hex) => Value::JsonBytes(hex),
-            Value::EmptyLob => Value::JsonUnavailable,
+            Value::EmptyLob | Value::EmptyBlob => Value::JsonUnavailable,
             other => other,
         }
     }
@@ -56,8 +58,12 @@ impl<'a> Value<'a> {
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
         match self.canonical() {
+            // HEXTORAW left as such is bytes; character data in it was
+            // already decoded to text where the dictionary allowed.
+            Some(hex) if matches!(self, Value::Raw(_)) => Field::Binary(hex.into_owned()),
             Some(text) => Field::Text(text.into_owned()),
             None if matches!(self, Value::Null) => Field::Null,
+            None if matches!(self, Value::EmptyBlob) => Field::UnavailableBinary,
             None => Field::Unavailable,
         }
     }
@@ -66,7 +72,11 @@ impl<'a> Value<'a> {
     /// not show (LOB placeholders, `Unsupported Type`).
     pub fn canonical(&self) -> Option<Cow<'_, str>> {
         match self {
-            Value::Null | Value::EmptyLob | Value::Unsupported | Value::JsonUnavailable => None,
+            Value::Null
+            | Value::EmptyLob
+            | Value::EmptyBlob
+            | Value::Unsupported
+            | Value::JsonUnavailable => None,
             Value::JsonBytes(hex) => Some(match json_text(hex) {
                 Some(text) => Cow::Owned(text),
                 None => Cow::Owned(hex.to_ascii_lowercase()),
@@ -103,19 +113,55 @@ fn iso_date_time(s: &str) -> String {
     out
 }
 
-/// Like [`iso_date_time`], with a numeric offset written right after the
-/// time: `... 09:00:00.1 +08:00` → `...T09:00:00.1+08:00`. A region name
-/// keeps its space, since ISO 8601 has no way to write it.
+/// Like [`iso_date_time`], as the same instant in UTC written with `Z`:
+/// `... 09:00:00.1 +08:00` → `...T01:00:00.1Z`. The fraction's digits are
+/// kept as printed. A region name (spools from sessions with a `TZR`
+/// format) keeps its space and is not converted: that needs the time zone
+/// database LogMiner's session used.
 fn iso_timestamp_tz(s: &str) -> String {
     let b = s.as_bytes();
     let end = timestamp_end(b).unwrap_or(b.len());
-    let mut out = iso_date_time(&s[..end]);
     let zone = s[end..].trim_start_matches(' ');
+    if let Some(utc) = utc_of(&s[..end], zone) {
+        return utc;
+    }
+    let mut out = iso_date_time(&s[..end]);
     if !matches!(zone.as_bytes().first(), Some(b'+' | b'-')) && zone != "Z" {
         out.push(' ');
     }
     out.push_str(zone);
     out
+}
+
+/// `date time[.fraction]` at a numeric offset (or `Z`), in UTC.
+fn utc_of(local: &str, zone: &str) -> Option<String> {
+    let offset_minutes = match zone.as_bytes() {
+        b"Z" | b"UTC" | b"GMT" | b"Etc/UTC" | b"Etc/GMT" => 0,
+        [sign @ (b'+' | b'-'), rest @ ..] => {
+            let (h, m) = std::str::from_utf8(rest).ok()?.split_once(':')?;
+            let minutes = h.parse::<i64>().ok()? * 60 + m.parse::<i64>().ok()?;
+            if *sign == b'-' {
+                -minutes
+            } else {
+                minutes
+            }
+        }
+        _ => return None,
+    };
+    let (date_time, fraction) = (local.get(..19)?, &local[19..]);
+    let whole = chrono::NaiveDateTime::parse_from_str(
+        &date_time.replacen('T', " ", 1),
+        "%Y-%m-%d %H:%M:%S",
+    )
+    .ok()?;
+    let utc = whole.checked_sub_signed(chrono::TimeDelta::try_minutes(offset_minutes)?)?;
+    let mut out = utc.format("%Y-%m-%dT%H:%M:%S").to_string();
+    out.push_str(fraction);
+    if fraction == "." {
+        out.push('0');
+    }
+    out.push('Z');
+    Some(out)
 }
 
 /// The JSON text that hex digits spell, when they are UTF-8 JSON (the

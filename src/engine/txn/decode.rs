@@ -16,6 +16,8 @@ pub(crate) struct Decoded {
     pub findings: Vec<Finding>,
     /// The `ROWID = '...'` of the WHERE clause, when present.
     pub row_id: Option<String>,
+    /// Columns set to `EMPTY_CLOB()`/`EMPTY_BLOB()`, true for a BLOB.
+    pub empty_lobs: Vec<(String, bool)>,
 }
 
 pub(crate) fn decode(
@@ -33,6 +35,15 @@ pub(crate) fn decode(
         after: stmt.after_image(),
         findings: stmt.findings().to_vec(),
         row_id: stmt.row_id().map(str::to_string),
+        empty_lobs: stmt
+            .assigned()
+            .iter()
+            .filter_map(|(c, v)| match v {
+                redo::Value::EmptyLob => Some(((*c).to_string(), false)),
+                redo::Value::EmptyBlob => Some(((*c).to_string(), true)),
+                _ => None,
+            })
+            .collect(),
     })
 }
 

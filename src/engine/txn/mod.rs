@@ -65,6 +65,7 @@
 //!   longest legitimate transaction.
 
 mod decode;
+mod pieces;
 mod rowkey;
 mod spill;
 
@@ -75,13 +76,29 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 
 use super::checkpoint::{Checkpoint, ReplayFilter};
-use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Op, SourcePosition};
+use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Field, Op, SourcePosition};
 use super::finding::Finding;
 use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
 use super::redo::csf::{CsfAssembler, CsfError};
-use super::redo::DmlKind;
+use super::redo::{lob, DmlKind};
 use super::row::{LogMinerRow, OperationCode, Scn};
+pub use pieces::LobMode;
+use pieces::{Assembly, Pending, Placement};
 use spill::{SpillFile, SpillReader};
+
+/// One transaction's emission under way.
+struct EmitCtx {
+    xid: String,
+    commit_scn: Scn,
+    commit_ts_ms: i64,
+    partial: bool,
+    /// The next event's index.
+    index: u32,
+    table_orders: HashMap<(String, String), u32>,
+    /// The last change, until the rows after it show whether pieces follow.
+    pending: Option<Pending>,
+    assembly: Assembly,
+}
 
 /// What to do with a DML row the parser rejects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,6 +133,9 @@ pub struct BufferConfig {
     pub spill_dir: Option<PathBuf>,
     /// Abandon transactions open longer than this, in redo time.
     pub abandon_after: Option<Duration>,
+    /// Reassemble LOB and XMLType values, or give them as the unavailable
+    /// marker (extended strings are reassembled either way).
+    pub lob: LobMode,
 }
 
 impl Default for BufferConfig {
@@ -130,6 +150,7 @@ impl Default for BufferConfig {
             spill_total_bytes: Some(512 << 20),
             spill_dir: None,
             abandon_after: None,
+            lob: LobMode::Placeholder,
         }
     }
 }
@@ -450,11 +471,18 @@ impl Txn {
             {
                 continue;
             }
-            self.keys[i] = rowkey::DEAD;
-            if i >= spilled {
-                let freed = row_bytes(&self.mem[i - spilled]);
-                self.mem_bytes = self.mem_bytes.saturating_sub(freed);
-                self.mem[i - spilled] = LogMinerRow::default();
+            // The statement's LOB, XML and 32K rows go with it.
+            let mut end = i + 1;
+            while self.keys.get(end) == Some(&rowkey::PIECE) {
+                end += 1;
+            }
+            for j in i..end {
+                self.keys[j] = rowkey::DEAD;
+                if j >= spilled {
+                    let freed = row_bytes(&self.mem[j - spilled]);
+                    self.mem_bytes = self.mem_bytes.saturating_sub(freed);
+                    self.mem[j - spilled] = LogMinerRow::default();
+                }
             }
             self.changes = self.changes.saturating_sub(1);
             while self.live_end > 0 && self.keys[self.live_end - 1] == rowkey::DEAD {
@@ -520,9 +548,9 @@ struct Emitting {
 pub struct TxnBuffer {
     config: BufferConfig,
     csf: CsfAssembler,
-    /// Columns already reported as HEXTORAW kept as hex: a RAW column
-    /// would otherwise repeat the finding on every change.
-    hex_reported: HashSet<(String, String, String)>,
+    /// Columns already reported as HEXTORAW kept as hex (0) or as an
+    /// unavailable LOB (1).
+    reported_once: HashSet<(u8, String, String, String)>,
     open: HashMap<String, Txn>,
     abandoned: HashSet<String>,
     /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
@@ -555,7 +583,7 @@ type Sink<'a> = dyn FnMut(CapturedEvent) -> Result<(), SinkError> + 'a;
 impl TxnBuffer {
     pub fn new(config: BufferConfig) -> Self {
         Self {
-            hex_reported: HashSet::new(),
+            reported_once: HashSet::new(),
             config,
             csf: CsfAssembler::new(),
             open: HashMap::new(),
@@ -718,6 +746,8 @@ impl TxnBuffer {
         }
         let key = if row.operation_code.is_dml() {
             rowkey::key(row.row_id.as_deref())
+        } else if lob::is_piece_code(row.operation_code.code()) {
+            rowkey::PIECE
         } else {
             rowkey::NONE
         };
@@ -903,7 +933,9 @@ impl TxnBuffer {
         }
     }
 
-    /// Streams one committed transaction's events to the sink.
+    /// Streams one committed transaction's events to the sink. A change is
+    /// held back until the next row that is not one of its pieces, so LOB,
+    /// XML and extended-string values reach its after image first.
     fn emit(
         &mut self,
         txn: Txn,
@@ -912,7 +944,6 @@ impl TxnBuffer {
         sink: &mut Sink<'_>,
     ) -> Result<(), TxnError> {
         let xid = txn.xid.clone();
-        let partial = !txn.whole;
         self.emitting = Some(Emitting {
             xid: xid.clone(),
             start_scn: txn.start_scn,
@@ -922,67 +953,243 @@ impl TxnBuffer {
             xid: xid.clone(),
             source,
         };
+        let mut ctx = EmitCtx {
+            xid: xid.clone(),
+            commit_scn,
+            commit_ts_ms,
+            partial: !txn.whole,
+            index: 0,
+            table_orders: HashMap::new(),
+            pending: None,
+            assembly: Assembly::default(),
+        };
         let mut rows = txn.into_rows().map_err(spill_err)?;
-        let mut index: u32 = 0;
-        let mut table_orders: HashMap<(String, String), u32> = HashMap::new();
         let mut findings = Vec::new();
         while let Some(row) = rows.next_live().map_err(spill_err)? {
             findings.clear();
-            let event = match row.operation_code {
+            match row.operation_code {
                 op if op.is_dml() => {
+                    self.end_pieces(&mut ctx, sink)?;
                     let e = self.change_event(
                         row,
                         commit_scn,
                         commit_ts_ms,
-                        index,
-                        &mut table_orders,
+                        &mut ctx.table_orders,
                         &mut findings,
                     )?;
                     match e {
-                        Some(e) => CapturedEvent::Change(ChangeEvent { partial, ..e }),
-                        None => {
-                            self.add_findings(findings.drain(..));
-                            continue;
+                        Some(event) => {
+                            ctx.pending = Some(Pending {
+                                event,
+                                findings: std::mem::take(&mut findings),
+                            })
                         }
+                        None => self.add_findings(findings.drain(..)),
                     }
                 }
                 OperationCode::Ddl => {
-                    CapturedEvent::Ddl(self.ddl_event(row, commit_scn, commit_ts_ms))
+                    self.end_pieces(&mut ctx, sink)?;
+                    let ddl = CapturedEvent::Ddl(self.ddl_event(row, commit_scn, commit_ts_ms));
+                    self.deliver(ddl, Vec::new(), &mut ctx, sink)?;
                 }
                 OperationCode::Unsupported => {
                     let f = unsupported_finding(&row);
                     self.add_findings(std::iter::once(f));
-                    continue;
                 }
-                _ => continue,
-            };
-            let this = index;
-            index += 1;
-            if self
-                .filter
-                .as_ref()
-                .is_some_and(|f| f.already_emitted(commit_scn, &xid, this))
-            {
-                self.stats.skipped_as_emitted += 1;
-                continue;
+                op if lob::is_piece_code(op.code()) => self.piece(row, &mut ctx, sink)?,
+                _ => {}
             }
-            self.add_findings(findings.drain(..));
-            match &event {
-                CapturedEvent::Change(c) => match c.op {
+        }
+        if let Some((message, row)) = ctx.assembly.unfinished() {
+            let raw = row.sql_redo.clone().unwrap_or_default();
+            self.reject(&row, commit_scn, message, 0, raw)?;
+        }
+        self.end_pieces(&mut ctx, sink)?;
+        self.emitting = None;
+        Ok(())
+    }
+
+    /// Places the open LOB's value and hands the pending change on.
+    fn end_pieces(&mut self, ctx: &mut EmitCtx, sink: &mut Sink<'_>) -> Result<(), TxnError> {
+        let capture = self.config.lob == LobMode::Capture;
+        if let Some(p) = ctx.assembly.close_lob(capture) {
+            self.place(p, ctx, sink)?;
+        }
+        match ctx.pending.take() {
+            Some(p) => self.deliver(CapturedEvent::Change(p.event), p.findings, ctx, sink),
+            None => Ok(()),
+        }
+    }
+
+    /// One LOB, XML or extended-string row: parsed (an error or a dead
+    /// letter when malformed or out of place) and taken into the value it
+    /// belongs to.
+    fn piece(
+        &mut self,
+        row: LogMinerRow,
+        ctx: &mut EmitCtx,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), TxnError> {
+        let sql = row.sql_redo.as_deref().unwrap_or("");
+        let piece = match lob::parse_piece(row.operation_code.code(), sql) {
+            Ok(p) => p,
+            Err(e) => return self.reject(&row, ctx.commit_scn, e.message, e.position, e.raw),
+        };
+        let pending = ctx.pending.as_ref().map(|p| &p.event);
+        let placements = match ctx.assembly.take(piece, self.config.lob, pending, &row) {
+            Ok(p) => p,
+            Err(message) => {
+                let raw = sql.to_string();
+                return self.reject(&row, ctx.commit_scn, message, 0, raw);
+            }
+        };
+        for p in placements {
+            self.place(p, ctx, sink)?;
+        }
+        Ok(())
+    }
+
+    /// Puts a reassembled value where it belongs: the pending change of the
+    /// same row, else an UPDATE event of its own. A placeholder marks the
+    /// column unavailable and reports it.
+    fn place(
+        &mut self,
+        placement: Placement,
+        ctx: &mut EmitCtx,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), TxnError> {
+        let Placement(target, field, row) = placement;
+        let same = ctx
+            .pending
+            .as_ref()
+            .is_some_and(|p| pieces::same_row(&p.event, &target));
+        let Some(field) = field else {
+            let finding = pieces::unavailable(&row, &target);
+            match ctx.pending.as_mut().filter(|_| same) {
+                Some(p) => {
+                    let current = p
+                        .event
+                        .after
+                        .as_ref()
+                        .and_then(|a| crate::engine::event::image_get(a, &target.column));
+                    let carried = matches!(
+                        current,
+                        Some(Field::Text(_) | Field::Binary(_) | Field::Null)
+                    );
+                    if !carried {
+                        // A BLOB's placeholder stays binary (`EMPTY_BLOB()`).
+                        let marker = match current {
+                            Some(Field::UnavailableBinary) => Field::UnavailableBinary,
+                            _ => Field::Unavailable,
+                        };
+                        pieces::set_after(&mut p.event, &target.column, marker);
+                    }
+                    p.findings.push(finding);
+                }
+                None => self.add_findings(std::iter::once(finding)),
+            }
+            return Ok(());
+        };
+        if same {
+            if let Some(p) = ctx.pending.as_mut() {
+                pieces::set_after(&mut p.event, &target.column, field);
+            }
+            return Ok(());
+        }
+        // The pending change is handed on: a LOB still open belongs to it.
+        let capture = self.config.lob == LobMode::Capture;
+        if let Some(open) = ctx.assembly.close_lob(capture) {
+            self.place(open, ctx, sink)?;
+        }
+        if let Some(p) = ctx.pending.take() {
+            self.deliver(CapturedEvent::Change(p.event), p.findings, ctx, sink)?;
+        }
+        let mut event =
+            pieces::standalone_update(&target, field, self.position(&row, ctx.commit_scn));
+        event.commit_ts_ms = ctx.commit_ts_ms;
+        let order = ctx
+            .table_orders
+            .entry((target.schema.clone(), target.table.clone()))
+            .or_insert(0);
+        *order += 1;
+        event.table_order = *order;
+        ctx.pending = Some(Pending {
+            event,
+            findings: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// Hands one event to the sink, unless the checkpoint says it was.
+    fn deliver(
+        &mut self,
+        mut event: CapturedEvent,
+        findings: Vec<TxnFinding>,
+        ctx: &mut EmitCtx,
+        sink: &mut Sink<'_>,
+    ) -> Result<(), TxnError> {
+        let this = ctx.index;
+        ctx.index += 1;
+        if self
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.already_emitted(ctx.commit_scn, &ctx.xid, this))
+        {
+            self.stats.skipped_as_emitted += 1;
+            return Ok(());
+        }
+        self.add_findings(findings.into_iter());
+        match &mut event {
+            CapturedEvent::Change(c) => {
+                c.index = this;
+                c.partial = ctx.partial;
+                match c.op {
                     Op::Create => self.counts.inserts += 1,
                     Op::Update => self.counts.updates += 1,
                     Op::Delete => self.counts.deletes += 1,
                     Op::Read => {}
-                },
-                CapturedEvent::Ddl(_) => self.counts.ddl += 1,
+                }
             }
-            sink(event).map_err(TxnError::Sink)?;
-            if let Some(e) = self.emitting.as_mut() {
-                e.last_index = Some(this);
+            CapturedEvent::Ddl(_) => self.counts.ddl += 1,
+        }
+        sink(event).map_err(TxnError::Sink)?;
+        if let Some(e) = self.emitting.as_mut() {
+            e.last_index = Some(this);
+        }
+        Ok(())
+    }
+
+    /// A row that cannot be read: an error, or a dead letter under
+    /// [`OnParseError::Warn`].
+    fn reject(
+        &mut self,
+        row: &LogMinerRow,
+        commit_scn: Scn,
+        message: String,
+        position: usize,
+        raw: String,
+    ) -> Result<(), TxnError> {
+        match self.config.on_parse_error {
+            OnParseError::Fail => Err(TxnError::Parse {
+                scn: row.scn,
+                xid: row.xid.clone(),
+                message,
+                position,
+                raw,
+            }),
+            OnParseError::Warn => {
+                self.stats.dead_letters += 1;
+                self.dead_letters.push(DeadLetter {
+                    scn: row.scn,
+                    commit_scn,
+                    xid: row.xid.clone(),
+                    message,
+                    position,
+                    raw,
+                });
+                Ok(())
             }
         }
-        self.emitting = None;
-        Ok(())
     }
 
     fn position(&self, row: &LogMinerRow, commit_scn: Scn) -> SourcePosition {
@@ -1010,7 +1217,6 @@ impl TxnBuffer {
         row: LogMinerRow,
         commit_scn: Scn,
         commit_ts_ms: i64,
-        index: u32,
         table_orders: &mut HashMap<(String, String), u32>,
         findings: &mut Vec<TxnFinding>,
     ) -> Result<Option<ChangeEvent>, TxnError> {
@@ -1024,36 +1230,41 @@ impl TxnBuffer {
             return Ok(None);
         }
         let sql = row.sql_redo.as_deref().unwrap_or("");
-        let decoded = match decode::decode(
+        let mut decoded = match decode::decode(
             sql,
             self.config.relaxed_quotes,
             self.config.charsets.as_deref(),
         ) {
             Ok(d) => d,
             Err(e) => {
-                return match self.config.on_parse_error {
-                    OnParseError::Fail => Err(TxnError::Parse {
-                        scn: row.scn,
-                        xid: row.xid,
-                        message: e.message,
-                        position: e.position,
-                        raw: e.raw,
-                    }),
-                    OnParseError::Warn => {
-                        self.stats.dead_letters += 1;
-                        self.dead_letters.push(DeadLetter {
-                            scn: row.scn,
-                            commit_scn,
-                            xid: row.xid,
-                            message: e.message,
-                            position: e.position,
-                            raw: e.raw,
-                        });
-                        Ok(None)
-                    }
-                };
+                self.reject(&row, commit_scn, e.message, e.position, e.raw)?;
+                return Ok(None);
             }
         };
+        // EMPTY_CLOB()/EMPTY_BLOB(): an empty value whose content, if any,
+        // follows in LOB rows.
+        for (column, binary) in &decoded.empty_lobs {
+            match self.config.lob {
+                LobMode::Capture => {
+                    if let Some(after) = decoded.after.as_mut() {
+                        for (c, v) in after.iter_mut() {
+                            if c == column {
+                                *v = if *binary {
+                                    Field::Binary(String::new())
+                                } else {
+                                    Field::Text(String::new())
+                                };
+                            }
+                        }
+                    }
+                }
+                LobMode::Placeholder => findings.push(tie(Finding::LobUnavailable {
+                    schema: decoded.schema.clone(),
+                    table: decoded.table.clone(),
+                    column: column.clone(),
+                })),
+            }
+        }
         findings.extend(decoded.findings.into_iter().map(tie));
         let op = match decoded.kind {
             DmlKind::Insert => Op::Create,
@@ -1083,7 +1294,7 @@ impl TxnBuffer {
             snapshot: false,
             partial: false,
             commit_ts_ms,
-            index,
+            index: 0,
         }))
     }
 
@@ -1098,15 +1309,25 @@ impl TxnBuffer {
 
     fn add_findings(&mut self, findings: impl Iterator<Item = TxnFinding>) {
         for f in findings {
-            if let Finding::CharacterHex {
-                schema,
-                table,
-                column,
-                ..
-            } = &f.finding
-            {
-                let key = (schema.clone(), table.clone(), column.clone());
-                if !self.hex_reported.insert(key) {
+            // Once per column: a RAW column or a LOB column would otherwise
+            // repeat the finding on every change.
+            let once = match &f.finding {
+                Finding::CharacterHex {
+                    schema,
+                    table,
+                    column,
+                    ..
+                } => Some((0u8, schema, table, column)),
+                Finding::LobUnavailable {
+                    schema,
+                    table,
+                    column,
+                } => Some((1u8, schema, table, column)),
+                _ => None,
+            };
+            if let Some((kind, schema, table, column)) = once {
+                let key = (kind, schema.clone(), table.clone(), column.clone());
+                if !self.reported_once.insert(key) {
                     continue;
                 }
             }

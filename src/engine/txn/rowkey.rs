@@ -13,6 +13,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 pub(crate) const NONE: u128 = 0;
 /// A change removed by a partial rollback.
 pub(crate) const DEAD: u128 = u128::MAX;
+/// A row carrying a piece (LOB, XML, 32K) of the change before it: undoing
+/// that change undoes its pieces too. Hashed and packed keys have a high
+/// bit set, so no ROW_ID key is 1.
+pub(crate) const PIECE: u128 = 1;
 
 const HASHED: u128 = 1 << 127;
 const PACKED: u128 = 1 << 126;

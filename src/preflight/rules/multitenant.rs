@@ -5,6 +5,7 @@ use super::need;
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
+use crate::preflight::remedy;
 
 /// The PDB the capture targets: the config's, else the session's container.
 fn target_pdb(f: &Facts) -> Option<String> {
@@ -80,9 +81,11 @@ pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {
             return Outcome::fail("the CDB has no pluggable database to capture from");
         }
         let mut t = Tally::default();
+        let mut closed = Vec::new();
         for p in &user_pdbs {
             t.note(format!("{} (con_id {}): {}", p.name, p.con_id, p.open_mode));
             if p.open_mode != "READ WRITE" || p.restricted {
+                closed.push(p.name.as_str());
                 t.warn(format!(
                     "PDB {} is {}{}: its changes cannot be captured until it is open read-write",
                     p.name,
@@ -91,10 +94,12 @@ pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {
                 ));
             }
         }
-        return t.finish(format!(
-            "no PDB named by the config; all {} PDB(s) are open read-write",
-            user_pdbs.len()
-        ));
+        return t
+            .finish(format!(
+                "no PDB named by the config; all {} PDB(s) are open read-write",
+                user_pdbs.len()
+            ))
+            .fix(open_pdbs(&closed));
     };
     let Some(p) = i.pdbs.iter().find(|p| p.name.eq_ignore_ascii_case(&name)) else {
         let known: Vec<&str> = i.pdbs.iter().map(|p| p.name.as_str()).collect();
@@ -119,7 +124,29 @@ pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {
         t.fail(format!("PDB {} is an application container", p.name));
     }
     t.note(ev);
-    t.finish(format!("PDB {} is open read-write", p.name))
+    let outcome = t.finish(format!("PDB {} is open read-write", p.name));
+    if p.open_mode != "READ WRITE" || p.restricted {
+        return outcome.fix(open_pdbs(&[p.name.as_str()]));
+    }
+    outcome
+}
+
+/// Opening each PDB read-write, and keeping it so across restarts. A PDB
+/// open (or open restricted) must be closed first: OPEN on it raises
+/// ORA-65019.
+fn open_pdbs(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| {
+            let n = remedy::sql_ident(n);
+            format!(
+                "ALTER PLUGGABLE DATABASE {n} CLOSE IMMEDIATE;  -- if it is open read-only or restricted\n\
+                 ALTER PLUGGABLE DATABASE {n} OPEN READ WRITE;\n\
+                 ALTER PLUGGABLE DATABASE {n} SAVE STATE;"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 pub fn container_data(f: &Facts, _d: &CheckDef) -> Outcome {

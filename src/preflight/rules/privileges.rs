@@ -5,6 +5,7 @@ use super::{inst, need, scoped};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
+use crate::preflight::remedy;
 use crate::source::TableFacts;
 
 pub fn priv_sys(f: &Facts, _d: &CheckDef) -> Outcome {
@@ -109,9 +110,15 @@ pub use crate::source::evidence::REQUIRED_OBJECTS;
 pub fn priv_objects(f: &Facts, _d: &CheckDef) -> Outcome {
     let s = need!(f, session, "session");
     let mut t = Tally::default();
+    let mut grants = Vec::new();
     for (obj, code) in &s.inaccessible_objects {
         if REQUIRED_OBJECTS.contains(&obj.as_str()) {
             t.fail(format!("{obj}: ORA-{code:05}"));
+            // Grants go to the SYS views behind the V$ synonyms.
+            grants.push(match obj.strip_prefix("V$") {
+                Some(view) => format!("GRANT SELECT ON SYS.V_${view} TO c##dbzuser CONTAINER=ALL;"),
+                None => format!("GRANT EXECUTE ON SYS.{obj} TO c##dbzuser CONTAINER=ALL;"),
+            });
         } else {
             t.note(format!("{obj}: ORA-{code:05} (not needed for mining)"));
         }
@@ -120,6 +127,7 @@ pub fn priv_objects(f: &Facts, _d: &CheckDef) -> Outcome {
         "all {} LogMiner views and packages can be used",
         REQUIRED_OBJECTS.len()
     ))
+    .fix(grants.join("\n"))
 }
 
 pub fn profile(f: &Facts, d: &CheckDef) -> Outcome {
@@ -186,6 +194,7 @@ pub fn priv_scope(f: &Facts, _d: &CheckDef) -> Outcome {
     let mut t = Tally::default();
     let any_select = s.has_privilege("SELECT ANY TABLE");
     let any_flash = s.has_privilege("FLASHBACK ANY TABLE");
+    let mut grants = Vec::new();
     for tab in tables {
         let mut lacks = Vec::new();
         if !any_select && !has_grant(tab, "SELECT") {
@@ -196,6 +205,11 @@ pub fn priv_scope(f: &Facts, _d: &CheckDef) -> Outcome {
         }
         if !lacks.is_empty() {
             t.fail(format!("{}: no {} grant", tab.name, lacks.join(" or ")));
+            grants.push(format!(
+                "GRANT {} ON {} TO c##dbzuser;",
+                lacks.join(", "),
+                remedy::sql_table(&tab.name)
+            ));
         }
     }
     let how = if any_select && any_flash {
@@ -208,4 +222,5 @@ pub fn priv_scope(f: &Facts, _d: &CheckDef) -> Outcome {
         "{} in-scope table(s) covered by {how}",
         tables.len()
     ))
+    .fix(grants.join("\n"))
 }

@@ -35,6 +35,33 @@ pub fn redo_size(f: &Facts, d: &CheckDef) -> Outcome {
         t.note(line);
     }
     t.finish(format!("every online log is at least {}", gib(min)))
+        .fix(bigger_groups(&inv.online, min))
+}
+
+/// New groups of at least `min` (rounded up to whole GiB) for each thread,
+/// as many as it has now, numbered after the highest group; then the small
+/// ones dropped.
+fn bigger_groups(online: &[crate::source::OnlineLog], min: u64) -> String {
+    let gib_size = min.div_ceil(1 << 30).max(1);
+    let mut next = online.iter().map(|l| l.group).max().unwrap_or(0);
+    let mut threads: BTreeMap<u16, usize> = BTreeMap::new();
+    for l in online {
+        *threads.entry(l.thread).or_default() += 1;
+    }
+    let mut lines = Vec::new();
+    for (thread, groups) in threads {
+        for _ in 0..groups {
+            next += 1;
+            lines.push(format!(
+                "ALTER DATABASE ADD LOGFILE THREAD {thread} GROUP {next} SIZE {gib_size}G;"
+            ));
+        }
+    }
+    lines.push("-- then drop the small groups once INACTIVE (ALTER SYSTEM SWITCH LOGFILE moves CURRENT on):".into());
+    for l in online.iter().filter(|l| l.bytes < min) {
+        lines.push(format!("ALTER DATABASE DROP LOGFILE GROUP {};", l.group));
+    }
+    lines.join("\n")
 }
 
 pub fn switch_rate(f: &Facts, d: &CheckDef) -> Outcome {
@@ -183,6 +210,7 @@ pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
         return Outcome::skip("no archived log is available to look for gaps");
     }
     let mut t = Tally::default();
+    let mut restore = Vec::new();
     for (thread, seqs) in &by_thread {
         let v: Vec<u64> = seqs.iter().copied().collect();
         t.note(format!(
@@ -192,15 +220,27 @@ pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
         ));
         for w in v.windows(2) {
             if w[1] > w[0] + 1 {
-                t.fail(format!(
-                    "thread {thread}: sequence {}–{} missing",
-                    w[0] + 1,
-                    w[1] - 1
+                let (from, to) = (w[0] + 1, w[1] - 1);
+                let which = if from == to {
+                    format!("sequence {from}")
+                } else {
+                    format!("sequences {from}–{to}")
+                };
+                t.fail(format!("thread {thread}: {which} missing"));
+                restore.push(format!(
+                    "RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN {from} AND {to} THREAD {thread};"
                 ));
             }
         }
     }
-    t.finish("no gap in the archived sequences")
+    let outcome = t.finish("no gap in the archived sequences");
+    if restore.is_empty() {
+        return outcome;
+    }
+    outcome.fix(format!(
+        "Restore the missing logs:\n{}\n-- or take a new snapshot",
+        restore.join("\n")
+    ))
 }
 
 pub fn arch_files_present(f: &Facts, _d: &CheckDef) -> Outcome {
@@ -303,7 +343,16 @@ pub fn fra_usage(f: &Facts, d: &CheckDef) -> Outcome {
             ));
         }
     }
+    // A size at which what cannot be reclaimed sits below the warning level.
+    let kept = ra.space_used.saturating_sub(ra.space_reclaimable) as f64;
+    let needed_gib = (kept / (warn.max(1.0) / 100.0) / (1u64 << 30) as f64).ceil() as u64 + 1;
+    let limit_gib = ra.space_limit.div_ceil(1 << 30);
     t.finish(format!("the recovery area is {used:.1}% used"))
+        .fix(format!(
+            "ALTER SYSTEM SET db_recovery_file_dest_size = {}G SCOPE=BOTH;  -- now {limit_gib}G\n\
+             -- and back up / delete archived logs that cdcctl has read",
+            needed_gib.max(limit_gib + 1)
+        ))
 }
 
 pub fn smoke_mine(f: &Facts, _d: &CheckDef) -> Outcome {

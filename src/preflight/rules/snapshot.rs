@@ -5,6 +5,7 @@ use super::{gib, need};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
+use crate::preflight::remedy;
 
 /// Seconds a snapshot of `bytes` takes at `rate_mbps` MB/s, capped at a
 /// century so that a tiny rate still yields a date chrono can represent.
@@ -91,8 +92,21 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
             i.undo.no_space_errors
         ));
     }
+    // Retention that outlasts the estimated snapshot with room to spare.
+    let wanted = ((est * 1.5).ceil() as u64).max(floor as u64).max(retention);
+    let undo_ts = i
+        .undo
+        .tablespace
+        .as_deref()
+        .map(remedy::sql_ident)
+        .unwrap_or_else(|| "UNDOTBS1".into());
     t.finish(format!(
         "the snapshot (~{est_r} s) fits in undo retention ({retention} s)"
+    ))
+    .fix(format!(
+        "ALTER SYSTEM SET undo_retention = {wanted};  -- 1.5x the ~{est_r} s snapshot, at least {floor} s\n\
+         ALTER TABLESPACE {undo_ts} RETENTION GUARANTEE;\n\
+         -- or snapshot.mode=no_data plus incremental snapshots, or smaller chunks"
     ))
 }
 
@@ -150,10 +164,15 @@ pub fn flashback_probe(f: &Facts, _d: &CheckDef) -> Outcome {
         return Outcome::skip("no table in scope");
     }
     let mut t = Tally::default();
+    let mut ungranted = Vec::new();
     for tab in tables {
         match tab.flashback_probe_error {
             None => {}
-            Some(code @ (1031 | 8180 | 8181)) => t.fail(format!(
+            Some(1031) => {
+                ungranted.push(&tab.name);
+                t.fail(format!("{}: AS OF SCN read fails with ORA-01031", tab.name))
+            }
+            Some(code @ (8180 | 8181)) => t.fail(format!(
                 "{}: AS OF SCN read fails with ORA-{code:05}",
                 tab.name
             )),
@@ -167,5 +186,12 @@ pub fn flashback_probe(f: &Facts, _d: &CheckDef) -> Outcome {
             )),
         }
     }
-    t.finish(format!("AS OF SCN reads work on {} table(s)", tables.len()))
+    let outcome = t.finish(format!("AS OF SCN reads work on {} table(s)", tables.len()));
+    if ungranted.is_empty() {
+        return outcome;
+    }
+    outcome.fix(
+        remedy::per_table("GRANT FLASHBACK ON owner.table TO c##dbzuser;", ungranted)
+            + "\n-- and for ORA-01466: wait for the DDL to settle",
+    )
 }

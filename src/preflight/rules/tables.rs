@@ -8,6 +8,7 @@ use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
 use crate::preflight::partitions::{analyse_with_lookahead, ADVICE};
+use crate::preflight::remedy;
 use crate::preflight::rules::snapshot::snapshot_seconds;
 
 macro_rules! need_tables {
@@ -24,6 +25,7 @@ pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
     let tables = need_tables!(f);
     let all = db_all_columns(f);
     let mut t = Tally::default();
+    let mut keyless = Vec::new();
     for tab in tables {
         let key = tab
             .constraints
@@ -34,13 +36,18 @@ pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
                 "{}: no primary or unique key and no ALL COLUMN logging: updates and deletes carry incomplete before images",
                 tab.name
             ));
+            keyless.push(&tab.name);
         }
     }
     t.finish(format!(
         "{} table(s) have a key or all-column logging",
         tables.len()
     ))
+    .fix(remedy::per_table(ALL_COLUMNS_LOGGING, keyless) + "  -- or add a primary key")
 }
+
+const ALL_COLUMNS_LOGGING: &str =
+    "ALTER TABLE owner.table ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;";
 
 pub fn tbl_supp_log(f: &Facts, _d: &CheckDef) -> Outcome {
     let tables = need_tables!(f);
@@ -48,6 +55,7 @@ pub fn tbl_supp_log(f: &Facts, _d: &CheckDef) -> Outcome {
         return Outcome::pass("database-level ALL COLUMNS supplemental logging is on");
     }
     let mut t = Tally::default();
+    let mut missing = Vec::new();
     for tab in tables {
         if !tab.has_log_group("ALL COLUMN LOGGING") {
             let groups: Vec<&str> = tab
@@ -60,9 +68,11 @@ pub fn tbl_supp_log(f: &Facts, _d: &CheckDef) -> Outcome {
                 tab.name,
                 if groups.is_empty() { "none".to_string() } else { groups.join(", ") }
             ));
+            missing.push(&tab.name);
         }
     }
     t.finish(format!("{} table(s) log all columns", tables.len()))
+        .fix(remedy::per_table(ALL_COLUMNS_LOGGING, missing))
 }
 
 pub fn tbl_name_len(f: &Facts, d: &CheckDef) -> Outcome {
@@ -274,16 +284,27 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
     let recent = Duration::days(d.threshold("recent_days", 7.0) as i64);
     let lookahead = Duration::days(d.threshold("interval_lookahead_days", 7.0) as i64);
     let mut t = Tally::default();
+    let mut fixes = Vec::new();
     for tab in &parted {
         let p = tab.partitioning.as_ref();
-        if let Some(iv) = p.and_then(|p| p.interval.as_deref()) {
+        let interval = p.and_then(|p| p.interval.as_deref());
+        if let Some(iv) = interval {
             t.note(format!(
                 "{}: interval partitioned ({iv}): new partitions get new object ids; capture by table, not partition",
                 tab.name
             ));
         }
-        for r in analyse_with_lookahead(tab, now, snap, recent, lookahead) {
+        let risks = analyse_with_lookahead(tab, now, snap, recent, lookahead);
+        for r in &risks {
             t.warn(format!("{}: {}", tab.name, r.detail));
+        }
+        if let (Some(iv), false) = (interval, risks.is_empty()) {
+            let name = remedy::sql_table(&tab.name);
+            fixes.push(format!(
+                "ALTER TABLE {name} SET INTERVAL ();  -- during the snapshot, after pre-creating partitions:\n\
+                 ALTER TABLE {name} ADD PARTITION p_next VALUES LESS THAN (...) UPDATE INDEXES;\n\
+                 -- afterwards: ALTER TABLE {name} SET INTERVAL ({iv});"
+            ));
         }
     }
     let risky = !t.warns.is_empty();
@@ -293,6 +314,10 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
     ));
     if risky {
         o = o.with_all(ADVICE.iter().map(|a| format!("advice: {a}")));
+    }
+    if !fixes.is_empty() {
+        fixes.push("-- and lower 'scan.incremental.snapshot.chunk.size' (e.g. 2000)".into());
+        o = o.fix(fixes.join("\n"));
     }
     o
 }

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use crate::source::{
     Catalog, ColumnFacts, IndexFacts, InstanceFacts, KeyConstraint, LogGroupFacts, LogInventory,
     OpenTransaction, PartitionFacts, PartitioningFacts, PdbFacts, ProfileFacts, RecoveryArea,
-    RedoSource, ServiceFacts, SessionFacts, SourceError, SwitchHistory, TableFacts, TableName,
-    TablePattern, UndoFacts,
+    RedoSource, ServiceFacts, SessionFacts, SessionTransaction, SourceError, SwitchHistory,
+    TableFacts, TableName, TablePattern, TransactionSession, UndoFacts,
 };
 
 use super::rows::Reader;
@@ -291,24 +291,68 @@ pub fn open_transactions_sql(major_version: u32) -> &'static str {
     }
 }
 
-/// Rows of [`sql::OPEN_TRANSACTIONS`].
-pub fn transactions_from_rows(rows: &TextRows) -> Result<Vec<OpenTransaction>, SourceError> {
+/// Rows of [`sql::OPEN_TRANSACTIONS`]: the transaction, and its session
+/// when the outer join found one (a NULL SID means it did not).
+pub fn transactions_from_rows(rows: &TextRows) -> Result<Vec<SessionTransaction>, SourceError> {
     rows.iter()
         .map(|row| {
             let r = Reader::new(row, "V$TRANSACTION");
-            Ok(OpenTransaction {
+            let transaction = OpenTransaction {
                 xid: r.text_or_empty(0)?.to_ascii_uppercase(),
                 start_scn: r.u64_or_zero(1, "START_SCN")?,
                 start_time: r.datetime(2, "START_DATE")?,
                 used_urec: r.u64_or_zero(3, "USED_UREC")?,
                 username: r.opt_text(4)?,
                 con_name: r.opt_text(5)?,
+            };
+            let s = Reader::new(row, "V$SESSION");
+            let sid = s.opt_text(8)?.and_then(|v| v.trim().parse().ok());
+            let session = match sid {
+                Some(sid) => Some(TransactionSession {
+                    sid: Some(sid),
+                    serial: s.opt_text(9)?.and_then(|v| v.trim().parse().ok()),
+                    username: transaction.username.clone(),
+                    program: s.opt_text(6)?,
+                    machine: s.opt_text(7)?,
+                }),
+                None => None,
+            };
+            Ok(SessionTransaction {
+                transaction,
+                session,
             })
         })
         .collect()
 }
 
 impl OracleSource {
+    /// `V$TRANSACTION` joined to `V$SESSION` (`GV$` on a cluster).
+    pub fn session_transactions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        self.enter_home()?;
+        let cluster = self
+            .rows(sql::CLUSTER_DATABASE)?
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .is_some_and(|v| v == "TRUE");
+        let (text, fallback) = if cluster {
+            sql::open_transactions_rac_statements(self.major_version)
+        } else {
+            (
+                open_transactions_sql(self.major_version),
+                sql::OPEN_TRANSACTIONS_NO_CON,
+            )
+        };
+        let rows = match self.rows(text) {
+            Ok(rows) => rows,
+            // A release older than its banner says loses only the name.
+            Err(e) if matches!(e.ora_code(), Some(904)) && text != fallback => {
+                self.rows(fallback)?
+            }
+            Err(e) => return Err(e),
+        };
+        transactions_from_rows(&rows)
+    }
+
     fn rows(&self, text: &str) -> Result<TextRows, SourceError> {
         self.query_text(&bound(text, &[]))
     }
@@ -681,29 +725,11 @@ impl Catalog for OracleSource {
     }
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
-        self.enter_home()?;
-        let cluster = self
-            .rows(sql::CLUSTER_DATABASE)?
-            .first()
-            .and_then(|r| r.first().cloned().flatten())
-            .is_some_and(|v| v == "TRUE");
-        let (text, fallback) = if cluster {
-            sql::open_transactions_rac_statements(self.major_version)
-        } else {
-            (
-                open_transactions_sql(self.major_version),
-                sql::OPEN_TRANSACTIONS_NO_CON,
-            )
-        };
-        let rows = match self.rows(text) {
-            Ok(rows) => rows,
-            // A release older than its banner says loses only the name.
-            Err(e) if matches!(e.ora_code(), Some(904)) && text != fallback => {
-                self.rows(fallback)?
-            }
-            Err(e) => return Err(e),
-        };
-        transactions_from_rows(&rows)
+        Ok(self
+            .session_transactions()?
+            .into_iter()
+            .map(|t| t.transaction)
+            .collect())
     }
 
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
@@ -953,9 +979,33 @@ mod tests {
             Some("12"),
             Some("APP"),
             Some("FREEPDB1"),
+            Some("JDBC Thin Client"),
+            Some("app01"),
+            Some("41"),
+            Some("9"),
         ])])
         .unwrap();
-        assert_eq!(t[0].xid, "0A0014005D3C0000");
-        assert_eq!(t[0].used_urec, 12);
+        assert_eq!(t[0].transaction.xid, "0A0014005D3C0000");
+        assert_eq!(t[0].transaction.used_urec, 12);
+        let s = t[0].session.as_ref().expect("the join found the session");
+        assert_eq!(
+            (s.program.as_deref(), s.machine.as_deref(), s.sid, s.serial),
+            (Some("JDBC Thin Client"), Some("app01"), Some(41), Some(9))
+        );
+        // The outer join found no session: a transaction all the same.
+        let t = transactions_from_rows(&vec![row(&[
+            Some("0a0014005d3c0000"),
+            Some("1000"),
+            None,
+            Some("12"),
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+        ])])
+        .unwrap();
+        assert!(t[0].session.is_none());
     }
 }

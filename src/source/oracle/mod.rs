@@ -666,6 +666,12 @@ impl RedoSource for OracleSource {
         crate::source::Catalog::open_transactions(self)
     }
 
+    fn session_transactions(
+        &mut self,
+    ) -> Result<Vec<crate::source::SessionTransaction>, SourceError> {
+        OracleSource::session_transactions(self)
+    }
+
     fn incarnation(&mut self) -> Result<crate::source::Incarnation, SourceError> {
         let rows = self.query_plain(sql::INCARNATION)?;
         let row = rows

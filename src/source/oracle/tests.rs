@@ -135,6 +135,21 @@ fn open_transactions_read_every_instance_on_a_cluster() {
     for major in [11, 12, 19] {
         let single = catalog::open_transactions_sql(major);
         assert!(single.contains("FROM V$TRANSACTION T"), "{single}");
+        assert!(single.contains("S.SADDR = T.SES_ADDR"), "{single}");
+    }
+    // Who holds each transaction: the session's program and machine, on
+    // every release and on a cluster.
+    for text in [
+        sql::OPEN_TRANSACTIONS,
+        sql::OPEN_TRANSACTIONS_12,
+        sql::OPEN_TRANSACTIONS_NO_CON,
+        sql::OPEN_TRANSACTIONS_RAC,
+        sql::OPEN_TRANSACTIONS_RAC_NO_CON,
+    ] {
+        assert!(
+            text.contains("S.USERNAME") && text.contains("S.PROGRAM, S.MACHINE"),
+            "{text}"
+        );
     }
 }
 
@@ -778,22 +793,22 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
             sql::PARTITION_SEGMENT_BYTES.into(),
             2,
         ),
-        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 6),
-        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 6),
+        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 10),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 10),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
-            6,
+            10,
         ),
         (
             "OPEN_TRANSACTIONS_RAC",
             sql::OPEN_TRANSACTIONS_RAC.into(),
-            6,
+            10,
         ),
         (
             "OPEN_TRANSACTIONS_RAC_NO_CON",
             sql::OPEN_TRANSACTIONS_RAC_NO_CON.into(),
-            6,
+            10,
         ),
         ("CLUSTER_DATABASE", sql::CLUSTER_DATABASE.into(), 1),
     ];

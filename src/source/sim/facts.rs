@@ -434,21 +434,99 @@ pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<Tabl
     out
 }
 
+/// `V$TRANSACTION`, oldest first (with the session's user, as the join gives it).
 pub fn open_transactions(m: &Model) -> Vec<OpenTransaction> {
-    let mut v: Vec<OpenTransaction> = m
+    session_transactions(m)
+        .into_iter()
+        .map(|t| t.transaction)
+        .collect()
+}
+
+/// A row of `V$SESSION` (`GV$SESSION` on RAC) as the simulator keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    pub inst_id: u16,
+    pub saddr: String,
+    pub sid: u64,
+    pub serial: u64,
+    pub username: String,
+    pub program: String,
+    pub machine: String,
+}
+
+fn saddr(inst_id: u16, sid: u64) -> String {
+    format!(
+        "{:016X}",
+        0x0000_0000_8F3A_0000u64 + u64::from(inst_id) * 0x10_0000 + sid * 0x1F8
+    )
+}
+
+/// `V$SESSION`: the sessions running the workload's open transactions,
+/// and the capture user's own on instance 1.
+pub fn sessions(m: &Model) -> Vec<SessionRow> {
+    let mut v: Vec<SessionRow> = m
+        .open
+        .iter()
+        .map(|t| {
+            let h = t.holder();
+            SessionRow {
+                inst_id: t.thread,
+                saddr: saddr(t.thread, h.sid),
+                sid: h.sid,
+                serial: h.serial,
+                username: t.username.to_string(),
+                program: h.program.into(),
+                machine: h.machine.into(),
+            }
+        })
+        .collect();
+    v.push(SessionRow {
+        inst_id: 1,
+        saddr: saddr(1, 1_001),
+        sid: 1_001,
+        serial: 7,
+        username: m.scenario.connection.user.to_ascii_uppercase(),
+        program: "cdcctl".into(),
+        machine: "cdc-host".into(),
+    });
+    v
+}
+
+/// `V$TRANSACTION T LEFT JOIN V$SESSION S ON S.SADDR = T.SES_ADDR` (and
+/// `S.INST_ID = T.INST_ID` on RAC), oldest first.
+pub fn session_transactions(m: &Model) -> Vec<SessionTransaction> {
+    let sessions = sessions(m);
+    let mut v: Vec<SessionTransaction> = m
         .open
         .iter()
         .filter(|t| t.start_scn > 0)
-        .map(|t| OpenTransaction {
-            xid: t.xid.to_string(),
-            start_scn: t.start_scn,
-            start_time: Some(t.start_time),
-            used_urec: t.change_count() as u64,
-            username: Some(t.username.to_string()),
-            con_name: t.pdb.as_ref().map(|p| p.to_string()),
+        .map(|t| {
+            // V$TRANSACTION.SES_ADDR and INST_ID of the transaction.
+            let ses_addr = saddr(t.thread, t.holder().sid);
+            let session = sessions
+                .iter()
+                .find(|s| s.inst_id == t.thread && s.saddr == ses_addr)
+                .map(|s| TransactionSession {
+                    sid: Some(s.sid),
+                    serial: Some(s.serial),
+                    username: Some(s.username.clone()),
+                    program: Some(s.program.clone()),
+                    machine: Some(s.machine.clone()),
+                });
+            SessionTransaction {
+                transaction: OpenTransaction {
+                    xid: t.xid.to_string(),
+                    start_scn: t.start_scn,
+                    start_time: Some(t.start_time),
+                    used_urec: t.change_count() as u64,
+                    username: session.as_ref().and_then(|s| s.username.clone()),
+                    con_name: t.pdb.as_ref().map(|p| p.to_string()),
+                },
+                session,
+            }
         })
         .collect();
-    v.sort_by_key(|t| t.start_scn);
+    v.sort_by_key(|t| t.transaction.start_scn);
     v
 }
 

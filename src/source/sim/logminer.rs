@@ -527,7 +527,7 @@ impl Session {
                     }
                 };
                 let non_lob: Vec<usize> = (0..t.columns.len())
-                    .filter(|&i| !t.columns[i].ty.is_lob())
+                    .filter(|&i| !t.columns[i].ty.is_lob_like())
                     .collect();
                 let rowid_clause = |w: &mut String| {
                     if !no_rowid {
@@ -540,9 +540,17 @@ impl Session {
                 let sql = match op {
                     DmlOp::Insert => {
                         let vals = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let cols: Vec<String> = (0..vals.len()).map(col).collect();
-                        let lits: Vec<String> = vals
+                        // XMLType and extended strings are left out: XML DOC
+                        // and 32K rows carry them (LOBs show EMPTY_LOB()).
+                        let shown: Vec<usize> = (0..vals.len())
+                            .filter(|&i| {
+                                !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string()
+                            })
+                            .collect();
+                        let cols: Vec<String> = shown.iter().map(|&i| col(i)).collect();
+                        let lits: Vec<String> = shown
                             .iter()
+                            .map(|&i| &vals[i])
                             .map(|v| if known { v.sql_literal() } else { lit(v) })
                             .collect();
                         format!(
@@ -556,7 +564,11 @@ impl Session {
                         let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let set: Vec<String> = changed
                             .iter()
-                            .filter_map(|&i| a.get(i).map(|v| format!("{} = {}", col(i), lit(v))))
+                            .filter_map(|&i| {
+                                a.get(i)
+                                    .filter(|v| !v.in_pieces())
+                                    .map(|v| format!("{} = {}", col(i), lit(v)))
+                            })
                             .collect();
                         let where_cols: Vec<usize> = match level {
                             SuppLevel::All => non_lob.clone(),
@@ -569,7 +581,9 @@ impl Session {
                         };
                         let mut w = where_cols
                             .iter()
-                            .filter_map(|&i| b.get(i).map(|v| cond(i, v)))
+                            .filter_map(|&i| {
+                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
+                            })
                             .collect::<Vec<_>>()
                             .join(" and ");
                         rowid_clause(&mut w);
@@ -580,7 +594,9 @@ impl Session {
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let mut w = non_lob
                             .iter()
-                            .filter_map(|&i| b.get(i).map(|v| cond(i, v)))
+                            .filter_map(|&i| {
+                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
+                            })
                             .collect::<Vec<_>>()
                             .join(" and ");
                         rowid_clause(&mut w);
@@ -630,6 +646,29 @@ impl Session {
                         w.join(" and ")
                     ));
                 }
+            }
+            Body::Piece {
+                table,
+                obj,
+                objd,
+                rowid,
+                code,
+                sql,
+            } => {
+                row.operation_code = OperationCode::from_code(*code);
+                row.row_id = Some(rowid.to_string());
+                row.data_obj = Some(*obj);
+                row.data_objd = Some(*objd);
+                // Oracle's XMLType example shows STATUS 5 on XML DOC rows:
+                // the statement needs the rows after it to be complete.
+                if matches!(code, 68 | 70 | 71) {
+                    row.status = 5;
+                }
+                if let Some(t) = model.tables.get(*table) {
+                    row.seg_owner = Some(t.name.owner.clone());
+                    row.table_name = Some(t.name.table.clone());
+                }
+                row.sql_redo = sql.clone();
             }
             Body::LobWrite {
                 table,

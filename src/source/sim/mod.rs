@@ -22,8 +22,8 @@ use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
     ArchivedLog, Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction,
-    RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SnapshotChunk, SourceError,
-    TableFacts, TableName, TablePattern,
+    RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SessionTransaction,
+    SnapshotChunk, SourceError, TableFacts, TableName, TablePattern,
 };
 
 pub use logminer::{plan_logs, CSF_PIECE_BYTES};
@@ -251,6 +251,13 @@ impl Sim {
         self.model.truth.drain(..).map(|(_, e)| e).collect()
     }
 
+    /// Records the truth as a capture with `--lob capture` must give it (LOB
+    /// and XMLType values whole, a LOB written alone as an UPDATE) instead of
+    /// with those values unavailable. Set before the workload runs.
+    pub fn set_lob_truth(&mut self, capture: bool) {
+        self.model.lob_capture = capture;
+    }
+
     /// How many truth events to keep (`None`: all; `Some(0)`: record none).
     /// Older ones are dropped and counted, so an interactive sim stays bounded.
     pub fn set_truth_limit(&mut self, limit: Option<usize>) {
@@ -476,6 +483,12 @@ impl RedoSource for Sim {
 
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         Catalog::open_transactions(self)
+    }
+
+    fn session_transactions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        self.tick(false);
+        self.check_link()?;
+        Ok(facts::session_transactions(&self.model))
     }
 
     fn incarnation(&mut self) -> Result<Incarnation, SourceError> {

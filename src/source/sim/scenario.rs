@@ -45,6 +45,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("big-transaction", "19c CDB with a 60,000-change transaction among normal traffic"),
     builtin!("oracle11g", "non-CDB 11.2.0.4 in ARCHIVELOG with minimal supplemental logging and a DBA user"),
     builtin!("rac", "two-node RAC 19c CDB: two redo threads, node 2 quiet for minutes at a time"),
+    builtin!("lobs", "19c CDB with MAX_STRING_SIZE = EXTENDED: CLOB/BLOB (EMPTY_LOB inserts, dbms_lob rewrites), XMLType and 32k VARCHAR2 values in their LOB, XML DOC and 32K rows"),
     builtin!("example", "the fully commented example scenario (every key with its default)"),
 ];
 
@@ -511,6 +512,10 @@ pub struct WorkloadSpec {
     /// (statement-level rollback) while their transaction goes on.
     #[serde(default)]
     pub statement_rollback_pct: f64,
+    /// Percent of updates that rewrite a CLOB or BLOB through `dbms_lob`
+    /// instead (LOB rows with no DML row), on tables that have one.
+    #[serde(default)]
+    pub lob_update_pct: f64,
     /// The user the application connects as (`USERNAME`).
     #[serde(default = "d_user")]
     pub username: String,
@@ -534,6 +539,7 @@ impl Default for WorkloadSpec {
             rollback_pct: 0.0,
             savepoint_pct: 0.0,
             statement_rollback_pct: 0.0,
+            lob_update_pct: 0.0,
             username: d_user(),
             long_transactions: Vec::new(),
             big_transactions: Vec::new(),
@@ -789,9 +795,24 @@ impl Scenario {
                     )));
                 }
             }
+            let extended = self
+                .instance
+                .parameters
+                .get("max_string_size")
+                .is_some_and(|v| v.eq_ignore_ascii_case("EXTENDED"));
             for c in &t.columns {
-                if let Err(m) = ColType::parse(c.ty.get_ref()) {
-                    return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                match ColType::parse(c.ty.get_ref()) {
+                    Err(m) => {
+                        return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                    }
+                    Ok(ColType::Varchar2(n)) if n > 32_767 || (n > 4000 && !extended) => {
+                        let m = format!(
+                            "VARCHAR2({n}) is longer than the database allows: 4000 bytes, or 32767 with \
+                             instance.parameters.max_string_size = \"EXTENDED\""
+                        );
+                        return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                    }
+                    Ok(_) => {}
                 }
             }
             for k in &t.primary_key {
@@ -876,6 +897,12 @@ impl Scenario {
             return Err(invalid(format!(
                 "workload.rollback_pct must be between 0 and 100 (got {})",
                 w.rollback_pct
+            )));
+        }
+        if !(0.0..=100.0).contains(&w.lob_update_pct) {
+            return Err(invalid(format!(
+                "workload.lob_update_pct must be between 0 and 100 (got {})",
+                w.lob_update_pct
             )));
         }
         if w.txn_size[1] > MAX_TXN_SIZE {

@@ -226,8 +226,10 @@ fn control_rows_use_oracle_text_and_commit_carries_both_scns() {
 fn long_statement_splits_into_csf_pieces_of_at_most_4000_bytes() {
     let m = model(ORDERS);
     let s = Session::unrestricted(&m);
-    // Multi-byte characters force splits off byte boundaries.
-    let note = "订单已支付 it's; ".repeat(600);
+    // Multi-byte characters force splits off byte boundaries. The value
+    // stays within 4000 bytes: a longer one is an extended string, which
+    // travels in 32K rows instead of the statement.
+    let note = "订单已支付 it's; ".repeat(170);
     let rec = dml(
         &m,
         DmlOp::Insert,
@@ -238,7 +240,7 @@ fn long_statement_splits_into_csf_pieces_of_at_most_4000_bytes() {
     let whole = s.render(&m, &rec);
     let mut pieces = Vec::new();
     logminer::split_csf(whole.clone(), &mut pieces);
-    assert!(pieces.len() >= 3);
+    assert!(pieces.len() >= 2);
     for (i, p) in pieces.iter().enumerate() {
         let text = p.sql_redo.as_deref().unwrap_or_default();
         assert!(text.len() <= CSF_PIECE_BYTES);

@@ -25,13 +25,19 @@ pub enum ColType {
     Raw(u32),
     Clob,
     Blob,
+    /// XMLType stored as CLOB (binary XML prints the same rows).
+    XmlType,
     IntervalYm,
     IntervalDs,
 }
 
+/// The most bytes a VARCHAR2 value LogMiner prints inline may hold: longer
+/// values of a `MAX_STRING_SIZE = EXTENDED` database come in 32K pieces.
+pub const INLINE_STRING_BYTES: usize = 4000;
+
 /// The type names a scenario may use, for error messages.
 pub const ALLOWED_TYPES: &str = "NUMBER, NUMBER(p), NUMBER(p,s), VARCHAR2(n), NVARCHAR2(n), CHAR(n), DATE, \
-TIMESTAMP(n), TIMESTAMP(n) WITH TIME ZONE, RAW(n), CLOB, BLOB, INTERVAL YEAR TO MONTH, INTERVAL DAY TO SECOND";
+TIMESTAMP(n), TIMESTAMP(n) WITH TIME ZONE, RAW(n), CLOB, BLOB, XMLTYPE, INTERVAL YEAR TO MONTH, INTERVAL DAY TO SECOND";
 
 fn args(text: &str, prefix: &str) -> Option<Vec<u32>> {
     let rest = text.strip_prefix(prefix)?.trim();
@@ -84,6 +90,7 @@ impl ColType {
             "DATE" => return Ok(ColType::Date),
             "CLOB" => return Ok(ColType::Clob),
             "BLOB" => return Ok(ColType::Blob),
+            "XMLTYPE" | "SYS.XMLTYPE" => return Ok(ColType::XmlType),
             _ => {}
         }
         if t.starts_with("NUMBER") {
@@ -131,6 +138,7 @@ impl ColType {
             ColType::Raw(_) => "RAW".into(),
             ColType::Clob => "CLOB".into(),
             ColType::Blob => "BLOB".into(),
+            ColType::XmlType => "XMLTYPE".into(),
             ColType::IntervalYm => "INTERVAL YEAR(2) TO MONTH".into(),
             ColType::IntervalDs => "INTERVAL DAY(2) TO SECOND(6)".into(),
         }
@@ -145,7 +153,7 @@ impl ColType {
             ColType::Date => 7,
             ColType::Timestamp(_) => 11,
             ColType::TimestampTz(_) => 13,
-            ColType::Clob | ColType::Blob => 4000,
+            ColType::Clob | ColType::Blob | ColType::XmlType => 4000,
             ColType::IntervalYm => 5,
             ColType::IntervalDs => 11,
         }
@@ -153,6 +161,12 @@ impl ColType {
 
     pub fn is_lob(&self) -> bool {
         matches!(self, ColType::Clob | ColType::Blob)
+    }
+
+    /// A column whose values LogMiner never prints in a DML statement:
+    /// LOBs (EMPTY_LOB() and LOB rows) and XMLType (XML DOC rows).
+    pub fn is_lob_like(&self) -> bool {
+        matches!(self, ColType::Clob | ColType::Blob | ColType::XmlType)
     }
 }
 
@@ -174,6 +188,8 @@ pub enum Value {
     /// LOB content; the redo carries it in LOB_WRITE rows, never in DML text.
     Clob(String),
     Blob(Vec<u8>),
+    /// An XMLType document; the redo carries it in XML DOC rows.
+    Xml(String),
     /// `+01-02`.
     IntervalYm(String),
     /// `+01 02:03:04.123456`.
@@ -278,6 +294,27 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// A VARCHAR2 value too long to print inline (`MAX_STRING_SIZE =
+    /// EXTENDED`): it travels in 32K BEGIN/WRITE/END rows.
+    pub fn is_extended_string(&self) -> bool {
+        matches!(self, Value::Str(s) if s.len() > INLINE_STRING_BYTES)
+    }
+
+    /// A value LogMiner leaves out of DML text: LOB, XML and extended strings.
+    pub fn in_pieces(&self) -> bool {
+        matches!(self, Value::Clob(_) | Value::Blob(_) | Value::Xml(_)) || self.is_extended_string()
+    }
+
+    /// The full value, as a capture that reassembles LOB, XML and
+    /// extended-string rows gives it (BLOB as lower-case hex).
+    pub fn full_field(&self) -> Field {
+        match self {
+            Value::Clob(s) | Value::Xml(s) => Field::text(s.clone()),
+            Value::Blob(b) => Field::Binary(hex(b)),
+            other => other.field(),
+        }
+    }
+
     /// The literal LogMiner writes in SQL_REDO. LOB values render as
     /// `EMPTY_CLOB()`/`EMPTY_BLOB()`: their content follows in LOB_WRITE rows.
     pub fn sql_literal(&self) -> String {
@@ -294,6 +331,8 @@ impl Value {
             Value::Raw(b) => format!("HEXTORAW('{}')", hex(b)),
             Value::Clob(_) => "EMPTY_CLOB()".into(),
             Value::Blob(_) => "EMPTY_BLOB()".into(),
+            // Never printed in a statement: the XML DOC rows carry it.
+            Value::Xml(_) => "NULL".into(),
             Value::IntervalYm(s) => format!("TO_YMINTERVAL('{s}')"),
             Value::IntervalDs(s) => format!("TO_DSINTERVAL('{s}')"),
         }
@@ -306,13 +345,14 @@ impl Value {
             Value::Number(s) | Value::Str(s) | Value::NStr(s) => Field::text(s.clone()),
             Value::Date(t) => Field::text(t.format("%Y-%m-%dT%H:%M:%S").to_string()),
             Value::Timestamp(t) => Field::text(fmt_frac(t).replacen(' ', "T", 1)),
-            Value::TimestampTz(t, off) => Field::text(format!(
-                "{}{}",
-                fmt_frac(t).replacen(' ', "T", 1),
-                fmt_offset(*off)
-            )),
-            Value::Raw(b) => Field::text(hex(b)),
-            Value::Clob(_) | Value::Blob(_) => Field::Unavailable,
+            // The envelope gives the instant in UTC (see engine::event).
+            Value::TimestampTz(t, off) => {
+                let utc = *t - chrono::TimeDelta::minutes(i64::from(*off));
+                Field::text(format!("{}Z", fmt_frac(&utc).replacen(' ', "T", 1)))
+            }
+            Value::Raw(b) => Field::Binary(hex(b)),
+            Value::Clob(_) | Value::Xml(_) => Field::Unavailable,
+            Value::Blob(_) => Field::UnavailableBinary,
             Value::IntervalYm(s) | Value::IntervalDs(s) => Field::text(s.clone()),
         }
     }
@@ -321,7 +361,7 @@ impl Value {
     pub fn snapshot_text(&self) -> Option<String> {
         match self {
             Value::Null => None,
-            Value::Clob(s) => Some(s.clone()),
+            Value::Clob(s) | Value::Xml(s) => Some(s.clone()),
             Value::Blob(b) => Some(hex(b)),
             other => other.field().as_str().map(str::to_string),
         }
@@ -333,7 +373,7 @@ impl Value {
         match self {
             Value::Null => Vec::new(),
             Value::Number(n) => oracle_number(n),
-            Value::Str(s) | Value::Clob(s) => s.as_bytes().to_vec(),
+            Value::Str(s) | Value::Clob(s) | Value::Xml(s) => s.as_bytes().to_vec(),
             Value::NStr(s) => s.encode_utf16().flat_map(u16::to_be_bytes).collect(),
             Value::Date(t) => date_bytes(t),
             Value::Timestamp(t) | Value::TimestampTz(t, _) => {
@@ -351,7 +391,7 @@ impl Value {
         match self {
             Value::Null => 1,
             Value::Number(n) => n.len() / 2 + 2,
-            Value::Str(s) | Value::NStr(s) | Value::Clob(s) => s.len() + 1,
+            Value::Str(s) | Value::NStr(s) | Value::Clob(s) | Value::Xml(s) => s.len() + 1,
             Value::Raw(b) | Value::Blob(b) => b.len() + 1,
             _ => 12,
         }
@@ -561,7 +601,14 @@ impl ValueGen {
                     PLAIN[rng.below(5) as usize].to_string()
                 } else if long_text && *n > 1000 && rng.chance(0.15) {
                     let mut s = String::new();
-                    while s.len() < (*n as usize).min(3900) {
+                    // Past 4000 bytes (MAX_STRING_SIZE = EXTENDED) the value
+                    // travels in 32K rows.
+                    let want = if *n as usize > INLINE_STRING_BYTES {
+                        rng.range(3000, (*n as u64).min(12_000)) as usize
+                    } else {
+                        (*n as usize).min(3900)
+                    };
+                    while s.len() < want {
                         s.push_str(rng.pick(PLAIN).copied().unwrap_or("x"));
                         s.push_str(rng.pick(TRICKY).copied().unwrap_or(" "));
                         if rng.chance(0.1) {
@@ -648,6 +695,21 @@ impl ValueGen {
                 let len = rng.range(1, 3000) as usize;
                 Value::Blob((0..len).map(|_| rng.below(256) as u8).collect())
             }
+            ColType::XmlType => {
+                let mut doc = format!("<doc id=\"{}\">", rng.below(100_000));
+                for _ in 0..rng.range(1, 60) {
+                    let text = rng.pick(PLAIN).copied().unwrap_or("x");
+                    doc.push_str(&format!("<v n=\"{}\">{text}</v>", rng.below(1000)));
+                    if rng.chance(0.1) {
+                        doc.push_str(&format!(
+                            "<w>{}</w>",
+                            rng.pick(WIDE).copied().unwrap_or("é")
+                        ));
+                    }
+                }
+                doc.push_str("</doc>");
+                Value::Xml(doc)
+            }
             ColType::IntervalYm => {
                 let sign = if rng.chance(0.2) { '-' } else { '+' };
                 Value::IntervalYm(format!("{sign}{:02}-{:02}", rng.below(100), rng.below(12)))
@@ -723,10 +785,18 @@ mod tests {
         );
         assert_eq!(
             Value::TimestampTz(t(9, 0, 0, 123_456_000), 480).field(),
-            Field::text("2025-03-01T09:00:00.123456000+08:00")
+            Field::text("2025-03-01T01:00:00.123456000Z")
         );
-        assert_eq!(Value::Raw(vec![0xAB, 1]).field(), Field::text("ab01"));
+        assert_eq!(
+            Value::TimestampTz(t(0, 30, 0, 0), 60).field(),
+            Field::text("2025-02-28T23:30:00.000000000Z")
+        );
+        assert_eq!(
+            Value::Raw(vec![0xAB, 1]).field(),
+            Field::Binary("ab01".into())
+        );
         assert_eq!(Value::Clob("x".into()).field(), Field::Unavailable);
+        assert_eq!(Value::Blob(vec![1]).field(), Field::UnavailableBinary);
         assert_eq!(Value::Null.field(), Field::Null);
     }
 

@@ -33,7 +33,10 @@ pub(super) struct Change {
     pub(super) thread: u16,
     obj: u64,
     objd: u64,
-    changed: Vec<usize>,
+    pub(super) changed: Vec<usize>,
+    /// A LOB rewritten through `dbms_lob` with no DML statement: only LOB
+    /// rows reach the redo.
+    pub(super) lob_only: bool,
 }
 
 impl Model {
@@ -221,6 +224,21 @@ impl Model {
         };
         let mut rng = self.rng.fork();
         let xid = self.open[i].xid.clone();
+        let lob_pct = self.scenario.workload.lob_update_pct;
+        // Only as the last change of a transaction that commits with no
+        // savepoint to roll back to: LogMiner shows no statement to undo.
+        let last = self.open[i].remaining == 1
+            && !self.open[i].will_rollback
+            && self.open[i].savepoint.is_none();
+        if let (DmlOp::Update, Some(key)) = (op, key) {
+            if last
+                && lob_pct > 0.0
+                && rng.chance(lob_pct / 100.0)
+                && self.lob_update(i, t, key, &mut rng)
+            {
+                return;
+            }
+        }
         match (op, key) {
             (DmlOp::Update, Some(key)) => {
                 let Some(row) = self.tables[t].rows.get(&key).cloned() else {
@@ -245,6 +263,18 @@ impl Model {
                         if !changed.contains(&c) {
                             changed.push(c);
                         }
+                    }
+                }
+                // A statement always changes one column LogMiner prints, so
+                // the XML or 32K rows follow a DML row of their own.
+                let printed: Vec<usize> = candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| !pieces_type(&table.columns[c].ty))
+                    .collect();
+                if changed.iter().all(|&c| pieces_type(&table.columns[c].ty)) {
+                    if let Some(&c) = rng.pick(&printed) {
+                        changed.push(c);
                     }
                 }
                 changed.sort_unstable();
@@ -275,12 +305,13 @@ impl Model {
                     key,
                     DmlOp::Update,
                     Some(before),
-                    Some(after),
+                    Some(after.clone()),
                     row.rowid.clone(),
                     obj,
                     objd,
-                    changed,
+                    changed.clone(),
                 );
+                self.write_pieces(i, t, obj, objd, &row.rowid, &after, &changed);
             }
             (DmlOp::Delete, Some(key)) => {
                 let Some(row) = self.tables[t].rows.get(&key).cloned() else {
@@ -337,14 +368,65 @@ impl Model {
                     objd,
                     Vec::new(),
                 );
-                self.write_lob_content(i, t, obj, objd, &rid, &after);
+                let all: Vec<usize> = (0..after.len()).collect();
+                self.write_pieces(i, t, obj, objd, &rid, &after, &all);
             }
         }
     }
 
-    /// LOB content follows the EMPTY_LOB() insert: a locator row, then the
-    /// content in LOB_WRITE pieces, each its own redo record.
-    fn write_lob_content(
+    /// `dbms_lob` rewrites a CLOB or BLOB of an existing row: no DML row,
+    /// only the locator, the writes and a trim to the new length. False when
+    /// the table has no LOB column to write.
+    fn lob_update(&mut self, i: usize, t: usize, key: i64, rng: &mut Rng) -> bool {
+        let Some(row) = self.tables[t].rows.get(&key).cloned() else {
+            return false;
+        };
+        let lobs: Vec<usize> = (0..self.tables[t].columns.len())
+            .filter(|&c| self.tables[t].columns[c].ty.is_lob())
+            .collect();
+        let Some(&c) = rng.pick(&lobs) else {
+            return false;
+        };
+        let now = self.now();
+        let col = &self.tables[t].columns[c];
+        let v = ValueGen::generate(rng, &col.ty, &col.name, now, true);
+        let mut after = (*row.values).clone();
+        after[c] = v;
+        let xid = self.open[i].xid.clone();
+        self.ensure_started(i);
+        self.locks.insert((t, key), xid);
+        let (obj, objd) = self.tables[t].segment(row.part);
+        let after = Arc::new(after);
+        if let Some(r) = self.tables[t].rows.get_mut(&key) {
+            r.values = after.clone();
+        }
+        let (scn, rs_id) = self.write_lob(i, t, obj, objd, &row.rowid, &after, c, true);
+        let (time, thread) = (self.now_sec(), self.open[i].thread);
+        self.open[i].changes.push(Change {
+            table: t,
+            key,
+            op: DmlOp::Update,
+            before: Some(row.values.clone()),
+            after: Some(after),
+            rowid: row.rowid.clone(),
+            scn,
+            time,
+            rs_id,
+            thread,
+            obj,
+            objd,
+            changed: vec![c],
+            lob_only: true,
+        });
+        true
+    }
+
+    /// The values LogMiner leaves out of a statement follow it, each in its
+    /// own rows: LOB content after EMPTY_LOB() (a locator row, then
+    /// LOB_WRITE pieces), XMLType in XML DOC BEGIN/WRITE/END, extended
+    /// strings in 32K BEGIN/WRITE/END. `columns`: which of `row` to write.
+    #[allow(clippy::too_many_arguments)]
+    fn write_pieces(
         &mut self,
         i: usize,
         t: usize,
@@ -352,65 +434,243 @@ impl Model {
         objd: u64,
         rowid: &Arc<str>,
         row: &Arc<Vec<Value>>,
+        columns: &[usize],
     ) {
-        for (c, v) in row.iter().enumerate() {
-            let data = match v {
-                Value::Clob(s) => s.clone(),
-                Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
-                _ => continue,
+        for &c in columns {
+            match row.get(c) {
+                Some(Value::Clob(_) | Value::Blob(_)) => {
+                    self.write_lob(i, t, obj, objd, rowid, row, c, false);
+                }
+                Some(v @ Value::Xml(_)) => {
+                    let sqls = self.xml_rows(t, c, row, v);
+                    self.emit_pieces(i, t, obj, objd, rowid, sqls);
+                }
+                Some(v) if v.is_extended_string() => {
+                    let sqls = self.string_rows(t, c, row, v);
+                    self.emit_pieces(i, t, obj, objd, rowid, sqls);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn emit_pieces(
+        &mut self,
+        i: usize,
+        t: usize,
+        obj: u64,
+        objd: u64,
+        rowid: &Arc<str>,
+        sqls: Vec<(u16, Option<String>)>,
+    ) {
+        let (thread, user, pdb, xid) = {
+            let x = &self.open[i];
+            (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
+        };
+        for (code, sql) in sqls {
+            let size = sql.as_ref().map_or(40, |s| s.len() as u64 + 40);
+            let body = Body::Piece {
+                table: t,
+                obj,
+                objd,
+                rowid: rowid.clone(),
+                code,
+                sql,
             };
-            let (thread, user, pdb) = (
-                self.open[i].thread,
-                self.open[i].username.clone(),
-                self.open[i].pdb.clone(),
-            );
-            let xid = self.open[i].xid.clone();
+            self.emit(thread, &xid, &user, &pdb, body, size, false);
+        }
+    }
+
+    /// `a."PK" = '1'`: the key XML DOC BEGIN and 32K BEGIN name the row by.
+    fn alias_key(&self, t: usize, row: &[Value], quote_twice: bool) -> String {
+        let table = &self.tables[t];
+        table
+            .pk
+            .iter()
+            .filter_map(|&k| {
+                let lit = row.get(k)?.sql_literal();
+                let lit = if quote_twice {
+                    lit.replace('\'', "''")
+                } else {
+                    lit
+                };
+                Some(format!("a.\"{}\" = {lit}", table.columns[k].name))
+            })
+            .collect::<Vec<_>>()
+            .join(" and ")
+    }
+
+    /// XML DOC BEGIN / WRITE / END as Oracle's XMLType example prints them;
+    /// a document stored out of line comes as HEXTORAW pieces that may cut
+    /// a character in two.
+    fn xml_rows(&self, t: usize, c: usize, row: &[Value], v: &Value) -> Vec<(u16, Option<String>)> {
+        let table = &self.tables[t];
+        let Value::Xml(doc) = v else {
+            return Vec::new();
+        };
+        let mut out = vec![(
+            68,
+            Some(format!(
+                "update \"{}\".\"{}\" a set a.\"{}\" = XMLType(:1) where {};",
+                table.name.owner,
+                table.name.table,
+                table.columns[c].name,
+                self.alias_key(t, row, false)
+            )),
+        )];
+        if doc.len() > 4000 {
+            for piece in doc.as_bytes().chunks(1000) {
+                let hex: String = piece.iter().map(|b| format!("{b:02x}")).collect();
+                out.push((
+                    70,
+                    Some(format!("XML_REDO := HEXTORAW('{hex}'):{}", piece.len())),
+                ));
+            }
+        } else {
+            let chars: Vec<char> = doc.chars().collect();
+            for piece in chars.chunks(1000) {
+                let text: String = piece.iter().collect();
+                out.push((
+                    70,
+                    Some(format!(
+                        "XML_REDO := '{}':{}",
+                        text.replace('\'', "''"),
+                        piece.len()
+                    )),
+                ));
+            }
+        }
+        out.push((71, None));
+        out
+    }
+
+    /// 32K BEGIN / WRITE / END of a VARCHAR2 value past 4000 bytes.
+    fn string_rows(
+        &self,
+        t: usize,
+        c: usize,
+        row: &[Value],
+        v: &Value,
+    ) -> Vec<(u16, Option<String>)> {
+        let table = &self.tables[t];
+        let Value::Str(text) = v else {
+            return Vec::new();
+        };
+        let col = &table.columns[c].name;
+        let mut out = vec![(
+            91,
+            Some(format!(
+                "DECLARE \n TempLob CLOB;\n buf_c VARCHAR2(32767);\n Stmt CLOB;\nBEGIN\n DBMS_LOB.CreateTemporary(TempLob, FALSE);\n Stmt := 'update \"{}\".\"{}\" a set a.\"{col}\" = :{col} where {};';",
+                table.name.owner,
+                table.name.table,
+                self.alias_key(t, row, true)
+            )),
+        )];
+        let chars: Vec<char> = text.chars().collect();
+        for piece in chars.chunks(2000) {
+            let s: String = piece.iter().collect();
+            out.push((
+                92,
+                Some(format!(
+                    " buf_c := '{}';\n DBMS_LOB.WRITEAPPEND(TempLob, {}, buf_c);",
+                    s.replace('\'', "''"),
+                    piece.len()
+                )),
+            ));
+        }
+        out.push((93, None));
+        out
+    }
+
+    /// A LOB's content: a locator row, then LOB_WRITE pieces, each its own
+    /// redo record; rewriting an existing value (`dbms_lob`) ends with a
+    /// LOB_TRIM to the new length.
+    #[allow(clippy::too_many_arguments)]
+    fn write_lob(
+        &mut self,
+        i: usize,
+        t: usize,
+        obj: u64,
+        objd: u64,
+        rowid: &Arc<str>,
+        row: &Arc<Vec<Value>>,
+        c: usize,
+        trim: bool,
+    ) -> (Scn, Arc<str>) {
+        let none = (self.scn, Arc::from(""));
+        let Some(v) = row.get(c) else {
+            return none;
+        };
+        let data = match v {
+            Value::Clob(s) => s.clone(),
+            Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+            _ => return none,
+        };
+        let (thread, user, pdb) = (
+            self.open[i].thread,
+            self.open[i].username.clone(),
+            self.open[i].pdb.clone(),
+        );
+        let xid = self.open[i].xid.clone();
+        let (scn, rs_id, _) = self.emit(
+            thread,
+            &xid,
+            &user,
+            &pdb,
+            Body::LobLocator {
+                table: t,
+                obj,
+                objd,
+                column: c,
+                rowid: rowid.clone(),
+                row: row.clone(),
+            },
+            200,
+            false,
+        );
+        let blob = matches!(v, Value::Blob(_));
+        let chunk = if blob { 2000 } else { 1000 };
+        let chars: Vec<char> = data.chars().collect();
+        let mut offset = 1u64;
+        for piece in chars.chunks(chunk) {
+            let s: String = piece.iter().collect();
+            let size = s.len() as u64;
             self.emit(
                 thread,
                 &xid,
                 &user,
                 &pdb,
-                Body::LobLocator {
+                Body::LobWrite {
                     table: t,
                     obj,
                     objd,
                     column: c,
                     rowid: rowid.clone(),
-                    row: row.clone(),
+                    data: s,
+                    offset,
                 },
-                200,
+                size,
                 false,
             );
-            let chunk = if matches!(v, Value::Blob(_)) {
-                2000
+            offset += if blob {
+                piece.len() as u64 / 2
             } else {
-                1000
+                piece.len() as u64
             };
-            let chars: Vec<char> = data.chars().collect();
-            let mut offset = 1u64;
-            for piece in chars.chunks(chunk) {
-                let s: String = piece.iter().collect();
-                let size = s.len() as u64;
-                self.emit(
-                    thread,
-                    &xid,
-                    &user,
-                    &pdb,
-                    Body::LobWrite {
-                        table: t,
-                        obj,
-                        objd,
-                        column: c,
-                        rowid: rowid.clone(),
-                        data: s,
-                        offset,
-                    },
-                    size,
-                    false,
-                );
-                offset += piece.len() as u64;
-            }
         }
+        if trim {
+            let var = if blob { "loc_b" } else { "loc_c" };
+            let body = Body::Piece {
+                table: t,
+                obj,
+                objd,
+                rowid: rowid.clone(),
+                code: 11,
+                sql: Some(format!(" dbms_lob.trim({var}, {});", offset - 1)),
+            };
+            self.emit(thread, &xid, &user, &pdb, body, 60, false);
+        }
+        (scn, rs_id)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -465,6 +725,7 @@ impl Model {
             obj,
             objd,
             changed,
+            lob_only: false,
         });
     }
 
@@ -524,4 +785,11 @@ impl Model {
             self.emit(thread, &xid, &user, &pdb, body, 150, false);
         }
     }
+}
+
+/// A type whose values may need rows of their own (XMLType, a VARCHAR2
+/// past 4000 bytes).
+fn pieces_type(ty: &ColType) -> bool {
+    matches!(ty, ColType::XmlType)
+        || matches!(ty, ColType::Varchar2(n) if *n as usize > crate::source::sim::value::INLINE_STRING_BYTES)
 }

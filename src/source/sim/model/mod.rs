@@ -71,6 +71,10 @@ pub struct Model {
     pub truth: VecDeque<(Scn, CapturedEvent)>,
     pub truth_dropped: u64,
     pub truth_limit: Option<usize>,
+    /// The truth as a capture that reassembles LOB and XMLType values gives
+    /// it (`--lob capture`); else those values are unavailable and a LOB
+    /// written alone is no event.
+    pub lob_capture: bool,
     scheduled: Vec<Scheduled>,
     next_at: Option<i64>,
     scn_faults: Vec<faults::ScnFault>,
@@ -129,6 +133,7 @@ impl Model {
             truth: VecDeque::new(),
             truth_dropped: 0,
             truth_limit: Some(200_000),
+            lob_capture: false,
             scheduled,
             next_at: None,
             scn_faults,

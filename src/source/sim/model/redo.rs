@@ -62,6 +62,17 @@ pub enum Body {
         data: String,
         offset: u64,
     },
+    /// A row carrying part of a value LogMiner does not print in DML text
+    /// (LOB_TRIM, XML DOC BEGIN/WRITE/END, 32K BEGIN/WRITE/END), its
+    /// SQL_REDO already rendered.
+    Piece {
+        table: usize,
+        obj: u64,
+        objd: u64,
+        rowid: Arc<str>,
+        code: u16,
+        sql: Option<String>,
+    },
     Ddl {
         table: usize,
         sql: String,

@@ -5,7 +5,7 @@ use chrono::NaiveDateTime;
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
 use crate::engine::row::Scn;
-use crate::source::sim::value::Value;
+use crate::source::sim::value::{ColType, Value};
 
 use super::dml::Change;
 use super::redo::DmlOp;
@@ -21,15 +21,6 @@ impl Model {
                 self.truth_dropped += 1;
             }
         }
-    }
-
-    fn image(&self, t: usize, values: &[Value]) -> Image {
-        self.tables[t]
-            .columns
-            .iter()
-            .zip(values)
-            .map(|(c, v)| (c.name.clone(), v.field()))
-            .collect()
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -78,28 +69,78 @@ impl Model {
             DmlOp::Update => Op::Update,
             DmlOp::Delete => Op::Delete,
         };
-        let lob = |name: &str| {
-            self.tables[c.table]
-                .columns
-                .iter()
-                .any(|col| col.name == name && col.ty.is_lob())
+        let table = &self.tables[c.table];
+        let capture = self.lob_capture;
+        // What LogMiner leaves out of DML text: LOB and XMLType columns, and
+        // VARCHAR2 values past 4000 bytes (MAX_STRING_SIZE = EXTENDED).
+        let hidden =
+            |i: usize, v: &Value| table.columns[i].ty.is_lob_like() || v.is_extended_string();
+        // A value the pieces after the statement carry: extended strings
+        // always reassembled, LOB and XML only by a capture that
+        // reassembles them (`--lob capture`).
+        let carried = |v: &Value| match v {
+            Value::Blob(_) if !capture => Field::UnavailableBinary,
+            Value::Clob(_) | Value::Xml(_) if !capture => Field::Unavailable,
+            other => other.full_field(),
         };
-        // LOB content never travels in DML redo: an insert shows NULL or
-        // EMPTY_LOB() (content in LOB_WRITE rows), and UPDATE/DELETE images
-        // do not carry LOB columns at all.
-        let mut before = c.before.as_ref().map(|v| self.image(c.table, v));
-        for (name, f) in before.iter_mut().flatten() {
-            if lob(name) {
-                *f = Field::Unavailable;
+        // The placeholder of a value left out: binary for a BLOB column.
+        let placeholder = |i: usize| {
+            if table.columns[i].ty == ColType::Blob {
+                Field::UnavailableBinary
+            } else {
+                Field::Unavailable
             }
-        }
-        let mut after = c.after.as_ref().map(|v| self.image(c.table, v));
-        if c.op == DmlOp::Update {
-            for (name, f) in after.iter_mut().flatten() {
-                if lob(name) {
-                    *f = Field::Unavailable;
+        };
+        let name = |i: usize| table.columns[i].name.clone();
+        let mut before: Option<Image> = c.before.as_ref().map(|vals| {
+            vals.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    (
+                        name(i),
+                        if hidden(i, v) {
+                            placeholder(i)
+                        } else {
+                            v.field()
+                        },
+                    )
+                })
+                .collect()
+        });
+        let mut after: Option<Image> = c.after.as_ref().map(|vals| {
+            vals.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let f = match c.op {
+                        DmlOp::Update if !c.changed.contains(&i) => {
+                            let was = c.before.as_ref().and_then(|b| b.get(i));
+                            if hidden(i, v) || was.is_some_and(|b| hidden(i, b)) {
+                                placeholder(i)
+                            } else {
+                                v.field()
+                            }
+                        }
+                        _ => carried(v),
+                    };
+                    (name(i), f)
+                })
+                .collect()
+        });
+        if c.lob_only {
+            // Only LOB rows reached the redo: the row's key and the new value.
+            let key: Image = table
+                .pk
+                .iter()
+                .filter_map(|&k| c.after.as_ref()?.get(k).map(|v| (name(k), v.field())))
+                .collect();
+            let mut image = key.clone();
+            for &i in &c.changed {
+                if let Some(v) = c.after.as_ref().and_then(|a| a.get(i)) {
+                    image.push((name(i), carried(v)));
                 }
             }
+            before = Some(key);
+            after = Some(image);
         }
         ChangeEvent {
             op,

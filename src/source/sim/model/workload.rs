@@ -34,17 +34,49 @@ pub struct Txn {
     pub username: Arc<str>,
     pub pdb: Option<Arc<str>>,
     started: bool,
-    remaining: u32,
+    pub(super) remaining: u32,
     pub(super) changes: Vec<Change>,
-    savepoint: Option<usize>,
-    will_rollback: bool,
+    pub(super) savepoint: Option<usize>,
+    pub(super) will_rollback: bool,
     pub(super) kind: TxnKind,
     pub(super) table: Option<usize>,
+}
+
+/// The session a workload transaction runs in, as `V$SESSION` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    pub sid: u64,
+    pub serial: u64,
+    pub program: &'static str,
+    pub machine: &'static str,
 }
 
 impl Txn {
     pub fn change_count(&self) -> usize {
         self.changes.len()
+    }
+
+    /// Who runs this transaction: the order-entry application's pool for
+    /// ordinary ones, an operator's SQL*Plus for long ones, the nightly
+    /// loader for big ones. Derived from the XID (not the scenario's random
+    /// stream) so that adding sessions changes no workload.
+    pub fn holder(&self) -> Holder {
+        let n: u64 = self
+            .xid
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let (program, machine) = match self.kind {
+            TxnKind::Normal if n % 2 == 0 => ("JDBC Thin Client", "app01.example.com"),
+            TxnKind::Normal => ("JDBC Thin Client", "app02.example.com"),
+            TxnKind::Long { .. } => ("sqlplus@ops-jump01 (TNS V1-V3)", "ops-jump01"),
+            TxnKind::Big => ("batch_loader@etl01 (TNS V1-V3)", "etl01"),
+        };
+        Holder {
+            sid: 20 + n % 980,
+            serial: 1 + (n / 980) % 65_000,
+            program,
+            machine,
+        }
     }
 }
 
@@ -375,7 +407,12 @@ impl Model {
             self.dml(i);
             self.open[i].remaining -= 1;
             let pct = self.scenario.workload.statement_rollback_pct;
-            if pct > 0.0 && self.open[i].changes.len() > before && self.rng.chance(pct / 100.0) {
+            let undoable = self.open[i].changes.last().is_some_and(|c| !c.lob_only);
+            if pct > 0.0
+                && self.open[i].changes.len() > before
+                && undoable
+                && self.rng.chance(pct / 100.0)
+            {
                 // The statement failed (a constraint, a deadlock victim):
                 // Oracle undoes its change with a ROLLBACK=1 row and the
                 // transaction goes on.
@@ -446,14 +483,19 @@ impl Model {
         let commit_time = self.now_sec();
         let commit_ts_ms = ms(commit_time);
         let mut per_table: HashMap<usize, u32> = HashMap::new();
-        for (index, c) in txn.changes.iter().enumerate() {
-            let order = per_table.entry(c.table).or_insert(0);
-            *order += 1;
-            let table_order = *order;
-            if self.truth_limit != Some(0) {
+        let mut index = 0usize;
+        for c in txn.changes.iter() {
+            // Without LOB reassembly a LOB written alone is no event: its
+            // rows carry nothing else.
+            let shown = !c.lob_only || self.lob_capture;
+            if shown && self.truth_limit != Some(0) {
+                let order = per_table.entry(c.table).or_insert(0);
+                *order += 1;
+                let table_order = *order;
                 let ev =
                     self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
                 self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+                index += 1;
             }
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {

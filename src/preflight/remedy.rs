@@ -1,0 +1,110 @@
+//! Remediation as the operator runs it: the catalog's templates written out
+//! with the names the facts hold (the connected user, its tablespace, the
+//! tables, sequences and PDBs a rule found), so a fix is copied, not edited.
+
+use crate::source::{SessionFacts, TableName};
+
+/// An Oracle name as SQL takes it: bare when it is an ordinary upper-case
+/// identifier, in double quotes otherwise.
+pub fn sql_ident(name: &str) -> String {
+    let ordinary = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "_$#".contains(c));
+    if ordinary {
+        name.to_string()
+    } else {
+        format!("\"{}\"", name.replace('"', "\"\""))
+    }
+}
+
+/// `OWNER.TABLE`, each part quoted where SQL needs it.
+pub fn sql_table(name: &TableName) -> String {
+    format!("{}.{}", sql_ident(&name.owner), sql_ident(&name.table))
+}
+
+/// One statement per table from a template naming `owner.table`.
+pub fn per_table<'a>(template: &str, tables: impl IntoIterator<Item = &'a TableName>) -> String {
+    tables
+        .into_iter()
+        .map(|t| template.replace("owner.table", &sql_table(t)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Puts the connected user (and its default tablespace) into the
+/// catalog's example statements. `CONTAINER=ALL` is kept only where Oracle
+/// accepts it: a common user in a CDB (a local user or a non-CDB raises
+/// ORA-65050 / ORA-65090 on it).
+pub fn personalize(text: &str, session: Option<&SessionFacts>, cdb: Option<bool>) -> String {
+    let Some(s) = session.filter(|s| !s.user.is_empty()) else {
+        return text.to_string();
+    };
+    let user = sql_ident(&s.user);
+    let mut out = text
+        .replace("c##dbzuser", &user)
+        .replace("connect_user", &user);
+    if let Some(ts) = &s.default_tablespace {
+        out = out.replace("logminer_tbs", &sql_ident(ts));
+    }
+    let common = s.common_user || s.user.to_ascii_uppercase().starts_with("C##");
+    if cdb == Some(false) || (cdb == Some(true) && !common) {
+        out = out.replace(" CONTAINER=ALL", "");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(user: &str, common: bool) -> SessionFacts {
+        SessionFacts {
+            user: user.into(),
+            common_user: common,
+            default_tablespace: Some("USERS".into()),
+            ..SessionFacts::default()
+        }
+    }
+
+    #[test]
+    fn grants_name_the_connected_user_and_its_tablespace() {
+        let t = "GRANT LOGMINING TO c##dbzuser CONTAINER=ALL;\nALTER USER c##dbzuser QUOTA UNLIMITED ON logminer_tbs CONTAINER=ALL;";
+        assert_eq!(
+            personalize(t, Some(&session("C##CDCCTL", true)), Some(true)),
+            "GRANT LOGMINING TO C##CDCCTL CONTAINER=ALL;\nALTER USER C##CDCCTL QUOTA UNLIMITED ON USERS CONTAINER=ALL;"
+        );
+        assert_eq!(
+            personalize(t, Some(&session("CDC", false)), Some(true)),
+            "GRANT LOGMINING TO CDC;\nALTER USER CDC QUOTA UNLIMITED ON USERS;",
+            "a local user takes no CONTAINER clause"
+        );
+        assert_eq!(
+            personalize(t, Some(&session("cdc", false)), Some(false)),
+            "GRANT LOGMINING TO \"cdc\";\nALTER USER \"cdc\" QUOTA UNLIMITED ON USERS;"
+        );
+        assert_eq!(personalize(t, None, None), t, "unknown user: the template");
+    }
+
+    #[test]
+    fn table_statements_quote_names_that_need_it() {
+        let tables = [
+            TableName {
+                owner: "APP".into(),
+                table: "ORDERS".into(),
+            },
+            TableName {
+                owner: "App".into(),
+                table: "my table".into(),
+            },
+        ];
+        assert_eq!(
+            per_table(
+                "ALTER TABLE owner.table ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;",
+                &tables
+            ),
+            "ALTER TABLE APP.ORDERS ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;\n\
+             ALTER TABLE \"App\".\"my table\" ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;"
+        );
+    }
+}
