@@ -6,7 +6,6 @@ pub mod collect;
 pub mod duration;
 pub mod exit;
 pub mod forms;
-#[allow(dead_code)] // wired into `run` by the next change
 pub mod kafka;
 pub mod log;
 pub mod metrics;

@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::cli::duration::parse_duration;
 use crate::cli::metrics::{self, Tally, Telemetry, Volumes};
-use crate::cli::{exit, source, tables, GlobalArgs};
+use crate::cli::{exit, kafka, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
 };
@@ -30,7 +30,8 @@ pub struct RunArgs {
     /// wildcards, in the schema too. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
-    /// Where events go: a file (appended, JSON lines) or `-` for stdout.
+    /// Where events go with `--sink file`: a file (appended, JSON lines) or
+    /// `-` for stdout.
     #[arg(long, short, default_value = "-")]
     pub output: String,
     /// Checkpoint file; capture resumes from it when it exists.
@@ -65,6 +66,8 @@ pub struct RunArgs {
     pub dead_letter: PathBuf,
     #[command(flatten)]
     pub forms: crate::cli::forms::FormsArgs,
+    #[command(flatten)]
+    pub kafka: crate::cli::kafka::KafkaArgs,
     /// Spill a transaction to disk once it buffers this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
@@ -423,32 +426,62 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             )));
         }
     }
-    // Held until the process ends: a second writer on either file would
-    // duplicate or interleave events.
-    let _locks = take_writer_locks(args)?;
+    let kafka_config = kafka_config(args)?;
     let store = FileCheckpointStore::new(&args.checkpoint);
-    match store.remove_stale_temp_files() {
-        Ok(0) => {}
-        Ok(n) => {
-            eprintln!("cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save")
+    // Held until the process ends: a second writer on either file would
+    // duplicate or interleave events. Kafka fences a second producer itself.
+    let _locks = match &kafka_config {
+        Some(_) => Vec::new(),
+        None => take_writer_locks(args)?,
+    };
+    let mut kafka_sink = match kafka_config {
+        Some(c) => {
+            let topic = c.offsets_topic();
+            let sink = kafka::open(c).map_err(|e| Failure {
+                code: exit::USAGE,
+                message: e,
+            })?;
+            Some((sink, topic))
         }
-        Err(e) => return Err(Failure::usage(e.to_string())),
-    }
-    let existing = store
-        .load()
-        .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
+        None => None,
+    };
+    let existing = match &kafka_sink {
+        Some((sink, _)) => sink.stored_checkpoint().cloned(),
+        None => {
+            match store.remove_stale_temp_files() {
+                Ok(0) => {}
+                Ok(n) => eprintln!(
+                    "cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save"
+                ),
+                Err(e) => return Err(Failure::usage(e.to_string())),
+            }
+            store.load().map_err(|e| {
+                Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display()))
+            })?
+        }
+    };
+    let checkpoint_name = match &kafka_sink {
+        Some((_, topic)) => format!("in Kafka topic {topic}"),
+        None => args.checkpoint.display().to_string(),
+    };
     if existing.is_some() && args.from_scn.is_some() {
         return Err(Failure::usage(format!(
-            "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
-             or drop --from-scn to resume",
-            args.checkpoint.display()
+            "--from-scn conflicts with the existing checkpoint {checkpoint_name}: remove it to \
+             start over, or drop --from-scn to resume"
         )));
     }
     let OpenedOutput {
-        mut sink,
+        sink: file_sink,
         stream_id,
         rewind,
-    } = open_output(args, existing.as_ref())?;
+    } = match &kafka_sink {
+        Some(_) => OpenedOutput {
+            sink: Box::new(JsonLinesSink::stdout()),
+            stream_id: None,
+            rewind: None,
+        },
+        None => open_output(args, existing.as_ref())?,
+    };
     let fresh = existing.is_none();
     // The highest SCN the checkpoint knows the database reached.
     let resume_scn = existing.as_ref().map(|c| {
@@ -470,10 +503,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         (None, Some(cp), _) => {
             eprintln!(
-                "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
-                args.checkpoint.display(),
-                cp.restart_scn,
-                cp.commit_scn
+                "cdcctl run: resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
+                cp.restart_scn, cp.commit_scn
             );
             StartAt::Checkpoint(cp)
         }
@@ -527,6 +558,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
+    let mut sink: Box<dyn EventSink> = match kafka_sink.take() {
+        Some((mut k, _)) => {
+            k.set_key_columns(opened.key_columns.clone());
+            Box::new(k)
+        }
+        None => file_sink,
+    };
     let mut source = opened.source;
     let current = first_current_scn(source.as_mut())?;
     // Start at the SCN just read rather than asking again: the capture
@@ -550,13 +588,21 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             stream::push_rewind_point(&mut rewind_points, p);
         }
         initial.rewind_points.clone_from(&rewind_points);
-        store
-            .save(&initial)
-            .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        if sink.keeps_checkpoint() {
+            sink.commit_with(Some(&initial))
+                .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        } else {
+            store
+                .save(&initial)
+                .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        }
     }
     let stop =
         stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
-    let telemetry = Telemetry::new(Some(&args.checkpoint), sink_label(args));
+    let telemetry = Telemetry::new(
+        (!sink.keeps_checkpoint()).then_some(args.checkpoint.as_path()),
+        sink_label(args),
+    );
     if let Some(addr) = &args.metrics {
         let bound =
             metrics::serve(addr, std::sync::Arc::clone(&telemetry)).map_err(Failure::usage)?;
@@ -589,17 +635,6 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             }
             Ok(())
         });
-        // Events first, then the checkpoint that covers them.
-        let committing = Instant::now();
-        let committed = sink.commit();
-        telemetry.sink_committed(committing.elapsed(), sink.in_flight());
-        if let Err(e) = committed {
-            outcome = Err(Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            });
-            break;
-        }
         let mut cp = capture.checkpoint();
         if written > written_before && before.restart_scn > 0 {
             if let Some(p) = before.rewind_point() {
@@ -610,8 +645,24 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         origin.stamp(&mut cp);
         cp.last_event = sink.last_position();
         cp.rewind_points.clone_from(&rewind_points);
-        // Restart SCN 0: no window mined yet, the stored checkpoint stands.
-        let saved = if cp.restart_scn == 0 {
+        // Events first, then the checkpoint that covers them (in one
+        // transaction when the sink keeps the checkpoint). Restart SCN 0:
+        // no window mined yet, the stored checkpoint stands.
+        let committing = Instant::now();
+        let committed = if sink.keeps_checkpoint() {
+            sink.commit_with((cp.restart_scn != 0).then_some(&cp))
+        } else {
+            sink.commit()
+        };
+        telemetry.sink_committed(committing.elapsed(), sink.in_flight());
+        if let Err(e) = committed {
+            outcome = Err(Failure {
+                code: exit::USAGE,
+                message: e.to_string(),
+            });
+            break;
+        }
+        let saved = if cp.restart_scn == 0 || sink.keeps_checkpoint() {
             Ok(())
         } else {
             store.save(&cp)
@@ -721,8 +772,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     }
     if stop.load(Ordering::Relaxed) {
         eprintln!(
-            "cdcctl run: stopped by a signal after {written} events; checkpoint saved in {}",
-            args.checkpoint.display()
+            "cdcctl run: stopped by a signal after {written} events; checkpoint saved {}",
+            if sink.keeps_checkpoint() {
+                checkpoint_name.clone()
+            } else {
+                format!("in {checkpoint_name}")
+            }
         );
     }
     if sink.skipped_duplicates() > 0 {
@@ -739,8 +794,45 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     outcome.map(|()| exit::code(exit::OK))
 }
 
+/// The Kafka sink's configuration with `--sink kafka`, after checking the
+/// file-sink options are not given with it, and the Kafka options not
+/// without it.
+fn kafka_config(args: &RunArgs) -> Result<Option<cdcctl::sink::kafka::KafkaConfig>, Failure> {
+    if args.kafka.sink != "kafka" {
+        if args.kafka.brokers.is_some() {
+            return Err(Failure::usage(
+                "--brokers is for --sink kafka; add --sink kafka to write to Kafka",
+            ));
+        }
+        return Ok(None);
+    }
+    if args.output != "-" {
+        return Err(Failure::usage(format!(
+            "--output {} is for --sink file; --sink kafka writes to the topics \
+             {}.SCHEMA.TABLE",
+            args.output, args.server_name
+        )));
+    }
+    if args.rewind {
+        return Err(Failure::usage(
+            "--rewind is for --sink file; with --sink kafka the checkpoint is committed with \
+             the events, so Kafka cannot fall behind it",
+        ));
+    }
+    kafka::config(&args.kafka, &args.server_name, args.forms.forms())
+        .map(Some)
+        .map_err(Failure::usage)
+}
+
 /// The destination as `status` names it.
 fn sink_label(args: &RunArgs) -> String {
+    if args.kafka.sink == "kafka" {
+        return format!(
+            "kafka {} ({}.SCHEMA.TABLE)",
+            args.kafka.brokers.as_deref().unwrap_or_default(),
+            args.server_name
+        );
+    }
     match args.output.as_str() {
         "-" => "stdout".into(),
         path => format!("file {path}"),

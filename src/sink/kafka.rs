@@ -155,6 +155,10 @@ pub struct KafkaSink {
     committed: Option<Checkpoint>,
     in_transaction: bool,
     last: Option<EventPosition>,
+    /// Events up to the committed checkpoint's last event are already in
+    /// Kafka (a transaction cut short by `--count` is re-read from its start).
+    resume_after: Option<EventPosition>,
+    skipped: u64,
 }
 
 impl KafkaSink {
@@ -178,17 +182,26 @@ impl KafkaSink {
         let producer: ThreadedProducer<DefaultProducerContext> = cc
             .create()
             .map_err(|e| kafka_error(&format!("kafka {}", config.brokers), &e))?;
+        ensure_offsets_topic(&config);
         retrying("initialise the transactional producer", || {
             producer.init_transactions(CALL_TIMEOUT)
         })?;
         let committed = read_checkpoint(&config)?;
+        let resume_after = committed.as_ref().and_then(|c| c.last_event.clone());
         Ok(Self {
             config,
             producer,
             committed,
             in_transaction: false,
-            last: None,
+            last: resume_after.clone(),
+            resume_after,
+            skipped: 0,
         })
+    }
+
+    /// The primary key columns per table, known once the source is open.
+    pub fn set_key_columns(&mut self, key_columns: BTreeMap<TableName, Vec<String>>) {
+        self.config.key_columns = key_columns;
     }
 
     /// The checkpoint of the last committed Kafka transaction, if any.
@@ -378,6 +391,57 @@ fn retrying<T>(
     }
 }
 
+/// Creates the offsets topic compacted with one partition (only the last
+/// checkpoint matters, and one partition keeps them in order). A broker
+/// that refuses is reported and the topic left to auto-creation: the
+/// checkpoint is always written to and read from partition 0.
+fn ensure_offsets_topic(config: &KafkaConfig) {
+    use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+    use rdkafka::client::DefaultClientContext;
+    let topic = config.offsets_topic();
+    let admin: Result<AdminClient<DefaultClientContext>, _> = ClientConfig::new()
+        .set("bootstrap.servers", &config.brokers)
+        .create();
+    let outcome = admin.map_err(|e| e.to_string()).and_then(|admin| {
+        let new =
+            NewTopic::new(&topic, 1, TopicReplication::Fixed(-1)).set("cleanup.policy", "compact");
+        let options = AdminOptions::new().operation_timeout(Some(CALL_TIMEOUT));
+        block_on(admin.create_topics([&new], &options)).map_err(|e| e.to_string())
+    });
+    let failed = match outcome {
+        Ok(results) => results.into_iter().find_map(|r| match r {
+            Err((_, RDKafkaErrorCode::TopicAlreadyExists)) | Ok(_) => None,
+            Err((_, code)) => Some(code.to_string()),
+        }),
+        Err(e) => Some(e),
+    };
+    if let Some(why) = failed {
+        tracing::warn!("kafka: cannot create the compacted topic {topic} ({why}); it is left to the broker's auto-creation");
+    }
+}
+
+/// Waits for a future on this thread: the admin API is async, the sink
+/// is not, and one call does not justify an async runtime.
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    let mut f = std::pin::pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::park();
+    }
+}
+
 /// The last checkpoint committed to the offsets topic (partition 0), read
 /// with `read_committed` from the beginning to the end of the partition.
 fn read_checkpoint(config: &KafkaConfig) -> Result<Option<Checkpoint>, SinkError> {
@@ -450,22 +514,24 @@ fn read_checkpoint(config: &KafkaConfig) -> Result<Option<Checkpoint>, SinkError
 
 impl EventSink for KafkaSink {
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
+        let key = super::event_key(event);
+        if let Some(last) = &self.resume_after {
+            if key <= *last {
+                self.skipped += 1;
+                return Ok(());
+            }
+            self.resume_after = None;
+        }
         self.begin()?;
         for m in self.outgoing(event) {
             self.produce(&m, None)?;
         }
-        let (commit_scn, xid, order) = match event {
-            CapturedEvent::Change(c) => {
-                (c.source.commit_scn, &c.source.xid, u64::from(c.index) + 1)
-            }
-            CapturedEvent::Ddl(d) => (d.source.commit_scn, &d.source.xid, 0),
-        };
-        self.last = Some(EventPosition {
-            commit_scn,
-            xid: xid.clone(),
-            order,
-        });
+        self.last = Some(key);
         Ok(())
+    }
+
+    fn skipped_duplicates(&self) -> u64 {
+        self.skipped
     }
 
     /// Events become durable only with a checkpoint, in

@@ -180,7 +180,8 @@ impl EventSink for JsonLinesSink {
     }
 }
 
-fn event_key(event: &CapturedEvent) -> EventKey {
+/// The position that orders and identifies an event in every sink.
+pub(crate) fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
         CapturedEvent::Change(c) => EventPosition {
             commit_scn: c.source.commit_scn,
