@@ -78,6 +78,11 @@ pub struct RunArgs {
     /// naming each one. Default: keep them however long they stay open.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub abandon_after: Option<Duration>,
+    /// Mine at most this many log files per redo thread in one window. Each
+    /// window is one sink commit (one Kafka transaction with --sink kafka),
+    /// so fewer logs mean smaller transactions and less to redo after a crash.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub max_logs_per_window: u64,
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
     pub archive_dest: Option<String>,
@@ -542,7 +547,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         },
         planner: PlannerConfig {
             archive_dest: args.archive_dest.clone(),
-            ..PlannerConfig::default()
+            max_logs_per_thread: usize::try_from(args.max_logs_per_window).unwrap_or(4),
         },
         tables: opened.tables.patterns.clone(),
         pdb: opened.pdb_filter.clone(),

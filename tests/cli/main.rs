@@ -3,6 +3,7 @@
 
 mod common;
 mod daemon;
+mod kafka;
 mod numbers;
 mod operator;
 mod oracle_live;
