@@ -30,6 +30,12 @@ pub struct RunArgs {
     /// wildcards, in the schema too. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
+    /// Read options from this TOML file: every long option is a key of the
+    /// same name (`spill-mb = 128`), `tables = ["APP.ORDERS"]` the table
+    /// list; options on the command line override it. Passwords are refused
+    /// there (CDCCTL_PASSWORD, the prompt or a wallet).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     /// Where events go with `--sink file`: a file (appended, JSON lines) or
     /// `-` for stdout.
     #[arg(long, short, default_value = "-")]

@@ -2,6 +2,7 @@
 //! and the library's public API, one module per command or subsystem.
 
 mod common;
+mod config;
 mod daemon;
 mod kafka;
 mod numbers;
