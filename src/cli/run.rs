@@ -504,6 +504,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .as_ref()
         .map(|c| c.rewind_points.clone())
         .unwrap_or_default();
+    let mut rotated_after = existing.as_ref().and_then(|c| c.rotated_after.clone());
     let start = match (rewind, existing, args.from_scn) {
         (Some(cp), _, _) => {
             store
@@ -610,6 +611,10 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     }
     let stop =
         stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
+    // SIGHUP: reopen the output file (logrotate's postrotate).
+    let hangup = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hangup))
+        .map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
     let telemetry = Telemetry::new(
         (!sink.keeps_checkpoint()).then_some(args.checkpoint.as_path()),
         sink_label(args),
@@ -673,6 +678,22 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             });
             break;
         }
+        // Reopened only now, with every event committed to the old file,
+        // and recorded in this very checkpoint.
+        if hangup.swap(false, Ordering::Relaxed) {
+            match sink.reopen() {
+                Ok(true) => {
+                    rotated_after = sink.last_position();
+                    eprintln!("cdcctl run: SIGHUP: reopened {}", args.output);
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    outcome = Err(Failure::usage(e.to_string()));
+                    break;
+                }
+            }
+        }
+        cp.rotated_after.clone_from(&rotated_after);
         let saved = if cp.restart_scn == 0 || sink.keeps_checkpoint() {
             Ok(())
         } else {

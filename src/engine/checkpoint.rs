@@ -59,6 +59,10 @@ pub struct Checkpoint {
     /// scenario); never a connect string, which may hold secrets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The output file was reopened (rotated away, SIGHUP) after this
+    /// event: an output that is empty is its continuation, not a loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotated_after: Option<EventPosition>,
 }
 
 /// Where an event stands in the stream: commit SCN, XID, and its 1-based
@@ -98,6 +102,7 @@ impl Checkpoint {
             rewind_points: Vec::new(),
             db_name: None,
             source: None,
+            rotated_after: None,
         }
     }
 

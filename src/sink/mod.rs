@@ -62,6 +62,12 @@ pub trait EventSink {
     fn last_position(&self) -> Option<EventPosition> {
         None
     }
+    /// Closes and opens the output again by its name (after logrotate moved
+    /// it away), once everything written is committed; whether there was a
+    /// file to reopen.
+    fn reopen(&mut self) -> Result<bool, SinkError> {
+        Ok(false)
+    }
 }
 
 /// Position of an event for de-duplication.
@@ -71,6 +77,7 @@ type EventKey = EventPosition;
 pub struct JsonLinesSink {
     out: BufWriter<Box<dyn Write + Send>>,
     file: Option<File>,
+    path: Option<PathBuf>,
     label: String,
     resume_after: Option<EventKey>,
     /// The last event in the file: its last line at open, then each write.
@@ -91,6 +98,7 @@ impl JsonLinesSink {
         Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(io::stdout())),
             file: None,
+            path: None,
             label: "stdout".into(),
             resume_after: None,
             last: None,
@@ -122,6 +130,7 @@ impl JsonLinesSink {
         Ok(Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
             file: Some(file),
+            path: Some(path.to_path_buf()),
             label,
             last: resume_after.clone(),
             resume_after,
@@ -177,6 +186,23 @@ impl EventSink for JsonLinesSink {
 
     fn last_position(&self) -> Option<EventPosition> {
         self.last.clone()
+    }
+
+    fn reopen(&mut self) -> Result<bool, SinkError> {
+        let Some(path) = self.path.clone() else {
+            return Ok(false);
+        };
+        self.commit()?;
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| self.io(e))?;
+        let writer = file.try_clone().map_err(|e| self.io(e))?;
+        self.out = BufWriter::with_capacity(1 << 16, Box::new(writer));
+        self.file = Some(file);
+        Ok(true)
     }
 }
 
