@@ -3,10 +3,13 @@
 
 pub mod bounded;
 pub mod collect;
+pub mod config;
 pub mod duration;
 pub mod exit;
 pub mod forms;
+pub mod kafka;
 pub mod log;
+pub mod metrics;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_parse;
@@ -14,6 +17,7 @@ pub mod redo_replay;
 pub mod run;
 pub mod sim;
 pub mod source;
+pub mod status;
 pub mod suggest;
 pub mod tables;
 pub mod tail;
@@ -89,6 +93,9 @@ pub enum Command {
     Tail(tail::TailArgs),
     /// Capture changes to a sink (JSON lines) with a checkpoint: the daemon.
     Run(Box<run::RunArgs>),
+    /// State of a `run`: lag, SCNs, rates, open transactions; exit 0 healthy,
+    /// 1 lag above --warn/--crit, 3 not running or unreachable.
+    Status(status::StatusArgs),
     /// Work offline with SQL_REDO text and V$LOGMNR_CONTENTS exports.
     #[command(subcommand)]
     Redo(RedoCommand),
@@ -123,8 +130,59 @@ fn source_given(m: &ArgMatches) -> bool {
     here || m.subcommand().is_some_and(|(_, sub)| source_given(sub))
 }
 
+/// Where `run` stands on the command line: the first `run` that is not the
+/// value of a global option.
+fn run_position(args: &[std::ffi::OsString]) -> Option<usize> {
+    let mut skip = false;
+    for (i, a) in args.iter().enumerate().skip(1) {
+        if skip {
+            skip = false;
+            continue;
+        }
+        match a.to_str() {
+            Some("--source" | "--oracle-client-lib") => skip = true,
+            Some("run") => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The command line with `run --config FILE`'s keys added after `run`
+/// (flags given on the line win), or `None` without a config file.
+fn with_config(
+    args: &[std::ffi::OsString],
+    matches: &ArgMatches,
+) -> Result<Option<Vec<std::ffi::OsString>>, clap::Error> {
+    let Some(("run", sub)) = matches.subcommand() else {
+        return Ok(None);
+    };
+    let Some(path) = sub.get_one::<std::path::PathBuf>("config") else {
+        return Ok(None);
+    };
+    let fail = |m: String| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{m}\n"));
+    let text = cdcctl::limits::read_text(path, cdcctl::limits::CONFIG_BYTES)
+        .map_err(|e| fail(format!("config {}: {e}", path.display())))?;
+    let top = Cli::command();
+    let run = top
+        .find_subcommand("run")
+        .cloned()
+        .ok_or_else(|| fail("no run command".into()))?;
+    let extra = config::arguments(path, &text, &top, &run, sub, matches).map_err(fail)?;
+    let at =
+        run_position(args).ok_or_else(|| fail("`run` not found on the command line".into()))?;
+    let mut out = args[..=at].to_vec();
+    out.extend(extra);
+    out.extend_from_slice(&args[at + 1..]);
+    Ok(Some(out))
+}
+
 fn parse() -> Result<Cli, clap::Error> {
-    let mut matches = Cli::command().try_get_matches()?;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let mut matches = Cli::command().try_get_matches_from(&args)?;
+    if let Some(full) = with_config(&args, &matches)? {
+        matches = Cli::command().try_get_matches_from(&full)?;
+    }
     let explicit = source_given(&matches);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)?;
     cli.global.source_explicit = explicit;
@@ -232,5 +290,6 @@ pub fn main() -> ExitCode {
         Command::Redo(RedoCommand::Replay(args)) => redo_replay::run(&args),
         Command::Sim(cmd) => sim::run(&cmd, &cli.global.source),
         Command::Tail(args) => tail::run(&cli.global, &args),
+        Command::Status(args) => status::run(&args),
     }
 }

@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::cli::duration::parse_duration;
-use crate::cli::{exit, source, tables, GlobalArgs};
+use crate::cli::metrics::{self, Tally, Telemetry, Volumes};
+use crate::cli::{exit, kafka, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
 };
@@ -31,7 +32,14 @@ pub struct RunArgs {
     /// wildcards, in the schema too. Default: every table LogMiner returns.
     #[arg(value_delimiter = ',')]
     pub tables: Vec<String>,
-    /// Where events go: a file (appended, JSON lines) or `-` for stdout.
+    /// Read options from this TOML file: every long option is a key of the
+    /// same name (`spill-mb = 128`), `tables = ["APP.ORDERS"]` the table
+    /// list; options on the command line override it. Passwords are refused
+    /// there (CDCCTL_PASSWORD, the prompt or a wallet).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Where events go with `--sink file`: a file (appended, JSON lines) or
+    /// `-` for stdout.
     #[arg(long, short, default_value = "-")]
     pub output: String,
     /// Checkpoint file; capture resumes from it when it exists.
@@ -66,6 +74,8 @@ pub struct RunArgs {
     pub dead_letter: PathBuf,
     #[command(flatten)]
     pub forms: crate::cli::forms::FormsArgs,
+    #[command(flatten)]
+    pub kafka: crate::cli::kafka::KafkaArgs,
     /// Spill a transaction to disk once it buffers this many MiB.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub spill_mb: u64,
@@ -76,6 +86,11 @@ pub struct RunArgs {
     /// naming each one. Default: keep them however long they stay open.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub abandon_after: Option<Duration>,
+    /// Mine at most this many log files per redo thread in one window. Each
+    /// window is one sink commit (one Kafka transaction with --sink kafka),
+    /// so fewer logs mean smaller transactions and less to redo after a crash.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub max_logs_per_window: u64,
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
     pub archive_dest: Option<String>,
@@ -116,6 +131,10 @@ pub struct RunArgs {
     /// Print a progress line on stderr this often.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
+    /// Serve Prometheus metrics at http://ADDR/metrics and the status
+    /// document at /status.json (e.g. 127.0.0.1:9464; port 0 picks one).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
 }
 
 fn parse_snapshot_mode(s: &str) -> Result<SnapshotMode, String> {
@@ -437,32 +456,62 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             )));
         }
     }
-    // Held until the process ends: a second writer on either file would
-    // duplicate or interleave events.
-    let _locks = take_writer_locks(args)?;
+    let kafka_config = kafka_config(args)?;
     let store = FileCheckpointStore::new(&args.checkpoint);
-    match store.remove_stale_temp_files() {
-        Ok(0) => {}
-        Ok(n) => {
-            eprintln!("cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save")
+    // Held until the process ends: a second writer on either file would
+    // duplicate or interleave events. Kafka fences a second producer itself.
+    let _locks = match &kafka_config {
+        Some(_) => Vec::new(),
+        None => take_writer_locks(args)?,
+    };
+    let mut kafka_sink = match kafka_config {
+        Some(c) => {
+            let topic = c.offsets_topic();
+            let sink = kafka::open(c).map_err(|e| Failure {
+                code: exit::USAGE,
+                message: e,
+            })?;
+            Some((sink, topic))
         }
-        Err(e) => return Err(Failure::usage(e.to_string())),
-    }
-    let existing = store
-        .load()
-        .map_err(|e| Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display())))?;
+        None => None,
+    };
+    let existing = match &kafka_sink {
+        Some((sink, _)) => sink.stored_checkpoint().cloned(),
+        None => {
+            match store.remove_stale_temp_files() {
+                Ok(0) => {}
+                Ok(n) => eprintln!(
+                    "cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save"
+                ),
+                Err(e) => return Err(Failure::usage(e.to_string())),
+            }
+            store.load().map_err(|e| {
+                Failure::usage(format!("checkpoint {}: {e}", args.checkpoint.display()))
+            })?
+        }
+    };
+    let checkpoint_name = match &kafka_sink {
+        Some((_, topic)) => format!("in Kafka topic {topic}"),
+        None => args.checkpoint.display().to_string(),
+    };
     if existing.is_some() && args.from_scn.is_some() {
         return Err(Failure::usage(format!(
-            "--from-scn conflicts with the existing checkpoint {}: remove the file to start over, \
-             or drop --from-scn to resume",
-            args.checkpoint.display()
+            "--from-scn conflicts with the existing checkpoint {checkpoint_name}: remove it to \
+             start over, or drop --from-scn to resume"
         )));
     }
     let OpenedOutput {
-        mut sink,
+        sink: file_sink,
         stream_id,
         rewind,
-    } = open_output(args, existing.as_ref())?;
+    } = match &kafka_sink {
+        Some(_) => OpenedOutput {
+            sink: Box::new(JsonLinesSink::stdout()),
+            stream_id: None,
+            rewind: None,
+        },
+        None => open_output(args, existing.as_ref())?,
+    };
     let fresh = existing.is_none();
     let mode =
         match (args.snapshot, fresh, args.from_scn) {
@@ -493,6 +542,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .as_ref()
         .map(|c| c.rewind_points.clone())
         .unwrap_or_default();
+    let mut rotated_after = existing.as_ref().and_then(|c| c.rotated_after.clone());
     let start = match (rewind, existing, args.from_scn) {
         (Some(cp), _, _) => {
             store
@@ -503,10 +553,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         }
         (None, Some(cp), _) => {
             eprintln!(
-                "cdcctl run: resuming from {} (restart SCN {}, commit SCN {})",
-                args.checkpoint.display(),
-                cp.restart_scn,
-                cp.commit_scn
+                "cdcctl run: resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
+                cp.restart_scn, cp.commit_scn
             );
             StartAt::Checkpoint(cp)
         }
@@ -544,7 +592,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         },
         planner: PlannerConfig {
             archive_dest: args.archive_dest.clone(),
-            ..PlannerConfig::default()
+            max_logs_per_thread: usize::try_from(args.max_logs_per_window).unwrap_or(4),
         },
         tables: opened.tables.patterns.clone(),
         pdb: opened.pdb_filter.clone(),
@@ -583,6 +631,13 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             .pdb_filter
             .clone()
             .unwrap_or_else(|| opened.db_name.clone()),
+    };
+    let mut sink: Box<dyn EventSink> = match kafka_sink.take() {
+        Some((mut k, _)) => {
+            k.set_key_columns(opened.key_columns.clone());
+            Box::new(k)
+        }
+        None => file_sink,
     };
     let mut source = opened.source;
     let current = first_current_scn(source.as_mut())?;
@@ -644,12 +699,31 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         initial.rewind_points.clone_from(&rewind_points);
         initial.snapshot = snapshot.as_ref().map(|s| s.progress().clone());
         initial.last_event = sink.last_position();
-        store
-            .save(&initial)
-            .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        if sink.keeps_checkpoint() {
+            sink.commit_with(Some(&initial))
+                .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        } else {
+            store
+                .save(&initial)
+                .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
+        }
     }
     let stop =
         stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
+    // SIGHUP: reopen the output file (logrotate's postrotate).
+    let hangup = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hangup))
+        .map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
+    let telemetry = Telemetry::new(
+        (!sink.keeps_checkpoint()).then_some(args.checkpoint.as_path()),
+        sink_label(args),
+    );
+    if let Some(addr) = &args.metrics {
+        let bound =
+            metrics::serve(addr, std::sync::Arc::clone(&telemetry)).map_err(Failure::usage)?;
+        eprintln!("cdcctl run: metrics at http://{bound}/metrics");
+    }
+    let mut tally = Tally::default();
     let mut dead_letters: Option<DeadLetterFile> = None;
     let mut written: u64 = 0;
     let mut last_status = Instant::now();
@@ -678,17 +752,10 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             // Events the output already held do not count towards --count.
             if sink.skipped_duplicates() == skipped {
                 written += 1;
+                tally.count(&e);
             }
             Ok(())
         });
-        // Events first, then the checkpoint that covers them.
-        if let Err(e) = sink.commit() {
-            outcome = Err(Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            });
-            break;
-        }
         if written > written_before && before.restart_scn > 0 {
             if let Some(p) = before.rewind_point() {
                 stream::push_rewind_point(&mut rewind_points, p);
@@ -698,11 +765,69 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             stream_id: &stream_id,
             origin: &origin,
             rewind_points: &rewind_points,
+            rotated_after: &rotated_after,
         };
-        if let Err(e) = stamp.save(&store, &capture, sink.as_ref(), snapshot.as_ref()) {
+        // Events first, then the checkpoint that covers them (in one
+        // transaction when the sink keeps the checkpoint). Restart SCN 0:
+        // no window mined yet, the stored checkpoint stands.
+        let cp = stamp.checkpoint(&capture, sink.as_ref(), snapshot.as_ref());
+        let committing = Instant::now();
+        let committed = if sink.keeps_checkpoint() {
+            sink.commit_with(cp.as_ref())
+        } else {
+            sink.commit()
+        };
+        telemetry.sink_committed(committing.elapsed(), sink.in_flight());
+        if let Err(e) = committed {
+            outcome = Err(Failure {
+                code: exit::USAGE,
+                message: e.to_string(),
+            });
+            break;
+        }
+        // Reopened only now, with every event committed to the old file,
+        // and recorded in this very checkpoint.
+        let mut rotated = None;
+        if hangup.swap(false, Ordering::Relaxed) {
+            match sink.reopen() {
+                Ok(true) => {
+                    rotated = Some(sink.last_position());
+                    eprintln!("cdcctl run: SIGHUP: reopened {}", args.output);
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    outcome = Err(Failure::usage(e.to_string()));
+                    break;
+                }
+            }
+        }
+        let saved = match (&cp, sink.keeps_checkpoint()) {
+            (Some(cp), false) => {
+                let mut cp = cp.clone();
+                if let Some(r) = &rotated {
+                    cp.rotated_after.clone_from(r);
+                }
+                store.save(&cp).map_err(|e| Failure {
+                    code: exit::USAGE,
+                    message: format!("checkpoint: {e}"),
+                })
+            }
+            _ => Ok(()),
+        };
+        if let Some(r) = rotated {
+            rotated_after = r;
+        }
+        if let Err(e) = saved {
             outcome = Err(e);
             break;
         }
+        telemetry.update(
+            capture.status(),
+            Volumes::of(&capture),
+            &mut tally,
+            cp.is_some(),
+            false,
+        );
         for letter in capture.take_dead_letters() {
             if dead_letters.is_none() {
                 dead_letters =
@@ -727,6 +852,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             );
         }
         for f in capture.take_findings() {
+            telemetry.finding(f.finding.code());
             eprintln!(
                 "cdcctl run: finding at SCN {} (XID {}): {}",
                 f.scn,
@@ -771,6 +897,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             stream_id: &stream_id,
             origin: &origin,
             rewind_points: &rewind_points,
+            rotated_after: &rotated_after,
         };
         let mut snap_run = SnapshotRun {
             capture: &mut capture,
@@ -841,6 +968,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                     attempt,
                 } = &capture.status().state
                 {
+                    telemetry.source_error(error);
                     eprintln!("cdcctl run: {error}; reconnecting (attempt {attempt})");
                     if let Some(a) = advice {
                         eprintln!("  advice: {a}");
@@ -864,8 +992,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     }
     if stop.load(Ordering::Relaxed) {
         eprintln!(
-            "cdcctl run: stopped by a signal after {written} events; checkpoint saved in {}",
-            args.checkpoint.display()
+            "cdcctl run: stopped by a signal after {written} events; checkpoint saved {}",
+            if sink.keeps_checkpoint() {
+                checkpoint_name.clone()
+            } else {
+                format!("in {checkpoint_name}")
+            }
         );
     }
     if sink.skipped_duplicates() > 0 {
@@ -874,6 +1006,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             sink.skipped_duplicates()
         );
     }
+    telemetry.finish(
+        capture.status(),
+        Volumes::of(&capture),
+        outcome.as_ref().err().map(|f| f.message.clone()),
+    );
     outcome.map(|()| exit::code(exit::OK))
 }
 
@@ -958,29 +1095,50 @@ struct Stamp<'a> {
     stream_id: &'a Option<String>,
     origin: &'a Origin,
     rewind_points: &'a [cdcctl::engine::checkpoint::RewindPoint],
+    rotated_after: &'a Option<cdcctl::engine::checkpoint::EventPosition>,
 }
 
 impl Stamp<'_> {
-    /// Stores the capture's position with the output's identity and last
-    /// event and the snapshot's progress. Restart SCN 0: no window mined
-    /// yet, the stored checkpoint stands.
-    fn save<S: cdcctl::source::RedoSource>(
+    /// The capture's position with the output's identity and last event,
+    /// the snapshot's progress and the last rotation; `None` at restart
+    /// SCN 0 (no window mined yet: the stored checkpoint stands).
+    fn checkpoint<S: cdcctl::source::RedoSource>(
         &self,
-        store: &FileCheckpointStore,
         capture: &Capture<S>,
         sink: &dyn EventSink,
         snapshot: Option<&Snapshotter>,
-    ) -> Result<(), Failure> {
+    ) -> Option<Checkpoint> {
         let mut cp = capture.checkpoint();
         if cp.restart_scn == 0 {
-            return Ok(());
+            return None;
         }
         cp.stream_id.clone_from(self.stream_id);
         self.origin.stamp(&mut cp);
         cp.last_event = sink.last_position();
         cp.rewind_points = self.rewind_points.to_vec();
         cp.snapshot = snapshot.map(|s| s.progress().clone());
-        store.save(&cp).map_err(|e| Failure {
+        cp.rotated_after.clone_from(self.rotated_after);
+        Some(cp)
+    }
+
+    /// Stores the checkpoint: in the file, or with the sink when the sink
+    /// keeps it (Kafka: its own transaction, after the events').
+    fn save<S: cdcctl::source::RedoSource>(
+        &self,
+        store: &FileCheckpointStore,
+        capture: &Capture<S>,
+        sink: &mut dyn EventSink,
+        snapshot: Option<&Snapshotter>,
+    ) -> Result<(), Failure> {
+        let Some(cp) = self.checkpoint(capture, sink, snapshot) else {
+            return Ok(());
+        };
+        let saved = if sink.keeps_checkpoint() {
+            sink.commit_with(Some(&cp)).map_err(|e| e.to_string())
+        } else {
+            store.save(&cp).map_err(|e| e.to_string())
+        };
+        saved.map_err(|e| Failure {
             code: exit::USAGE,
             message: format!("checkpoint: {e}"),
         })
@@ -1068,7 +1226,7 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
             self.capture.reconnect();
         }
         self.stamp
-            .save(self.store, self.capture, &*self.sink, Some(snap))?;
+            .save(self.store, self.capture, &mut *self.sink, Some(snap))?;
         Ok(Some(step))
     }
 
@@ -1132,4 +1290,49 @@ fn restart_redo_gone(
         }
         _ => None,
     })
+}
+
+/// The Kafka sink's configuration with `--sink kafka`, after checking the
+/// file-sink options are not given with it, and the Kafka options not
+/// without it.
+fn kafka_config(args: &RunArgs) -> Result<Option<cdcctl::sink::kafka::KafkaConfig>, Failure> {
+    if args.kafka.sink != "kafka" {
+        if args.kafka.brokers.is_some() {
+            return Err(Failure::usage(
+                "--brokers is for --sink kafka; add --sink kafka to write to Kafka",
+            ));
+        }
+        return Ok(None);
+    }
+    if args.output != "-" {
+        return Err(Failure::usage(format!(
+            "--output {} is for --sink file; --sink kafka writes to the topics \
+             {}.SCHEMA.TABLE",
+            args.output, args.server_name
+        )));
+    }
+    if args.rewind {
+        return Err(Failure::usage(
+            "--rewind is for --sink file; with --sink kafka the checkpoint is committed with \
+             the events, so Kafka cannot fall behind it",
+        ));
+    }
+    kafka::config(&args.kafka, &args.server_name, args.forms.forms())
+        .map(Some)
+        .map_err(Failure::usage)
+}
+
+/// The destination as `status` names it.
+fn sink_label(args: &RunArgs) -> String {
+    if args.kafka.sink == "kafka" {
+        return format!(
+            "kafka {} ({}.SCHEMA.TABLE)",
+            args.kafka.brokers.as_deref().unwrap_or_default(),
+            args.server_name
+        );
+    }
+    match args.output.as_str() {
+        "-" => "stdout".into(),
+        path => format!("file {path}"),
+    }
 }

@@ -244,6 +244,8 @@ pub struct Capture<S: RedoSource> {
     /// Commits at or below this SCN are not the capture's to emit (a first
     /// start's start point); [`Self::consistent_scn`] waits for it.
     start_scn: Scn,
+    /// Bytes of SQL_REDO text read since the start.
+    redo_bytes: u64,
     /// SQL_REDO and USERNAME of buffered rows, when a screen wants them.
     book: Option<RedoBook>,
     /// The mined SCN the archives ahead were last checked at.
@@ -346,6 +348,7 @@ impl<S: RedoSource> Capture<S> {
             waited_at: None,
             lob_reported: BTreeSet::new(),
             start_scn,
+            redo_bytes: 0,
             book: None,
             archives_checked: None,
             lob_told: BTreeSet::new(),
@@ -385,6 +388,17 @@ impl<S: RedoSource> Capture<S> {
 
     pub fn status(&self) -> &CaptureStatus {
         &self.status
+    }
+
+    /// Bytes of SQL_REDO text read since the start (the load on the
+    /// source and the parser).
+    pub fn redo_bytes(&self) -> u64 {
+        self.redo_bytes
+    }
+
+    /// Bytes written to spill files since the start.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.buffer.stats().spilled_bytes
     }
 
     /// Where a restart would resume without loss or repetition.
@@ -570,6 +584,7 @@ impl<S: RedoSource> Capture<S> {
             }
             read += n as u64;
             for row in self.rows.drain(..) {
+                self.redo_bytes += row.sql_redo.as_ref().map_or(0, |r| r.len() as u64);
                 self.status.mined_scn = self.status.mined_scn.max(row.scn);
                 if row.timestamp.is_some() {
                     self.status.mined_time = row.timestamp;

@@ -63,6 +63,10 @@ pub struct Checkpoint {
     /// capture took none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<super::snapshot::SnapshotProgress>,
+    /// The output file was reopened (rotated away, SIGHUP) after this
+    /// event: an output that is empty is its continuation, not a loss.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotated_after: Option<EventPosition>,
 }
 
 /// Where an event stands in the stream: commit SCN, XID, and its 1-based
@@ -103,6 +107,7 @@ impl Checkpoint {
             db_name: None,
             source: None,
             snapshot: None,
+            rotated_after: None,
         }
     }
 

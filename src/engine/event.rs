@@ -199,6 +199,12 @@ impl ValueForms {
         }
     }
 
+    /// A field as these forms write it in an image (for keys built
+    /// outside the envelope, which must match its values).
+    pub fn field_json(self, field: &Field) -> serde_json::Value {
+        serde_json::to_value(FieldRef(field, self, None)).unwrap_or(serde_json::Value::Null)
+    }
+
     fn unavailable_binary(self) -> String {
         self.encode(UNAVAILABLE_VALUE.as_bytes())
             .unwrap_or_else(|| hex_of(UNAVAILABLE_VALUE.as_bytes()))

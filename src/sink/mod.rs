@@ -8,6 +8,7 @@
 //! line and drops events up to that (commit SCN, XID, index), so the file
 //! holds each change exactly once.
 
+pub mod kafka;
 pub mod lock;
 pub mod stream;
 
@@ -16,7 +17,7 @@ use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::checkpoint::EventPosition;
+use crate::engine::checkpoint::{Checkpoint, EventPosition};
 use crate::engine::event::{CapturedEvent, ColumnKinds, Op, ValueForms, SNAPSHOT_XID};
 
 /// Why a sink failed.
@@ -28,6 +29,8 @@ pub enum SinkError {
         #[source]
         source: io::Error,
     },
+    #[error("kafka: {message}")]
+    Kafka { message: String },
 }
 
 /// A destination for committed events.
@@ -40,6 +43,22 @@ pub trait EventSink {
     fn skipped_duplicates(&self) -> u64 {
         0
     }
+    /// Makes everything written durable together with `checkpoint` when the
+    /// destination stores the checkpoint itself ([`Self::keeps_checkpoint`]);
+    /// otherwise the same as [`Self::commit`] and the caller stores it.
+    fn commit_with(&mut self, checkpoint: Option<&Checkpoint>) -> Result<(), SinkError> {
+        let _ = checkpoint;
+        self.commit()
+    }
+    /// Whether the destination stores the checkpoint in the same atomic
+    /// write as the events (then no checkpoint file is written).
+    fn keeps_checkpoint(&self) -> bool {
+        false
+    }
+    /// Messages handed over and not yet acknowledged by the destination.
+    fn in_flight(&self) -> u64 {
+        0
+    }
     /// The last event the destination holds, when it can tell.
     fn last_position(&self) -> Option<EventPosition> {
         None
@@ -47,6 +66,12 @@ pub trait EventSink {
     /// The dictionary's column kinds, known once the source is open: they
     /// decide how `--decimal-handling` and `--time-precision` apply.
     fn set_column_kinds(&mut self, _kinds: Arc<ColumnKinds>) {}
+    /// Closes and opens the output again by its name (after logrotate moved
+    /// it away), once everything written is committed; whether there was a
+    /// file to reopen.
+    fn reopen(&mut self) -> Result<bool, SinkError> {
+        Ok(false)
+    }
 }
 
 /// Position of an event for de-duplication.
@@ -56,6 +81,7 @@ type EventKey = EventPosition;
 pub struct JsonLinesSink {
     out: BufWriter<Box<dyn Write + Send>>,
     file: Option<File>,
+    path: Option<PathBuf>,
     label: String,
     resume_after: Option<EventKey>,
     /// The last event in the file: its last line at open, then each write.
@@ -77,6 +103,7 @@ impl JsonLinesSink {
         Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(io::stdout())),
             file: None,
+            path: None,
             label: "stdout".into(),
             resume_after: None,
             last: None,
@@ -109,6 +136,7 @@ impl JsonLinesSink {
         Ok(Self {
             out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
             file: Some(file),
+            path: Some(path.to_path_buf()),
             label,
             last: resume_after.clone(),
             resume_after,
@@ -170,9 +198,27 @@ impl EventSink for JsonLinesSink {
     fn set_column_kinds(&mut self, kinds: Arc<ColumnKinds>) {
         self.kinds = Some(kinds);
     }
+
+    fn reopen(&mut self) -> Result<bool, SinkError> {
+        let Some(path) = self.path.clone() else {
+            return Ok(false);
+        };
+        self.commit()?;
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| self.io(e))?;
+        let writer = file.try_clone().map_err(|e| self.io(e))?;
+        self.out = BufWriter::with_capacity(1 << 16, Box::new(writer));
+        self.file = Some(file);
+        Ok(true)
+    }
 }
 
-fn event_key(event: &CapturedEvent) -> EventKey {
+/// The position that orders and identifies an event in every sink.
+pub(crate) fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
         CapturedEvent::Change(c) if c.op == Op::Read => EventPosition {
             commit_scn: c.source.scn,

@@ -112,8 +112,12 @@ pub fn verdict(
             ))
         }
     };
+    // Rotated (SIGHUP) after the checkpoint's last event: a new, empty
+    // file continues the stream.
+    let rotated = file_last.is_none()
+        && matches!((&cp.rotated_after, &cp.last_event), (Some(r), Some(l)) if l <= r);
     match &cp.last_event {
-        Some(l) if is_behind(file_last, l) => Verdict::Behind {
+        Some(l) if !rotated && is_behind(file_last, l) => Verdict::Behind {
             id,
             file_last: file_last.cloned(),
             checkpoint_last: l.clone(),
@@ -181,6 +185,22 @@ mod tests {
         c.stream_id = id.map(str::to_string);
         c.last_event = last;
         c
+    }
+
+    #[test]
+    fn an_empty_output_continues_the_stream_only_when_rotated_after_its_last_event() {
+        let mut c = cp(Some("a"), Some(pos(30, "X", 2)));
+        c.rotated_after = Some(pos(30, "X", 2));
+        assert!(matches!(
+            verdict(Some(&c), Some("a"), None),
+            Verdict::Proceed { .. }
+        ));
+        // Events written after the rotation and then lost are still a gap.
+        c.rotated_after = Some(pos(25, "Y", 1));
+        assert!(matches!(
+            verdict(Some(&c), Some("a"), None),
+            Verdict::Behind { .. }
+        ));
     }
 
     #[test]

@@ -2,7 +2,10 @@
 //! and the library's public API, one module per command or subsystem.
 
 mod common;
+mod config;
+mod daemon;
 mod flink;
+mod kafka;
 mod numbers;
 mod operator;
 mod oracle_live;

@@ -1041,3 +1041,65 @@ fn raw_columns_known_from_the_dictionary_are_bytes_without_a_finding() {
         .count();
     assert_eq!(reported, 1, "{stderr}");
 }
+
+fn event_keys(path: &Path) -> Vec<(u64, String, u64)> {
+    lines(&std::fs::read_to_string(path).expect("output"))
+        .iter()
+        .map(|e| {
+            (
+                e["source"]["commit_scn"]
+                    .as_str()
+                    .and_then(|s| s.parse().ok())
+                    .expect("commit scn"),
+                e["source"]["txId"].as_str().expect("xid").to_string(),
+                e["transaction"]["total_order"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn issue14_sighup_reopens_the_output_after_logrotate_moved_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let rotated = dir.path().join("out.jsonl.1");
+    let mut child = spawn_daemon(dir.path());
+    wait_for_lines(&out, 50);
+    std::fs::rename(&out, &rotated).expect("rotate");
+    signal(&child, "HUP");
+    wait_for_lines(&out, 20);
+    signal(&child, "TERM");
+    let status = child.wait().expect("wait");
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        std::io::Read::read_to_string(&mut e, &mut stderr).expect("stderr");
+    }
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("SIGHUP: reopened out.jsonl"), "{stderr}");
+    // The old file ends where the new one begins: the stream continues.
+    let before = event_keys(&rotated);
+    let after = event_keys(&out);
+    assert!(!before.is_empty() && !after.is_empty());
+    let all: Vec<_> = before.iter().chain(&after).collect();
+    assert!(
+        all.windows(2).all(|w| w[0].0 <= w[1].0),
+        "commit order kept"
+    );
+    let mut unique = all.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), all.len(), "no event in both files");
+    // The checkpoint that records the rotation resumes after the new
+    // file's end.
+    let mut child = spawn_daemon(dir.path());
+    wait_for_lines(&out, after.len() + 1);
+    signal(&child, "TERM");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    let next = event_keys(&out);
+    assert_eq!(next[..after.len()], after[..]);
+    assert!(
+        next[after.len()] > after[after.len() - 1],
+        "resumed after the last event"
+    );
+}

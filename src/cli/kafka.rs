@@ -1,0 +1,127 @@
+//! `run --sink kafka`: the options of the Kafka sink and their checks.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+
+use cdcctl::engine::event::ValueForms;
+use cdcctl::sink::kafka::{KafkaConfig, KafkaSink};
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct KafkaArgs {
+    /// Where events go: `file` (JSON lines, see --output) or `kafka`
+    /// (a topic per table, exactly-once with the checkpoint in Kafka).
+    #[arg(long, value_parser = ["file", "kafka"], default_value = "file")]
+    pub sink: String,
+    /// Kafka bootstrap servers, HOST:PORT,...
+    #[arg(long, value_name = "HOST:PORT,...")]
+    pub brokers: Option<String>,
+    /// Send a table's changes to another topic than PREFIX.SCHEMA.TABLE:
+    /// SCHEMA.TABLE=TOPIC, repeated.
+    #[arg(long, value_name = "SCHEMA.TABLE=TOPIC")]
+    pub route: Vec<String>,
+    /// Kafka compression codec.
+    #[arg(long, value_parser = ["none", "gzip", "snappy", "lz4", "zstd"], default_value = "lz4")]
+    pub compression: String,
+    /// After each delete, send a tombstone (same key, null value) so
+    /// compacted topics drop the row.
+    #[arg(long)]
+    pub tombstones: bool,
+    /// A librdkafka producer property, KEY=VALUE, repeated (e.g.
+    /// linger.ms=50, security.protocol=SSL).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub kafka_property: Vec<String>,
+}
+
+fn pair<'a>(what: &str, s: &'a str) -> Result<(&'a str, &'a str), String> {
+    s.split_once('=')
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .ok_or_else(|| format!("{what} `{s}`: expected KEY=VALUE"))
+}
+
+/// Properties the sink's guarantee rests on: refused from
+/// --kafka-property, so exactly-once cannot be switched off by accident.
+const FIXED: [&str; 4] = [
+    "transactional.id",
+    "enable.idempotence",
+    "acks",
+    "bootstrap.servers",
+];
+
+/// The sink's configuration from the options, checked.
+pub fn config(
+    args: &KafkaArgs,
+    server_name: &str,
+    forms: ValueForms,
+) -> Result<KafkaConfig, String> {
+    let brokers = args
+        .brokers
+        .clone()
+        .filter(|b| !b.trim().is_empty())
+        .ok_or("--sink kafka needs --brokers HOST:PORT,...")?;
+    let mut routes = BTreeMap::new();
+    for r in &args.route {
+        let (table, topic) = pair("--route", r)?;
+        if !table.contains('.') {
+            return Err(format!("--route `{r}`: name the table as SCHEMA.TABLE"));
+        }
+        routes.insert(table.to_string(), topic.to_string());
+    }
+    let mut properties = Vec::new();
+    for p in &args.kafka_property {
+        let (k, v) = pair("--kafka-property", p)?;
+        if FIXED.contains(&k) {
+            return Err(format!(
+                "--kafka-property {k}: set by cdcctl for exactly-once delivery and not to be changed"
+            ));
+        }
+        properties.push((k.to_string(), v.to_string()));
+    }
+    Ok(KafkaConfig {
+        brokers,
+        server_name: server_name.to_string(),
+        routes,
+        key_columns: BTreeMap::new(),
+        compression: args.compression.clone(),
+        tombstones: args.tombstones,
+        properties,
+        forms,
+    })
+}
+
+/// Connects; the message says what failed, for `run`'s error line.
+pub fn open(config: KafkaConfig) -> Result<KafkaSink, String> {
+    KafkaSink::open(config).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kafka_needs_brokers_and_well_formed_routes() {
+        let mut a = KafkaArgs {
+            sink: "kafka".into(),
+            compression: "lz4".into(),
+            ..KafkaArgs::default()
+        };
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("--brokers")));
+        a.brokers = Some("127.0.0.1:9092".into());
+        a.route = vec!["ORDERS=o".into()];
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("SCHEMA.TABLE")));
+        a.route = vec!["APP.ORDERS=orders".into()];
+        let c = config(&a, "erp", ValueForms::default()).unwrap_or_default();
+        assert_eq!(c.topic_for("APP", "ORDERS"), "orders");
+    }
+
+    #[test]
+    fn exactly_once_properties_cannot_be_overridden() {
+        let a = KafkaArgs {
+            brokers: Some("b:9092".into()),
+            kafka_property: vec!["acks=1".into()],
+            ..KafkaArgs::default()
+        };
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("acks")));
+    }
+}

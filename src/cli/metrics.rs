@@ -1,0 +1,573 @@
+//! What a running `cdcctl run` tells the outside world about itself: the
+//! Prometheus families served at `--metrics ADDR` (`/metrics`), and the
+//! status document (`/status.json` there, and a file next to the
+//! checkpoint) that `cdcctl status` reads.
+//!
+//! The capture loop feeds [`Telemetry`] after each batch, once the sink made
+//! the batch durable and the checkpoint covers it; a scrape therefore never
+//! counts an event the checkpoint does not.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::{Registry, Unit};
+
+use crate::cli::status::{DaemonReport, OpenTxn, StatusFile};
+use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::metrics::{CaptureStatus, MiningState, OpenTxnSummary};
+
+type Labels = Vec<(String, String)>;
+
+/// The metric families; each is registered once in `registry`.
+struct Families {
+    scn: Family<Labels, Gauge>,
+    lag_scns: Gauge,
+    lag_seconds: Gauge<f64, AtomicU64>,
+    events: Family<Labels, Counter>,
+    rows_read: Counter,
+    redo_bytes: Counter,
+    open_transactions: Gauge,
+    oldest_open_age: Gauge<f64, AtomicU64>,
+    largest_open_bytes: Gauge,
+    spilled_bytes: Counter,
+    findings: Family<Labels, Counter>,
+    source_errors: Family<Labels, Counter>,
+    sink_commit: Histogram,
+    sink_in_flight: Gauge,
+    checkpoint_time: Gauge<f64, AtomicU64>,
+    state: Family<Labels, Gauge>,
+}
+
+/// Events written since the last [`Telemetry::update`], by (op, schema, table).
+#[derive(Debug, Default)]
+pub struct Tally {
+    by_table: BTreeMap<(&'static str, String, String), u64>,
+    total: u64,
+}
+
+impl Tally {
+    pub fn count(&mut self, event: &CapturedEvent) {
+        let (op, source) = match event {
+            CapturedEvent::Change(c) => (c.op.code(), &c.source),
+            CapturedEvent::Ddl(d) => ("ddl", &d.source),
+        };
+        *self
+            .by_table
+            .entry((op, source.schema.clone(), source.table.clone()))
+            .or_default() += 1;
+        self.total += 1;
+    }
+}
+
+/// Engine totals kept outside [`CaptureStatus`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Volumes {
+    pub redo_bytes: u64,
+    pub spilled_bytes: u64,
+}
+
+impl Volumes {
+    pub fn of<S: cdcctl::source::RedoSource>(
+        capture: &cdcctl::engine::capture::Capture<S>,
+    ) -> Self {
+        Self {
+            redo_bytes: capture.redo_bytes(),
+            spilled_bytes: capture.spilled_bytes(),
+        }
+    }
+}
+
+/// Rate sampling: totals at the previous sample.
+struct RateSample {
+    at: Instant,
+    written: u64,
+    rows: u64,
+}
+
+/// Shared between the capture loop (writer) and the HTTP thread (reader).
+pub struct Telemetry {
+    registry: Registry,
+    families: Families,
+    /// Held for writing while a batch is recorded, so a scrape sees every
+    /// family at the same checkpoint.
+    consistent: RwLock<()>,
+    report: Mutex<DaemonReport>,
+    rate: Mutex<RateSample>,
+    status_file: Option<StatusFile>,
+    last_file_write: Mutex<Option<Instant>>,
+}
+
+/// How often the status file is rewritten (the HTTP endpoint is live).
+const STATUS_FILE_EVERY: Duration = Duration::from_secs(2);
+
+fn labels(pairs: &[(&str, &str)]) -> Labels {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+        .collect()
+}
+
+fn set_counter(c: &Counter, total: u64) {
+    c.inc_by(total.saturating_sub(c.get()));
+}
+
+fn to_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+/// The ORA code a source error message names, for the error's label: the
+/// engine reports a retried error as text.
+pub fn ora_code_in(message: &str) -> Option<String> {
+    let at = message.find("ORA-")?;
+    let digits: String = message[at + 4..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    (!digits.is_empty()).then(|| format!("ORA-{digits}"))
+}
+
+fn state_name(state: &MiningState) -> &'static str {
+    match state {
+        MiningState::Connecting => "connecting",
+        MiningState::Mining => "mining",
+        MiningState::Idle => "idle",
+        MiningState::Retrying { .. } => "retrying",
+        MiningState::Stopped { .. } => "stopped",
+        MiningState::Finished => "finished",
+    }
+}
+
+const STATES: [&str; 6] = [
+    "connecting",
+    "mining",
+    "idle",
+    "retrying",
+    "stopped",
+    "finished",
+];
+
+fn open_txn(t: &OpenTxnSummary, now: Option<chrono::NaiveDateTime>) -> OpenTxn {
+    OpenTxn {
+        xid: t.xid.clone(),
+        start_scn: t.start_scn,
+        start_time: t.start_time,
+        age_seconds: match (now, t.start_time) {
+            (Some(n), Some(s)) => Some((n - s).num_seconds().max(0)),
+            _ => None,
+        },
+        events: t.events,
+        bytes: t.bytes,
+        spilled: t.spilled,
+    }
+}
+
+impl Telemetry {
+    /// `checkpoint`: the status file is written next to it; `sink` names the
+    /// destination in the status document.
+    pub fn new(checkpoint: Option<&Path>, sink: String) -> Arc<Self> {
+        let mut registry = Registry::with_prefix("cdcctl");
+        let f = Families {
+            scn: Family::default(),
+            lag_scns: Gauge::default(),
+            lag_seconds: Gauge::default(),
+            events: Family::default(),
+            rows_read: Counter::default(),
+            redo_bytes: Counter::default(),
+            open_transactions: Gauge::default(),
+            oldest_open_age: Gauge::default(),
+            largest_open_bytes: Gauge::default(),
+            spilled_bytes: Counter::default(),
+            findings: Family::default(),
+            source_errors: Family::default(),
+            sink_commit: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
+            sink_in_flight: Gauge::default(),
+            checkpoint_time: Gauge::default(),
+            state: Family::default(),
+        };
+        registry.register(
+            "scn",
+            "SCN positions: current (database), mined (read from LogMiner), commit (highest commit emitted), restart (where a restart begins)",
+            f.scn.clone(),
+        );
+        registry.register(
+            "lag_scns",
+            "Current SCN minus mined SCN",
+            f.lag_scns.clone(),
+        );
+        registry.register_with_unit(
+            "lag",
+            "Database time minus the redo time of the last mined row",
+            Unit::Seconds,
+            f.lag_seconds.clone(),
+        );
+        registry.register(
+            "events",
+            "Events written to the sink, by operation and table",
+            f.events.clone(),
+        );
+        registry.register(
+            "logminer_rows",
+            "Rows read from V$LOGMNR_CONTENTS",
+            f.rows_read.clone(),
+        );
+        registry.register_with_unit(
+            "sql_redo",
+            "SQL_REDO text read",
+            Unit::Bytes,
+            f.redo_bytes.clone(),
+        );
+        registry.register(
+            "open_transactions",
+            "Transactions buffered, not yet committed or rolled back",
+            f.open_transactions.clone(),
+        );
+        registry.register_with_unit(
+            "oldest_open_transaction_age",
+            "Redo time elapsed since the oldest open transaction began",
+            Unit::Seconds,
+            f.oldest_open_age.clone(),
+        );
+        registry.register_with_unit(
+            "largest_open_transaction",
+            "Buffered size of the largest open transaction",
+            Unit::Bytes,
+            f.largest_open_bytes.clone(),
+        );
+        registry.register_with_unit(
+            "spilled",
+            "Transaction data written to spill files",
+            Unit::Bytes,
+            f.spilled_bytes.clone(),
+        );
+        registry.register(
+            "findings",
+            "Findings about captured data, by kind",
+            f.findings.clone(),
+        );
+        registry.register(
+            "source_errors",
+            "Source errors the capture retried, by ORA code",
+            f.source_errors.clone(),
+        );
+        registry.register_with_unit(
+            "sink_commit",
+            "Time the sink took to make a batch durable",
+            Unit::Seconds,
+            f.sink_commit.clone(),
+        );
+        registry.register(
+            "sink_in_flight_messages",
+            "Messages handed to the sink and not yet acknowledged",
+            f.sink_in_flight.clone(),
+        );
+        registry.register_with_unit(
+            "last_checkpoint_timestamp",
+            "Unix time of the last checkpoint stored",
+            Unit::Seconds,
+            f.checkpoint_time.clone(),
+        );
+        registry.register(
+            "state",
+            "1 for the capture's current state",
+            f.state.clone(),
+        );
+        let now = Utc::now();
+        let report = DaemonReport::starting(sink, now);
+        Arc::new(Self {
+            registry,
+            families: f,
+            consistent: RwLock::new(()),
+            report: Mutex::new(report),
+            rate: Mutex::new(RateSample {
+                at: Instant::now(),
+                written: 0,
+                rows: 0,
+            }),
+            status_file: checkpoint.map(StatusFile::for_checkpoint),
+            last_file_write: Mutex::new(None),
+        })
+    }
+
+    /// Records a finding by its kind.
+    pub fn finding(&self, kind: &str) {
+        self.families
+            .findings
+            .get_or_create(&labels(&[("kind", kind)]))
+            .inc();
+    }
+
+    /// Records a source error the capture is retrying.
+    pub fn source_error(&self, message: &str) {
+        let code = ora_code_in(message).unwrap_or_else(|| "none".into());
+        self.families
+            .source_errors
+            .get_or_create(&labels(&[("code", &code)]))
+            .inc();
+    }
+
+    /// Records one sink commit: its duration and what is still in flight.
+    pub fn sink_committed(&self, took: Duration, in_flight: u64) {
+        self.families.sink_commit.observe(took.as_secs_f64());
+        self.families.sink_in_flight.set(to_i64(in_flight));
+    }
+
+    /// Records a batch once its checkpoint is stored: the engine's state,
+    /// the events written, the checkpoint time. Rewrites the status file
+    /// every few seconds, or at once with `force`.
+    pub fn update(
+        &self,
+        status: &CaptureStatus,
+        volumes: Volumes,
+        tally: &mut Tally,
+        checkpointed: bool,
+        force: bool,
+    ) {
+        let f = &self.families;
+        let now = Utc::now();
+        let report = {
+            let _guard = self.consistent.write().unwrap_or_else(|p| p.into_inner());
+            for (name, v) in [
+                ("current", status.current_scn),
+                ("mined", status.mined_scn),
+                ("commit", status.commit_scn),
+                ("restart", status.restart_scn),
+            ] {
+                f.scn
+                    .get_or_create(&labels(&[("position", name)]))
+                    .set(to_i64(v));
+            }
+            f.lag_scns.set(to_i64(status.scn_lag()));
+            f.lag_seconds
+                .set(status.time_lag_s().map_or(0.0, |s| s as f64));
+            for ((op, schema, table), n) in std::mem::take(&mut tally.by_table) {
+                f.events
+                    .get_or_create(&labels(&[
+                        ("op", op),
+                        ("schema", &schema),
+                        ("table", &table),
+                    ]))
+                    .inc_by(n);
+            }
+            set_counter(&f.rows_read, status.rows_read);
+            set_counter(&f.redo_bytes, volumes.redo_bytes);
+            set_counter(&f.spilled_bytes, volumes.spilled_bytes);
+            f.open_transactions
+                .set(i64::try_from(status.open_transactions).unwrap_or(i64::MAX));
+            let oldest = status
+                .oldest_open
+                .as_ref()
+                .map(|t| open_txn(t, status.mined_time));
+            f.oldest_open_age.set(
+                oldest
+                    .as_ref()
+                    .and_then(|t| t.age_seconds)
+                    .map_or(0.0, |s| s as f64),
+            );
+            f.largest_open_bytes
+                .set(status.largest_open.as_ref().map_or(0, |t| to_i64(t.bytes)));
+            if checkpointed {
+                f.checkpoint_time
+                    .set(now.timestamp_millis() as f64 / 1000.0);
+            }
+            let current = state_name(&status.state);
+            for s in STATES {
+                f.state
+                    .get_or_create(&labels(&[("state", s)]))
+                    .set(i64::from(s == current));
+            }
+            let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+            r.events_written += std::mem::take(&mut tally.total);
+            r.observe(status, now, checkpointed);
+            r.oldest_open = oldest;
+            r.largest_open = status
+                .largest_open
+                .as_ref()
+                .map(|t| open_txn(t, status.mined_time));
+            self.sample_rates(&mut r, status.rows_read);
+            r.clone()
+        };
+        self.maybe_write_file(&report, force);
+    }
+
+    fn sample_rates(&self, r: &mut DaemonReport, rows: u64) {
+        let mut s = self.rate.lock().unwrap_or_else(|p| p.into_inner());
+        let secs = s.at.elapsed().as_secs_f64();
+        // Shorter samples would make the rate jump with every batch.
+        if secs >= 1.0 {
+            r.events_per_second = (r.events_written - s.written) as f64 / secs;
+            r.rows_per_second = rows.saturating_sub(s.rows) as f64 / secs;
+            *s = RateSample {
+                at: Instant::now(),
+                written: r.events_written,
+                rows,
+            };
+        }
+    }
+
+    fn maybe_write_file(&self, report: &DaemonReport, force: bool) {
+        let Some(file) = &self.status_file else {
+            return;
+        };
+        let mut last = self
+            .last_file_write
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if !force && last.is_some_and(|t| t.elapsed() < STATUS_FILE_EVERY) {
+            return;
+        }
+        // The status file is advice for `cdcctl status`: failing to write it
+        // must not stop capture.
+        if let Err(e) = file.write(report) {
+            tracing::warn!(
+                "cannot write the status file {}: {e}",
+                file.path().display()
+            );
+        }
+        *last = Some(Instant::now());
+    }
+
+    /// The run ended: the final state goes to the status file.
+    pub fn finish(&self, status: &CaptureStatus, volumes: Volumes, error: Option<String>) {
+        {
+            let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+            r.error = error;
+        }
+        let mut final_status = status.clone();
+        if !matches!(final_status.state, MiningState::Stopped { .. }) {
+            final_status.state = MiningState::Finished;
+        }
+        self.update(&final_status, volumes, &mut Tally::default(), false, true);
+    }
+
+    /// The Prometheus text exposition of every family.
+    pub fn render(&self) -> String {
+        let _guard = self.consistent.read().unwrap_or_else(|p| p.into_inner());
+        let mut out = String::new();
+        // Encoding into a String only fails if a metric's own encoder does.
+        if encode(&mut out, &self.registry).is_err() {
+            out.clear();
+        }
+        out
+    }
+
+    /// The status document as JSON.
+    pub fn report_json(&self) -> String {
+        let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        serde_json::to_string_pretty(&*r).unwrap_or_default()
+    }
+}
+
+/// Serves `/metrics` and `/status.json` on `addr` from a thread of its own;
+/// returns the bound address (port 0 picks a free one).
+pub fn serve(addr: &str, telemetry: Arc<Telemetry>) -> Result<SocketAddr, String> {
+    let server = tiny_http::Server::http(addr)
+        .map_err(|e| format!("--metrics {addr}: cannot listen: {e}"))?;
+    let bound = server
+        .server_addr()
+        .to_ip()
+        .ok_or_else(|| format!("--metrics {addr}: not a TCP address"))?;
+    std::thread::Builder::new()
+        .name("metrics".into())
+        .spawn(move || {
+            for request in server.incoming_requests() {
+                let (body, content_type, code) = match request.url() {
+                    "/metrics" => (
+                        telemetry.render(),
+                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        200,
+                    ),
+                    "/status.json" => (telemetry.report_json(), "application/json", 200),
+                    _ => (
+                        "not found: try /metrics or /status.json\n".to_string(),
+                        "text/plain",
+                        404,
+                    ),
+                };
+                let mut response = tiny_http::Response::from_string(body).with_status_code(code);
+                if let Ok(h) = tiny_http::Header::from_bytes("Content-Type", content_type) {
+                    response = response.with_header(h);
+                }
+                // A scraper that hung up is its own problem.
+                let _ = request.respond(response);
+            }
+        })
+        .map_err(|e| format!("--metrics {addr}: cannot start the server thread: {e}"))?;
+    Ok(bound)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ora_code_is_taken_from_the_error_text() {
+        assert_eq!(
+            ora_code_in("source: ORA-03113: end-of-file on communication channel").as_deref(),
+            Some("ORA-03113")
+        );
+        assert_eq!(ora_code_in("connection reset"), None);
+        assert_eq!(ora_code_in("ORA-x"), None);
+    }
+
+    #[test]
+    fn families_follow_prometheus_naming() {
+        let t = Telemetry::new(None, "file".into());
+        let status = CaptureStatus {
+            current_scn: 120,
+            mined_scn: 100,
+            rows_read: 7,
+            ..CaptureStatus::default()
+        };
+        let volumes = Volumes {
+            redo_bytes: 300,
+            spilled_bytes: 0,
+        };
+        t.update(&status, volumes, &mut Tally::default(), true, false);
+        t.finding("partial_before_image");
+        t.source_error("ORA-01291: missing logfile");
+        t.sink_committed(Duration::from_millis(3), 0);
+        let text = t.render();
+        for line in [
+            "cdcctl_scn{position=\"current\"} 120",
+            "cdcctl_lag_scns 20",
+            "cdcctl_logminer_rows_total 7",
+            "cdcctl_sql_redo_bytes_total 300",
+            "cdcctl_findings_total{kind=\"partial_before_image\"} 1",
+            "cdcctl_source_errors_total{code=\"ORA-01291\"} 1",
+            "cdcctl_sink_commit_seconds_count 1",
+            "# TYPE cdcctl_lag_seconds gauge",
+            "# TYPE cdcctl_spilled_bytes counter",
+        ] {
+            assert!(text.contains(line), "{line} missing from:\n{text}");
+        }
+    }
+
+    #[test]
+    fn counters_follow_the_engine_totals_without_counting_twice() {
+        let t = Telemetry::new(None, "file".into());
+        for rows in [5, 9, 9] {
+            let status = CaptureStatus {
+                rows_read: rows,
+                ..CaptureStatus::default()
+            };
+            t.update(
+                &status,
+                Volumes::default(),
+                &mut Tally::default(),
+                false,
+                false,
+            );
+        }
+        assert!(t.render().contains("cdcctl_logminer_rows_total 9\n"));
+    }
+}

@@ -1,0 +1,122 @@
+//! `run --config FILE`: keys for flags, flags over keys, and the file's
+//! errors (unknown keys with their line, passwords refused) as exit 2.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
+
+fn cdcctl(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run cdcctl")
+}
+
+const CONFIG: &str = r#"# the daemon's options
+source = "sim:demo?clock=virtual"
+output = "out.jsonl"
+checkpoint = "cp.json"
+from_scn = 13000000
+until-scn = 13010000
+tables = ["APP.ORDERS"]
+status-every = "1h"
+"#;
+
+fn events(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("out.jsonl"))
+        .expect("output")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+fn highest_commit_scn(events: &[serde_json::Value]) -> u64 {
+    events
+        .iter()
+        .filter_map(|e| e["source"]["commit_scn"].as_str()?.parse().ok())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn issue14_run_takes_its_options_from_the_config_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("cdcctl.toml"), CONFIG).expect("config");
+    let out = cdcctl(dir.path(), &["run", "--config", "cdcctl.toml"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = events(dir.path());
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|e| e["source"]["table"] == "ORDERS"));
+    assert!(highest_commit_scn(&got) <= 13_010_000);
+    assert!(dir.path().join("cp.json").exists());
+}
+
+#[test]
+fn issue14_flags_on_the_command_line_override_the_config_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("cdcctl.toml"), CONFIG).expect("config");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "run",
+            "--config",
+            "cdcctl.toml",
+            "--until-scn",
+            "13005000",
+            "APP.ORDER_HIS",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = events(dir.path());
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|e| e["source"]["table"] == "ORDER_HIS"));
+    assert!(highest_commit_scn(&got) <= 13_005_000);
+}
+
+fn refused(extra: &str) -> String {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("cdcctl.toml"), format!("{CONFIG}{extra}\n")).expect("config");
+    let out = cdcctl(dir.path(), &["run", "--config", "cdcctl.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        !dir.path().join("out.jsonl").exists(),
+        "nothing is captured"
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn issue14_unknown_config_keys_are_refused_naming_key_and_line() {
+    let err = refused("spil-mb = 3");
+    assert!(err.contains("line 9: unknown key `spil-mb`"), "{err}");
+    assert!(err.contains("did you mean spill-mb"), "{err}");
+}
+
+#[test]
+fn issue14_a_password_in_the_config_file_is_refused_naming_the_key() {
+    let err = refused("password = \"tiger\"");
+    assert!(err.contains("line 9: `password`"), "{err}");
+    assert!(!err.contains("tiger"), "the password is not echoed: {err}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = CONFIG.replace("sim:demo?clock=virtual", "oracle://app:tiger@db:1521/ORCL");
+    std::fs::write(dir.path().join("cdcctl.toml"), text).expect("config");
+    let out = cdcctl(dir.path(), &["run", "--config", "cdcctl.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("line 2: `source` holds a password"), "{err}");
+    assert!(!err.contains("tiger"), "{err}");
+}

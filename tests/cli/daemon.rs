@@ -1,0 +1,248 @@
+//! The daemon as a monitoring system sees it: `run --metrics` scraped while
+//! it captures, and `cdcctl status` with its exit codes.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
+
+fn cdcctl(dir: &Path, args: &[&str]) -> Output {
+    match Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    }
+}
+
+/// A live `run` on the virtual-clock demo with metrics on a free port;
+/// returns the child and the address it serves.
+fn spawn_with_metrics(dir: &Path) -> (Child, String) {
+    let mut child = match Command::new(BIN)
+        .args([
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--metrics",
+            "127.0.0.1:0",
+        ])
+        .current_dir(dir)
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(c) => c,
+        Err(e) => panic!("cannot run {BIN}: {e}"),
+    };
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = loop {
+        match lines.next() {
+            Some(Ok(l)) => {
+                if let Some(rest) = l.strip_prefix("cdcctl run: metrics at http://") {
+                    break rest.trim_end_matches("/metrics").to_string();
+                }
+            }
+            other => panic!("run ended before serving metrics: {other:?}"),
+        }
+    };
+    // Keep draining stderr so the daemon never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    (child, addr)
+}
+
+fn get(addr: &str, path: &str) -> String {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("request");
+    let mut text = String::new();
+    s.read_to_string(&mut text).expect("response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("http");
+    assert_eq!(head.split_whitespace().nth(1), Some("200"), "{head}");
+    body.to_string()
+}
+
+/// `name{labels} value` samples of one scrape.
+fn samples(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| {
+            let (k, v) = l.rsplit_once(' ')?;
+            Some((k.to_string(), v.parse().ok()?))
+        })
+        .collect()
+}
+
+fn output_events(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("out.jsonl"))
+        .expect("output")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+fn stop(child: &mut Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+#[test]
+fn issue14_metrics_scraped_during_a_run_count_what_the_checkpoint_covers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) = spawn_with_metrics(dir.path());
+    let mut scrape = BTreeMap::new();
+    for _ in 0..600 {
+        scrape = samples(&get(&addr, "/metrics"));
+        let written: f64 = scrape
+            .iter()
+            .filter(|(k, _)| k.starts_with("cdcctl_events_total{"))
+            .map(|(_, v)| v)
+            .sum();
+        if written >= 200.0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    stop(&mut child);
+    let scn = |pos: &str| scrape[&format!("cdcctl_scn{{position=\"{pos}\"}}")];
+    assert_eq!(scrape["cdcctl_lag_scns"], scn("current") - scn("mined"));
+    assert!(scn("restart") <= scn("commit") && scn("commit") <= scn("mined"));
+    assert!(scrape["cdcctl_logminer_rows_total"] > 0.0);
+    assert!(scrape["cdcctl_sql_redo_bytes_total"] > 0.0);
+    // Every event up to the scraped commit SCN was written and counted
+    // before the scrape; none after it was counted.
+    let commit = scn("commit") as u64;
+    let mut want: BTreeMap<String, f64> = BTreeMap::new();
+    for e in output_events(dir.path()) {
+        let s = &e["source"];
+        let at: u64 = s["commit_scn"]
+            .as_str()
+            .and_then(|v| v.parse().ok())
+            .expect("scn");
+        if at <= commit {
+            let key = format!(
+                "cdcctl_events_total{{op=\"{}\",schema=\"{}\",table=\"{}\"}}",
+                e["op"].as_str().expect("op"),
+                s["schema"].as_str().expect("schema"),
+                s["table"].as_str().expect("table")
+            );
+            *want.entry(key).or_default() += 1.0;
+        }
+    }
+    let got: BTreeMap<String, f64> = scrape
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("cdcctl_events_total{"))
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+}
+
+#[test]
+fn issue14_status_reads_a_live_daemon_by_checkpoint_and_by_metrics_address() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) = spawn_with_metrics(dir.path());
+    let status_file = dir.path().join("cp.json.status");
+    for _ in 0..600 {
+        if status_file.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let by_file = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
+    let by_url = cdcctl(
+        dir.path(),
+        &[
+            "status",
+            "--metrics",
+            &format!("http://{addr}"),
+            "--format",
+            "json",
+        ],
+    );
+    stop(&mut child);
+    let text = String::from_utf8_lossy(&by_file.stdout);
+    assert_eq!(by_file.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("RUNNING") && text.contains("Restart SCN"),
+        "{text}"
+    );
+    assert_eq!(by_url.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&by_url.stdout).expect("json");
+    assert_eq!(v["health"], "OK");
+    assert_eq!(v["report"]["pid"], child.id());
+    // After the stop the file says so, and a check reports it as down.
+    let after = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
+    assert_eq!(after.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&after.stdout).contains("STOPPED"));
+}
+
+/// A status file as a daemon with this test's pid (alive) would write it,
+/// last checkpointed `minutes` ago.
+fn fake_status(dir: &Path, minutes: i64) {
+    let now = chrono::Utc::now();
+    let at = (now - chrono::Duration::minutes(minutes)).to_rfc3339();
+    let doc = serde_json::json!({
+        "pid": std::process::id(), "state": "mining", "error": null, "sink": "file out.jsonl",
+        "started_at": at, "updated_at": at, "checkpoint_at": at,
+        "current_scn": 200, "mined_scn": 150, "commit_scn": 140, "restart_scn": 100,
+        "lag_scns": 50, "lag_seconds": 3, "events_written": 10,
+        "events_per_second": 1.0, "rows_per_second": 2.0,
+        "open_transactions": 0, "oldest_open": null, "largest_open": null
+    });
+    std::fs::write(dir.join("cp.json.status"), doc.to_string()).expect("write");
+}
+
+#[test]
+fn issue14_status_exit_codes_follow_the_lag_thresholds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let code = |args: &[&str]| {
+        let mut a = vec!["status", "--checkpoint", "cp.json"];
+        a.extend_from_slice(args);
+        let out = cdcctl(dir.path(), &a);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (c, text) = code(&[]);
+    assert_eq!(c, Some(3), "no daemon ran here: {text}");
+    fake_status(dir.path(), 10);
+    assert_eq!(code(&[]).0, Some(0));
+    assert_eq!(code(&["--warn", "1h"]).0, Some(0));
+    let (c, text) = code(&["--warn", "1m", "--crit", "1h"]);
+    assert_eq!(c, Some(1));
+    assert!(text.contains("WARNING"), "{text}");
+    let (c, text) = code(&["--warn", "1m", "--crit", "5m"]);
+    assert_eq!(c, Some(1));
+    assert!(text.contains("CRITICAL"), "{text}");
+}
+
+#[test]
+fn issue14_status_of_an_unreachable_metrics_address_exits_3() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A port just freed: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let out = cdcctl(
+        dir.path(),
+        &["status", "--metrics", &format!("127.0.0.1:{port}")],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unreachable"));
+}
