@@ -40,16 +40,23 @@ impl SnapshotBars {
             };
         }
         let multi = indicatif::MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-        let style = ProgressStyle::with_template(
+        let estimated = ProgressStyle::with_template(
             "{prefix:30} [{bar:25}] {pos}/{len} rows {per_sec} ETA {eta} {msg}",
         )
         .map(|s| s.progress_chars("=> "));
+        // Without statistics there is no end to draw a bar or an ETA to.
+        let open = ProgressStyle::with_template("{prefix:30} {pos} rows {per_sec} {msg}");
         let bars = progress
             .tables
             .iter()
             .map(|t| {
                 let pb = multi.add(ProgressBar::new(t.expected_rows.unwrap_or(0)));
-                if let Ok(s) = &style {
+                let style = if t.expected_rows.is_some() {
+                    &estimated
+                } else {
+                    &open
+                };
+                if let Ok(s) = style {
                     pb.set_style(s.clone());
                 }
                 pb.set_prefix(t.table.to_string());
