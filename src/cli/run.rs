@@ -392,6 +392,15 @@ fn rewind_to_output_end(
     Ok(cp)
 }
 
+/// A write that failed because the reader of the pipe went away.
+fn is_closed_pipe(e: &cdcctl::sink::SinkError) -> bool {
+    match e {
+        cdcctl::sink::SinkError::Io { source, .. } => {
+            source.kind() == std::io::ErrorKind::BrokenPipe
+        }
+    }
+}
+
 fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
     let mut locks = vec![WriterLock::acquire(&args.checkpoint, "checkpoint")];
     if args.output != "-" {
@@ -558,6 +567,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
     let mut last_status = Instant::now();
     let limit = args.count.unwrap_or(u64::MAX);
     let mut outcome: Result<(), Failure> = Ok(());
+    // The reader of stdout went away (`| head`): its choice, not a failure.
+    let mut reader_gone = false;
     while !stop.load(Ordering::Relaxed) && written < limit {
         let mut sink_error = None;
         let before = capture.checkpoint();
@@ -580,10 +591,14 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         });
         // Events first, then the checkpoint that covers them.
         if let Err(e) = sink.commit() {
-            outcome = Err(Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            });
+            if is_closed_pipe(&e) {
+                reader_gone = true;
+            } else {
+                outcome = Err(Failure {
+                    code: exit::USAGE,
+                    message: e.to_string(),
+                });
+            }
             break;
         }
         let mut cp = capture.checkpoint();
@@ -683,6 +698,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 std::thread::sleep(Duration::from_secs(1));
             }
             Err(CaptureError::Txn(TxnError::Sink(_))) if sink_error.is_none() => break,
+            Err(CaptureError::Txn(TxnError::Sink(_)))
+                if sink_error.as_ref().is_some_and(is_closed_pipe) =>
+            {
+                reader_gone = true;
+                break;
+            }
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
                 outcome = Err(Failure {
                     code: exit::USAGE,
@@ -696,7 +717,15 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
-    if stop.load(Ordering::Relaxed) {
+    if reader_gone {
+        // The checkpoint stored is the one of the last batch the reader
+        // received whole: a resumed run writes the rest again.
+        eprintln!(
+            "cdcctl run: the reader of stdout went away after {written} events; checkpoint \
+             saved in {} at the last batch it received",
+            args.checkpoint.display()
+        );
+    } else if stop.load(Ordering::Relaxed) {
         eprintln!(
             "cdcctl run: stopped by a signal after {written} events; checkpoint saved in {}",
             args.checkpoint.display()

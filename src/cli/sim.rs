@@ -233,7 +233,9 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
             let cols = t
                 .columns
                 .iter()
-                .filter_map(|c| Some((c.name.clone(), ColumnKind::of_data_type(&c.ty.data_type())?)))
+                .filter_map(|c| {
+                    Some((c.name.clone(), ColumnKind::of_data_type(&c.ty.data_type())?))
+                })
                 .collect();
             ((t.name.owner.clone(), t.name.table.clone()), cols)
         })

@@ -153,7 +153,15 @@ impl ColumnKind {
     pub fn of_data_type(data_type: &str) -> Option<ColumnKind> {
         let base = data_type.split('(').next().unwrap_or_default().trim();
         let upper = base.to_ascii_uppercase();
-        if ["NUMBER", "FLOAT", "BINARY_FLOAT", "BINARY_DOUBLE", "INTEGER"].contains(&upper.as_str()) {
+        if [
+            "NUMBER",
+            "FLOAT",
+            "BINARY_FLOAT",
+            "BINARY_DOUBLE",
+            "INTEGER",
+        ]
+        .contains(&upper.as_str())
+        {
             return Some(ColumnKind::Number);
         }
         let zoned = data_type.to_ascii_uppercase().contains("TIME ZONE");
@@ -395,11 +403,19 @@ impl Serialize for ChangeRef<'_> {
         // Kinds matter only when an option writes some kind differently.
         let kinds = self
             .2
-            .filter(|_| forms.decimal != DecimalHandling::String || forms.time != TimePrecision::Iso)
+            .filter(|_| {
+                forms.decimal != DecimalHandling::String || forms.time != TimePrecision::Iso
+            })
             .and_then(|k| k.get(&(e.source.schema.clone(), e.source.table.clone())));
         let mut m = s.serialize_map(Some(6))?;
-        m.serialize_entry("before", &e.before.as_ref().map(|i| ImageRef(i, forms, kinds)))?;
-        m.serialize_entry("after", &e.after.as_ref().map(|i| ImageRef(i, forms, kinds)))?;
+        m.serialize_entry(
+            "before",
+            &e.before.as_ref().map(|i| ImageRef(i, forms, kinds)),
+        )?;
+        m.serialize_entry(
+            "after",
+            &e.after.as_ref().map(|i| ImageRef(i, forms, kinds)),
+        )?;
         m.serialize_entry("source", &SourceRef(e))?;
         m.serialize_entry("op", e.op.code())?;
         m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
@@ -624,7 +640,10 @@ mod tests {
         e.after = Some(vec![
             ("AMOUNT".into(), Field::text("1234.50")),
             ("BIG".into(), Field::text("1.0E+30")),
-            ("ORDER_DATE".into(), Field::text("2025-03-01T09:00:00.123456789")),
+            (
+                "ORDER_DATE".into(),
+                Field::text("2025-03-01T09:00:00.123456789"),
+            ),
             ("CODE".into(), Field::text("0042")),
             ("ODD".into(), Field::text("not a time")),
         ]);
@@ -651,7 +670,10 @@ mod tests {
             serde_json::from_str(&e.to_json_line_typed(forms, Some(&kinds))).unwrap();
         assert_eq!(v["after"]["AMOUNT"], serde_json::json!(1234.5));
         assert_eq!(v["after"]["BIG"], serde_json::json!(1.0e30));
-        assert_eq!(v["after"]["ORDER_DATE"], serde_json::json!(1_740_819_600_123_i64));
+        assert_eq!(
+            v["after"]["ORDER_DATE"],
+            serde_json::json!(1_740_819_600_123_i64)
+        );
         // A VARCHAR2 of digits stays text; so does what does not parse.
         assert_eq!(v["after"]["CODE"], "0042");
         assert_eq!(v["after"]["ODD"], "not a time");

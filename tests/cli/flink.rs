@@ -34,7 +34,9 @@ fn flink_type(t: &ColType) -> String {
             precision: Some(p),
             scale,
         } => format!("DECIMAL({p}, {})", scale.unwrap_or(0).max(0)),
-        ColType::Number { precision: None, .. } => "DECIMAL(38, 10)".into(),
+        ColType::Number {
+            precision: None, ..
+        } => "DECIMAL(38, 10)".into(),
         ColType::Date => "TIMESTAMP(0)".into(),
         ColType::Timestamp(n) => format!("TIMESTAMP({n})"),
         ColType::TimestampTz(n) => format!("TIMESTAMP_LTZ({n})"),
@@ -124,11 +126,27 @@ fn issue16_flink_reads_every_scenario_typed_and_ends_in_the_truth() {
         let run = cdcctl(
             dir.path(),
             &[
-                "--source", &source, "run", "--output", "out.jsonl", "--checkpoint", "cp.json",
-                "--from-scn", &from, "--until-scn", &until, "--status-every", "1h",
+                "--source",
+                &source,
+                "run",
+                "--output",
+                "out.jsonl",
+                "--checkpoint",
+                "cp.json",
+                "--from-scn",
+                &from,
+                "--until-scn",
+                &until,
+                "--status-every",
+                "1h",
             ],
         );
-        assert_eq!(run.status.code(), Some(0), "{name}: {}", String::from_utf8_lossy(&run.stderr));
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
         let truth = cdcctl(
             dir.path(),
             &["sim", "truth", "--scenario", name, "--until-scn", &until],

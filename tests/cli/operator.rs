@@ -471,6 +471,72 @@ fn a_closed_pipe_ends_every_printing_command_with_exit_0() {
 }
 
 #[test]
+fn run_to_a_closed_pipe_exits_0_with_its_checkpoint_saved() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--checkpoint",
+            "cp.json",
+        ])
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait");
+    assert!(line.starts_with('{'), "one event was read: {line:?}");
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the reader of stdout went away")
+            && err.contains("checkpoint saved in cp.json"),
+        "{err}"
+    );
+    assert!(!err.contains("Broken pipe"), "{err}");
+    let cp: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("cp.json")).expect("checkpoint written"),
+    )
+    .expect("checkpoint is JSON");
+    assert!(cp["restart_scn"].as_u64().is_some_and(|s| s > 0), "{cp}");
+    // The saved checkpoint resumes.
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "1",
+        ])
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run again");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming from cp.json"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn mistyped_scenarios_and_values_get_one_clear_sentence() {
     let out = cdcctl(&[
         "--source",

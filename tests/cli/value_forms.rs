@@ -119,7 +119,10 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
         let (printed, field) = match &value {
             Value::Clob(_) => (value.sql_literal(), Field::Unavailable),
             Value::Blob(_) => (value.sql_literal(), Field::UnavailableBinary),
-            Value::Xml(_) => ("XML DOC BEGIN/WRITE/END rows".to_string(), Field::Unavailable),
+            Value::Xml(_) => (
+                "XML DOC BEGIN/WRITE/END rows".to_string(),
+                Field::Unavailable,
+            ),
             _ => (value.sql_literal(), value.field()),
         };
         if !matches!(t, ColType::XmlType) {
@@ -133,11 +136,21 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
         }
         want.push([ty.to_string(), printed, json_of(field)]);
     }
-    assert!(seen.iter().all(|s| *s), "a column type has no sample: {seen:?}");
+    assert!(
+        seen.iter().all(|s| *s),
+        "a column type has no sample: {seen:?}"
+    );
     let got = readme_rows();
     let show = |rows: &[[String; 3]]| {
         rows.iter()
-            .map(|r| format!("| `{}` | `{}` | `{}` |", r[0], r[1].replace('|', "\\|"), r[2]))
+            .map(|r| {
+                format!(
+                    "| `{}` | `{}` | `{}` |",
+                    r[0],
+                    r[1].replace('|', "\\|"),
+                    r[2]
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n")
     };
@@ -160,21 +173,50 @@ fn cdcctl(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
 #[test]
 fn issue16_decimal_double_and_connect_time_write_numbers_in_run_and_truth_alike() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let forms = ["--decimal-handling", "double", "--time-precision", "connect"];
+    let forms = [
+        "--decimal-handling",
+        "double",
+        "--time-precision",
+        "connect",
+    ];
     let mut run = vec![
-        "--source", "sim:demo?clock=virtual", "run", "APP.ORDERS", "--output", "out.jsonl",
-        "--checkpoint", "cp.json", "--from-scn", "13000000", "--until-scn", "13001000",
+        "--source",
+        "sim:demo?clock=virtual",
+        "run",
+        "APP.ORDERS",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--from-scn",
+        "13000000",
+        "--until-scn",
+        "13001000",
     ];
     run.extend(forms);
     let out = cdcctl(dir.path(), &run);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut truth = vec!["sim", "truth", "--scenario", "demo", "--until-scn", "13001000"];
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut truth = vec![
+        "sim",
+        "truth",
+        "--scenario",
+        "demo",
+        "--until-scn",
+        "13001000",
+    ];
     truth.extend(forms);
     let want = cdcctl(dir.path(), &truth);
     assert!(want.status.success());
     let parse = |text: &str| -> Vec<serde_json::Value> {
         text.lines()
-            .map(|l| crate::common::without_unavailable(serde_json::from_str(l).expect("JSON line")))
+            .map(|l| {
+                crate::common::without_unavailable(serde_json::from_str(l).expect("JSON line"))
+            })
             .collect()
     };
     let got = parse(&std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output"));

@@ -970,7 +970,10 @@ fn issue9_blob_writes_give_bytes() {
         commit(6, A),
     ];
     let events = run(&mut buf, rows);
-    assert_eq!(after_of(&events[0])[1], ("BODY".into(), Field::Binary("0a0bff".into())));
+    assert_eq!(
+        after_of(&events[0])[1],
+        ("BODY".into(), Field::Binary("0a0bff".into()))
+    );
 }
 
 #[test]
