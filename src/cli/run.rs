@@ -178,7 +178,7 @@ fn first_current_scn(
             Err(e) => {
                 return Err(Failure {
                     code: exit::for_source(&e),
-                    message: exit::with_advice(&e, e.advice()),
+                    message: exit::with_advice(&e, e.advice().as_deref()),
                 })
             }
         }

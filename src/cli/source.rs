@@ -62,7 +62,7 @@ impl OpenError {
     pub fn from_source(e: &SourceError) -> Self {
         OpenError {
             exit_code: exit::for_source(e),
-            message: exit::with_advice(e, e.advice()),
+            message: exit::with_advice(e, e.advice().as_deref()),
         }
     }
 }

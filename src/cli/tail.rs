@@ -197,7 +197,7 @@ fn start_engine(
         (Some(scn), _) => {
             let now = redo.current_scn().map_err(|e| {
                 let code = exit::for_source(&e);
-                (exit::with_advice(&e, e.advice()), code)
+                (exit::with_advice(&e, e.advice().as_deref()), code)
             })?;
             if scn > now.scn {
                 return Err((
@@ -213,7 +213,7 @@ fn start_engine(
         }
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
             let code = exit::for_source(&e);
-            (exit::with_advice(&e, e.advice()), code)
+            (exit::with_advice(&e, e.advice().as_deref()), code)
         })?),
         (None, None) => StartAt::Now,
     };

@@ -178,8 +178,8 @@ impl CaptureError {
 
     pub fn advice(&self) -> Option<String> {
         match self {
-            CaptureError::Source(e) => e.advice().map(str::to_string),
-            CaptureError::Plan(p) => p.to_source_error().advice().map(str::to_string),
+            CaptureError::Source(e) => e.advice().map(std::borrow::Cow::into_owned),
+            CaptureError::Plan(p) => p.to_source_error().advice().map(std::borrow::Cow::into_owned),
             CaptureError::Txn(TxnError::Parse { .. }) => Some(
                 "the row is shown above; report it with `cdcctl redo parse`, or rerun with \
                  --on-parse-error warn to send such rows to the dead-letter file"
@@ -454,7 +454,7 @@ impl<S: RedoSource> Capture<S> {
                 self.status.state = MiningState::Retrying {
                     attempt: self.retries,
                     error: e.to_string(),
-                    advice: e.advice().map(str::to_string),
+                    advice: e.advice().map(std::borrow::Cow::into_owned),
                 };
                 self.recover();
                 Ok(Progress::Retrying)

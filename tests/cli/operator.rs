@@ -383,6 +383,46 @@ fn operator_text_has_no_rust_range_syntax() {
 }
 
 #[test]
+fn run_and_tail_stopped_by_an_archive_gap_name_the_sequences_and_the_rman_command() {
+    for args in [
+        &[
+            "--source",
+            "sim:archive-gap",
+            "run",
+            "APP.ORDERS",
+            "-o",
+            "o.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--from-scn",
+            "12999999",
+        ][..],
+        &[
+            "--source",
+            "sim:archive-gap",
+            "tail",
+            "ORDERS",
+            "--since",
+            "9m",
+            "--plain",
+        ][..],
+    ] {
+        let out = cdcctl(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert!(
+            err.contains("archive gap on thread 1: sequences 101–102"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains(".."), "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
     let out = cdcctl(&["preflight", "--explain", "FRA-USAGE"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
