@@ -373,10 +373,7 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
         Ok(app) => match app.fatal_error() {
             // Repeat it on the main screen: the alternate screen is gone.
             Some(alert) => {
-                eprintln!(
-                    "cdcctl tail: capture stopped: {} {}",
-                    alert.code, alert.message
-                );
+                eprintln!("cdcctl tail: capture stopped: {}", alert.text());
                 if let Some(advice) = &alert.advice {
                     eprintln!("  advice: {advice}");
                 }

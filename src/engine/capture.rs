@@ -168,6 +168,22 @@ impl CaptureError {
         }
     }
 
+    /// The missing sequences when capture stopped on an archive gap:
+    /// (thread, first sequence, last sequence).
+    pub fn archive_gap(&self) -> Option<(u16, u64, u64)> {
+        match self {
+            CaptureError::Source(SourceError::ArchiveGap {
+                thread,
+                missing_from,
+                missing_to,
+            }) => Some((*thread, *missing_from, *missing_to)),
+            CaptureError::Plan(PlanError::SequenceGap { thread, from, to }) => {
+                Some((*thread, *from, *to))
+            }
+            _ => None,
+        }
+    }
+
     pub fn ora_code(&self) -> Option<u32> {
         match self {
             CaptureError::Source(e) => e.ora_code(),
@@ -1152,6 +1168,7 @@ fn run_loop<S: RedoSource>(
                     ora_code: None,
                     advice: None,
                     retrying: true,
+                    gap: None,
                 })
                 .is_err();
         }
@@ -1186,6 +1203,7 @@ fn run_loop<S: RedoSource>(
                                     ora_code: None,
                                     advice: advice.clone(),
                                     retrying: true,
+                                    gap: None,
                                 })
                                 .is_err();
                         }
@@ -1210,6 +1228,7 @@ fn run_loop<S: RedoSource>(
                     ora_code: e.ora_code(),
                     advice: e.advice(),
                     retrying: false,
+                    gap: e.archive_gap(),
                 });
                 failure = Some(e);
                 break;

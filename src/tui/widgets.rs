@@ -389,7 +389,10 @@ impl Widget for &LogsLine<'_> {
         }
         spans.extend([
             Span::styled(" │ window ", dim),
-            Span::raw(format!("{}–{}", st.window.0, st.window.1)),
+            Span::raw(match st.window {
+                (0, 0) => "none yet".to_string(),
+                (from, to) => format!("{from}–{to}"),
+            }),
             Span::styled(" │ mined ", dim),
             Span::raw(st.mined_scn.to_string()),
             Span::styled(" of ", dim),

@@ -663,3 +663,60 @@ fn issue11_wide_screen_shows_transactions_counts_and_values_beside_the_list() {
     t.keys("q");
     t.wait_for("exit", |s| s.contains("EXIT=0"));
 }
+
+/// The screen when capture really stops, on the archive-gap scenario: the
+/// error in full with the RMAN command to run, both gauges red, one alert
+/// for the gap (not one per message that reported it), and the same
+/// sentence repeated on the terminal after `q`.
+#[test]
+fn issue11_a_real_stop_on_an_archive_gap_takes_the_screen_once_at_every_size() {
+    for (w, h) in [(80u16, 24u16), (120, 40), (200, 60)] {
+        let t = Tmux::start(
+            &shell_command("--source sim:archive-gap tail ORDERS --since 9m"),
+            w,
+            h,
+        );
+        let screen = t.wait_for("the stopped screen", |s| {
+            s.contains("Capture stopped") && s.contains("Alerts:")
+        });
+        // The frame once the alerts settled (the engine has stopped).
+        sleep(Duration::from_millis(500));
+        let screen = {
+            let again = t.screen();
+            if again.contains("Capture stopped") {
+                again
+            } else {
+                screen
+            }
+        };
+        assert!(screen.contains("Alerts: 1 "), "{screen}");
+        assert!(!screen.contains("error error"), "{screen}");
+        assert!(!screen.contains(".."), "{screen}");
+        assert_eq!(
+            screen.matches(" CRIT").count(),
+            2,
+            "both gauges red:\n{screen}"
+        );
+        insta::with_settings!({
+            snapshot_path => "../../snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!(format!("tui_real_stop_archive_gap_{w}x{h}"), screen);
+        });
+        t.keys("q");
+        let after = t.wait_for("exit", |s| s.contains("EXIT="));
+        assert!(after.contains("EXIT=4"), "{after}");
+        // The terminal wraps long lines; the sentence is what counts.
+        let after = after.replace('\n', "");
+        assert!(
+            after.contains(
+                "cdcctl tail: capture stopped: archive gap on thread 1: sequences 101–102"
+            ),
+            "{after}"
+        );
+        assert!(
+            after.contains("RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;"),
+            "{after}"
+        );
+    }
+}
