@@ -720,3 +720,40 @@ fn issue11_a_real_stop_on_an_archive_gap_takes_the_screen_once_at_every_size() {
         );
     }
 }
+
+/// Three dropped connections on the demo: each error the engine retried is
+/// one alert counting its drops, not one per message that reported it.
+#[test]
+fn issue11_retried_connection_drops_are_one_alert_per_error_with_a_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let faults: String = [605, 610, 615]
+        .iter()
+        .map(|s| format!("\n[[faults]]\nkind = \"connection_drop\"\nat_s = {s}\n"))
+        .collect();
+    let path = dir.path().join("drops.toml");
+    std::fs::write(&path, format!("{demo}{faults}")).expect("write scenario");
+    let t = Tmux::start(
+        &shell_command(&format!("--source sim:{} tail ORDERS", path.display())),
+        120,
+        40,
+    );
+    let screen = t.wait_for("the three drops in the alerts", |s| {
+        s.contains("ORA-03114") && s.contains("ORA-03113") && s.contains("×2")
+    });
+    let alerts: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains("Alerts:"))
+        .filter(|l| l.starts_with('│') && l.contains("ORA-0311"))
+        .collect();
+    assert_eq!(alerts.len(), 2, "{screen}");
+    assert!(
+        alerts
+            .iter()
+            .any(|l| l.contains("ORA-03113: end-of-file on communication channel ×2")),
+        "{screen}"
+    );
+    assert!(!screen.contains("(retry"), "{screen}");
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}
