@@ -422,6 +422,33 @@ fn run_and_tail_stopped_by_an_archive_gap_name_the_sequences_and_the_rman_comman
     }
 }
 
+/// Without an Oracle client library the install advice is printed once,
+/// by preflight and by tail alike. (Where a client library is installed the
+/// error is another one, and nothing here applies.)
+#[test]
+fn a_missing_oracle_client_library_is_explained_once() {
+    for args in [
+        &["--source", "oracle://u@127.0.0.1:1/X", "preflight"][..],
+        &[
+            "--source",
+            "oracle://u@127.0.0.1:1/X",
+            "tail",
+            "ORDERS",
+            "--plain",
+        ][..],
+    ] {
+        let out = cdcctl_env(args, &[("CDCCTL_PASSWORD", "x")]);
+        let err = stderr(&out);
+        if !err.contains("cannot load the Oracle client library") {
+            eprintln!("skipped: an Oracle client library is installed ({err})");
+            return;
+        }
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert_eq!(err.matches("Instant Client").count(), 1, "{args:?}: {err}");
+        assert_eq!(err.matches("--source sim").count(), 1, "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
     let out = cdcctl(&["preflight", "--explain", "FRA-USAGE"]);
