@@ -216,7 +216,7 @@ fn first_current_scn(
             Err(e) => {
                 return Err(Failure {
                     code: exit::for_source(&e),
-                    message: exit::with_advice(&e, e.advice()),
+                    message: exit::with_advice(&e, e.advice().as_deref()),
                 })
             }
         }
@@ -428,6 +428,12 @@ fn rewind_to_output_end(
         .cloned()
         .collect();
     Ok(cp)
+}
+
+/// A write that failed because the reader of the pipe went away.
+fn is_closed_pipe(e: &cdcctl::sink::SinkError) -> bool {
+    matches!(e, cdcctl::sink::SinkError::Io { source, .. }
+        if source.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
@@ -735,6 +741,8 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         .map(|s| progress::SnapshotBars::new(s.progress()));
     let limit = args.count.unwrap_or(u64::MAX);
     let mut outcome: Result<(), Failure> = Ok(());
+    // The reader of stdout went away (`| head`): its choice, not a failure.
+    let mut reader_gone = false;
     while !stop.load(Ordering::Relaxed) && written < limit {
         let mut sink_error = None;
         let before = capture.checkpoint();
@@ -779,10 +787,14 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         };
         telemetry.sink_committed(committing.elapsed(), sink.in_flight());
         if let Err(e) = committed {
-            outcome = Err(Failure {
-                code: exit::USAGE,
-                message: e.to_string(),
-            });
+            if is_closed_pipe(&e) {
+                reader_gone = true;
+            } else {
+                outcome = Err(Failure {
+                    code: exit::USAGE,
+                    message: e.to_string(),
+                });
+            }
             break;
         }
         // Reopened only now, with every event committed to the old file,
@@ -977,6 +989,12 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 std::thread::sleep(Duration::from_secs(1));
             }
             Err(CaptureError::Txn(TxnError::Sink(_))) if sink_error.is_none() => break,
+            Err(CaptureError::Txn(TxnError::Sink(_)))
+                if sink_error.as_ref().is_some_and(is_closed_pipe) =>
+            {
+                reader_gone = true;
+                break;
+            }
             Err(CaptureError::Txn(TxnError::Sink(_))) => {
                 outcome = Err(Failure {
                     code: exit::USAGE,
@@ -990,7 +1008,15 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
-    if stop.load(Ordering::Relaxed) {
+    if reader_gone {
+        // The checkpoint stored is the one of the last batch the reader
+        // received whole: a resumed run writes the rest again.
+        eprintln!(
+            "cdcctl run: the reader of stdout went away after {written} events; checkpoint \
+             saved in {} at the last batch it received",
+            args.checkpoint.display()
+        );
+    } else if stop.load(Ordering::Relaxed) {
         eprintln!(
             "cdcctl run: stopped by a signal after {written} events; checkpoint saved {}",
             if sink.keeps_checkpoint() {
@@ -1282,7 +1308,7 @@ fn restart_redo_gone(
     use cdcctl::engine::session::{plan, PlanError};
     let inventory = source.log_inventory().map_err(|e| Failure {
         code: exit::for_source(&e),
-        message: exit::with_advice(&e, e.advice()),
+        message: exit::with_advice(&e, e.advice().as_deref()),
     })?;
     Ok(match plan(&inventory, restart_scn, current_scn, planner) {
         Err(e @ (PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })) => {

@@ -65,7 +65,7 @@ impl OpenError {
         OpenError {
             exit_code: exit::for_source(e),
             transient: e.is_transient(),
-            message: exit::with_advice(e, e.advice()),
+            message: exit::with_advice(e, e.advice().as_deref()),
         }
     }
 }

@@ -197,7 +197,7 @@ fn start_engine(
         (Some(scn), _) => {
             let now = redo.current_scn().map_err(|e| {
                 let code = exit::for_source(&e);
-                (exit::with_advice(&e, e.advice()), code)
+                (exit::with_advice(&e, e.advice().as_deref()), code)
             })?;
             if scn > now.scn {
                 return Err((
@@ -213,7 +213,7 @@ fn start_engine(
         }
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
             let code = exit::for_source(&e);
-            (exit::with_advice(&e, e.advice()), code)
+            (exit::with_advice(&e, e.advice().as_deref()), code)
         })?),
         (None, None) => StartAt::Now,
     };
@@ -373,10 +373,7 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
         Ok(app) => match app.fatal_error() {
             // Repeat it on the main screen: the alternate screen is gone.
             Some(alert) => {
-                eprintln!(
-                    "cdcctl tail: capture stopped: {} {}",
-                    alert.code, alert.message
-                );
+                eprintln!("cdcctl tail: capture stopped: {}", alert.text());
                 if let Some(advice) = &alert.advice {
                     eprintln!("  advice: {advice}");
                 }

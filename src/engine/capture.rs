@@ -168,6 +168,22 @@ impl CaptureError {
         }
     }
 
+    /// The missing sequences when capture stopped on an archive gap:
+    /// (thread, first sequence, last sequence).
+    pub fn archive_gap(&self) -> Option<(u16, u64, u64)> {
+        match self {
+            CaptureError::Source(SourceError::ArchiveGap {
+                thread,
+                missing_from,
+                missing_to,
+            }) => Some((*thread, *missing_from, *missing_to)),
+            CaptureError::Plan(PlanError::SequenceGap { thread, from, to }) => {
+                Some((*thread, *from, *to))
+            }
+            _ => None,
+        }
+    }
+
     pub fn ora_code(&self) -> Option<u32> {
         match self {
             CaptureError::Source(e) => e.ora_code(),
@@ -178,8 +194,8 @@ impl CaptureError {
 
     pub fn advice(&self) -> Option<String> {
         match self {
-            CaptureError::Source(e) => e.advice().map(str::to_string),
-            CaptureError::Plan(p) => p.to_source_error().advice().map(str::to_string),
+            CaptureError::Source(e) => e.advice().map(std::borrow::Cow::into_owned),
+            CaptureError::Plan(p) => p.to_source_error().advice().map(std::borrow::Cow::into_owned),
             CaptureError::Txn(TxnError::Parse { .. }) => Some(
                 "the row is shown above; report it with `cdcctl redo parse`, or rerun with \
                  --on-parse-error warn to send such rows to the dead-letter file"
@@ -488,7 +504,7 @@ impl<S: RedoSource> Capture<S> {
                 self.status.state = MiningState::Retrying {
                     attempt: self.retries,
                     error: e.to_string(),
-                    advice: e.advice().map(str::to_string),
+                    advice: e.advice().map(std::borrow::Cow::into_owned),
                 };
                 self.recover();
                 Ok(Progress::Retrying)
@@ -1187,6 +1203,7 @@ fn run_loop<S: RedoSource>(
                     ora_code: None,
                     advice: None,
                     retrying: true,
+                    gap: None,
                 })
                 .is_err();
         }
@@ -1221,6 +1238,7 @@ fn run_loop<S: RedoSource>(
                                     ora_code: None,
                                     advice: advice.clone(),
                                     retrying: true,
+                                    gap: None,
                                 })
                                 .is_err();
                         }
@@ -1245,6 +1263,7 @@ fn run_loop<S: RedoSource>(
                     ora_code: e.ora_code(),
                     advice: e.advice(),
                     retrying: false,
+                    gap: e.archive_gap(),
                 });
                 failure = Some(e);
                 break;

@@ -142,6 +142,9 @@ pub enum EngineMessage {
         ora_code: Option<u32>,
         advice: Option<String>,
         retrying: bool,
+        /// The archived logs missing when the error is an archive gap:
+        /// (thread, first sequence, last sequence).
+        gap: Option<(u16, u64, u64)>,
     },
     /// The engine stopped (end reached, or a fatal error already reported).
     Stopped,

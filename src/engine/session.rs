@@ -108,11 +108,18 @@ pub enum PlanError {
     )]
     StartScnNotCovered { thread: u16, scn: Scn, oldest: Scn },
     #[error(
-        "archive gap on thread {thread}: sequence {from}..={to} is neither archived (available) nor online"
+        "archive gap on thread {thread}: {} neither archived (available) nor online",
+        gap_sequences(*from, *to)
     )]
     SequenceGap { thread: u16, from: u64, to: u64 },
     #[error("thread {0} has no CURRENT online log")]
     NoCurrentLog(u16),
+}
+
+/// The sequences of a gap with the verb that agrees with them.
+fn gap_sequences(from: u64, to: u64) -> String {
+    let verb = if from == to { "is" } else { "are" };
+    format!("{} {verb}", crate::source::error::sequence_range(from, to))
 }
 
 impl PlanError {

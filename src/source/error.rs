@@ -1,7 +1,18 @@
 //! Typed errors of every source, with the ORA- codes cdcctl can meet mapped
 //! to what they mean and what to run.
 
+use std::borrow::Cow;
 use std::fmt;
+
+/// A run of log sequences as an operator writes it: `sequence 101` or
+/// `sequences 101–102`.
+pub fn sequence_range(from: u64, to: u64) -> String {
+    if from == to {
+        format!("sequence {from}")
+    } else {
+        format!("sequences {from}–{to}")
+    }
+}
 
 /// An Oracle (or Oracle-compatible) error code, e.g. `OraCode(1291)` for ORA-01291.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -92,7 +103,7 @@ pub enum SourceError {
     },
 
     /// The archived-log sequence has a hole.
-    #[error("archive gap on thread {thread}: sequence {missing_from}..={missing_to} missing")]
+    #[error("archive gap on thread {thread}: {} missing", sequence_range(*missing_from, *missing_to))]
     ArchiveGap {
         thread: u16,
         missing_from: u64,
@@ -130,21 +141,31 @@ impl SourceError {
     }
 
     /// What to do about it, in one or two sentences.
-    pub fn advice(&self) -> Option<&'static str> {
+    pub fn advice(&self) -> Option<Cow<'static, str>> {
         match self {
-            SourceError::NoClientLibrary(_) => Some(
+            SourceError::NoClientLibrary(_) => Some(Cow::Borrowed(
                 "install Oracle Instant Client (Basic or Basic Light) and put its directory on LD_LIBRARY_PATH, \
                  or pass --oracle-client-lib DIR; `--source sim` works without it",
-            ),
-            SourceError::ArchiveGap { .. } => Some(
-                "restore the missing archived logs from backup (RMAN RESTORE ARCHIVELOG SEQUENCE BETWEEN ...), \
-                 or take a new snapshot: changes in the gap cannot be captured",
-            ),
-            SourceError::Unreachable(_) => Some("check host, port and service; cdcctl retries transient drops"),
-            SourceError::Authentication(_) => {
-                Some("check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)")
-            }
-            other => other.ora_code().and_then(ora_advice).map(|a| a.advice),
+            )),
+            SourceError::ArchiveGap {
+                thread,
+                missing_from,
+                missing_to,
+            } => Some(Cow::Owned(format!(
+                "restore the missing archived logs from backup (RMAN> RESTORE ARCHIVELOG SEQUENCE \
+                 BETWEEN {missing_from} AND {missing_to} THREAD {thread};), or take a new snapshot: \
+                 changes in the gap cannot be captured"
+            ))),
+            SourceError::Unreachable(_) => Some(Cow::Borrowed(
+                "check host, port and service; cdcctl retries transient drops",
+            )),
+            SourceError::Authentication(_) => Some(Cow::Borrowed(
+                "check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)",
+            )),
+            other => other
+                .ora_code()
+                .and_then(ora_advice)
+                .map(|a| Cow::Borrowed(a.advice)),
         }
     }
 

@@ -164,6 +164,16 @@ pub struct Alert {
 }
 
 impl Alert {
+    /// The alert as one sentence: the code, unless the message starts with
+    /// it (ORA- messages do) or there is none.
+    pub fn text(&self) -> String {
+        if self.code.is_empty() || self.message.starts_with(&self.code) {
+            self.message.clone()
+        } else {
+            format!("{} {}", self.code, self.message)
+        }
+    }
+
     /// An error that stopped capture and needs an operator.
     pub fn is_fatal(&self) -> bool {
         self.kind == AlertKind::SourceError && !self.retrying && !self.resolved
@@ -474,6 +484,12 @@ pub struct App {
     pub size: (u16, u16),
     pub engine_stopped: bool,
     pub should_quit: bool,
+    /// The source error a status's state just raised: the engine sends the
+    /// same error as a message right after, which is the same occurrence.
+    state_error: Option<String>,
+    /// The database time to stamp an alert with when it is not the
+    /// status's (an alert a change calls for carries the change's time).
+    raising_at: Option<chrono::NaiveDateTime>,
 }
 
 impl App {
@@ -503,6 +519,8 @@ impl App {
             size: (80, 24),
             engine_stopped: false,
             should_quit: false,
+            state_error: None,
+            raising_at: None,
         }
     }
 
@@ -541,12 +559,8 @@ impl App {
                 ora_code,
                 advice,
                 retrying,
-            } => {
-                let code = ora_code
-                    .map(|c| format!("ORA-{c:05}"))
-                    .unwrap_or_else(|| "error".into());
-                self.raise(AlertKind::SourceError, code, error, advice, retrying);
-            }
+                gap,
+            } => self.on_source_error(error, ora_code, advice, retrying, gap),
             EngineMessage::Stopped => self.engine_stopped = true,
             EngineMessage::DbTransactions(reading) => {
                 self.header.db_transactions_error = reading.error;
@@ -591,6 +605,8 @@ impl App {
     fn alerts_from_events(&mut self, events: &[CapturedEvent]) {
         for event in events {
             let src = event.source();
+            self.raising_at =
+                chrono::DateTime::from_timestamp_millis(src.change_ts_ms).map(|t| t.naive_utc());
             if let Some(pos) = self.flagged_txns.iter().position(|x| *x == src.xid) {
                 let xid = self.flagged_txns.remove(pos);
                 self.raise(
@@ -621,6 +637,54 @@ impl App {
                         false,
                     );
                 }
+            }
+        }
+        self.raising_at = None;
+    }
+
+    /// A source error the engine reported. The same occurrence may already
+    /// be on screen from the status's state; a retry of the same error is
+    /// counted on its alert; a stop on an archive gap replaces the alert
+    /// that warned those logs were deleted ahead.
+    fn on_source_error(
+        &mut self,
+        error: String,
+        ora_code: Option<u32>,
+        advice: Option<String>,
+        retrying: bool,
+        gap: Option<(u16, u64, u64)>,
+    ) {
+        let message = one_line(without_retry_suffix(&error));
+        let code = ora_code
+            .map(|c| format!("ORA-{c:05}"))
+            .or_else(|| ora_code_of(&message))
+            .unwrap_or_default();
+        if self.state_error.take().as_deref() == Some(message.as_str()) {
+            if let Some(a) =
+                self.alerts.iter_mut().rev().find(|a| {
+                    a.kind == AlertKind::SourceError && a.message == message && !a.resolved
+                })
+            {
+                if a.code.is_empty() {
+                    a.code = code;
+                }
+                if advice.is_some() {
+                    a.advice = advice.map(|x| one_line(&x));
+                }
+                a.retrying = retrying;
+            }
+        } else {
+            self.raise(AlertKind::SourceError, code, message, advice, retrying);
+        }
+        if let (Some((thread, from, to)), false) = (gap, retrying) {
+            let foretold = self
+                .reported_missing
+                .iter()
+                .any(|(t, s)| *t == thread && (from..=to).contains(s));
+            if foretold {
+                self.alerts.retain(|a| {
+                    !(a.kind == AlertKind::Finding && a.code == "archive_deleted_ahead")
+                });
             }
         }
     }
@@ -797,6 +861,7 @@ impl App {
     }
 
     fn on_status(&mut self, status: CaptureStatus) {
+        self.state_error = None;
         if matches!(status.state, MiningState::Mining | MiningState::Idle) {
             for a in &mut self.alerts {
                 if a.kind == AlertKind::SourceError && a.retrying {
@@ -820,21 +885,28 @@ impl App {
             self.status.current_time = keep_time;
         }
         self.status_at = Some(self.now);
+        // Alerts raised before the database's clock was known get the
+        // first time the status tells.
+        if let Some(t) = self.status.current_time {
+            for a in self.alerts.iter_mut().filter(|a| a.raised_at.is_none()) {
+                a.raised_at = Some(t);
+            }
+        }
         self.alerts_from_status();
         if let Some((error, advice, retrying)) = from_state {
-            let error_line = one_line(&error);
+            let error_line = one_line(without_retry_suffix(&error));
             let known = self.alerts.iter().any(|a| {
                 a.kind == AlertKind::SourceError && a.message == error_line && !a.resolved
             });
             if !known {
-                let fallback = if retrying { "retrying" } else { "stopped" };
                 self.raise(
                     AlertKind::SourceError,
-                    ora_code_of(&error_line).unwrap_or_else(|| fallback.into()),
-                    error_line,
+                    ora_code_of(&error_line).unwrap_or_default(),
+                    error_line.clone(),
                     advice,
                     retrying,
                 );
+                self.state_error = Some(error_line);
             }
         }
     }
@@ -851,11 +923,13 @@ impl App {
         // Driver messages can span lines; an alert is one line plus advice.
         let message = one_line(&message);
         let advice = advice.map(|a| one_line(&a));
-        if let Some(pos) = self
-            .alerts
-            .iter()
-            .position(|a| a.kind == kind && a.code == code && a.message == message)
-        {
+        // A source error is one alert whether or not its code was known
+        // when it was first seen.
+        if let Some(pos) = self.alerts.iter().position(|a| {
+            a.kind == kind
+                && a.message == message
+                && (a.code == code || kind == AlertKind::SourceError)
+        }) {
             let mut a = self.alerts.remove(pos);
             a.count += 1;
             a.last_at = now;
@@ -863,6 +937,9 @@ impl App {
             a.resolved = false;
             if advice.is_some() {
                 a.advice = advice;
+            }
+            if a.code.is_empty() {
+                a.code = code;
             }
             self.alerts.push(a);
         } else {
@@ -874,7 +951,7 @@ impl App {
                 count: 1,
                 first_at: now,
                 last_at: now,
-                raised_at: self.status.current_time,
+                raised_at: self.raising_at.or(self.status.current_time),
                 retrying,
                 resolved: false,
             });
@@ -1115,6 +1192,22 @@ impl App {
     /// The last source error that stopped capture, if capture stopped on one.
     pub fn fatal_error(&self) -> Option<&Alert> {
         self.alerts.iter().rev().find(|a| a.is_fatal())
+    }
+}
+
+/// The engine numbers each retry of an error (`… (retry 2)`); the alert
+/// counts them instead.
+fn without_retry_suffix(message: &str) -> &str {
+    match message.rfind(" (retry ") {
+        Some(i)
+            if message.ends_with(')')
+                && message[i + 8..message.len() - 1]
+                    .bytes()
+                    .all(|b| b.is_ascii_digit()) =>
+        {
+            &message[..i]
+        }
+        _ => message,
     }
 }
 
@@ -1559,6 +1652,7 @@ mod tests {
             ora_code: Some(604),
             advice: None,
             retrying: false,
+            gap: None,
         }));
         assert_eq!(
             app.alerts[0].message,
@@ -1596,6 +1690,98 @@ mod tests {
         }
         assert_eq!(app.alerts.len(), 1);
         assert_eq!(app.alerts[0].count, 3);
+    }
+
+    /// The engine reports a retried error twice, in the status's state and
+    /// as a message numbered `(retry N)`: one alert, counting the drops.
+    #[test]
+    fn a_retried_drop_is_one_alert_counting_each_drop() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        let error = "ORA-03113: end-of-file on communication channel";
+        for drop in 0..3 {
+            let mut st = feed::steady_status(drop);
+            st.state = MiningState::Retrying {
+                attempt: 1,
+                error: error.into(),
+                advice: Some("cdcctl reconnects".into()),
+            };
+            app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+            app.update(AppEvent::Engine(EngineMessage::SourceError {
+                error: format!("{error} (retry 1)"),
+                ora_code: None,
+                advice: Some("cdcctl reconnects".into()),
+                retrying: true,
+                gap: None,
+            }));
+            app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+                feed::steady_status(drop),
+            ))));
+        }
+        assert_eq!(app.alerts.len(), 1, "{:?}", app.alerts);
+        assert_eq!(app.alerts[0].code, "ORA-03113");
+        assert_eq!(app.alerts[0].message, error);
+        assert_eq!(app.alerts[0].count, 3);
+    }
+
+    /// A stop on an archive gap is reported by the status and by a message,
+    /// after an alert that the same logs were deleted ahead: one alert.
+    #[test]
+    fn a_stop_on_an_archive_gap_is_one_alert_without_a_code_prefix() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.reported_missing.extend([(1, 101), (1, 102)]);
+        app.raise(
+            AlertKind::Finding,
+            "archive_deleted_ahead".into(),
+            "archived logs deleted ahead".into(),
+            None,
+            false,
+        );
+        let error = "archive gap on thread 1: sequences 101–102 are neither archived (available) nor online";
+        let mut st = feed::steady_status(1);
+        st.state = MiningState::Stopped {
+            error: error.into(),
+            advice: None,
+        };
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+        app.update(AppEvent::Engine(EngineMessage::SourceError {
+            error: error.into(),
+            ora_code: None,
+            advice: Some("RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;".into()),
+            retrying: false,
+            gap: Some((1, 101, 102)),
+        }));
+        assert_eq!(app.alerts.len(), 1, "{:?}", app.alerts);
+        let a = &app.alerts[0];
+        assert!(a.is_fatal() && a.count == 1);
+        assert_eq!(a.text(), error);
+        assert!(a
+            .advice
+            .as_deref()
+            .is_some_and(|x| x.contains("BETWEEN 101 AND 102")));
+    }
+
+    #[test]
+    fn an_alert_raised_before_the_first_status_gets_a_time() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::Finding(
+            feed::partial_image_finding(),
+        )));
+        assert_eq!(app.alerts[0].raised_at, None);
+        let st = feed::steady_status(1);
+        let t = st.current_time;
+        assert!(t.is_some());
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+        assert_eq!(app.alerts[0].raised_at, t);
+        // An alert a change calls for carries the change's time.
+        app.update(AppEvent::Engine(EngineMessage::Events(vec![
+            partition_truncate(1),
+        ])));
+        let ddl = app.alerts.iter().find(|a| a.code == "partition_ddl");
+        assert!(
+            ddl.is_some_and(|a| a.raised_at.is_some()),
+            "{:?}",
+            app.alerts
+        );
     }
 
     #[test]

@@ -384,6 +384,7 @@ pub fn connection_dropped(retrying: bool) -> EngineMessage {
             "the connection dropped; cdcctl reconnects and resumes from the restart SCN".into(),
         ),
         retrying,
+        gap: None,
     }
 }
 
@@ -397,6 +398,7 @@ pub fn missing_log_error() -> EngineMessage {
                 .into(),
         ),
         retrying: false,
+        gap: None,
     }
 }
 

@@ -166,6 +166,7 @@ pub fn run_plain(
                 ora_code,
                 advice,
                 retrying,
+                ..
             }) => {
                 let what = if retrying {
                     "retrying after"

@@ -304,6 +304,13 @@ fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
     }
     .render(scn, buf);
     let time_lag = time_lag_s(&app.status);
+    // A capture that stopped before it mined a row has no time lag to
+    // show, and is behind all the same: the gauge is full and red.
+    let (value, text) = match time_lag.filter(|_| have) {
+        Some(t) => (Some(t), duration_s(t)),
+        None if stopped => (Some(th.time_crit_s), "unknown".to_string()),
+        None => (None, duration_s(0)),
+    };
     LagGauge {
         title: "Time lag",
         legend: format!(
@@ -311,8 +318,8 @@ fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
             duration_s(th.time_warn_s),
             duration_s(th.time_crit_s)
         ),
-        value: time_lag.filter(|_| have),
-        text: duration_s(time_lag.unwrap_or(0)),
+        value,
+        text,
         full: th.time_crit_s,
         level: if stopped {
             Level::Crit
@@ -809,7 +816,7 @@ fn alert_line(a: &Alert) -> Line<'static> {
         ));
     }
     // ORA- messages already start with their code.
-    if !a.message.starts_with(&a.code) {
+    if !a.code.is_empty() && !a.message.starts_with(&a.code) {
         spans.push(Span::styled(format!("{} ", a.code), style));
     }
     spans.push(Span::raw(a.message.clone()));
@@ -849,15 +856,8 @@ fn render_stopped(a: &Alert, area: Rect, buf: &mut Buffer) {
         }
         lines
     };
-    let mut lines = vec![Line::styled(
-        if a.message.starts_with(&a.code) {
-            "error:".to_string()
-        } else {
-            format!("error {}:", a.code)
-        },
-        red,
-    )];
-    lines.extend(indent(&a.message, inner.width));
+    let mut lines = vec![Line::styled("error:", red)];
+    lines.extend(indent(&a.text(), inner.width));
     if let Some(advice) = &a.advice {
         lines.push(Line::raw(""));
         lines.push(Line::styled("what to do:", Style::new().fg(Color::Cyan)));
@@ -949,11 +949,7 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
     match app.headline_alert() {
         Some(a) => {
             let (tag, style) = alert_style(a);
-            let text = if a.message.starts_with(&a.code) {
-                format!("{tag}: {}", a.message)
-            } else {
-                format!("{tag}: {} {}", a.code, a.message)
-            };
+            let text = format!("{tag}: {}", a.text());
             spans.push(Span::styled(text, style));
         }
         None if app.engine_stopped || app.status.state == MiningState::Finished => {

@@ -389,7 +389,10 @@ impl Widget for &LogsLine<'_> {
         }
         spans.extend([
             Span::styled(" │ window ", dim),
-            Span::raw(format!("{}..{}", st.window.0, st.window.1)),
+            Span::raw(match st.window {
+                (0, 0) => "none yet".to_string(),
+                (from, to) => format!("{from}–{to}"),
+            }),
             Span::styled(" │ mined ", dim),
             Span::raw(st.mined_scn.to_string()),
             Span::styled(" of ", dim),
@@ -652,7 +655,7 @@ mod tests {
         let text: String = (0..100).map(|x| buf[(x, 0)].symbol().to_string()).collect();
         assert_eq!(
             text.trim_end(),
-            " logs t1 #1842 archived, t1 #1843 online │ window 10041082..10044100 │ mined 10042100 of 10042340"
+            " logs t1 #1842 archived, t1 #1843 online │ window 10041082–10044100 │ mined 10042100 of 10042340"
         );
     }
 }

@@ -383,6 +383,73 @@ fn operator_text_has_no_rust_range_syntax() {
 }
 
 #[test]
+fn run_and_tail_stopped_by_an_archive_gap_name_the_sequences_and_the_rman_command() {
+    for args in [
+        &[
+            "--source",
+            "sim:archive-gap",
+            "run",
+            "APP.ORDERS",
+            "-o",
+            "o.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--from-scn",
+            "12999999",
+        ][..],
+        &[
+            "--source",
+            "sim:archive-gap",
+            "tail",
+            "ORDERS",
+            "--since",
+            "9m",
+            "--plain",
+        ][..],
+    ] {
+        let out = cdcctl(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert!(
+            err.contains("archive gap on thread 1: sequences 101–102"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains("RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains(".."), "{args:?}: {err}");
+    }
+}
+
+/// Without an Oracle client library the install advice is printed once,
+/// by preflight and by tail alike. (Where a client library is installed the
+/// error is another one, and nothing here applies.)
+#[test]
+fn a_missing_oracle_client_library_is_explained_once() {
+    for args in [
+        &["--source", "oracle://u@127.0.0.1:1/X", "preflight"][..],
+        &[
+            "--source",
+            "oracle://u@127.0.0.1:1/X",
+            "tail",
+            "ORDERS",
+            "--plain",
+        ][..],
+    ] {
+        let out = cdcctl_env(args, &[("CDCCTL_PASSWORD", "x")]);
+        let err = stderr(&out);
+        if !err.contains("cannot load the Oracle client library") {
+            eprintln!("skipped: an Oracle client library is installed ({err})");
+            return;
+        }
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {err}");
+        assert_eq!(err.matches("Instant Client").count(), 1, "{args:?}: {err}");
+        assert_eq!(err.matches("--source sim").count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
 fn check_ids_are_found_ignoring_case_and_typos_get_suggestions() {
     let out = cdcctl(&["preflight", "--explain", "FRA-USAGE"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -468,6 +535,72 @@ fn a_closed_pipe_ends_every_printing_command_with_exit_0() {
         assert_eq!(code, Some(0), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn run_to_a_closed_pipe_exits_0_with_its_checkpoint_saved() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--checkpoint",
+            "cp.json",
+        ])
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    let _ = BufReader::new(stdout).read_line(&mut line);
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    let status = child.wait().expect("wait");
+    assert!(line.starts_with('{'), "one event was read: {line:?}");
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the reader of stdout went away")
+            && err.contains("checkpoint saved in cp.json"),
+        "{err}"
+    );
+    assert!(!err.contains("Broken pipe"), "{err}");
+    let cp: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("cp.json")).expect("checkpoint written"),
+    )
+    .expect("checkpoint is JSON");
+    assert!(cp["restart_scn"].as_u64().is_some_and(|s| s > 0), "{cp}");
+    // The saved checkpoint resumes.
+    let out = Command::new(BIN)
+        .current_dir(dir.path())
+        .args([
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "1",
+        ])
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run again");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming from cp.json"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -663,3 +663,97 @@ fn issue11_wide_screen_shows_transactions_counts_and_values_beside_the_list() {
     t.keys("q");
     t.wait_for("exit", |s| s.contains("EXIT=0"));
 }
+
+/// The screen when capture really stops, on the archive-gap scenario: the
+/// error in full with the RMAN command to run, both gauges red, one alert
+/// for the gap (not one per message that reported it), and the same
+/// sentence repeated on the terminal after `q`.
+#[test]
+fn issue11_a_real_stop_on_an_archive_gap_takes_the_screen_once_at_every_size() {
+    for (w, h) in [(80u16, 24u16), (120, 40), (200, 60)] {
+        let t = Tmux::start(
+            &shell_command("--source sim:archive-gap tail ORDERS --since 9m"),
+            w,
+            h,
+        );
+        let screen = t.wait_for("the stopped screen", |s| {
+            s.contains("Capture stopped") && s.contains("Alerts:")
+        });
+        // The frame once the alerts settled (the engine has stopped).
+        sleep(Duration::from_millis(500));
+        let screen = {
+            let again = t.screen();
+            if again.contains("Capture stopped") {
+                again
+            } else {
+                screen
+            }
+        };
+        assert!(screen.contains("Alerts: 1 "), "{screen}");
+        assert!(!screen.contains("error error"), "{screen}");
+        assert!(!screen.contains(".."), "{screen}");
+        assert_eq!(
+            screen.matches(" CRIT").count(),
+            2,
+            "both gauges red:\n{screen}"
+        );
+        insta::with_settings!({
+            snapshot_path => "../../snapshots",
+            prepend_module_to_snapshot => false,
+        }, {
+            insta::assert_snapshot!(format!("tui_real_stop_archive_gap_{w}x{h}"), screen);
+        });
+        t.keys("q");
+        let after = t.wait_for("exit", |s| s.contains("EXIT="));
+        assert!(after.contains("EXIT=4"), "{after}");
+        // The terminal wraps long lines; the sentence is what counts.
+        let after = after.replace('\n', "");
+        assert!(
+            after.contains(
+                "cdcctl tail: capture stopped: archive gap on thread 1: sequences 101–102"
+            ),
+            "{after}"
+        );
+        assert!(
+            after.contains("RESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;"),
+            "{after}"
+        );
+    }
+}
+
+/// Three dropped connections on the demo: each error the engine retried is
+/// one alert counting its drops, not one per message that reported it.
+#[test]
+fn issue11_retried_connection_drops_are_one_alert_per_error_with_a_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let faults: String = [605, 610, 615]
+        .iter()
+        .map(|s| format!("\n[[faults]]\nkind = \"connection_drop\"\nat_s = {s}\n"))
+        .collect();
+    let path = dir.path().join("drops.toml");
+    std::fs::write(&path, format!("{demo}{faults}")).expect("write scenario");
+    let t = Tmux::start(
+        &shell_command(&format!("--source sim:{} tail ORDERS", path.display())),
+        120,
+        40,
+    );
+    let screen = t.wait_for("the three drops in the alerts", |s| {
+        s.contains("ORA-03114") && s.contains("ORA-03113") && s.contains("×2")
+    });
+    let alerts: Vec<&str> = screen
+        .lines()
+        .skip_while(|l| !l.contains("Alerts:"))
+        .filter(|l| l.starts_with('│') && l.contains("ORA-0311"))
+        .collect();
+    assert_eq!(alerts.len(), 2, "{screen}");
+    assert!(
+        alerts
+            .iter()
+            .any(|l| l.contains("ORA-03113: end-of-file on communication channel ×2")),
+        "{screen}"
+    );
+    assert!(!screen.contains("(retry"), "{screen}");
+    t.keys("q");
+    t.wait_for("exit", |s| s.contains("EXIT=0"));
+}

@@ -469,8 +469,6 @@ fn connect_without_instant_client_fails_fast_with_install_advice() {
         return;
     }
     let text = err.to_string();
-    assert!(text.contains("Instant Client"), "{text}");
-    assert!(text.contains("--source sim"), "{text}");
     assert!(text.contains("DPI-1047"), "{text}");
     let advice = err.advice().unwrap_or_default();
     assert!(advice.contains("Instant Client") && advice.contains("--source sim"));
