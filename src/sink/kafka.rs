@@ -629,6 +629,7 @@ mod tests {
         );
         let hex = ValueForms {
             binary: BinaryHandling::Hex,
+            ..ValueForms::default()
         };
         assert_eq!(
             message_key(&c, &cols, hex).as_deref(),
