@@ -166,11 +166,36 @@ struct Failure {
     message: String,
 }
 
+/// Why a snapshot chunk ended the run without a failure: the reader of
+/// stdout went away (`| head`).
+const READER_GONE: &str = "the reader of stdout went away";
+
 impl Failure {
     fn usage(message: impl Into<String>) -> Self {
         Self {
             code: exit::USAGE,
             message: message.into(),
+        }
+    }
+
+    fn reader_gone() -> Self {
+        Self {
+            code: exit::OK,
+            message: READER_GONE.into(),
+        }
+    }
+
+    fn is_reader_gone(&self) -> bool {
+        self.code == exit::OK && self.message == READER_GONE
+    }
+
+    /// A sink error as the run ends on it: a closed pipe is the reader's
+    /// choice, anything else a failure.
+    fn of_sink(e: &cdcctl::sink::SinkError) -> Self {
+        if is_closed_pipe(e) {
+            Self::reader_gone()
+        } else {
+            Self::usage(e.to_string())
         }
     }
 }
@@ -926,7 +951,11 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                 // commit up to it: the rest of the snapshot reads there.
                 if let Some(snap) = snapshot.as_mut().filter(|s| !s.finished()) {
                     if let Err(e) = snap_run.finish_at_until(snap, &stop) {
-                        outcome = Err(e);
+                        if e.is_reader_gone() {
+                            reader_gone = true;
+                        } else {
+                            outcome = Err(e);
+                        }
                     } else if snap.finished() {
                         let secs = snapshot_started.elapsed().as_secs_f64();
                         eprintln!(
@@ -944,6 +973,10 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
                     break;
                 };
                 match snap_run.step(snap) {
+                    Err(e) if e.is_reader_gone() => {
+                        reader_gone = true;
+                        break;
+                    }
                     Err(e) => {
                         outcome = Err(e);
                         break;
@@ -1235,12 +1268,13 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
         if let Some(b) = self.bars {
             b.update(snap.progress());
         }
-        self.sink
-            .commit()
-            .map_err(|e| Failure::usage(e.to_string()))?;
+        self.sink.commit().map_err(|e| Failure::of_sink(&e))?;
         let step = match step {
             Ok(step) => step,
             Err(_) if sink_error.is_none() && *self.written >= self.limit => return Ok(None),
+            Err(_) if sink_error.as_ref().is_some_and(is_closed_pipe) => {
+                return Err(Failure::reader_gone())
+            }
             Err(e) => {
                 return Err(Failure {
                     code: exit::UNTRUSTED_DATA,

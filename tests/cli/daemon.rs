@@ -34,6 +34,8 @@ fn spawn_with_metrics(dir: &Path) -> (Child, String) {
             "out.jsonl",
             "--checkpoint",
             "cp.json",
+            "--snapshot",
+            "never",
             "--metrics",
             "127.0.0.1:0",
         ])

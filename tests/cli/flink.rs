@@ -170,3 +170,80 @@ fn issue16_flink_reads_every_scenario_typed_and_ends_in_the_truth() {
         eprintln!("{name}:\n{stdout}");
     }
 }
+
+#[test]
+fn issue16_flink_reads_snapshot_rows_and_ends_in_the_table_contents() {
+    if std::env::var_os("CDCCTL_TEST_FLINK").is_none() {
+        eprintln!("skipped: the Flink snapshot test runs with CDCCTL_TEST_FLINK=1");
+        return;
+    }
+    let python = pyflink();
+    let check = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flink/check_changelog.py");
+    let name = "snapshot-under-fire";
+    let builtin = BUILTINS
+        .iter()
+        .find(|b| b.name == name)
+        .expect("the snapshot scenario is built in");
+    let scenario = Scenario::parse(builtin.text, name).expect("built-in scenario parses");
+    let until = "13100000";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = format!("sim:{name}?clock=virtual");
+    let run = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            &source,
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--snapshot",
+            "initial",
+            "--until-scn",
+            until,
+            "--status-every",
+            "1h",
+        ],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let output = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    assert!(output.contains(r#""op":"r""#), "the run took no snapshot");
+    let state = cdcctl(
+        dir.path(),
+        &[
+            "sim",
+            "truth",
+            "--scenario",
+            name,
+            "--table-state",
+            "--at-scn",
+            until,
+        ],
+    );
+    assert!(state.status.success(), "sim truth --table-state failed");
+    std::fs::write(dir.path().join("state.jsonl"), &state.stdout).expect("state written");
+    std::fs::write(
+        dir.path().join("schema.json"),
+        schema_json(&scenario).to_string(),
+    )
+    .expect("schema written");
+    let out = Command::new(&python)
+        .current_dir(dir.path())
+        .arg(&check)
+        .args(["out.jsonl", "--state", "state.jsonl", "schema.json"])
+        .output()
+        .expect("the Flink check runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{name}:\n{stdout}");
+}

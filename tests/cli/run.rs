@@ -53,6 +53,7 @@ fn scenario_run<'a>(source: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// `run` of every table into `out.jsonl` with `cp.json`, without an end.
+/// Streaming only: these tests are about the stream's events.
 fn spawn_daemon(dir: &Path) -> Child {
     spawn(
         dir,
@@ -64,6 +65,8 @@ fn spawn_daemon(dir: &Path) -> Child {
             "out.jsonl",
             "--checkpoint",
             "cp.json",
+            "--snapshot",
+            "never",
         ],
     )
 }

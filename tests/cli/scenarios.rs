@@ -309,6 +309,8 @@ fn every_builtin_is_covered_by_an_expectation_here() {
             "archive-gap",
             "no-supplemental-logging",
             "example",
+            // Run with --snapshot against its table contents in snapshot.rs.
+            "snapshot-under-fire",
         ])
         .collect();
     for b in BUILTINS {
