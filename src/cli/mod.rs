@@ -201,16 +201,101 @@ fn expected_form(value_name: &str) -> Option<&'static str> {
     })
 }
 
+/// The subcommand path clap's usage line names (`cdcctl tail`), for errors
+/// that should say which command refused the argument.
+fn command_of(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let usage = match e.get(ContextKind::Usage) {
+        Some(ContextValue::StyledStr(s)) => s.to_string(),
+        _ => String::new(),
+    };
+    let words: Vec<&str> = usage
+        .trim_start()
+        .trim_start_matches("Usage:")
+        .split_whitespace()
+        .take_while(|w| !w.starts_with(['[', '<', '-']))
+        .collect();
+    if words.is_empty() {
+        "cdcctl".to_string()
+    } else {
+        words.join(" ")
+    }
+}
+
 /// Clap's parse error as one sentence naming the option and the expected
-/// form; other errors (unknown options, with their suggestion) as clap says.
+/// form (or the close name when one was mistyped). `None` for help and
+/// version output, which clap prints itself.
 fn usage_message(e: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    if !matches!(
-        e.kind(),
-        ErrorKind::ValueValidation | ErrorKind::InvalidValue
-    ) {
-        return None;
-    }
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(v.join(", ")),
+        _ => None,
+    };
+    let cmd = command_of(e);
+    let hint = format!("\n(see `{cmd} --help`)");
+    let suggestion = |k| {
+        text(k)
+            .map(|s| format!("; did you mean {s}?"))
+            .unwrap_or_default()
+    };
+    let sentence = match e.kind() {
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
+            return value_message(e, &cmd);
+        }
+        ErrorKind::UnknownArgument => {
+            let arg = text(ContextKind::InvalidArg).unwrap_or_default();
+            let what = if arg.starts_with('-') {
+                "unknown option"
+            } else {
+                "unexpected argument"
+            };
+            format!(
+                "{cmd}: {what} `{arg}`{}",
+                suggestion(ContextKind::SuggestedArg)
+            )
+        }
+        ErrorKind::InvalidSubcommand => format!(
+            "{cmd}: unknown command `{}`{}",
+            text(ContextKind::InvalidSubcommand).unwrap_or_default(),
+            suggestion(ContextKind::SuggestedSubcommand)
+        ),
+        ErrorKind::MissingRequiredArgument => format!(
+            "{cmd}: missing {}",
+            text(ContextKind::InvalidArg).unwrap_or_else(|| "an argument".into())
+        ),
+        ErrorKind::MissingSubcommand => {
+            format!("{cmd}: a command is needed; `{cmd} --help` lists them")
+        }
+        ErrorKind::ArgumentConflict => format!(
+            "{cmd}: {} cannot be used with {}",
+            text(ContextKind::InvalidArg).unwrap_or_default(),
+            text(ContextKind::PriorArg).unwrap_or_else(|| "another option given".into())
+        ),
+        ErrorKind::TooManyValues => format!(
+            "{cmd}: {} was given more than once or with too many values",
+            text(ContextKind::InvalidArg).unwrap_or_default()
+        ),
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => return None,
+        _ => {
+            let raw = e.to_string();
+            let first = raw
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ");
+            format!("{cmd}: {first}")
+        }
+    };
+    Some(format!("{sentence}{hint}"))
+}
+
+/// A bad or missing option value: the option, the value and the form it
+/// should take.
+fn value_message(e: &clap::Error, cmd: &str) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
     let text = |k| match e.get(k) {
         Some(ContextValue::String(s)) => Some(s.clone()),
         _ => None,
@@ -223,25 +308,27 @@ fn usage_message(e: &clap::Error) -> Option<String> {
         .unwrap_or("");
     let option = arg.split_whitespace().next().unwrap_or(&arg).to_string();
     let valid = match e.get(ContextKind::ValidValue) {
-        Some(ContextValue::Strings(v)) => Some(format!("one of {}", v.join(", "))),
+        Some(ContextValue::Strings(v)) if !v.is_empty() => Some(format!("one of {}", v.join(", "))),
         _ => None,
     };
     let expected = valid
         .or_else(|| expected_form(value_name).map(str::to_string))
         .unwrap_or_else(|| format!("a valid {value_name}"));
+    let hint = "\n(see the command's --help)";
+    if value.is_empty() {
+        return Some(format!("{cmd}: {option} needs a value: {expected}{hint}"));
+    }
     // A validator that names the value already says it all.
     let reason = std::error::Error::source(e).map(|r| r.to_string());
     if let Some(r) = reason
         .as_deref()
         .filter(|r| r.contains(&format!("`{value}`")))
     {
-        return Some(format!(
-            "cdcctl: {option}: {r}\n(see `cdcctl help` or the command's --help)"
-        ));
+        return Some(format!("{cmd}: {option}: {r}{hint}"));
     }
     let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
     Some(format!(
-        "cdcctl: {option}: `{value}` is not {expected}{reason}\n(see `cdcctl help` or the command's --help)"
+        "{cmd}: {option}: `{value}` is not {expected}{reason}{hint}"
     ))
 }
 
