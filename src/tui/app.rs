@@ -692,7 +692,11 @@ impl App {
     /// Flags the oldest and the largest open transaction once each when
     /// they pass the thresholds.
     fn alerts_from_status(&mut self) {
-        let age = self.oldest_txn_age_s();
+        let age = self
+            .status
+            .oldest_open
+            .as_ref()
+            .and_then(|o| self.age_s(o.start_time?));
         let mut flags = Vec::new();
         if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
             if age >= self.config.old_txn_s && !self.flagged_txns.contains(&o.xid) {
@@ -1140,7 +1144,16 @@ impl App {
 
     /// Age of the oldest open transaction, from the database's clock.
     pub fn oldest_txn_age_s(&self) -> Option<i64> {
-        let start = self.status.oldest_open.as_ref()?.start_time?;
+        self.age_s(self.open_rows().first()?.start_time?)
+    }
+
+    /// The oldest open transaction of the list the screen shows, so the
+    /// count, the oldest and the table always agree.
+    pub fn oldest_open_xid(&self) -> Option<String> {
+        self.open_rows().into_iter().next().map(|r| r.xid)
+    }
+
+    fn age_s(&self, start: chrono::NaiveDateTime) -> Option<i64> {
         let now = self.status.current_time?;
         Some((now - start).num_seconds().max(0))
     }
@@ -1483,8 +1496,8 @@ mod tests {
         assert_eq!(app.header.db_transactions.len(), 1);
         assert_eq!(
             app.open_rows().len(),
-            3,
-            "the two the buffer holds stay listed"
+            4,
+            "the three the buffer holds stay listed beside the database's one"
         );
         reading.error = Some("ORA-03113".into());
         app.update(AppEvent::Engine(EngineMessage::DbTransactions(reading)));

@@ -309,6 +309,26 @@ pub fn status_with_lag(at: u64, events: u64, lag_s: u64, scn_lag: u64) -> Captur
     let current_scn = BASE_SCN + 3 * events + 900 + scn_lag;
     let mined_scn = current_scn - scn_lag;
     let oldest_start = now - chrono::Duration::seconds(42 + lag_s as i64);
+    let buffered = vec![
+        txn(
+            format_xid(0x0007, 0x0011, 0x2B10),
+            BASE_SCN - 117,
+            oldest_start,
+            12,
+        ),
+        txn(
+            format_xid(0x0003, 0x0019, 0x0C41),
+            BASE_SCN + 12,
+            now - chrono::Duration::seconds(20),
+            3,
+        ),
+        txn(
+            format_xid(0x0004, 0x0002, 0x19A7),
+            BASE_SCN + 40,
+            now - chrono::Duration::seconds(8),
+            1_204,
+        ),
+    ];
     CaptureStatus {
         state: MiningState::Mining,
         current_scn,
@@ -332,23 +352,13 @@ pub fn status_with_lag(at: u64, events: u64, lag_s: u64, scn_lag: u64) -> Captur
                 name: "/u02/oradata/ORCL/redo02.log".into(),
             },
         ],
-        open_transactions: 3,
-        oldest_open: Some(txn(
-            format_xid(0x0007, 0x0011, 0x2B10),
-            BASE_SCN - 117,
-            oldest_start,
-            12,
-        )),
-        largest_open: Some(txn(
-            format_xid(0x0004, 0x0002, 0x19A7),
-            BASE_SCN + 40,
-            now - chrono::Duration::seconds(8),
-            1_204,
-        )),
+        open_transactions: buffered.len(),
+        oldest_open: buffered.first().cloned(),
+        largest_open: buffered.iter().max_by_key(|t| t.events).cloned(),
         counts: counts_for(events),
         rows_read: events * 3 + events / 2,
         findings: 0,
-        buffered: Vec::new(),
+        buffered,
         archives_missing_ahead: Vec::new(),
     }
 }

@@ -71,7 +71,7 @@ pub fn lag_line(st: &CaptureStatus, emitted: u64) -> String {
         .map(duration_s)
         .unwrap_or_else(|| "?".into());
     format!(
-        "cdcctl tail: {state}; lag {time}, {} SCN (mined {} of {}); {} open transaction(s); {emitted} event(s) written",
+        "cdcctl tail: {state}; lag {time}, {} SCN (mined {} of {}); {} open transaction(s) buffered; {emitted} event(s) written",
         st.scn_lag(),
         st.mined_scn,
         st.current_scn,
@@ -345,7 +345,7 @@ mod tests {
         let line = lag_line(&feed::status_with_lag(3, 100, 75, 5_000), 42);
         assert_eq!(
             line,
-            "cdcctl tail: mining; lag 1m15s, 5000 SCN (mined 10042400 of 10047400); 3 open transaction(s); 42 event(s) written"
+            "cdcctl tail: mining; lag 1m15s, 5000 SCN (mined 10042400 of 10047400); 3 open transaction(s) buffered; 42 event(s) written"
         );
     }
 

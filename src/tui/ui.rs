@@ -355,8 +355,11 @@ fn render_stats(app: &App, area: Rect, buf: &mut Buffer) {
         rows_read: app.status.rows_read,
     }
     .render(counts, buf);
+    let oldest = app.oldest_open_xid();
     TxPanel {
         status: &app.status,
+        open: app.open_rows().len(),
+        oldest_xid: oldest.as_deref(),
         oldest_age_s: app.oldest_txn_age_s(),
         warn_age_s: app.config.thresholds.time_crit_s.max(1) * 10,
     }
@@ -385,7 +388,7 @@ fn render_stats_line(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled(thousands(c.ddl), Style::new().fg(Color::Magenta)),
         sep.clone(),
         Span::styled("open ", gray),
-        Span::raw(thousands(st.open_transactions as u64)),
+        Span::raw(thousands(app.open_rows().len() as u64)),
     ];
     if let Some(age) = app.oldest_txn_age_s() {
         spans.push(Span::styled(", oldest ", gray));

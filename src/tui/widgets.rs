@@ -231,6 +231,11 @@ impl Widget for &CountsPanel<'_> {
 #[derive(Debug, Clone)]
 pub struct TxPanel<'a> {
     pub status: &'a CaptureStatus,
+    /// Open transactions as the screen lists them (the database's and
+    /// the buffer's), not only those capture buffers.
+    pub open: usize,
+    /// XID of the oldest of them.
+    pub oldest_xid: Option<&'a str>,
     /// Age of the oldest open transaction in seconds.
     pub oldest_age_s: Option<i64>,
     /// Ages at or above this are coloured as a warning.
@@ -242,13 +247,13 @@ impl Widget for &TxPanel<'_> {
         let st = self.status;
         let block = Block::bordered().title(format!(
             " Open transactions: {} ",
-            thousands(st.open_transactions as u64)
+            thousands(self.open as u64)
         ));
         let inner = block.inner(area);
         block.render(area, buf);
         let mut lines = Vec::new();
-        match &st.oldest_open {
-            Some(o) => {
+        match self.oldest_xid {
+            Some(xid) => {
                 let age = self
                     .oldest_age_s
                     .map(|a| duration_s(a.max(0) as u64))
@@ -264,7 +269,7 @@ impl Widget for &TxPanel<'_> {
                 lines.push(Line::from(vec![
                     Span::styled("oldest  ", Style::new().fg(Color::Gray)),
                     Span::styled(format!("{age:>9}"), style),
-                    Span::raw(format!("  {}", o.xid)),
+                    Span::raw(format!("  {xid}")),
                 ]));
             }
             None => lines.push(Line::from(Span::styled(
@@ -592,20 +597,32 @@ mod tests {
             app.update(crate::tui::AppEvent::Engine(
                 crate::engine::metrics::EngineMessage::Status(Box::new(status.clone())),
             ));
-            app.oldest_txn_age_s()
+            (
+                app.oldest_txn_age_s(),
+                app.oldest_open_xid(),
+                app.open_rows().len(),
+            )
         };
-        assert_eq!(app_age, Some(44));
+        // The database lists BATCH's hour-old transaction beside the three
+        // capture buffers: the panel names it, not the buffer's oldest.
+        let (age, xid, open) = app_age;
+        assert_eq!(
+            (age, xid.as_deref(), open),
+            (Some(3_670), Some("03000500010F0000"), 4)
+        );
         let panel = TxPanel {
             status: &status,
-            oldest_age_s: app_age,
+            open,
+            oldest_xid: xid.as_deref(),
+            oldest_age_s: age,
             warn_age_s: 600,
         };
         let buf = render(&panel, 38, 6);
         assert_eq!(
             unstyled(&buf),
             Buffer::with_lines([
-                "┌ Open transactions: 3 ──────────────┐",
-                "│oldest        44s  07001100102B0000 │",
+                "┌ Open transactions: 4 ──────────────┐",
+                "│oldest      1h01m  03000500010F0000 │",
                 "│largest  1,204 ev  04000200A7190000 │",
                 "│restart SCN 10041082                │",
                 "│commit  SCN 10043296                │",
@@ -619,6 +636,8 @@ mod tests {
         let status = feed::steady_status(10);
         let panel = TxPanel {
             status: &status,
+            open: 3,
+            oldest_xid: Some("07001100102B0000"),
             oldest_age_s: Some(900),
             warn_age_s: 600,
         };
@@ -631,6 +650,8 @@ mod tests {
         let status = CaptureStatus::default();
         let panel = TxPanel {
             status: &status,
+            open: 0,
+            oldest_xid: None,
             oldest_age_s: None,
             warn_age_s: 600,
         };
