@@ -481,6 +481,12 @@ pub struct App {
     /// The selected entry's `seq`; `None` follows the newest.
     pub selected: Option<u64>,
     pub show_detail: bool,
+    /// Lines the detail pane is scrolled down by (PgUp/PgDn while it is
+    /// open); back to the top when another change is selected.
+    pub detail_scroll: u16,
+    /// How far the detail pane can scroll, as last drawn: a wide row at
+    /// 80×24 needs more lines than the pane has.
+    pub detail_overflow: std::cell::Cell<u16>,
     pub size: (u16, u16),
     pub engine_stopped: bool,
     pub should_quit: bool,
@@ -516,6 +522,8 @@ impl App {
             mode: Mode::Normal,
             selected: None,
             show_detail: false,
+            detail_scroll: 0,
+            detail_overflow: std::cell::Cell::new(0),
             size: (80, 24),
             engine_stopped: false,
             should_quit: false,
@@ -1016,6 +1024,15 @@ impl App {
 
     fn on_normal_key(&mut self, key: KeyEvent) {
         let page = self.page_rows() as isize;
+        let before = (self.selected, self.show_detail);
+        self.on_list_key(key, page);
+        if (self.selected, self.show_detail) != before {
+            self.detail_scroll = 0;
+        }
+    }
+
+    fn on_list_key(&mut self, key: KeyEvent, page: isize) {
+        let detail_page = (self.size.1 / 3).max(1);
         match key.code {
             KeyCode::Char('q') => self.should_quit = true,
             // Esc steps back (the pane, then the filter) and never quits:
@@ -1042,6 +1059,15 @@ impl App {
             KeyCode::Enter => self.show_detail = !self.show_detail,
             KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
             KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
+            // With the detail open, paging reads the change: a row wider
+            // than the pane must be readable at 80×24.
+            KeyCode::PageUp if self.show_detail => {
+                self.detail_scroll = self.detail_scroll.saturating_sub(detail_page);
+            }
+            KeyCode::PageDown if self.show_detail => {
+                self.detail_scroll =
+                    (self.detail_scroll + detail_page).min(self.detail_overflow.get());
+            }
             KeyCode::PageUp => self.move_by(-page),
             KeyCode::PageDown => self.move_by(page),
             KeyCode::Home | KeyCode::Char('g') => self.move_to_first(),

@@ -333,6 +333,41 @@ mod robustness {
 }
 
 #[test]
+fn tui_detail_of_a_row_longer_than_the_pane_pages_with_pgup_pgdn_at_80x24() {
+    let mut app = play(Script::Steady, 3, 80, 24);
+    let mut wide = feed::sample_change(9_001);
+    if let crate::engine::event::CapturedEvent::Change(c) = &mut wide {
+        let note = (0..400)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect::<String>();
+        if let Some(after) = c.after.as_mut() {
+            after.push(("NOTE_LONG".into(), crate::engine::event::Field::text(&note)));
+        }
+    }
+    app.update(AppEvent::Engine(EngineMessage::Events(vec![wide])));
+    key(&mut app, KeyCode::Char('G'));
+    key(&mut app, KeyCode::Char('k'));
+    key(&mut app, KeyCode::Char('j'));
+    key(&mut app, KeyCode::Enter);
+    let top = format!("{}", frame(&app, 80, 24).backend());
+    assert!(top.contains(" below · PgDn"), "{top}");
+    key(&mut app, KeyCode::PageDown);
+    key(&mut app, KeyCode::PageDown);
+    key(&mut app, KeyCode::PageDown);
+    let end = frame(&app, 80, 24);
+    let text = format!("{}", end.backend());
+    // The last piece of the 400-character value is on screen, and paging
+    // past the end stops there.
+    assert!(text.contains("ghijklmnopqrstuvwxyzabcdefghij"), "{text}");
+    assert!(text.contains("· PgUp") && !text.contains("below"), "{text}");
+    assert!(app.detail_scroll <= app.detail_overflow.get());
+    snapshot!("tui_detail_scrolled_80x24", end);
+    // Another change starts at the top again.
+    key(&mut app, KeyCode::Char('k'));
+    assert_eq!(app.detail_scroll, 0);
+}
+
+#[test]
 fn tui_detail_shows_full_values_sql_redo_and_username_at_every_size() {
     for (w, h) in SIZES {
         let mut app = play(Script::Steady, 8, w, h);

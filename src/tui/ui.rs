@@ -689,7 +689,7 @@ fn render_detail(visible: &[&Entry], app: &App, area: Rect, buf: &mut Buffer) {
         CapturedEvent::Ddl(d) => Paragraph::new(d.ddl.clone())
             .wrap(Wrap { trim: false })
             .render(inner, buf),
-        CapturedEvent::Change(c) => render_images(c, entry, inner, buf),
+        CapturedEvent::Change(c) => render_images(c, entry, app, inner, buf),
     }
 }
 
@@ -714,7 +714,7 @@ fn chunks(s: &str, w: usize) -> Vec<String> {
 
 /// Before and after of every column, values in full (wrapped over as many
 /// lines as they need), then the change's USERNAME and SQL_REDO.
-fn render_images(c: &ChangeEvent, entry: &Entry, area: Rect, buf: &mut Buffer) {
+fn render_images(c: &ChangeEvent, entry: &Entry, app: &App, area: Rect, buf: &mut Buffer) {
     let changed = changed_columns(c);
     let mut columns: Vec<&String> = Vec::new();
     for img in [&c.before, &c.after].into_iter().flatten() {
@@ -791,7 +791,41 @@ fn render_images(c: &ChangeEvent, entry: &Entry, area: Rect, buf: &mut Buffer) {
         }
     }
     redo.extend(lines);
-    Paragraph::new(redo).render(area, buf);
+    let height = usize::from(area.height);
+    if redo.len() <= height || height < 2 {
+        app.detail_overflow.set(0);
+        Paragraph::new(redo).render(area, buf);
+        return;
+    }
+    // Too long for the pane: the last row says where the rest is.
+    let rows = height - 1;
+    let overflow = u16::try_from(redo.len() - rows).unwrap_or(u16::MAX);
+    app.detail_overflow.set(overflow);
+    let scroll = app.detail_scroll.min(overflow);
+    let total = redo.len();
+    let first = usize::from(scroll);
+    let mut shown: Vec<Line> = redo.into_iter().skip(first).take(rows).collect();
+    let last = first + shown.len();
+    let below = total - last;
+    let keys = match (scroll > 0, below > 0) {
+        (true, true) => "PgUp PgDn",
+        (false, _) => "PgDn",
+        (true, false) => "PgUp",
+    };
+    shown.push(Line::styled(
+        format!(
+            "  lines {}–{} of {total}{} · {keys}",
+            first + 1,
+            last,
+            if below > 0 {
+                format!(", {below} below")
+            } else {
+                String::new()
+            }
+        ),
+        Style::new().fg(Color::Cyan),
+    ));
+    Paragraph::new(shown).render(area, buf);
 }
 
 fn alert_style(a: &Alert) -> (&'static str, Style) {
@@ -987,7 +1021,10 @@ const HELP: &[(&str, &str)] = &[
     ("", "(table, XID, column or value); Enter applies,"),
     ("", "Esc cancels, an empty filter clears it"),
     ("↑ ↓  j k", "select the previous / next change"),
-    ("PgUp PgDn", "a page up / down"),
+    (
+        "PgUp PgDn",
+        "a page up / down; in the detail pane, its lines",
+    ),
     ("g  G", "oldest kept / follow the newest"),
     ("Enter", "before and after of the selected change"),
     ("t", "open transactions, full screen (V$TRANSACTION)"),
