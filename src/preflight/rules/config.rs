@@ -55,8 +55,42 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
                 "database.pdb.name = {p} on a database that is not a CDB"
             ));
         }
-        return t.finish("a non-CDB with no PDB name configured");
+        let key = if c.format.is_flink() {
+            "'debezium.database.pdb.name'"
+        } else {
+            "database.pdb.name"
+        };
+        return t
+            .finish("a non-CDB with no PDB name configured")
+            .fix(format!(
+                "remove {key}: {} is not a container database",
+                i.db_name
+            ));
     }
+    // The PDB the fix names: the configured one when it exists, else the
+    // one database-name mistakenly names, else the only (or first) PDB.
+    let target = pdb
+        .filter(|p| is_pdb(p))
+        .or(db.filter(|d| is_pdb(d)))
+        .or(pdbs.first().copied())
+        .map(str::to_ascii_uppercase)
+        .unwrap_or_else(|| "<PDB name>".into());
+    let fix = if c.format.is_flink() {
+        format!(
+            "'database-name' = '{cdb}',\n'debezium.database.pdb.name' = '{target}'",
+            cdb = i.db_name
+        )
+    } else {
+        format!(
+            "database.dbname={cdb}\ndatabase.pdb.name={target}",
+            cdb = i.db_name
+        )
+    };
+    let fix = if pdbs.len() > 1 {
+        format!("{fix}\n-- PDBs of this CDB: {}", pdbs.join(", "))
+    } else {
+        fix
+    };
     if let Some(p) = pdb {
         if !is_pdb(p) {
             t.fail(format!("database.pdb.name = {p} names no PDB of this CDB"));
@@ -86,6 +120,7 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
         ));
     }
     t.finish("the configured names match the CDB layout")
+        .fix(fix)
 }
 
 fn service_matches(wanted: &str, name: &str, network: Option<&str>) -> bool {

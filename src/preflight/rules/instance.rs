@@ -114,6 +114,7 @@ pub fn db_role(f: &Facts, _d: &CheckDef) -> Outcome {
 pub fn compat_params(f: &Facts, _d: &CheckDef) -> Outcome {
     let i = need!(f, instance, "instance");
     let mut t = Tally::default();
+    let mut fixes = Vec::new();
     match i.parameter("compatible") {
         Some(c) => {
             let release: Vec<&str> = i.version.split('.').take(2).collect();
@@ -130,6 +131,15 @@ pub fn compat_params(f: &Facts, _d: &CheckDef) -> Outcome {
                     "compatible = {c} does not match the release {}: redo is written in the older format",
                     i.version
                 ));
+                // From 18c the release is x.0.0; before, x.y.0.
+                let target = if i.major_version().unwrap_or(0) >= 18 {
+                    format!("{}.0.0", release.first().copied().unwrap_or("19"))
+                } else {
+                    format!("{}.0", release.join("."))
+                };
+                fixes.push(format!(
+                    "ALTER SYSTEM SET compatible = '{target}' SCOPE = SPFILE;  -- from {c}; irreversible: test first, then restart"
+                ));
             }
         }
         None => t.note("compatible not read"),
@@ -144,10 +154,22 @@ pub fn compat_params(f: &Facts, _d: &CheckDef) -> Outcome {
                 .unwrap_or(false);
             if !lob {
                 t.warn("max_string_size = EXTENDED but LOB handling is off: VARCHAR2 values over 4000 bytes arrive truncated or missing");
+                let key = match f.config.as_ref() {
+                    Some(c) if c.format.is_flink() => "'debezium.lob.enabled' = 'true'",
+                    _ => "lob.enabled=true",
+                };
+                fixes.push(format!(
+                    "-- in the connector config (max_string_size = {m}):\n{key}"
+                ));
             }
         }
     }
-    t.finish("compatible and max_string_size are consistent")
+    let outcome = t.finish("compatible and max_string_size are consistent");
+    if fixes.is_empty() {
+        outcome
+    } else {
+        outcome.fix(fixes.join("\n"))
+    }
 }
 
 pub fn tde_wallet(f: &Facts, _d: &CheckDef) -> Outcome {

@@ -259,6 +259,60 @@ mod tests {
         );
     }
 
+    fn remediation(id: &str, facts: &Facts) -> String {
+        (rule_for(id).unwrap())(facts, &def(id))
+            .remediation
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn database_name_remediation_names_this_cdb_and_its_pdb() {
+        let pdb = "WITH ('connector' = 'oracle-cdc', 'database-name' = 'orclpdb1')";
+        assert_eq!(
+            remediation("cfg-database-name", &with_config("19.3.0.0.0", pdb)),
+            "'database-name' = 'ORCLCDB',\n'debezium.database.pdb.name' = 'ORCLPDB1'"
+        );
+        let debezium =
+            "database.dbname=ORCLCDB\nconnector.class=io.debezium.connector.oracle.OracleConnector";
+        let fix = remediation("cfg-database-name", &with_config("19.3.0.0.0", debezium));
+        assert_eq!(fix, "database.dbname=ORCLCDB\ndatabase.pdb.name=ORCLPDB1");
+        let mut f = with_config(
+            "19.3.0.0.0",
+            "WITH ('connector' = 'oracle-cdc', 'debezium.database.pdb.name' = 'X')",
+        );
+        if let Some(i) = f.instance.as_mut() {
+            i.cdb = false;
+        }
+        assert_eq!(
+            remediation("cfg-database-name", &f),
+            "remove 'debezium.database.pdb.name': ORCLCDB is not a container database"
+        );
+    }
+
+    #[test]
+    fn compat_params_remediation_names_the_release_and_the_lob_key() {
+        let mut f = with_config(
+            "19.22.0.0.0",
+            "WITH ('connector' = 'oracle-cdc', 'database-name' = 'ORCLCDB')",
+        );
+        if let Some(i) = f.instance.as_mut() {
+            i.parameters = [("compatible", "12.2.0"), ("max_string_size", "EXTENDED")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+        }
+        assert_eq!(run("compat-params", &f), Status::Warn);
+        let fix = remediation("compat-params", &f);
+        assert!(
+            fix.starts_with(
+                "ALTER SYSTEM SET compatible = '19.0.0' SCOPE = SPFILE;  -- from 12.2.0"
+            ),
+            "{fix}"
+        );
+        assert!(fix.ends_with("'debezium.lob.enabled' = 'true'"), "{fix}");
+        assert!(!fix.contains('<'), "no placeholder left: {fix}");
+    }
+
     #[test]
     fn logmining_privilege_is_required_only_from_12c() {
         let session = |privs: &[&str]| SessionFacts {
