@@ -19,11 +19,32 @@ pub struct TableSpec {
     pub table: String,
 }
 
+/// A name part as an operator would type it: bare when Oracle would read it
+/// back unchanged (upper case, a letter first), in double quotes otherwise,
+/// so what a message suggests can be pasted back on the command line.
+pub fn typed(part: &str) -> String {
+    let mut chars = part.chars();
+    let plain = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == '%')
+        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "_$#%".contains(c));
+    if plain {
+        part.to_string()
+    } else {
+        format!("\"{}\"", part.replace('"', "\"\""))
+    }
+}
+
+/// `OWNER.TABLE` as typed (see [`typed`]).
+pub fn typed_name(owner: &str, table: &str) -> String {
+    format!("{}.{}", typed(owner), typed(table))
+}
+
 impl std::fmt::Display for TableSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.owner {
-            Some(o) => write!(f, "{o}.{}", self.table),
-            None => write!(f, "{}", self.table),
+            Some(o) => write!(f, "{}", typed_name(o, &self.table)),
+            None => write!(f, "{}", typed(&self.table)),
         }
     }
 }
@@ -131,7 +152,10 @@ pub fn resolve(catalog: &mut dyn Catalog, specs: &[TableSpec]) -> Result<Resolve
                 };
                 (p, t.name.to_string(), vec![t])
             } else if !spec.is_pattern() && exact.len() > 1 {
-                let names: Vec<String> = exact.iter().map(|t| t.name.to_string()).collect();
+                let names: Vec<String> = exact
+                    .iter()
+                    .map(|t| typed_name(&t.name.owner, &t.name.table))
+                    .collect();
                 return Err(format!(
                     "table {spec} exists in several schemas ({}): name one as SCHEMA.TABLE",
                     names.join(", ")
@@ -156,19 +180,27 @@ pub fn resolve(catalog: &mut dyn Catalog, specs: &[TableSpec]) -> Result<Resolve
 fn no_match(catalog: &mut dyn Catalog, spec: &TableSpec) -> String {
     let all: Vec<String> = catalog
         .tables(&[])
-        .map(|all| all.into_iter().map(|t| t.name.to_string()).collect())
+        .map(|all| {
+            all.into_iter()
+                .map(|t| typed_name(&t.name.owner, &t.name.table))
+                .collect()
+        })
         .unwrap_or_default();
     let hint = match &spec.owner {
         Some(_) => suggest::did_you_mean(&spec.to_string(), all.iter().map(String::as_str)),
         None => {
-            let bare: Vec<&str> = all
-                .iter()
-                .filter_map(|n| n.split_once('.').map(|(_, t)| t))
-                .collect();
-            let close = suggest::close(&spec.table, bare);
+            // Quoted names compare without their quotes: `mixedcase`
+            // is one letter case from `"MixedCase"`.
+            let bare_of = |n: &str| -> String {
+                n.rsplit_once('.')
+                    .map(|(_, t)| t.trim_matches('"').to_string())
+                    .unwrap_or_default()
+            };
+            let bares: Vec<String> = all.iter().map(|n| bare_of(n)).collect();
+            let close = suggest::close(&spec.table, bares.iter().map(String::as_str));
             let full: Vec<&str> = all
                 .iter()
-                .filter(|n| n.split_once('.').is_some_and(|(_, t)| close.contains(&t)))
+                .filter(|n| close.contains(&bare_of(n).as_str()))
                 .map(String::as_str)
                 .take(3)
                 .collect();
@@ -196,7 +228,10 @@ mod tests {
     #[test]
     fn tables_accept_bare_qualified_and_wildcard_names() {
         let l = parse_tables("app.orders, APP.ORDER_%,lines,\"App\".\"Mixed\"").unwrap();
-        assert_eq!(l.to_string(), "APP.ORDERS,APP.ORDER_%,LINES,App.Mixed");
+        assert_eq!(
+            l.to_string(),
+            "APP.ORDERS,APP.ORDER_%,LINES,\"App\".\"Mixed\""
+        );
         assert_eq!(l.0[2].owner, None);
         assert!(l.0[1].is_pattern());
         assert!(!l.0[0].is_pattern());
@@ -232,5 +267,40 @@ mod tests {
         assert!(e.contains("did you mean APP.ORDERS?"), "{e}");
         let e = resolve(&mut s, &parse_tables("APP.NOPE%").unwrap().0).unwrap_err();
         assert!(e.contains("no table matches `APP.NOPE%`"), "{e}");
+    }
+
+    #[test]
+    fn mixed_case_tables_are_suggested_in_the_quotes_that_name_them() {
+        let toml = r#"
+name = "mixed"
+[instance]
+version = "19c"
+cdb = false
+db_name = "ORCL"
+[connection]
+user = "CDC"
+container = "ORCL"
+[[tables]]
+owner = "APP"
+name = "MixedCase"
+primary_key = ["ID"]
+columns = [{ name = "ID", type = "NUMBER", nullable = false }]
+"#;
+        let scenario = match cdcctl::source::sim::Scenario::parse(toml, "test") {
+            Ok(s) => s,
+            Err(e) => panic!("scenario: {e}"),
+        };
+        let mut s = cdcctl::source::sim::Sim::new(scenario, Default::default());
+        for typed in ["APP.MIXEDCASE", "mixedcase", "APP.\"Mixedcase\""] {
+            let e = resolve(&mut s, &parse_tables(typed).unwrap().0).unwrap_err();
+            assert!(
+                e.contains("did you mean APP.\"MixedCase\"?"),
+                "{typed}: {e}"
+            );
+        }
+        let e = resolve(&mut s, &parse_tables("APP.\"Mixedcase\"").unwrap().0).unwrap_err();
+        assert!(e.contains("no table matches `APP.\"Mixedcase\"`"), "{e}");
+        let r = resolve(&mut s, &parse_tables("APP.\"MixedCase\"").unwrap().0).unwrap();
+        assert_eq!(r.tables.len(), 1);
     }
 }
