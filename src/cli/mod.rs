@@ -250,10 +250,14 @@ fn usage_message(e: &clap::Error) -> Option<String> {
             } else {
                 "unexpected argument"
             };
-            format!(
-                "{cmd}: {what} `{arg}`{}",
-                suggestion(ContextKind::SuggestedArg)
-            )
+            let ours = arg
+                .strip_prefix("--")
+                .and_then(|typed| close_option(&cmd, typed));
+            let hint = match ours {
+                Some(o) => format!("; did you mean --{o}?"),
+                None => suggestion(ContextKind::SuggestedArg),
+            };
+            format!("{cmd}: {what} `{arg}`{hint}")
         }
         ErrorKind::InvalidSubcommand => format!(
             "{cmd}: unknown command `{}`{}",
@@ -290,6 +294,32 @@ fn usage_message(e: &clap::Error) -> Option<String> {
         }
     };
     Some(format!("{sentence}{hint}"))
+}
+
+/// The long option of `cmd` (`cdcctl run`) an operator most likely meant
+/// by `--typed`: one it begins (`--out` for `--output`), else the closest.
+fn close_option(cmd: &str, typed: &str) -> Option<String> {
+    let typed = typed.split('=').next().unwrap_or(typed);
+    let mut c = Cli::command();
+    for name in cmd.split_whitespace().skip(1) {
+        c = c.find_subcommand(name)?.clone();
+    }
+    let longs: Vec<String> = c
+        .get_arguments()
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| a.get_long().map(str::to_string))
+        .collect();
+    let mut prefixed: Vec<&String> = longs
+        .iter()
+        .filter(|l| typed.len() >= 2 && l.starts_with(typed))
+        .collect();
+    prefixed.sort_by_key(|l| l.len());
+    if let Some(first) = prefixed.first() {
+        return Some((*first).clone());
+    }
+    suggest::close(typed, longs.iter().map(String::as_str))
+        .first()
+        .map(|s| s.to_string())
 }
 
 /// A bad or missing option value: the option, the value and the form it

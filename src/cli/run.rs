@@ -152,11 +152,46 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
         );
         return exit::code(exit::USAGE);
     }
-    match run_inner(global, args) {
+    let created = NewFiles::before(args);
+    let mut source_opened = false;
+    let outcome = run_inner(global, args, &mut source_opened);
+    match outcome {
         Ok(code) => code,
         Err(Failure { code, message }) => {
+            if !source_opened {
+                created.remove();
+            }
             eprintln!("cdcctl run: {message}");
             exit::code(code)
+        }
+    }
+}
+
+/// The files a run creates before it knows it can capture (the locks, the
+/// output and its stream id), listed when absent at start: a run refused
+/// before its source opened (a mistyped table, a wrong password) removes
+/// them again, so a typo leaves nothing to clean up.
+struct NewFiles(Vec<PathBuf>);
+
+impl NewFiles {
+    fn before(args: &RunArgs) -> Self {
+        let with = |p: &Path, ext: &str| {
+            let mut name = p.as_os_str().to_owned();
+            name.push(ext);
+            PathBuf::from(name)
+        };
+        let mut paths = vec![args.checkpoint.clone(), with(&args.checkpoint, ".lock")];
+        if args.output != "-" {
+            let out = Path::new(&args.output);
+            paths.extend([out.to_path_buf(), with(out, ".lock"), with(out, ".stream")]);
+        }
+        Self(paths.into_iter().filter(|p| !p.exists()).collect())
+    }
+
+    fn remove(self) {
+        for p in self.0 {
+            // Best effort: only what this run created is listed.
+            let _ = std::fs::remove_file(p);
         }
     }
 }
@@ -472,7 +507,11 @@ fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
         .collect()
 }
 
-fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
+fn run_inner(
+    global: &GlobalArgs,
+    args: &RunArgs,
+    source_opened: &mut bool,
+) -> Result<ExitCode, Failure> {
     let specs = args
         .tables
         .iter()
@@ -604,6 +643,7 @@ fn run_inner(global: &GlobalArgs, args: &RunArgs) -> Result<ExitCode, Failure> {
         code: e.exit_code,
         message: e.message,
     })?;
+    *source_opened = true;
     let mut config = CaptureConfig {
         buffer: BufferConfig {
             server_name: args.server_name.clone(),

@@ -176,6 +176,38 @@ fn preflight_for_a_table_that_does_not_exist_is_never_green() {
 }
 
 #[test]
+fn a_run_refused_for_an_unknown_table_leaves_no_files_behind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .current_dir(dir.path())
+        .args(["--source", "sim", "run", "APP.NOPE", "-o", "x.jsonl"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no table matches `APP.NOPE`"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    // What was there before a refused run stays.
+    std::fs::write(dir.path().join("x.jsonl"), "kept\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .current_dir(dir.path())
+        .args(["--source", "sim", "run", "APP.NOPE", "-o", "x.jsonl"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("x.jsonl")).expect("read"),
+        "kept\n"
+    );
+}
+
+#[test]
 fn run_without_an_explicit_source_refuses_to_capture_the_simulator() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cp = dir.path().join("cp.json");
@@ -633,6 +665,10 @@ fn mistyped_scenarios_and_values_get_one_clear_sentence() {
         (
             &["preflight", "--formt", "json"][..],
             "cdcctl preflight: unknown option `--formt`; did you mean --format?",
+        ),
+        (
+            &["run", "--out", "x.jsonl"][..],
+            "cdcctl run: unknown option `--out`; did you mean --output?",
         ),
         (
             &["preflght"][..],
