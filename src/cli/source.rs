@@ -117,8 +117,12 @@ pub fn sim_scenario(spec: &str) -> Option<&str> {
 }
 
 /// The one stderr line human-format commands print when they read the
-/// simulator, so its answers are never taken for a database's.
+/// simulator, so its answers are never taken for a database's (unless `-q`
+/// asked for errors only).
 pub fn announce_simulator(spec: &str) {
+    if super::log::quiet() {
+        return;
+    }
     if let Some(name) = sim_scenario(spec) {
         eprintln!(
             "cdcctl: reading the built-in simulator (scenario {name}), not a database; \

@@ -259,13 +259,19 @@ fn human_commands_on_the_simulator_say_so_once_on_stderr() {
         "{}",
         stderr(&out)
     );
-    // Machine formats stay clean.
-    let out = cdcctl(&["preflight", "--format", "json"]);
-    assert!(
-        !stderr(&out).contains("built-in simulator"),
-        "{}",
-        stderr(&out)
-    );
+    // Machine formats stay clean, and -q asks for errors only.
+    for args in [
+        &["preflight", "--format", "json"][..],
+        &["-q", "partitions", "APP.ORDER_HIS"][..],
+    ] {
+        let out = cdcctl(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            !stderr(&out).contains("built-in simulator"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
 }
 
 fn check_status(json: &serde_json::Value, id: &str) -> String {
