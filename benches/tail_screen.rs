@@ -92,11 +92,7 @@ fn bench_plain() {
             }
         }
     });
-    let opts = PlainOptions {
-        count: None,
-        until_scn: None,
-        lag_every: Duration::ZERO,
-    };
+    let opts = PlainOptions::default();
     let t = Instant::now();
     let outcome = run_plain(&rx, &mut std::io::sink(), &mut std::io::sink(), &opts);
     let d = t.elapsed();

@@ -15,6 +15,7 @@ pub mod preflight;
 pub mod redo_parse;
 pub mod redo_replay;
 pub mod run;
+pub mod signals;
 pub mod sim;
 pub mod source;
 pub mod status;

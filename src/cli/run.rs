@@ -242,19 +242,6 @@ fn capture_failure(e: &CaptureError) -> Failure {
     }
 }
 
-/// SIGINT and SIGTERM both ask for a clean stop: the current batch is
-/// finished and checkpointed. A second signal ends the process at once
-/// (the checkpoint on disk is consistent at every instant).
-fn stop_on_signals() -> std::io::Result<Arc<AtomicBool>> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let stop = Arc::new(AtomicBool::new(false));
-    for sig in [SIGINT, SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&stop))?;
-        signal_hook::flag::register(sig, Arc::clone(&stop))?;
-    }
-    Ok(stop)
-}
-
 /// The database's current SCN, reconnecting on a dropped connection as the
 /// capture loop does later (a drop before the first call is no different).
 fn first_current_scn(
@@ -779,8 +766,8 @@ fn run_inner(
                 .map_err(|e| Failure::usage(format!("checkpoint: {e}")))?;
         }
     }
-    let stop =
-        stop_on_signals().map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
+    let stop = super::signals::stop_on_signals()
+        .map_err(|e| Failure::usage(format!("cannot handle signals: {e}")))?;
     // SIGHUP: reopen the output file (logrotate's postrotate).
     let hangup = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGHUP, Arc::clone(&hangup))

@@ -347,10 +347,18 @@ pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
 }
 
 fn run_plain_mode(rx: &Receiver<EngineMessage>, args: &TailArgs) -> ExitCode {
+    let stop = match super::signals::stop_on_signals() {
+        Ok(flag) => flag,
+        Err(e) => {
+            eprintln!("cdcctl tail: cannot handle signals: {e}");
+            return exit::code(exit::USAGE);
+        }
+    };
     let opts = PlainOptions {
         count: args.count,
         until_scn: args.until_scn,
         lag_every: args.lag_every,
+        stop: Some(stop),
     };
     let stdout = io::stdout();
     let stderr = io::stderr();

@@ -4,7 +4,9 @@
 //! `--until-scn`, when the engine stops, or quietly when stdout is closed.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::engine::event::CapturedEvent;
@@ -14,7 +16,7 @@ use crate::engine::row::Scn;
 use super::widgets::duration_s;
 
 /// When plain mode stops and how often it reports lag.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct PlainOptions {
     /// Stop after this many events.
     pub count: Option<u64>,
@@ -22,7 +24,12 @@ pub struct PlainOptions {
     pub until_scn: Option<Scn>,
     /// How often the lag line is written; zero turns it off.
     pub lag_every: Duration,
+    /// Raised by SIGINT or SIGTERM: finish the batch, say where it stopped.
+    pub stop: Option<Arc<AtomicBool>>,
 }
+
+/// How often a stop request is looked at while no message comes.
+const STOP_POLL: Duration = Duration::from_millis(100);
 
 /// Why plain mode stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +40,8 @@ pub enum PlainEnd {
     EngineStopped,
     /// The reader of stdout went away (`| head`).
     BrokenPipe,
+    /// SIGINT or SIGTERM asked for a stop.
+    Signal,
 }
 
 /// A source error that stopped capture.
@@ -101,12 +110,36 @@ pub fn run_plain(
     if opts.count == Some(0) {
         return finish(PlainEnd::Count, 0, None);
     }
+    let stopping = || {
+        opts.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    };
     loop {
-        let msg = if opts.lag_every.is_zero() {
-            rx.recv().map_err(|_| RecvTimeoutError::Disconnected)
-        } else {
-            let wait = opts.lag_every.saturating_sub(last_lag.elapsed());
-            rx.recv_timeout(wait)
+        if stopping() {
+            out.flush().or_else(ignore_pipe)?;
+            let at = status
+                .as_ref()
+                .map(|st| {
+                    format!(
+                        "; mined to SCN {}, committed to SCN {}",
+                        st.mined_scn, st.commit_scn
+                    )
+                })
+                .unwrap_or_default();
+            let _ = writeln!(
+                err,
+                "cdcctl tail: stopped by a signal after {emitted} event(s){at}"
+            );
+            return finish(PlainEnd::Signal, emitted, None);
+        }
+        let msg = match (opts.lag_every.is_zero(), opts.stop.is_some()) {
+            (true, false) => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            (true, true) => rx.recv_timeout(STOP_POLL),
+            (false, stop) => {
+                let wait = opts.lag_every.saturating_sub(last_lag.elapsed());
+                rx.recv_timeout(if stop { wait.min(STOP_POLL) } else { wait })
+            }
         };
         match msg {
             Ok(EngineMessage::Events(events)) => {
@@ -222,11 +255,7 @@ mod tests {
     use std::sync::mpsc::sync_channel;
 
     fn opts() -> PlainOptions {
-        PlainOptions {
-            count: None,
-            until_scn: None,
-            lag_every: Duration::ZERO,
-        }
+        PlainOptions::default()
     }
 
     fn channel_of(msgs: Vec<EngineMessage>) -> Receiver<EngineMessage> {

@@ -122,6 +122,49 @@ fn closed_stdout_exits_0_quietly() {
 }
 
 #[test]
+fn plain_mode_ends_on_sigterm_or_sigint_with_a_stop_line_and_exit_0() {
+    for sig in ["TERM", "INT"] {
+        let mut child = match Command::new(BIN)
+            .args(["tail", "APP.ORDERS", "--synthetic-feed", "--lag-every", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => panic!("cannot run {BIN}: {e}"),
+        };
+        let Some(stdout) = child.stdout.take() else {
+            panic!("no stdout pipe");
+        };
+        let mut reader = BufReader::new(stdout);
+        let mut first = String::new();
+        let _ = reader.read_line(&mut first);
+        assert!(first.starts_with("{\"before\""), "{first}");
+        crate::run::signal(&child, sig);
+        // Every line written before the stop is whole JSON.
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut reader, &mut rest);
+        for line in rest.lines() {
+            assert!(
+                serde_json::from_str::<serde_json::Value>(line).is_ok(),
+                "{line}"
+            );
+        }
+        let out = match child.wait_with_output() {
+            Ok(o) => o,
+            Err(e) => panic!("wait: {e}"),
+        };
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "SIG{sig}: {err}");
+        assert!(
+            err.contains("cdcctl tail: stopped by a signal after ") && err.contains("event(s)"),
+            "SIG{sig}: {err}"
+        );
+    }
+}
+
+#[test]
 fn invalid_arguments_are_usage_errors() {
     for (args, says) in [
         (
