@@ -819,6 +819,14 @@ fn issue11_retried_connection_drops_are_one_alert_per_error_with_a_count() {
     distinct.dedup();
     assert_eq!(distinct.len(), codes.len(), "one alert per error: {screen}");
     assert!(!screen.contains("(retry"), "{screen}");
+    // Each carries the database time it was raised at: the demo's clock
+    // starts at 09:10:00 after its warm-up and the drops come seconds later.
+    for line in &alerts {
+        let at = line
+            .split_whitespace()
+            .find(|w| w.len() == 8 && w.as_bytes()[2] == b':' && w.as_bytes()[5] == b':');
+        assert!(at.is_some_and(|t| t.starts_with("09:1")), "no time: {line}");
+    }
     t.keys("q");
     t.wait_for("exit", |s| s.contains("EXIT=0"));
 }
