@@ -22,6 +22,7 @@ use cdcctl::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, S
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
 use cdcctl::output::progress;
 use cdcctl::sink::lock::WriterLock;
+use cdcctl::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
 
@@ -69,6 +70,13 @@ pub struct RunArgs {
     /// Extended strings are reassembled either way.
     #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
     pub lob: crate::cli::redo_replay::LobArg,
+    /// Schema-change (DDL) events: with the row changes (`inline`), left
+    /// out (`skip`), or appended to a file of their own (a path), as
+    /// Debezium keeps them off the tables' topics. A reader that takes the
+    /// output as a table's changelog (Flink's `debezium-json`) needs `skip`
+    /// or a file.
+    #[arg(long, value_name = "inline|skip|FILE", default_value = "inline", value_parser = parse_schema_changes)]
+    pub schema_changes: SchemaChanges,
     /// Dead-letter file for `--on-parse-error warn`.
     #[arg(long, default_value = "cdcctl-dead-letter.jsonl")]
     pub dead_letter: PathBuf,
@@ -137,6 +145,10 @@ pub struct RunArgs {
     pub metrics: Option<String>,
 }
 
+fn parse_schema_changes(s: &str) -> Result<SchemaChanges, String> {
+    s.parse()
+}
+
 fn parse_snapshot_mode(s: &str) -> Result<SnapshotMode, String> {
     s.parse()
 }
@@ -184,6 +196,9 @@ impl NewFiles {
         if args.output != "-" {
             let out = Path::new(&args.output);
             paths.extend([out.to_path_buf(), with(out, ".lock"), with(out, ".stream")]);
+        }
+        if let SchemaChanges::File(p) = &args.schema_changes {
+            paths.push(p.clone());
         }
         Self(paths.into_iter().filter(|p| !p.exists()).collect())
     }
@@ -690,12 +705,18 @@ fn run_inner(
             .clone()
             .unwrap_or_else(|| opened.db_name.clone()),
     };
-    let mut sink: Box<dyn EventSink> = match kafka_sink.take() {
+    let sink: Box<dyn EventSink> = match kafka_sink.take() {
         Some((mut k, _)) => {
             k.set_key_columns(opened.key_columns.clone());
             Box::new(k)
         }
         None => file_sink,
+    };
+    let mut sink: Box<dyn EventSink> = match &args.schema_changes {
+        SchemaChanges::Inline => sink,
+        mode => Box::new(
+            SchemaChangeRouter::new(sink, mode).map_err(|e| Failure::usage(e.to_string()))?,
+        ),
     };
     let mut source = opened.source;
     let current = first_current_scn(source.as_mut())?;
@@ -1090,6 +1111,12 @@ fn run_inner(
         eprintln!(
             "cdcctl run: {} events were already in the output and were not written again",
             sink.skipped_duplicates()
+        );
+    }
+    if sink.schema_changes_left_out() > 0 {
+        eprintln!(
+            "cdcctl run: {} schema-change (DDL) events left out (--schema-changes skip)",
+            sink.schema_changes_left_out()
         );
     }
     telemetry.finish(

@@ -10,6 +10,7 @@
 
 pub mod kafka;
 pub mod lock;
+pub mod schema_changes;
 pub mod stream;
 
 use std::fs::{File, OpenOptions};
@@ -71,6 +72,10 @@ pub trait EventSink {
     /// file to reopen.
     fn reopen(&mut self) -> Result<bool, SinkError> {
         Ok(false)
+    }
+    /// Schema-change events left out on purpose (`--schema-changes skip`).
+    fn schema_changes_left_out(&self) -> u64 {
+        0
     }
 }
 

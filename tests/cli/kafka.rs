@@ -49,14 +49,14 @@ fn tansu_binary() -> Option<PathBuf> {
 }
 
 /// A tansu broker on a free port, stopped when dropped.
-struct Broker {
+pub(crate) struct Broker {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
     _dir: tempfile::TempDir,
 }
 
 impl Broker {
-    fn start() -> Option<Self> {
+    pub(crate) fn start() -> Option<Self> {
         let bin = tansu_binary()?;
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -140,7 +140,7 @@ fn kafka_run<'a>(brokers: &'a str, prefix: &'a str, fresh: bool) -> Vec<&'a str>
 
 /// One message read back.
 #[derive(Debug)]
-struct Consumed {
+pub(crate) struct Consumed {
     topic: String,
     partition: i32,
     key: Option<String>,
@@ -161,7 +161,7 @@ fn consumer(brokers: &str) -> BaseConsumer {
 
 /// Every message of `topics`, partition by partition in offset order, read
 /// with `read_committed` from the beginning to each partition's end.
-fn consume(brokers: &str, topics: &[String]) -> Vec<Consumed> {
+pub(crate) fn consume(brokers: &str, topics: &[String]) -> Vec<Consumed> {
     // One topic at a time: an end-of-partition report names only the
     // partition number.
     topics
@@ -219,7 +219,7 @@ fn consume_topic(brokers: &str, topic: &str) -> Vec<Consumed> {
     out
 }
 
-fn topics_of(brokers: &str, prefix: &str) -> Vec<String> {
+pub(crate) fn topics_of(brokers: &str, prefix: &str) -> Vec<String> {
     let md = consumer(brokers)
         .fetch_metadata(None, Duration::from_secs(30))
         .expect("metadata");
@@ -266,7 +266,7 @@ fn truth(dir: &Path) -> Vec<serde_json::Value> {
 
 /// The consumed events de-duplicated by their (commit SCN, XID, index)
 /// headers, in the truth's order; also how many copies were dropped.
-fn deduplicated(messages: &[Consumed]) -> (Vec<serde_json::Value>, usize) {
+pub(crate) fn deduplicated(messages: &[Consumed]) -> (Vec<serde_json::Value>, usize) {
     let mut seen = BTreeSet::new();
     let mut events = Vec::new();
     let mut copies = 0;

@@ -1106,3 +1106,55 @@ fn issue14_sighup_reopens_the_output_after_logrotate_moved_it() {
         "resumed after the last event"
     );
 }
+
+/// Debezium keeps schema changes off the tables' topics; a reader of the
+/// file as a changelog must be able to do the same, and lose none.
+#[test]
+fn issue16_schema_changes_go_inline_nowhere_or_to_their_own_file() {
+    let run_with = |extra: &[&str]| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut args = vec![
+            "--source",
+            "sim:interval-partition-churn?clock=virtual",
+            "run",
+            "APP.%",
+            "--snapshot",
+            "never",
+            "-o",
+            "out.jsonl",
+            "--until-scn",
+            "13100000",
+        ];
+        args.extend_from_slice(extra);
+        let out = cdcctl(dir.path(), &args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+        let is_ddl = |v: &serde_json::Value| v.get("op").is_none() && v.get("ddl").is_some();
+        let output = lines(&read("out.jsonl"));
+        let side = lines(&read("ddl.jsonl"));
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (
+            output.iter().filter(|v| !is_ddl(v)).count(),
+            output.iter().filter(|v| is_ddl(v)).count(),
+            side.iter().filter(|v| is_ddl(v)).count(),
+            side.len(),
+            stderr,
+        )
+    };
+    let (rows, ddl, _, _, _) = run_with(&[]);
+    assert!(rows > 0 && ddl > 0, "the churn scenario has partition DDL");
+    let (skip_rows, skip_ddl, _, _, err) = run_with(&["--schema-changes", "skip"]);
+    assert_eq!((skip_rows, skip_ddl), (rows, 0));
+    assert!(
+        err.contains(&format!("{ddl} schema-change (DDL) events left out")),
+        "{err}"
+    );
+    let (file_rows, file_ddl, side_ddl, side_all, _) = run_with(&["--schema-changes", "ddl.jsonl"]);
+    assert_eq!((file_rows, file_ddl), (rows, 0));
+    assert_eq!((side_ddl, side_all), (ddl, ddl), "only DDL, all of it");
+}

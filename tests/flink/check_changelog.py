@@ -2,13 +2,20 @@
 tables and compares Flink's changelog and final state with the simulator's
 ground truth, value by value in the Flink type of each column.
 
-Usage: check_changelog.py OUTPUT.jsonl TRUTH.jsonl SCHEMA.json
-       check_changelog.py OUTPUT.jsonl --state TABLE_STATE.jsonl SCHEMA.json
+Usage: check_changelog.py OUTPUT.jsonl TRUTH.jsonl SCHEMA.json [DDL.jsonl]
+       check_changelog.py OUTPUT.jsonl --state TABLE_STATE.jsonl SCHEMA.json [DDL.jsonl]
+
+Every line of OUTPUT must be a row change: `run --schema-changes DDL.jsonl`
+keeps schema changes in a file of their own, as Debezium keeps them off the
+tables' topics, and a DDL envelope in OUTPUT is a failure. OUTPUT's lines go
+to one folder per table (what a topic per table gives a Kafka reader) and
+each is read whole by Flink.
 
 With --state the truth is `sim truth --table-state` (the tables' contents at
 the run's --until-scn, after a snapshot): Flink's final state must equal it,
-less the rows partition DDL removed (no change reports those) and leaving
-out values the output holds as the unavailable placeholder.
+less the rows partition DDL removed (no change reports those), less tables
+DDL.jsonl shows dropped, and leaving out values the output holds as the
+unavailable placeholder.
 
 SCHEMA.json: {"tables": {"OWNER.TABLE": {"columns": [["NAME", "FLINK TYPE"],
 ...], "key": ["ID", ...]}}}. Exit 0 when every table matches, 1 otherwise.
@@ -82,30 +89,35 @@ PLACEHOLDER = "__debezium_unavailable_value"
 def main():
     if sys.argv[2] == "--state":
         output, state_path, schema_path = sys.argv[1], sys.argv[3], sys.argv[4]
+        ddl_path = sys.argv[5] if len(sys.argv) > 5 else None
         truth_path = None
     else:
         output, truth_path, schema_path = sys.argv[1:4]
+        ddl_path = sys.argv[4] if len(sys.argv) > 4 else None
         state_path = None
     schema = json.load(open(schema_path))["tables"]
     per_table = collections.defaultdict(list)
-    ddl = 0
-    dropped = set()
-    for line in open(output, encoding="utf-8"):
+    lines_read = 0
+    for number, line in enumerate(open(output, encoding="utf-8"), 1):
         env = json.loads(line)
+        lines_read += 1
         if "op" not in env:
-            # A schema-change event (DDL): Debezium sends those to the schema
-            # history, not to a table's topic, and debezium-json cannot read
-            # them; counted and left out. A dropped table has no contents
-            # to compare.
-            ddl += 1
-            text = env.get("ddl", "").upper()
-            if text.startswith("DROP TABLE"):
-                dropped.add(f'{env["source"]["schema"]}.{env["source"]["table"]}')
-            continue
+            print(f"{output}:{number}: a schema-change event among the row changes", file=sys.stderr)
+            sys.exit(1)
         src = env["source"]
         per_table[f'{src["schema"]}.{src["table"]}'].append(line)
+    print(f"{lines_read} lines, every one a row change")
+    dropped = set()
+    ddl = 0
+    if ddl_path and not os.path.exists(ddl_path):
+        ddl_path = None
+    for line in open(ddl_path or os.devnull, encoding="utf-8"):
+        env = json.loads(line)
+        ddl += 1
+        if env.get("ddl", "").upper().startswith("DROP TABLE"):
+            dropped.add(f'{env["source"]["schema"]}.{env["source"]["table"]}')
     if ddl:
-        print(f"{ddl} DDL events left out (schema changes, not row changes)")
+        print(f"{ddl} schema-change events in {ddl_path}")
     truth = collections.defaultdict(list)
     table_state = collections.defaultdict(list)
     removed = collections.defaultdict(list)
