@@ -76,6 +76,11 @@ pub struct PreflightArgs {
     /// Read rate assumed when estimating the snapshot's duration (MB/s).
     #[arg(long, default_value_t = 50.0, value_name = "MBPS")]
     pub snapshot_rate_mbps: f64,
+    /// Rows per chunk of `cdcctl run`'s snapshot, as given to `run`: each
+    /// chunk is one read, and undo retention must cover one chunk's read.
+    #[arg(long, value_name = "ROWS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub snapshot_chunk_rows: u64,
     /// Override a check's threshold: CHECK.KEY=VALUE, e.g. fra-usage.fail=90
     /// (KEY may leave out its unit: fail for fail_pct). Repeatable.
     #[arg(long = "set", value_name = "CHECK.KEY=VALUE")]
@@ -423,6 +428,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         config,
         RuleOptions {
             snapshot_rate_mbps: args.snapshot_rate_mbps,
+            snapshot_chunk_rows: args.snapshot_chunk_rows,
         },
         |step| {
             pb.set_message(step.to_string());

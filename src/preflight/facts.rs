@@ -17,12 +17,15 @@ use crate::source::{
 pub struct RuleOptions {
     /// Read rate assumed for the snapshot estimate, MB/s.
     pub snapshot_rate_mbps: f64,
+    /// Rows per chunk of `cdcctl run`'s snapshot (`--snapshot-chunk-rows`).
+    pub snapshot_chunk_rows: u64,
 }
 
 impl Default for RuleOptions {
     fn default() -> Self {
         RuleOptions {
             snapshot_rate_mbps: 50.0,
+            snapshot_chunk_rows: 10_000,
         }
     }
 }

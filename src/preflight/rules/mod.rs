@@ -313,6 +313,104 @@ mod tests {
         assert!(!fix.contains('<'), "no placeholder left: {fix}");
     }
 
+    /// A 19c CDB with 900 s of undo that cannot grow and one 100 GiB table
+    /// of 100 million rows (about 1 KiB a row).
+    fn big_table_on_small_undo(config: Option<&str>) -> Facts {
+        let mut f = match config {
+            Some(text) => with_config("19.22.0.0.0", text),
+            None => Facts {
+                instance: Some(cdb("19.22.0.0.0")),
+                ..Default::default()
+            },
+        };
+        if let Some(i) = f.instance.as_mut() {
+            i.undo.tuned_undoretention_s = Some(900);
+        }
+        f.tables = Some(vec![TableFacts {
+            name: crate::source::TableName {
+                owner: "APP".into(),
+                table: "BIG".into(),
+            },
+            segment_bytes: Some(100 << 30),
+            num_rows: Some(100_000_000),
+            ..Default::default()
+        }]);
+        f
+    }
+
+    fn undo_outcome(f: &Facts) -> Outcome {
+        (rule_for("undo-vs-snapshot").unwrap())(f, &def("undo-vs-snapshot"))
+    }
+
+    #[test]
+    fn a_chunked_snapshot_needs_only_a_chunk_to_fit_in_undo_and_says_so() {
+        let f = big_table_on_small_undo(None);
+        let o = undo_outcome(&f);
+        assert_eq!(o.status, Status::Pass, "{o:?}");
+        let says = o.evidence.join("\n");
+        assert!(
+            says.contains("APP.BIG: 100.0 GiB, 100000000 rows, about 35 min to read"),
+            "{says}"
+        );
+        assert!(
+            says.contains("cdcctl run (--snapshot-chunk-rows) reads chunks of 10000 rows, each at its own SCN: only a chunk must fit"),
+            "{says}"
+        );
+        // A chunk of 10,000 rows takes under a second; one of 100 million
+        // rows (the whole table, about 34 min) does not fit in 900 s.
+        let mut f = big_table_on_small_undo(None);
+        f.options.snapshot_chunk_rows = 100_000_000;
+        let o = undo_outcome(&f);
+        assert_eq!(o.status, Status::Fail, "{o:?}");
+        assert!(
+            o.detail
+                .starts_with("the largest snapshot chunk (~2047 s) outlasts"),
+            "{}",
+            o.detail
+        );
+        assert!(
+            o.remediation.as_deref().is_some_and(
+                |r| r.contains("or smaller chunks: cdcctl run (--snapshot-chunk-rows)")
+            ),
+            "{o:?}"
+        );
+    }
+
+    #[test]
+    fn debezium_reads_each_table_whole_so_the_whole_snapshot_must_fit_in_undo() {
+        let f = big_table_on_small_undo(Some(
+            "connector.class=io.debezium.connector.oracle.OracleConnector\ndatabase.dbname=ORCLCDB",
+        ));
+        let o = undo_outcome(&f);
+        assert_eq!(o.status, Status::Fail, "{o:?}");
+        assert!(
+            o.detail.starts_with("the snapshot (~2048 s) outlasts"),
+            "{}",
+            o.detail
+        );
+        assert!(
+            o.evidence
+                .iter()
+                .any(|e| e.starts_with("Debezium's initial snapshot reads each table whole")),
+            "{o:?}"
+        );
+        let flink = big_table_on_small_undo(Some(
+            "WITH ('connector' = 'oracle-cdc', 'scan.incremental.snapshot.chunk.size' = '4096')",
+        ));
+        let o = undo_outcome(&flink);
+        assert_eq!(o.status, Status::Pass, "{o:?}");
+        assert!(
+            o.evidence
+                .iter()
+                .any(|e| e.contains("reads chunks of 4096 rows, each a query of its own")),
+            "{o:?}"
+        );
+        let off = big_table_on_small_undo(Some(
+            "WITH ('connector' = 'oracle-cdc', 'scan.incremental.snapshot.enabled' = 'false')",
+        ));
+        assert_eq!(undo_outcome(&off).status, Status::Fail);
+    }
+
     #[test]
     fn logmining_privilege_is_required_only_from_12c() {
         let session = |privs: &[&str]| SessionFacts {

@@ -57,20 +57,32 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
         i.undo.retention_guarantee,
         i.undo.autoextensible
     ));
+    for line in per_table_estimates(tables, rate) {
+        t.note(line);
+    }
+    let reader = snapshot_reader(f);
+    let (statement, chunk_s) = chunk_statement(&reader, tables, rate, retention);
+    t.note(statement);
+    // What must fit in undo: one chunk's read for a chunked reader whose
+    // chunk size is known, else the whole snapshot.
+    let (est, what) = match chunk_s {
+        Some(c) => (c, "the largest snapshot chunk"),
+        None => (est, "the snapshot"),
+    };
     let est_r = est.ceil() as u64;
     if est > retention as f64 * ratio {
         if i.undo.retention_guarantee || i.undo.autoextensible {
             t.warn(format!(
-                "the snapshot (~{est_r} s) outlasts undo retention ({retention} s) more than {ratio}x; undo can grow, but watch for ORA-30036"
+                "{what} (~{est_r} s) outlasts undo retention ({retention} s) more than {ratio}x; undo can grow, but watch for ORA-30036"
             ));
         } else {
             t.fail(format!(
-                "the snapshot (~{est_r} s) outlasts undo retention ({retention} s) and undo neither guarantees retention nor autoextends: ORA-01555"
+                "{what} (~{est_r} s) outlasts undo retention ({retention} s) and undo neither guarantees retention nor autoextends: ORA-01555"
             ));
         }
     } else if est > retention as f64 {
         t.warn(format!(
-            "the snapshot (~{est_r} s) is longer than undo retention ({retention} s): ORA-01555 is likely"
+            "{what} (~{est_r} s) is longer than undo retention ({retention} s): ORA-01555 is likely"
         ));
     }
     if (retention as f64) < floor && !i.undo.retention_guarantee {
@@ -92,8 +104,21 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
             i.undo.no_space_errors
         ));
     }
+    let alternative = match &reader {
+        SnapshotReader::Whole { .. } => {
+            "or a chunked snapshot (Flink CDC's incremental snapshot, cdcctl run): only a chunk must fit".to_string()
+        }
+        SnapshotReader::Chunks { by, .. } => format!("or smaller chunks: {by}"),
+    };
     // Retention that outlasts the estimated snapshot with room to spare.
-    let wanted = ((est * 1.5).ceil() as u64).max(floor as u64).max(retention);
+    let mut wanted = ((est * 1.5).ceil() as u64).max(floor as u64).max(retention);
+    let mut why = format!("1.5x the ~{est_r} s of {what}, at least {floor} s");
+    // Queries already outlive undo: the estimate is not the whole story
+    // (other long queries, undo stolen under pressure).
+    if i.undo.snapshot_too_old_errors > 0 && wanted < retention.saturating_mul(2) {
+        wanted = retention.saturating_mul(2);
+        why = format!("ORA-01555 is already recorded at {retention} s: at least double it");
+    }
     let undo_ts = i
         .undo
         .tablespace
@@ -101,13 +126,164 @@ pub fn undo_vs_snapshot(f: &Facts, d: &CheckDef) -> Outcome {
         .map(remedy::sql_ident)
         .unwrap_or_else(|| "UNDOTBS1".into());
     t.finish(format!(
-        "the snapshot (~{est_r} s) fits in undo retention ({retention} s)"
+        "{what} (~{est_r} s) fits in undo retention ({retention} s)"
     ))
     .fix(format!(
-        "ALTER SYSTEM SET undo_retention = {wanted};  -- 1.5x the ~{est_r} s snapshot, at least {floor} s\n\
+        "ALTER SYSTEM SET undo_retention = {wanted};  -- {why}\n\
          ALTER TABLESPACE {undo_ts} RETENTION GUARANTEE;\n\
-         -- or snapshot.mode=no_data plus incremental snapshots, or smaller chunks"
+         -- {alternative}"
     ))
+}
+
+/// Tables listed one by one in the estimate; the rest are summed up.
+const TABLES_LISTED: usize = 8;
+
+/// One line per table, largest first: its size and its share of the time.
+fn per_table_estimates(tables: &[crate::source::TableFacts], rate: f64) -> Vec<String> {
+    let mut sized: Vec<(&crate::source::TableFacts, u64)> = tables
+        .iter()
+        .filter_map(|t| Some((t, t.segment_bytes?)))
+        .collect();
+    sized.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.name.cmp(&b.0.name)));
+    let mut lines: Vec<String> = sized
+        .iter()
+        .take(TABLES_LISTED)
+        .map(|(t, bytes)| {
+            let rows = t
+                .num_rows
+                .map(|n| format!(", {n} rows"))
+                .unwrap_or_default();
+            format!(
+                "{}: {}{rows}, {} to read",
+                t.name,
+                gib(*bytes),
+                seconds_text(snapshot_seconds(*bytes, rate))
+            )
+        })
+        .collect();
+    if sized.len() > TABLES_LISTED {
+        let rest: u64 = sized[TABLES_LISTED..].iter().map(|(_, b)| b).sum();
+        lines.push(format!(
+            "{} more table(s): {}, {} to read",
+            sized.len() - TABLES_LISTED,
+            gib(rest),
+            seconds_text(snapshot_seconds(rest, rate))
+        ));
+    }
+    lines
+}
+
+fn seconds_text(s: f64) -> String {
+    if s < 1.0 {
+        return "under a second".into();
+    }
+    match s.ceil() as u64 {
+        n if n < 120 => format!("about {n} s"),
+        n if n < 7_200 => format!("about {} min", n.div_ceil(60)),
+        n => format!("about {:.1} h", n as f64 / 3_600.0),
+    }
+}
+
+/// How the snapshot that preflight checks for reads a table.
+#[derive(Debug, Clone, PartialEq)]
+enum SnapshotReader {
+    /// In chunks of this many rows, each its own read: `cdcctl run`, or
+    /// Flink CDC's incremental snapshot.
+    Chunks {
+        rows: u64,
+        by: &'static str,
+        each: &'static str,
+    },
+    /// Every table at one SCN, one read per table: Debezium's initial
+    /// snapshot, Flink CDC with the incremental snapshot turned off.
+    Whole { by: &'static str },
+}
+
+fn snapshot_reader(f: &Facts) -> SnapshotReader {
+    let Some(c) = f.config.as_ref() else {
+        return SnapshotReader::Chunks {
+            rows: f.options.snapshot_chunk_rows,
+            by: "cdcctl run (--snapshot-chunk-rows)",
+            each: "each at its own SCN",
+        };
+    };
+    if !c.format.is_flink() {
+        return SnapshotReader::Whole {
+            by: "Debezium's initial snapshot",
+        };
+    }
+    if c.flag(&["scan.incremental.snapshot.enabled"]) == Some(false) {
+        return SnapshotReader::Whole {
+            by: "Flink CDC with scan.incremental.snapshot.enabled = false",
+        };
+    }
+    let rows = c
+        .number(&["scan.incremental.snapshot.chunk.size"])
+        .filter(|n| *n >= 1.0)
+        .map_or(8_096, |n| n as u64);
+    SnapshotReader::Chunks {
+        rows,
+        by: "Flink CDC's incremental snapshot (scan.incremental.snapshot.chunk.size)",
+        each: "each a query of its own",
+    }
+}
+
+/// Whether the whole table or one chunk of it must fit in undo retention,
+/// and whether the largest chunk does; the largest chunk's seconds when the
+/// reader is chunked and row sizes are known.
+fn chunk_statement(
+    reader: &SnapshotReader,
+    tables: &[crate::source::TableFacts],
+    rate: f64,
+    retention: u64,
+) -> (String, Option<f64>) {
+    let (rows, by, each) = match reader {
+        SnapshotReader::Whole { by } => {
+            return (
+                format!(
+                    "{by} reads each table whole at one SCN: the whole snapshot, not a chunk, must fit in undo retention"
+                ),
+                None,
+            )
+        }
+        SnapshotReader::Chunks { rows, by, each } => (*rows, by, each),
+    };
+    // The widest rows make the longest chunk; a table smaller than a chunk
+    // is read in one.
+    let largest = tables
+        .iter()
+        .filter_map(|t| {
+            let bytes = t.segment_bytes?;
+            let n = t.num_rows.filter(|n| *n > 0)?;
+            Some((t, bytes / n * n.min(rows)))
+        })
+        .max_by_key(|(_, chunk)| *chunk);
+    let head = format!(
+        "{by} reads chunks of {rows} rows, {each}: only a chunk must fit in undo retention ({retention} s), not the whole table"
+    );
+    let Some((t, chunk)) = largest else {
+        return (
+            format!(
+                "{head}; row sizes are unknown (no NUM_ROWS), so the whole snapshot is weighed"
+            ),
+            None,
+        );
+    };
+    let secs = snapshot_seconds(chunk, rate);
+    let verdict = if secs <= retention as f64 {
+        "it does"
+    } else {
+        "it does not: make the chunks smaller"
+    };
+    (
+        format!(
+            "{head}; the largest chunk ({}, ~{}) takes {}: {verdict}",
+            t.name,
+            gib(chunk),
+            seconds_text(secs)
+        ),
+        Some(secs),
+    )
 }
 
 pub fn long_txn(f: &Facts, d: &CheckDef) -> Outcome {
