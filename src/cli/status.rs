@@ -213,6 +213,10 @@ pub struct StatusView {
     pub since_checkpoint_seconds: Option<i64>,
     pub reason: Option<String>,
     pub report: Option<DaemonReport>,
+    /// The checkpoint's snapshot while one is being taken (or stopped
+    /// part-way), in one line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
 }
 
 /// The health of `report` at `now`; `running` says whether its process lives.
@@ -231,6 +235,7 @@ pub fn assess(
             since_checkpoint_seconds: None,
             reason: Some("no status: the daemon has not started here".into()),
             report: None,
+            snapshot: None,
         };
     };
     let since = r.checkpoint_at.map(|t| (now - t).num_seconds().max(0));
@@ -262,6 +267,7 @@ pub fn assess(
         since_checkpoint_seconds: since,
         reason,
         report: Some(r),
+        snapshot: None,
     }
 }
 
@@ -331,6 +337,13 @@ fn read_local(args: &StatusArgs) -> Result<(Option<DaemonReport>, bool), String>
     ))
 }
 
+/// The checkpoint's snapshot in one line, unless there is none or it has
+/// finished; an unreadable checkpoint says nothing here (the report does).
+pub fn checkpoint_snapshot(checkpoint: &Path) -> Option<String> {
+    let cp = FileCheckpointStore::new(checkpoint).load().ok()??;
+    cp.snapshot.filter(|s| !s.finished()).map(|s| s.summary())
+}
+
 pub fn run(args: &StatusArgs) -> ExitCode {
     let now = Utc::now();
     let view = match &args.metrics {
@@ -343,10 +356,15 @@ pub fn run(args: &StatusArgs) -> ExitCode {
                 since_checkpoint_seconds: None,
                 reason: Some(format!("unreachable: {e}")),
                 report: None,
+                snapshot: None,
             },
         },
         None => match read_local(args) {
-            Ok((r, alive)) => assess(r, alive, now, args.warn, args.crit),
+            Ok((r, alive)) => {
+                let mut view = assess(r, alive, now, args.warn, args.crit);
+                view.snapshot = checkpoint_snapshot(&args.checkpoint);
+                view
+            }
             Err(e) => {
                 eprintln!("cdcctl status: {e}");
                 return exit::code(exit::USAGE);
@@ -459,6 +477,9 @@ pub fn render_human(v: &StatusView) -> String {
         .filter(|l| r.oldest_open.as_ref().is_none_or(|o| o.xid != l.xid))
     {
         out.push_str(&txn_line("largest", t));
+    }
+    if let Some(snap) = &v.snapshot {
+        out.push_str(&format!("Snapshot             {snap}\n"));
     }
     if let Some(e) = &r.error {
         out.push_str(&format!("Last error           {e}\n"));

@@ -73,6 +73,12 @@ pub struct TailArgs {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub lag_every: Duration,
 
+    /// A `cdcctl run` checkpoint to follow, read-only: while its run takes
+    /// the initial snapshot, the screen (or plain mode's stderr) shows how
+    /// far it got, table by table.
+    #[arg(long, value_name = "FILE")]
+    pub checkpoint: Option<std::path::PathBuf>,
+
     /// How often the open transactions (V$TRANSACTION joined to V$SESSION)
     /// and the archived logs ahead are read again (0 reads them once).
     #[arg(long, value_name = "DURATION", default_value = "15s", value_parser = parse_duration)]
@@ -124,6 +130,15 @@ impl TailArgs {
             if until < from {
                 return Err(format!(
                     "--until-scn {until} is below --from-scn {from}; nothing would be captured"
+                ));
+            }
+        }
+        if let Some(cp) = &self.checkpoint {
+            if !cp.is_file() {
+                return Err(format!(
+                    "--checkpoint {}: no such file (the checkpoint `cdcctl run` writes, \
+                     cdcctl-checkpoint.json unless it was given --checkpoint)",
+                    cp.display()
                 ));
             }
         }
@@ -332,18 +347,62 @@ pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
         Some(script) => synthetic(script, args).map_err(|msg| (msg, exit::USAGE)),
         None => start_engine(global, args),
     };
-    let (header, rx) = match started {
+    let (header, mut rx) = match started {
         Ok(s) => s,
         Err((msg, code)) => {
             eprintln!("cdcctl tail: {msg}");
             return exit::code(code);
         }
     };
+    if let Some(cp) = &args.checkpoint {
+        rx = follow_checkpoint(rx, cp.clone());
+    }
     if args.plain || !io::stdout().is_terminal() {
         run_plain_mode(&rx, args)
     } else {
         run_screen(header, rx, args)
     }
+}
+
+/// How often a followed checkpoint is read again.
+const CHECKPOINT_POLL: Duration = Duration::from_secs(2);
+
+/// The engine's messages with a `cdcctl run` checkpoint's snapshot progress
+/// merged in, read every [`CHECKPOINT_POLL`] without a lock (the run's saves
+/// replace the file whole, so a read never sees half of one).
+fn follow_checkpoint(
+    rx: Receiver<EngineMessage>,
+    path: std::path::PathBuf,
+) -> Receiver<EngineMessage> {
+    let (tx, merged) = std::sync::mpsc::sync_channel(64);
+    let poll = tx.clone();
+    let engine_done = Arc::new(AtomicBool::new(false));
+    let done = Arc::clone(&engine_done);
+    std::thread::spawn(move || {
+        for m in rx {
+            if tx.send(m).is_err() {
+                break;
+            }
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    std::thread::spawn(move || {
+        let store = cdcctl::engine::checkpoint::FileCheckpointStore::new(&path);
+        while !engine_done.load(std::sync::atomic::Ordering::Relaxed) {
+            let progress = store
+                .load()
+                .ok()
+                .flatten()
+                .and_then(|c| c.snapshot)
+                .filter(|s| !s.finished())
+                .map(Box::new);
+            if poll.send(EngineMessage::Snapshot(progress)).is_err() {
+                break;
+            }
+            std::thread::sleep(CHECKPOINT_POLL);
+        }
+    });
+    merged
 }
 
 fn run_plain_mode(rx: &Receiver<EngineMessage>, args: &TailArgs) -> ExitCode {

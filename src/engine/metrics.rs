@@ -148,6 +148,10 @@ pub enum EngineMessage {
     },
     /// The engine stopped (end reached, or a fatal error already reported).
     Stopped,
+    /// The snapshot of a `cdcctl run` checkpoint that a screen follows
+    /// (`tail --checkpoint`), as last read; `None` when there is none or
+    /// it has finished.
+    Snapshot(Option<Box<super::snapshot::SnapshotProgress>>),
     /// The database's open transactions with their sessions, read again on
     /// the screen's slow timer (`RunOptions::db_transactions_every`).
     DbTransactions(DbTransactions),

@@ -133,6 +133,46 @@ impl SnapshotProgress {
         self.tables.iter().map(|t| t.rows).sum()
     }
 
+    /// One line for an operator: the table being read and how far, then
+    /// the whole snapshot's count (`status` and `tail --checkpoint`).
+    pub fn summary(&self) -> String {
+        let total = self.tables.len();
+        let done = self
+            .tables
+            .iter()
+            .filter(|t| t.state != TableState::Reading)
+            .count();
+        let all = format!("{} rows, {} chunks in all", self.rows(), self.chunks);
+        let stopped: Vec<String> = self
+            .tables
+            .iter()
+            .filter(|t| matches!(t.state, TableState::Stopped { .. }))
+            .map(|t| t.table.to_string())
+            .collect();
+        let stopped = if stopped.is_empty() {
+            String::new()
+        } else {
+            format!("; stopped: {}", stopped.join(", "))
+        };
+        let Some(i) = self.current() else {
+            return format!("finished: {total} table(s), {all}{stopped}");
+        };
+        let t = &self.tables[i];
+        let of = match t.expected_rows {
+            Some(e) if e > 0 => {
+                format!(" of ~{e} ({}%)", (t.rows.saturating_mul(100) / e).min(100))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "table {} of {total} ({done} done), {}: {} rows{of}, chunk {}; {all}{stopped}",
+            i + 1,
+            t.table,
+            t.rows,
+            t.chunks
+        )
+    }
+
     /// Takes into account rows of a chunk an interrupted run wrote after
     /// its last checkpoint: `row` is the output's last event when it is a
     /// snapshot row (see `sink::last_snapshot_row`), and `key_columns` the

@@ -481,6 +481,8 @@ pub struct App {
     /// The selected entry's `seq`; `None` follows the newest.
     pub selected: Option<u64>,
     pub show_detail: bool,
+    /// A followed `cdcctl run` checkpoint's snapshot while it runs.
+    pub snapshot: Option<Box<crate::engine::snapshot::SnapshotProgress>>,
     /// Lines the detail pane is scrolled down by (PgUp/PgDn while it is
     /// open); back to the top when another change is selected.
     pub detail_scroll: u16,
@@ -522,6 +524,7 @@ impl App {
             mode: Mode::Normal,
             selected: None,
             show_detail: false,
+            snapshot: None,
             detail_scroll: 0,
             detail_overflow: std::cell::Cell::new(0),
             size: (80, 24),
@@ -580,6 +583,7 @@ impl App {
                 }
             }
             EngineMessage::RedoDetail(details) => self.on_redo_detail(details),
+            EngineMessage::Snapshot(progress) => self.snapshot = progress,
         }
     }
 

@@ -100,6 +100,7 @@ pub fn run_plain(
     let mut status: Option<CaptureStatus> = None;
     let mut fatal = None;
     let mut last_lag = Instant::now();
+    let mut last_snapshot: Option<String> = None;
     let finish = |end, emitted, fatal| {
         Ok(PlainOutcome {
             end,
@@ -220,6 +221,15 @@ pub fn run_plain(
             }
             // The screen's extras: plain mode writes the envelope only.
             Ok(EngineMessage::DbTransactions(_) | EngineMessage::RedoDetail(_)) => {}
+            Ok(EngineMessage::Snapshot(progress)) => {
+                let line = progress.map(|p| p.summary());
+                if line != last_snapshot {
+                    if let Some(l) = &line {
+                        let _ = writeln!(err, "cdcctl tail: snapshot: {l}");
+                    }
+                    last_snapshot = line;
+                }
+            }
             Ok(EngineMessage::Stopped) | Err(RecvTimeoutError::Disconnected) => {
                 out.flush().or_else(ignore_pipe)?;
                 return finish(PlainEnd::EngineStopped, emitted, fatal);

@@ -333,6 +333,41 @@ mod robustness {
 }
 
 #[test]
+fn tui_followed_checkpoint_shows_the_running_snapshot_on_its_own_line_at_every_size() {
+    use crate::engine::snapshot::{SnapshotProgress, TableState};
+    use crate::source::TableName;
+    let name = |t: &str| TableName {
+        owner: "APP".into(),
+        table: t.into(),
+    };
+    let mut p = SnapshotProgress::new(vec![
+        (name("CUSTOMERS"), Some(2_000)),
+        (name("ORDER_HIS"), Some(50_000)),
+    ]);
+    p.tables[0].rows = 2_000;
+    p.tables[0].chunks = 1;
+    p.tables[0].state = TableState::Done;
+    p.tables[1].rows = 12_000;
+    p.tables[1].chunks = 2;
+    p.chunks = 3;
+    for (w, h) in SIZES {
+        let mut app = play(Script::Steady, 5, w, h);
+        app.update(AppEvent::Engine(EngineMessage::Snapshot(Some(Box::new(p.clone())))));
+        let terminal = frame(&app, w, h);
+        let text = format!("{}", terminal.backend());
+        assert!(
+            text.contains(" SNAPSHOT  table 2 of 2 (1 done), APP.ORDER_HIS: 12000 rows of ~50000 (24%)"),
+            "{text}"
+        );
+        snapshot!(format!("tui_snapshot_progress_{w}x{h}"), terminal);
+        // Finished: the line goes, the list gets the row back.
+        app.update(AppEvent::Engine(EngineMessage::Snapshot(None)));
+        let text = format!("{}", frame(&app, w, h).backend());
+        assert!(!text.contains("SNAPSHOT"), "{text}");
+    }
+}
+
+#[test]
 fn tui_detail_of_a_row_longer_than_the_pane_pages_with_pgup_pgdn_at_80x24() {
     let mut app = play(Script::Steady, 3, 80, 24);
     let mut wide = feed::sample_change(9_001);

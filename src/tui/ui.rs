@@ -57,11 +57,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         36.. => 7,
         _ => 6,
     };
-    let [header, gauges, stats, logs, list, alerts, status] = Layout::vertical([
+    let [header, gauges, stats, logs, snapshot, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(if compact { 2 } else { 3 }),
         Constraint::Length(stats_h),
         Constraint::Length(1),
+        Constraint::Length(u16::from(app.snapshot.is_some())),
         Constraint::Min(3),
         Constraint::Length(alerts_h),
         Constraint::Length(1),
@@ -78,6 +79,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         status: &app.status,
     }
     .render(logs, buf);
+    if let Some(p) = &app.snapshot {
+        let line = Line::from(vec![
+            Span::styled(
+                " SNAPSHOT ",
+                Style::new()
+                    .fg(Color::Black)
+                    .bg(Color::Cyan)
+                    .add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(format!(" {}", p.summary())),
+        ]);
+        buf.set_line(snapshot.x, snapshot.y, &line, snapshot.width);
+    }
     if let Some(fatal) = app.fatal_error() {
         // Capture stopped: the error is what the operator must read now.
         render_stopped(fatal, list, buf);

@@ -502,3 +502,89 @@ fn issue13_when_needed_snapshots_again_when_the_restart_scn_is_no_longer_in_the_
     );
     assert!(after.len() > events.len(), "the stream went on");
 }
+
+/// A run stopped part-way through its snapshot: `status` and `tail
+/// --checkpoint` (read-only) say which table it was reading and how far
+/// the snapshot got.
+#[test]
+fn issue13_status_and_tail_show_an_unfinished_snapshot_from_the_checkpoint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &snapshot_run(&["--count", "3000"]));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let before = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
+    let status = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
+    let text = String::from_utf8_lossy(&status.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("Snapshot "))
+        .unwrap_or_else(|| panic!("no snapshot line: {text}"));
+    // The dropped AUDIT_TMP is stopped for good; CUSTOMERS is being read.
+    let summary = line
+        .strip_prefix("Snapshot")
+        .map(str::trim)
+        .unwrap_or_default();
+    assert!(
+        summary.starts_with("table 2 of 3 (1 done), APP.CUSTOMERS: ")
+            && summary.contains(" chunks in all")
+            && summary.ends_with("; stopped: APP.AUDIT_TMP"),
+        "{line}"
+    );
+    let json = cdcctl(
+        dir.path(),
+        &["status", "--checkpoint", "cp.json", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("status JSON");
+    assert_eq!(
+        v["snapshot"].as_str(),
+        Some(summary),
+        "one summary in both formats"
+    );
+    let tail = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:snapshot-under-fire",
+            "tail",
+            "APP.CUSTOMERS",
+            "--plain",
+            "--count",
+            "1",
+            "--lag-every",
+            "0",
+            "--checkpoint",
+            "cp.json",
+        ],
+    );
+    let err = String::from_utf8_lossy(&tail.stderr);
+    assert_eq!(tail.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(&format!("cdcctl tail: snapshot: {summary}")),
+        "{err}"
+    );
+    // Following is reading: the checkpoint is as the run left it.
+    assert_eq!(
+        std::fs::read(dir.path().join("cp.json")).expect("checkpoint"),
+        before
+    );
+    let missing = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim",
+            "tail",
+            "ORDERS",
+            "--plain",
+            "--checkpoint",
+            "nope.json",
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("--checkpoint nope.json: no such file")
+    );
+}
