@@ -1119,8 +1119,14 @@ fn run_inner(
             sink.schema_changes_left_out()
         );
     }
+    // A run that ended as asked (--count, --until-scn, a signal, a closed
+    // reader) finished: the engine's stop to honour the limit is no error.
+    let mut final_status = capture.status().clone();
+    if outcome.is_ok() {
+        final_status.state = cdcctl::engine::metrics::MiningState::Finished;
+    }
     telemetry.finish(
-        capture.status(),
+        &final_status,
         Volumes::of(&capture),
         outcome.as_ref().err().map(|f| f.message.clone()),
     );

@@ -352,11 +352,15 @@ fn tui_followed_checkpoint_shows_the_running_snapshot_on_its_own_line_at_every_s
     p.chunks = 3;
     for (w, h) in SIZES {
         let mut app = play(Script::Steady, 5, w, h);
-        app.update(AppEvent::Engine(EngineMessage::Snapshot(Some(Box::new(p.clone())))));
+        app.update(AppEvent::Engine(EngineMessage::Snapshot(Some(Box::new(
+            p.clone(),
+        )))));
         let terminal = frame(&app, w, h);
         let text = format!("{}", terminal.backend());
         assert!(
-            text.contains(" SNAPSHOT  table 2 of 2 (1 done), APP.ORDER_HIS: 12000 rows of ~50000 (24%)"),
+            text.contains(
+                " SNAPSHOT  table 2 of 2 (1 done), APP.ORDER_HIS: 12000 rows of ~50000 (24%)"
+            ),
             "{text}"
         );
         snapshot!(format!("tui_snapshot_progress_{w}x{h}"), terminal);

@@ -519,6 +519,9 @@ fn issue13_status_and_tail_show_an_unfinished_snapshot_from_the_checkpoint() {
     let before = std::fs::read(dir.path().join("cp.json")).expect("checkpoint");
     let status = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
     let text = String::from_utf8_lossy(&status.stdout);
+    // --count ended the run as asked: finished, with no error to report.
+    assert!(text.contains("(last state finished)"), "{text}");
+    assert!(!text.contains("Last error"), "{text}");
     let line = text
         .lines()
         .find(|l| l.starts_with("Snapshot "))
