@@ -265,6 +265,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
 
     let mut out = BufWriter::new(io::stdout().lock());
     let mut findings = FindingTally::default();
+    let mut reader_gone = false;
     let mut stopped = replay(
         reader,
         &mut buffer,
@@ -272,15 +273,23 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         args.skip_ddl,
         (args.forms.forms(), &kinds),
         &mut findings,
+        &mut reader_gone,
     )
     .err();
     findings.absorb(buffer.take_findings());
     if let Err(e) = out.flush() {
-        if e.kind() != io::ErrorKind::BrokenPipe && stopped.is_none() {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            reader_gone = true;
+        } else if stopped.is_none() {
             stopped = Some(Stop::usage(format!("cannot write the output: {e}")));
         }
     }
     drop(out);
+    // The reader of stdout went away (`| head`): its choice, not a failure;
+    // no checkpoint either, since the output it would describe was cut.
+    if reader_gone {
+        return exit::code(exit::OK);
+    }
 
     let dead = buffer.take_dead_letters();
     if let Some(path) = &args.dead_letter {
@@ -315,13 +324,15 @@ fn replay<R: io::Read>(
     skip_ddl: bool,
     (forms, kinds): (ValueForms, &ColumnKinds),
     findings: &mut FindingTally,
+    reader_gone: &mut bool,
 ) -> Result<(), Stop> {
     let mut sink = |e: CapturedEvent| -> Result<(), _> {
         if skip_ddl && matches!(e, CapturedEvent::Ddl(_)) {
             return Ok(());
         }
-        out.write_all(e.to_json_line_typed(forms, Some(kinds)).as_bytes())?;
-        out.write_all(b"\n")?;
+        out.write_all(e.to_json_line_typed(forms, Some(kinds)).as_bytes())
+            .and_then(|()| out.write_all(b"\n"))
+            .inspect_err(|err| *reader_gone |= err.kind() == io::ErrorKind::BrokenPipe)?;
         Ok(())
     };
     let mut last_scn: Option<Scn> = None;

@@ -573,6 +573,24 @@ fn a_closed_pipe_ends_every_printing_command_with_exit_0() {
         assert_eq!(code, Some(0), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // redo replay of a spool bigger than one pipe buffer.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let csv = dir.path().join("c.csv");
+    let contents = cdcctl(&[
+        "sim",
+        "contents",
+        "--scenario",
+        "demo",
+        "--from-scn",
+        "13000000",
+        "--until-scn",
+        "13002000",
+    ]);
+    std::fs::write(&csv, &contents.stdout).expect("write the spool");
+    let csv = csv.display().to_string();
+    let (code, err) = close_after_one_line(&["redo", "replay", "--csv", &csv]);
+    assert_eq!(code, Some(0), "redo replay: {err}");
+    assert!(!err.contains("Broken pipe"), "redo replay: {err}");
 }
 
 #[test]
