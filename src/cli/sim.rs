@@ -141,11 +141,11 @@ fn scenario_spec(arg: &ScenarioArg, source: &str) -> Result<String, String> {
 
 fn load(arg: &ScenarioArg, source: &str) -> Result<Sim, ExitCode> {
     let spec = scenario_spec(arg, source).map_err(|m| {
-        eprintln!("error: {m}");
+        eprintln!("cdcctl sim: {m}");
         exit::code(exit::USAGE)
     })?;
     Sim::from_spec(&spec).map_err(|e| {
-        eprintln!("error: {e}");
+        eprintln!("cdcctl sim: {}", super::source::scenario_error(&e));
         exit::code(exit::USAGE)
     })
 }
@@ -170,7 +170,7 @@ fn finish(result: anyhow::Result<()>) -> ExitCode {
                 // The reader (head, less) went away: not an error of ours.
                 return exit::code(exit::OK);
             }
-            eprintln!("error: {e:#}");
+            eprintln!("cdcctl sim: {e:#}");
             exit::code(exit::UNTRUSTED_DATA)
         }
     }
@@ -199,7 +199,7 @@ fn within_reach(sim: &Sim, scns: &[(&str, u64)]) -> Result<(), ExitCode> {
     match scns.iter().find(|(_, scn)| *scn > limit) {
         Some((flag, scn)) => {
             eprintln!(
-                "error: {flag} {scn} is more than {MAX_SCN_AHEAD} SCNs past the scenario's current SCN {now}; \
+                "cdcctl sim: {flag} {scn} is more than {MAX_SCN_AHEAD} SCNs past the scenario's current SCN {now}; \
                  the simulator would run for hours to reach it"
             );
             Err(exit::code(exit::USAGE))
@@ -217,7 +217,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         return table_state(&mut sim, at);
     }
     if args.until_scn.is_none() && args.count.is_none() {
-        eprintln!("error: give --until-scn SCN or --count N");
+        eprintln!("cdcctl sim: give --until-scn SCN or --count N");
         return exit::code(exit::USAGE);
     }
     sim.set_lob_truth(args.lob == crate::cli::redo_replay::LobArg::Capture);
@@ -298,7 +298,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
     match result {
         Ok(false) => {
             eprintln!(
-                "error: the scenario generated no redo for a day of database time; check its [workload] and [[tables]]"
+                "cdcctl sim: the scenario generated no redo for a day of database time; check its [workload] and [[tables]]"
             );
             exit::code(exit::USAGE)
         }
@@ -313,7 +313,7 @@ fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
     }
     let Some(tables) = sim.table_contents_at(at) else {
         eprintln!(
-            "error: --at-scn {at} is older than the undo the scenario keeps (UNDO_RETENTION); \
+            "cdcctl sim: --at-scn {at} is older than the undo the scenario keeps (UNDO_RETENTION); \
              give a more recent SCN"
         );
         return exit::code(exit::USAGE);
@@ -401,7 +401,7 @@ pub fn session_rows(sim: &mut Sim, args: &ContentsArgs) -> Result<Vec<LogMinerRo
 fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
     if args.until_scn <= args.from_scn {
         eprintln!(
-            "error: --until-scn {} must be above --from-scn {}",
+            "cdcctl sim: --until-scn {} must be above --from-scn {}",
             args.until_scn, args.from_scn
         );
         return exit::code(exit::USAGE);
@@ -418,7 +418,7 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
     let rows = match session_rows(&mut sim, args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("cdcctl sim: {e}");
             if let Some(a) = e.advice() {
                 eprintln!("hint: {a}");
             }

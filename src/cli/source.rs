@@ -144,25 +144,35 @@ fn prompt_password(user: &str) -> Option<Password> {
 pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
     match Sim::from_source(spec) {
         Some(Ok(sim)) => Ok(sim),
-        Some(Err(ScenarioError::UnknownBuiltin { name, .. })) => Err(OpenError {
-            exit_code: exit::USAGE,
-            transient: false,
-            message: format!(
-                "unknown scenario `{name}` (`cdcctl sim scenarios` lists the built-in ones, \
-                 or give the path of a .toml file){}",
-                suggest::did_you_mean(&name, BUILTINS.iter().map(|b| b.name))
-            ),
-        }),
         Some(Err(e)) => Err(OpenError {
             exit_code: exit::USAGE,
             transient: false,
-            message: e.to_string(),
+            message: scenario_error(&e),
         }),
         None => Err(OpenError {
             exit_code: exit::USAGE,
             transient: false,
             message: format!("`{spec}` is not a simulator source (sim, sim:NAME, sim:PATH.toml)"),
         }),
+    }
+}
+
+/// A scenario that cannot be loaded, in one sentence: a mistyped built-in
+/// name gets the close one.
+pub fn scenario_error(e: &ScenarioError) -> String {
+    match e {
+        ScenarioError::UnknownBuiltin { name, .. } => {
+            let close = suggest::did_you_mean(name, BUILTINS.iter().map(|b| b.name));
+            if close.is_empty() {
+                e.to_string()
+            } else {
+                format!(
+                    "unknown scenario `{name}`{close} (`cdcctl sim scenarios` lists the built-in \
+                     ones; a path to a .toml file also works)"
+                )
+            }
+        }
+        other => other.to_string(),
     }
 }
 
