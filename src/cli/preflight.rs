@@ -120,15 +120,16 @@ impl CliError {
 
 impl From<SourceError> for CliError {
     fn from(e: SourceError) -> Self {
-        let advice = e.advice().map(|a| format!(" ({a})")).unwrap_or_default();
+        // The same form as tail and run: the error, then the advice below it.
+        let text = exit::with_advice(&e, e.advice().as_deref());
         match e {
             SourceError::Unreachable(_)
             | SourceError::Authentication(_)
-            | SourceError::NoClientLibrary(_) => CliError::Unreachable(format!("{e}{advice}")),
+            | SourceError::NoClientLibrary(_) => CliError::Unreachable(text),
             SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => {
-                CliError::Untrusted(format!("{e}{advice}"))
+                CliError::Untrusted(text)
             }
-            _ => CliError::Usage(format!("{e}{advice}")),
+            _ => CliError::Usage(text),
         }
     }
 }
@@ -200,15 +201,10 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
             message: format!("{} (or facts:PATH, evidence:PATH)", e.message),
         }),
     };
-    opened.map_err(|e| {
-        let message = match e.message.split_once("\n  advice: ") {
-            Some((m, a)) => format!("{m} ({a})"),
-            None => e.message,
-        };
-        match e.exit_code {
-            exit::UNREACHABLE => CliError::Unreachable(message),
-            _ => CliError::Usage(message),
-        }
+    // The same form as tail and run: the error, then the advice below it.
+    opened.map_err(|e| match e.exit_code {
+        exit::UNREACHABLE => CliError::Unreachable(e.message),
+        _ => CliError::Usage(e.message),
     })
 }
 

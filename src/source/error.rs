@@ -37,7 +37,7 @@ pub struct OraAdvice {
 const ADVICE: &[OraAdvice] = &[
     OraAdvice { code: 942, meaning: "table or view does not exist (or no privilege to see it)", advice: "grant SELECT on the view (GRANT SELECT ON V_$... TO user) or check the name's case", transient: false },
     OraAdvice { code: 1031, meaning: "insufficient privileges", advice: "run `cdcctl preflight` to list the missing grants (LOGMINING, SELECT ANY TRANSACTION, FLASHBACK)", transient: false },
-    OraAdvice { code: 1017, meaning: "invalid username/password; logon denied", advice: "check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)", transient: false },
+    OraAdvice { code: 1017, meaning: "invalid username/password; logon denied", advice: "check the user; the password comes from CDCCTL_PASSWORD, the prompt on a terminal, or a wallet (oracle://@ALIAS)", transient: false },
     OraAdvice { code: 1089, meaning: "immediate shutdown or close in progress", advice: "wait for the instance to come back; cdcctl resumes from its checkpoint", transient: true },
     OraAdvice { code: 1291, meaning: "missing log file: a log LogMiner needs is not available", advice: "restore the archived log from backup (RMAN RESTORE ARCHIVELOG) or, if it is gone for good, take a new snapshot; keep archives longer than the longest outage", transient: false },
     OraAdvice { code: 1281, meaning: "SCN range specified is invalid: the window's end is below its start", advice: "redo up to the window's end is not written yet (an instance's log writer lags, or a RAC node is quiet); cdcctl waits and asks again", transient: true },
@@ -160,7 +160,7 @@ impl SourceError {
                 "check host, port and service; cdcctl retries transient drops",
             )),
             SourceError::Authentication(_) => Some(Cow::Borrowed(
-                "check the user and the password source (CDCCTL_PASSWORD, prompt or wallet)",
+                "check the user; the password comes from CDCCTL_PASSWORD, the prompt on a terminal, or a wallet (oracle://@ALIAS)",
             )),
             other => other
                 .ora_code()

@@ -813,3 +813,16 @@ fn redo_parse_gives_scns_as_strings_like_the_envelope() {
         .unwrap_or_else(|| panic!("no JSON line: {text}{}", stderr(&out)));
     assert!(first["scn"].is_string(), "{first}");
 }
+
+#[test]
+fn a_missing_password_is_said_once_with_its_advice_below_in_every_command() {
+    for cmd in [&["preflight"][..], &["tail", "ORDERS", "--plain"][..]] {
+        let args = [&["--source", "oracle://app@db:1521/ORCLPDB1"][..], cmd].concat();
+        let out = cdcctl_env(&args, &[("CDCCTL_PASSWORD", "")]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{cmd:?}: {err}");
+        assert_eq!(err.matches("CDCCTL_PASSWORD").count(), 2, "{cmd:?}: {err}");
+        assert_eq!(err.matches("\n  advice: ").count(), 1, "{cmd:?}: {err}");
+        assert!(err.contains("no password for APP"), "{cmd:?}: {err}");
+    }
+}

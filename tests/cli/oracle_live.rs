@@ -5,7 +5,7 @@
 //! ```text
 //! CDCCTL_TEST_ORACLE=oracle://c##cdcctl@localhost:1521/FREE \
 //! CDCCTL_TEST_ORACLE_DML=oracle://app@localhost:1521/FREEPDB1 \
-//! CDCCTL_PASSWORD=... CDCCTL_TEST_DML_PASSWORD=... cargo test --test oracle_live
+//! CDCCTL_PASSWORD=... CDCCTL_TEST_DML_PASSWORD=... cargo test --test cli oracle_live
 //! ```
 //!
 //! `CDCCTL_TEST_ORACLE_DML` (optional) is the session that makes the test
