@@ -621,6 +621,13 @@ impl App {
                 chrono::DateTime::from_timestamp_millis(src.change_ts_ms).map(|t| t.naive_utc());
             if let Some(pos) = self.flagged_txns.iter().position(|x| *x == src.xid) {
                 let xid = self.flagged_txns.remove(pos);
+                // Raised by the commit, not by the transaction's first change.
+                let commit_ms = match event {
+                    CapturedEvent::Change(c) => c.commit_ts_ms,
+                    CapturedEvent::Ddl(d) => d.commit_ts_ms,
+                };
+                self.raising_at =
+                    chrono::DateTime::from_timestamp_millis(commit_ms).map(|t| t.naive_utc());
                 self.raise(
                     AlertKind::Finding,
                     "flagged_txn_committed".into(),
@@ -638,8 +645,14 @@ impl App {
                         AlertKind::Finding,
                         "partition_ddl".into(),
                         format!(
-                            "{}.{}: {action} PARTITION gives the segment a new data object id",
-                            src.schema, src.table
+                            "{}.{}: {action} PARTITION {}",
+                            src.schema,
+                            src.table,
+                            if action == "DROP" {
+                                "removes a segment"
+                            } else {
+                                "gives the segment a new data object id"
+                            }
                         ),
                         Some(
                             "a snapshot or chunk reading the old segment fails with ORA-08103: \
@@ -1409,8 +1422,12 @@ mod tests {
         );
         assert!(old[0].raised_at.is_some(), "stamped with the database time");
         let mut commit = feed::sample_change(5);
+        // Its first change was made two hours before the commit.
+        let commit_ms = 1_740_820_000_000;
         if let CapturedEvent::Change(c) = &mut commit {
             c.source.xid = xid.clone();
+            c.commit_ts_ms = commit_ms;
+            c.source.change_ts_ms = commit_ms - 7_200_000;
         }
         app.update(AppEvent::Engine(EngineMessage::Events(vec![
             commit.clone(),
@@ -1423,6 +1440,11 @@ mod tests {
             .collect();
         assert_eq!(done.len(), 1);
         assert_eq!(done[0].count, 1, "one alert per commit, not per change");
+        assert_eq!(
+            done[0].raised_at,
+            chrono::DateTime::from_timestamp_millis(commit_ms).map(|t| t.naive_utc()),
+            "stamped with the commit's time, not the first change's"
+        );
     }
 
     #[test]
