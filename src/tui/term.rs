@@ -18,7 +18,8 @@ use crossterm::cursor::{Hide, Show};
 use crossterm::event::{self, Event};
 use crossterm::execute;
 use crossterm::terminal::{
-    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode, BeginSynchronizedUpdate, EndSynchronizedUpdate,
+    EnterAlternateScreen, LeaveAlternateScreen,
 };
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
@@ -158,7 +159,12 @@ pub fn run(
         let due = last_draw.is_none_or(|t| t.elapsed() >= TICK)
             || (dirty && last_draw.is_some_and(|t| t.elapsed() >= MIN_FRAME));
         if due {
-            if let Err(e) = terminal.draw(|f| ui::draw(&app, f)) {
+            // A terminal that knows synchronized output (mode 2026) shows
+            // the frame whole: a fast list never appears half old, half new.
+            let _ = execute!(stdout(), BeginSynchronizedUpdate);
+            let drawn = terminal.draw(|f| ui::draw(&app, f));
+            let _ = execute!(stdout(), EndSynchronizedUpdate);
+            if let Err(e) = drawn {
                 break Err(TuiError::Terminal(e));
             }
             last_draw = Some(Instant::now());
