@@ -108,8 +108,17 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Print the man page (roff): `cdcctl man | man -l -`.
-    Man,
+    /// Print a man page (roff): `cdcctl man | man -l -` for cdcctl(1),
+    /// `cdcctl man tail` for cdcctl-tail(1); `--out-dir DIR` writes every
+    /// page (cdcctl.1, cdcctl-tail.1, cdcctl-redo-replay.1, …) into DIR.
+    Man {
+        /// The command whose page to print, e.g. `tail` or `redo replay`.
+        #[arg(value_name = "COMMAND")]
+        command: Vec<String>,
+        /// Write every page into this directory instead of printing one.
+        #[arg(long, value_name = "DIR", conflicts_with = "command")]
+        out_dir: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -363,6 +372,51 @@ fn value_message(e: &clap::Error, cmd: &str) -> Option<String> {
     ))
 }
 
+/// `cdcctl man`: one page on stdout, or every page into a directory.
+fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
+    let top = Cli::command().name("cdcctl");
+    if let Some(dir) = out_dir {
+        return match clap_mangen::generate_to(top, dir) {
+            Ok(()) => exit::code(exit::OK),
+            Err(e) => {
+                eprintln!(
+                    "cdcctl man: cannot write the pages into {}: {e}",
+                    dir.display()
+                );
+                exit::code(exit::USAGE)
+            }
+        };
+    }
+    // Built first so subcommands carry their full names (cdcctl-redo-replay).
+    let mut cmd = top;
+    cmd.build();
+    let mut path = vec!["cdcctl".to_string()];
+    for name in command {
+        let Some(sub) = cmd.find_subcommand(name).cloned() else {
+            let names: Vec<String> = cmd
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            eprintln!(
+                "cdcctl man: `{}` has no command `{name}`{}",
+                path.join(" "),
+                suggest::did_you_mean(name, names.iter().map(String::as_str))
+            );
+            return exit::code(exit::USAGE);
+        };
+        path.push(name.clone());
+        cmd = sub;
+    }
+    let mut buf = Vec::new();
+    match clap_mangen::Man::new(cmd).render(&mut buf) {
+        Ok(()) => exit::write_stdout(&buf),
+        Err(e) => {
+            eprintln!("cdcctl man: {e}");
+            exit::code(exit::USAGE)
+        }
+    }
+}
+
 pub fn main() -> ExitCode {
     let cli = match parse() {
         Ok(cli) => cli,
@@ -390,16 +444,7 @@ pub fn main() -> ExitCode {
             clap_complete::generate(shell, &mut cmd, "cdcctl", &mut buf);
             exit::write_stdout(&buf)
         }
-        Command::Man => {
-            let mut buf = Vec::new();
-            match clap_mangen::Man::new(Cli::command()).render(&mut buf) {
-                Ok(()) => exit::write_stdout(&buf),
-                Err(e) => {
-                    eprintln!("cdcctl man: {e}");
-                    exit::code(exit::USAGE)
-                }
-            }
-        }
+        Command::Man { command, out_dir } => man(&command, out_dir.as_deref()),
         Command::Preflight(args) => preflight::run(args, &cli.global),
         Command::Partitions(args) => partitions::run(args, &cli.global),
         Command::Collect(args) => collect::run(args, &cli.global),

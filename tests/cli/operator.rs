@@ -778,6 +778,31 @@ fn completions_man_page_and_version_come_from_the_command_definitions() {
         man.contains(".TH cdcctl") && man.contains("preflight"),
         "{man}"
     );
+    // Every page it refers to exists: one per command, with its options.
+    let out = cdcctl(&["man", "redo", "replay"]);
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains(".TH cdcctl-redo-replay 1") && page.contains("spill\\-mb"),
+        "{page}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(&["man", "--out-dir", &dir.path().display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for page in [
+        "cdcctl.1",
+        "cdcctl-tail.1",
+        "cdcctl-run.1",
+        "cdcctl-redo-replay.1",
+    ] {
+        assert!(dir.path().join(page).is_file(), "{page} not written");
+    }
+    let out = cdcctl(&["man", "tial"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean tail?"),
+        "{}",
+        stderr(&out)
+    );
     let out = cdcctl(&["--version"]);
     let v = String::from_utf8_lossy(&out.stdout);
     // cdcctl 0.1.0 (4eb72021b786, built 2026-11-30)
