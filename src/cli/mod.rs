@@ -207,6 +207,9 @@ fn expected_form(value_name: &str) -> Option<&'static str> {
         "DURATION" => "a duration such as 30s, 10m, 1h or 1h30m",
         "MBPS" => "a positive number of MB/s such as 50",
         "DAYS" => "a whole number of days",
+        "MIB" => "a whole number of MiB",
+        "ROWS" => "a whole number of rows",
+        "BYTES" => "a whole number of bytes",
         _ => return None,
     })
 }
@@ -252,6 +255,13 @@ fn usage_message(e: &clap::Error) -> Option<String> {
     let sentence = match e.kind() {
         ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
             return value_message(e, &cmd);
+        }
+        ErrorKind::UnknownArgument
+            if text(ContextKind::InvalidArg)
+                .is_some_and(|a| a.len() > 1 && a[1..].parse::<f64>().is_ok()) =>
+        {
+            let arg = text(ContextKind::InvalidArg).unwrap_or_default();
+            format!("{cmd}: `{arg}`: negative numbers are not accepted (SCNs, counts and sizes start at 0)")
         }
         ErrorKind::UnknownArgument => {
             let arg = text(ContextKind::InvalidArg).unwrap_or_default();
@@ -366,7 +376,17 @@ fn value_message(e: &clap::Error, cmd: &str) -> Option<String> {
     {
         return Some(format!("{cmd}: {option}: {r}{hint}"));
     }
-    let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+    // Rust's integer parse errors say nothing the expected form does not,
+    // except that a number is too large.
+    let reason = match reason.as_deref() {
+        Some(r) if r.contains("too large") => " (too large)".to_string(),
+        Some("invalid digit found in string" | "cannot parse integer from empty string") => {
+            String::new()
+        }
+        Some(r) if r.contains("too small") => " (too small)".to_string(),
+        Some(r) => format!(" ({r})"),
+        None => String::new(),
+    };
     Some(format!(
         "{cmd}: {option}: `{value}` is not {expected}{reason}{hint}"
     ))

@@ -704,6 +704,14 @@ fn mistyped_scenarios_and_values_get_one_clear_sentence() {
         ),
         (&["tail"][..], "cdcctl tail: missing <TABLES>"),
         (
+            &["tail", "APP.ORDERS", "--count", "abc"][..],
+            "--count: `abc` is not a whole number\n",
+        ),
+        (
+            &["tail", "APP.ORDERS", "--from-scn", "-5"][..],
+            "cdcctl tail: `-5`: negative numbers are not accepted",
+        ),
+        (
             &["sim", "truth", "--scenario", "dmeo", "--count", "1"][..],
             "cdcctl sim: unknown scenario `dmeo`: did you mean demo? (`cdcctl sim scenarios` \
              lists the built-in ones; a path to a .toml file also works)",
