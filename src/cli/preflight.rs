@@ -175,6 +175,10 @@ impl Opened {
 /// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
 /// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
 pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
+    tracing::info!(
+        source = %global.source.split_once('?').map_or(global.source.as_str(), |(s, _)| s),
+        "opening the source"
+    );
     let source = global.source.as_str();
     if let Some(path) = source.strip_prefix("facts:") {
         return Ok(Opened::Offline(Box::new(FactsSnapshot::open(
@@ -427,10 +431,16 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             snapshot_chunk_rows: args.snapshot_chunk_rows,
         },
         |step| {
+            tracing::debug!(step, "reading facts");
             pb.set_message(step.to_string());
             pb.inc(1);
         },
     )?;
+    tracing::info!(
+        tables = facts.tables.as_ref().map_or(0, Vec::len),
+        missing = facts.missing.len(),
+        "facts read"
+    );
     // A name that matches nothing must not pass as a clean scope.
     if !specs.is_empty() {
         let resolved = tables::resolve(opened.catalog(), &specs).map_err(|e| {
@@ -500,6 +510,17 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         );
         report.summary = Summary::of(&report.checks);
     }
+    for c in &report.checks {
+        tracing::debug!(check = %c.id, status = ?c.status, "{}", c.detail);
+    }
+    let sum = &report.summary;
+    tracing::info!(
+        pass = sum.pass,
+        warn = sum.warn,
+        fail = sum.fail,
+        skip = sum.skip,
+        "checks evaluated"
+    );
     let fail_on = match args.fail_on {
         FailOn::Warn => Status::Warn,
         FailOn::Fail => Status::Fail,

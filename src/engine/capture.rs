@@ -501,6 +501,7 @@ impl<S: RedoSource> Capture<S> {
                 if e.is_transient() && self.retries < self.config.max_retries =>
             {
                 self.retries += 1;
+                tracing::info!(attempt = self.retries, error = %e, "reconnecting");
                 self.status.state = MiningState::Retrying {
                     attempt: self.retries,
                     error: e.to_string(),
@@ -642,6 +643,7 @@ impl<S: RedoSource> Capture<S> {
         }
         self.buffer.finish_window(plan.end_scn, sink)?;
         self.warnings.extend(self.buffer.abandon_expired());
+        tracing::trace!(rows = read, to = plan.end_scn, "window mined");
         self.mined_scn = plan.end_scn;
         self.status.rows_read += read;
         self.status.mined_scn = plan.end_scn;
@@ -842,6 +844,19 @@ impl<S: RedoSource> Capture<S> {
         if !reuse {
             self.session_since = Some(now);
         }
+        tracing::debug!(
+            reuse,
+            start = plan.session_start,
+            from = plan.from_scn,
+            to = plan.end_scn,
+            logs = %plan
+                .logs
+                .iter()
+                .map(|l| format!("t{}#{}", l.thread, l.sequence))
+                .collect::<Vec<_>>()
+                .join(","),
+            "mining session"
+        );
         self.source.start_session(&plan.request())?;
         self.last_plan = Some(plan.clone());
         Ok(())
