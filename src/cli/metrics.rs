@@ -438,12 +438,15 @@ impl Telemetry {
 
     /// The run ended: the final state goes to the status file.
     pub fn finish(&self, status: &CaptureStatus, volumes: Volumes, error: Option<String>) {
+        // Without an error the run ended as asked (--count, --until-scn, a
+        // signal, a closed reader): the engine's stop at a limit is no failure.
+        let failed = error.is_some();
         {
             let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
             r.error = error;
         }
         let mut final_status = status.clone();
-        if !matches!(final_status.state, MiningState::Stopped { .. }) {
+        if !failed || !matches!(final_status.state, MiningState::Stopped { .. }) {
             final_status.state = MiningState::Finished;
         }
         self.update(&final_status, volumes, &mut Tally::default(), false, true);

@@ -210,6 +210,7 @@ fn expected_form(value_name: &str) -> Option<&'static str> {
         "MIB" => "a whole number of MiB",
         "ROWS" => "a whole number of rows",
         "BYTES" => "a whole number of bytes",
+        "inline|skip|FILE" => "inline, skip or the path of a file",
         _ => return None,
     })
 }

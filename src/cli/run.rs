@@ -21,7 +21,7 @@ use cdcctl::engine::session::PlannerConfig;
 use cdcctl::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, Snapshotter, Step};
 use cdcctl::engine::txn::{BufferConfig, OnParseError, SinkError as TxnSinkError, TxnError};
 use cdcctl::output::progress;
-use cdcctl::sink::lock::WriterLock;
+use cdcctl::sink::lock::{lock_path, WriterLock};
 use cdcctl::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
@@ -187,15 +187,14 @@ struct NewFiles(Vec<PathBuf>);
 
 impl NewFiles {
     fn before(args: &RunArgs) -> Self {
-        let with = |p: &Path, ext: &str| {
-            let mut name = p.as_os_str().to_owned();
-            name.push(ext);
-            PathBuf::from(name)
-        };
-        let mut paths = vec![args.checkpoint.clone(), with(&args.checkpoint, ".lock")];
+        let mut paths = vec![args.checkpoint.clone(), lock_path(&args.checkpoint)];
         if args.output != "-" {
             let out = Path::new(&args.output);
-            paths.extend([out.to_path_buf(), with(out, ".lock"), with(out, ".stream")]);
+            paths.extend([
+                out.to_path_buf(),
+                lock_path(out),
+                stream::identity_path(out),
+            ]);
         }
         if let SchemaChanges::File(p) = &args.schema_changes {
             paths.push(p.clone());
@@ -1119,14 +1118,8 @@ fn run_inner(
             sink.schema_changes_left_out()
         );
     }
-    // A run that ended as asked (--count, --until-scn, a signal, a closed
-    // reader) finished: the engine's stop to honour the limit is no error.
-    let mut final_status = capture.status().clone();
-    if outcome.is_ok() {
-        final_status.state = cdcctl::engine::metrics::MiningState::Finished;
-    }
     telemetry.finish(
-        &final_status,
+        capture.status(),
         Volumes::of(&capture),
         outcome.as_ref().err().map(|f| f.message.clone()),
     );

@@ -20,6 +20,7 @@ use crate::cli::duration::parse_duration;
 use crate::cli::exit;
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::metrics::{CaptureStatus, MiningState};
+use cdcctl::engine::snapshot::SnapshotProgress;
 
 /// An open transaction as `status` shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -337,11 +338,12 @@ fn read_local(args: &StatusArgs) -> Result<(Option<DaemonReport>, bool), String>
     ))
 }
 
-/// The checkpoint's snapshot in one line, unless there is none or it has
-/// finished; an unreadable checkpoint says nothing here (the report does).
-pub fn checkpoint_snapshot(checkpoint: &Path) -> Option<String> {
+/// The checkpoint's snapshot while it is unfinished, read without a lock
+/// (saves replace the file whole); an unreadable checkpoint gives `None`
+/// (the report, or the next reading, says more).
+pub fn unfinished_snapshot(checkpoint: &Path) -> Option<SnapshotProgress> {
     let cp = FileCheckpointStore::new(checkpoint).load().ok()??;
-    cp.snapshot.filter(|s| !s.finished()).map(|s| s.summary())
+    cp.snapshot.filter(|s| !s.finished())
 }
 
 pub fn run(args: &StatusArgs) -> ExitCode {
@@ -362,7 +364,7 @@ pub fn run(args: &StatusArgs) -> ExitCode {
         None => match read_local(args) {
             Ok((r, alive)) => {
                 let mut view = assess(r, alive, now, args.warn, args.crit);
-                view.snapshot = checkpoint_snapshot(&args.checkpoint);
+                view.snapshot = unfinished_snapshot(&args.checkpoint).map(|s| s.summary());
                 view
             }
             Err(e) => {

@@ -9,6 +9,8 @@
 
 use cdcctl::source::{split_qualified, Catalog, TableFacts, TablePattern};
 
+use cdcctl::preflight::remedy::{sql_ident, sql_table};
+
 use super::suggest;
 
 /// One `[SCHEMA.]TABLE` as typed, normalised.
@@ -19,31 +21,21 @@ pub struct TableSpec {
     pub table: String,
 }
 
-/// A name part as an operator would type it: bare when Oracle would read it
-/// back unchanged (upper case, a letter first), in double quotes otherwise,
-/// so what a message suggests can be pasted back on the command line.
-pub fn typed(part: &str) -> String {
-    let mut chars = part.chars();
-    let plain = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_uppercase() || c == '%')
-        && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "_$#%".contains(c));
-    if plain {
+/// A name part as an operator types it: as SQL needs it (quoted unless
+/// Oracle reads it back unchanged), wildcards left bare, so what a message
+/// names can be pasted back on the command line.
+fn typed(part: &str) -> String {
+    if part.contains('%') {
         part.to_string()
     } else {
-        format!("\"{}\"", part.replace('"', "\"\""))
+        sql_ident(part)
     }
-}
-
-/// `OWNER.TABLE` as typed (see [`typed`]).
-pub fn typed_name(owner: &str, table: &str) -> String {
-    format!("{}.{}", typed(owner), typed(table))
 }
 
 impl std::fmt::Display for TableSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.owner {
-            Some(o) => write!(f, "{}", typed_name(o, &self.table)),
+            Some(o) => write!(f, "{}.{}", typed(o), typed(&self.table)),
             None => write!(f, "{}", typed(&self.table)),
         }
     }
@@ -152,10 +144,7 @@ pub fn resolve(catalog: &mut dyn Catalog, specs: &[TableSpec]) -> Result<Resolve
                 };
                 (p, t.name.to_string(), vec![t])
             } else if !spec.is_pattern() && exact.len() > 1 {
-                let names: Vec<String> = exact
-                    .iter()
-                    .map(|t| typed_name(&t.name.owner, &t.name.table))
-                    .collect();
+                let names: Vec<String> = exact.iter().map(|t| sql_table(&t.name)).collect();
                 return Err(format!(
                     "table {spec} exists in several schemas ({}): name one as SCHEMA.TABLE",
                     names.join(", ")
@@ -178,30 +167,25 @@ pub fn resolve(catalog: &mut dyn Catalog, specs: &[TableSpec]) -> Result<Resolve
 }
 
 fn no_match(catalog: &mut dyn Catalog, spec: &TableSpec) -> String {
-    let all: Vec<String> = catalog
+    // Each visible table as it must be typed, beside its bare name: a
+    // mistyped `mixedcase` is one letter case from `"MixedCase"`.
+    let visible: Vec<(String, String)> = catalog
         .tables(&[])
         .map(|all| {
             all.into_iter()
-                .map(|t| typed_name(&t.name.owner, &t.name.table))
+                .map(|t| (sql_table(&t.name), t.name.table))
                 .collect()
         })
         .unwrap_or_default();
+    let all: Vec<&str> = visible.iter().map(|(typed, _)| typed.as_str()).collect();
     let hint = match &spec.owner {
-        Some(_) => suggest::did_you_mean(&spec.to_string(), all.iter().map(String::as_str)),
+        Some(_) => suggest::did_you_mean(&spec.to_string(), all.iter().copied()),
         None => {
-            // Quoted names compare without their quotes: `mixedcase`
-            // is one letter case from `"MixedCase"`.
-            let bare_of = |n: &str| -> String {
-                n.rsplit_once('.')
-                    .map(|(_, t)| t.trim_matches('"').to_string())
-                    .unwrap_or_default()
-            };
-            let bares: Vec<String> = all.iter().map(|n| bare_of(n)).collect();
-            let close = suggest::close(&spec.table, bares.iter().map(String::as_str));
-            let full: Vec<&str> = all
+            let close = suggest::close(&spec.table, visible.iter().map(|(_, t)| t.as_str()));
+            let full: Vec<&str> = visible
                 .iter()
-                .filter(|n| close.contains(&bare_of(n).as_str()))
-                .map(String::as_str)
+                .filter(|(_, t)| close.contains(&t.as_str()))
+                .map(|(typed, _)| typed.as_str())
                 .take(3)
                 .collect();
             suggest::question(&full)
@@ -211,7 +195,7 @@ fn no_match(catalog: &mut dyn Catalog, spec: &TableSpec) -> String {
     // close names as a question or the names there are.
     let rule = "names are upper case unless written in double quotes";
     if hint.is_empty() && !all.is_empty() {
-        let some: Vec<&str> = all.iter().map(String::as_str).take(12).collect();
+        let some: Vec<&str> = all.iter().copied().take(12).collect();
         format!(
             "no table matches `{spec}` ({rule}); the connected user can see {}",
             some.join(", ")

@@ -368,8 +368,7 @@ pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
 const CHECKPOINT_POLL: Duration = Duration::from_secs(2);
 
 /// The engine's messages with a `cdcctl run` checkpoint's snapshot progress
-/// merged in, read every [`CHECKPOINT_POLL`] without a lock (the run's saves
-/// replace the file whole, so a read never sees half of one).
+/// merged in, read every [`CHECKPOINT_POLL`].
 fn follow_checkpoint(
     rx: Receiver<EngineMessage>,
     path: std::path::PathBuf,
@@ -387,15 +386,8 @@ fn follow_checkpoint(
         done.store(true, std::sync::atomic::Ordering::Relaxed);
     });
     std::thread::spawn(move || {
-        let store = cdcctl::engine::checkpoint::FileCheckpointStore::new(&path);
         while !engine_done.load(std::sync::atomic::Ordering::Relaxed) {
-            let progress = store
-                .load()
-                .ok()
-                .flatten()
-                .and_then(|c| c.snapshot)
-                .filter(|s| !s.finished())
-                .map(Box::new);
+            let progress = super::status::unfinished_snapshot(&path).map(Box::new);
             if poll.send(EngineMessage::Snapshot(progress)).is_err() {
                 break;
             }

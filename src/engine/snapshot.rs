@@ -225,6 +225,29 @@ impl SnapshotProgress {
     }
 }
 
+/// A snapshot part-way: APP.CUSTOMERS read (2,000 rows, one chunk),
+/// APP.ORDERS at 12,000 of ~50,000 rows in two chunks, APP.AUDIT_TMP
+/// waiting. For the tests that show progress.
+#[cfg(test)]
+pub(crate) fn sample_progress() -> SnapshotProgress {
+    let name = |t: &str| TableName {
+        owner: "APP".into(),
+        table: t.into(),
+    };
+    let mut p = SnapshotProgress::new(vec![
+        (name("CUSTOMERS"), Some(2_000)),
+        (name("ORDERS"), Some(50_000)),
+        (name("AUDIT_TMP"), None),
+    ]);
+    p.tables[0].rows = 2_000;
+    p.tables[0].chunks = 1;
+    p.tables[0].state = TableState::Done;
+    p.tables[1].rows = 12_000;
+    p.tables[1].chunks = 2;
+    p.chunks = 3;
+    p
+}
+
 /// Why the snapshot cannot go on.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {

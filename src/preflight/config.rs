@@ -7,6 +7,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// Flink CDC's default `scan.incremental.snapshot.chunk.size`.
+pub const FLINK_CHUNK_ROWS_DEFAULT: f64 = 8096.0;
+
 /// Which syntax the file was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigFormat {
@@ -152,6 +155,13 @@ impl ConnectorConfig {
             }
         }
         None
+    }
+
+    /// Flink CDC's `scan.incremental.snapshot.chunk.size`: rows per chunk
+    /// of its incremental snapshot, its default when not set.
+    pub fn flink_chunk_rows(&self) -> f64 {
+        self.number(&["scan.incremental.snapshot.chunk.size"])
+            .unwrap_or(FLINK_CHUNK_ROWS_DEFAULT)
     }
 
     pub fn flag(&self, names: &[&str]) -> Option<bool> {

@@ -38,9 +38,7 @@ pub struct WriterLock {
 impl WriterLock {
     /// Locks `<resource>.lock` for `what` (e.g. "checkpoint") without waiting.
     pub fn acquire(resource: &Path, what: &'static str) -> Result<Self, LockError> {
-        let mut name = resource.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
+        let path = lock_path(resource);
         let io_err = |source| LockError::Io {
             path: path.display().to_string(),
             source,
@@ -88,6 +86,13 @@ impl WriterLock {
 /// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another open file holds it.
 /// flock rather than fcntl locks: they belong to the open file, so a second
 /// open in the same process conflicts too, and they vanish with the process.
+/// The lock file of `resource`: `<resource>.lock`, next to it.
+pub fn lock_path(resource: &Path) -> PathBuf {
+    let mut name = resource.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
 fn try_lock_exclusive(file: &File) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
     // SAFETY: the descriptor is valid for the duration of the call (borrowed

@@ -500,6 +500,14 @@ pub struct App {
     raising_at: Option<chrono::NaiveDateTime>,
 }
 
+/// The open transactions in brief, for the panel and the stats line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenSummary {
+    pub count: usize,
+    pub oldest_xid: Option<String>,
+    pub oldest_age_s: Option<i64>,
+}
+
 impl App {
     pub fn new(header: HeaderInfo, config: ViewConfig) -> Self {
         let throughput = Throughput::new(config.throughput_secs);
@@ -1185,15 +1193,17 @@ impl App {
         (age >= self.config.stale_after && !self.engine_stopped).then_some(age)
     }
 
-    /// Age of the oldest open transaction, from the database's clock.
-    pub fn oldest_txn_age_s(&self) -> Option<i64> {
-        self.age_s(self.open_rows().first()?.start_time?)
-    }
-
-    /// The oldest open transaction of the list the screen shows, so the
-    /// count, the oldest and the table always agree.
-    pub fn oldest_open_xid(&self) -> Option<String> {
-        self.open_rows().into_iter().next().map(|r| r.xid)
+    /// How many transactions are open and which is the oldest (its age
+    /// from the database's clock), from the list the screen shows, so the
+    /// count, the oldest and the table always agree. One merge per call.
+    pub fn open_summary(&self) -> OpenSummary {
+        let rows = self.open_rows();
+        let oldest = rows.first();
+        OpenSummary {
+            count: rows.len(),
+            oldest_age_s: oldest.and_then(|r| self.age_s(r.start_time?)),
+            oldest_xid: oldest.map(|r| r.xid.clone()),
+        }
     }
 
     fn age_s(&self, start: chrono::NaiveDateTime) -> Option<i64> {

@@ -134,13 +134,16 @@ pub fn run_plain(
             );
             return finish(PlainEnd::Signal, emitted, None);
         }
-        let msg = match (opts.lag_every.is_zero(), opts.stop.is_some()) {
-            (true, false) => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-            (true, true) => rx.recv_timeout(STOP_POLL),
-            (false, stop) => {
-                let wait = opts.lag_every.saturating_sub(last_lag.elapsed());
-                rx.recv_timeout(if stop { wait.min(STOP_POLL) } else { wait })
-            }
+        // Wake for the next lag line, and often enough to see a stop request.
+        let lag_due =
+            (!opts.lag_every.is_zero()).then(|| opts.lag_every.saturating_sub(last_lag.elapsed()));
+        let wait = match (lag_due, opts.stop.is_some()) {
+            (due, true) => Some(due.map_or(STOP_POLL, |d| d.min(STOP_POLL))),
+            (due, false) => due,
+        };
+        let msg = match wait {
+            Some(w) => rx.recv_timeout(w),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
         match msg {
             Ok(EngineMessage::Events(events)) => {

@@ -334,22 +334,7 @@ mod robustness {
 
 #[test]
 fn tui_followed_checkpoint_shows_the_running_snapshot_on_its_own_line_at_every_size() {
-    use crate::engine::snapshot::{SnapshotProgress, TableState};
-    use crate::source::TableName;
-    let name = |t: &str| TableName {
-        owner: "APP".into(),
-        table: t.into(),
-    };
-    let mut p = SnapshotProgress::new(vec![
-        (name("CUSTOMERS"), Some(2_000)),
-        (name("ORDER_HIS"), Some(50_000)),
-    ]);
-    p.tables[0].rows = 2_000;
-    p.tables[0].chunks = 1;
-    p.tables[0].state = TableState::Done;
-    p.tables[1].rows = 12_000;
-    p.tables[1].chunks = 2;
-    p.chunks = 3;
+    let p = crate::engine::snapshot::sample_progress();
     for (w, h) in SIZES {
         let mut app = play(Script::Steady, 5, w, h);
         app.update(AppEvent::Engine(EngineMessage::Snapshot(Some(Box::new(
@@ -359,7 +344,7 @@ fn tui_followed_checkpoint_shows_the_running_snapshot_on_its_own_line_at_every_s
         let text = format!("{}", terminal.backend());
         assert!(
             text.contains(
-                " SNAPSHOT  table 2 of 2 (1 done), APP.ORDER_HIS: 12000 rows of ~50000 (24%)"
+                " SNAPSHOT  table 2 of 3 (1 done), APP.ORDERS: 12000 rows of ~50000 (24%)"
             ),
             "{text}"
         );

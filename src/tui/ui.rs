@@ -369,12 +369,12 @@ fn render_stats(app: &App, area: Rect, buf: &mut Buffer) {
         rows_read: app.status.rows_read,
     }
     .render(counts, buf);
-    let oldest = app.oldest_open_xid();
+    let open = app.open_summary();
     TxPanel {
         status: &app.status,
-        open: app.open_rows().len(),
-        oldest_xid: oldest.as_deref(),
-        oldest_age_s: app.oldest_txn_age_s(),
+        open: open.count,
+        oldest_xid: open.oldest_xid.as_deref(),
+        oldest_age_s: open.oldest_age_s,
         warn_age_s: app.config.thresholds.time_crit_s.max(1) * 10,
     }
     .render(tx, buf);
@@ -384,6 +384,7 @@ fn render_stats(app: &App, area: Rect, buf: &mut Buffer) {
 fn render_stats_line(app: &App, area: Rect, buf: &mut Buffer) {
     let st = &app.status;
     let c = &st.counts;
+    let open = app.open_summary();
     let gray = Style::new().fg(Color::Gray);
     let sep = Span::styled(" │ ", Style::new().fg(Color::DarkGray));
     let mut spans = vec![
@@ -402,9 +403,9 @@ fn render_stats_line(app: &App, area: Rect, buf: &mut Buffer) {
         Span::styled(thousands(c.ddl), Style::new().fg(Color::Magenta)),
         sep.clone(),
         Span::styled("open ", gray),
-        Span::raw(thousands(app.open_rows().len() as u64)),
+        Span::raw(thousands(open.count as u64)),
     ];
-    if let Some(age) = app.oldest_txn_age_s() {
+    if let Some(age) = open.oldest_age_s {
         spans.push(Span::styled(", oldest ", gray));
         spans.push(Span::raw(duration_s(age.max(0) as u64)));
     }

@@ -592,29 +592,28 @@ mod tests {
     #[test]
     fn tx_panel_shows_oldest_age_largest_and_restart() {
         let status = feed::steady_status(10);
-        let app_age = {
+        let summary = {
             let mut app = crate::tui::App::new(feed::demo_header(), ViewConfig::default());
             app.update(crate::tui::AppEvent::Engine(
                 crate::engine::metrics::EngineMessage::Status(Box::new(status.clone())),
             ));
-            (
-                app.oldest_txn_age_s(),
-                app.oldest_open_xid(),
-                app.open_rows().len(),
-            )
+            app.open_summary()
         };
         // The database lists BATCH's hour-old transaction beside the three
         // capture buffers: the panel names it, not the buffer's oldest.
-        let (age, xid, open) = app_age;
         assert_eq!(
-            (age, xid.as_deref(), open),
-            (Some(3_670), Some("03000500010F0000"), 4)
+            summary,
+            crate::tui::app::OpenSummary {
+                count: 4,
+                oldest_xid: Some("03000500010F0000".into()),
+                oldest_age_s: Some(3_670),
+            }
         );
         let panel = TxPanel {
             status: &status,
-            open,
-            oldest_xid: xid.as_deref(),
-            oldest_age_s: age,
+            open: summary.count,
+            oldest_xid: summary.oldest_xid.as_deref(),
+            oldest_age_s: summary.oldest_age_s,
             warn_age_s: 600,
         };
         let buf = render(&panel, 38, 6);

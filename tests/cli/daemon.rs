@@ -1,26 +1,14 @@
 //! The daemon as a monitoring system sees it: `run --metrics` scraped while
 //! it captures, and `cdcctl status` with its exit codes.
 
+use crate::run::cdcctl;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
-
-fn cdcctl(dir: &Path, args: &[&str]) -> Output {
-    match Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env_remove("CDCCTL_SOURCE")
-        .stdin(Stdio::null())
-        .output()
-    {
-        Ok(o) => o,
-        Err(e) => panic!("cannot run {BIN}: {e}"),
-    }
-}
 
 /// A live `run` on the virtual-clock demo with metrics on a free port;
 /// returns the child and the address it serves.

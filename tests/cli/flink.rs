@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::run::cdcctl;
 use cdcctl::source::sim::value::ColType;
 use cdcctl::source::sim::{Scenario, BUILTINS};
 
@@ -92,14 +93,6 @@ fn pyflink() -> PathBuf {
         assert!(pip.success(), "pip install {PYFLINK} failed");
     }
     python
-}
-
-fn cdcctl(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_cdcctl"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("cdcctl runs")
 }
 
 /// PyFlink when `CDCCTL_TEST_FLINK` is set; otherwise a visible skip line.

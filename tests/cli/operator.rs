@@ -178,14 +178,15 @@ fn preflight_for_a_table_that_does_not_exist_is_never_green() {
 #[test]
 fn a_run_refused_for_an_unknown_table_leaves_no_files_behind() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
-        .current_dir(dir.path())
-        .args(["--source", "sim", "run", "APP.NOPE", "-o", "x.jsonl"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("no table matches `APP.NOPE`"));
+    let refused = || {
+        let out = crate::run::cdcctl(
+            dir.path(),
+            &["--source", "sim", "run", "APP.NOPE", "-o", "x.jsonl"],
+        );
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("no table matches `APP.NOPE`"));
+    };
+    refused();
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .expect("read dir")
         .filter_map(Result::ok)
@@ -194,13 +195,7 @@ fn a_run_refused_for_an_unknown_table_leaves_no_files_behind() {
     assert!(left.is_empty(), "left behind: {left:?}");
     // What was there before a refused run stays.
     std::fs::write(dir.path().join("x.jsonl"), "kept\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
-        .current_dir(dir.path())
-        .args(["--source", "sim", "run", "APP.NOPE", "-o", "x.jsonl"])
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
+    refused();
     assert_eq!(
         std::fs::read_to_string(dir.path().join("x.jsonl")).expect("read"),
         "kept\n"

@@ -94,8 +94,9 @@ fn plain_reports_lag_on_stderr() {
     );
 }
 
-#[test]
-fn closed_stdout_exits_0_quietly() {
+/// Plain mode on the synthetic feed, started, with its first line read:
+/// the child and a reader of the rest of its stdout.
+fn plain_synthetic_after_one_line() -> (std::process::Child, BufReader<std::process::ChildStdout>) {
     let mut child = match Command::new(BIN)
         .args(["tail", "APP.ORDERS", "--synthetic-feed", "--lag-every", "0"])
         .stdin(Stdio::null())
@@ -109,10 +110,18 @@ fn closed_stdout_exits_0_quietly() {
     let Some(stdout) = child.stdout.take() else {
         panic!("no stdout pipe");
     };
+    let mut reader = BufReader::new(stdout);
     let mut first = String::new();
-    let _ = BufReader::new(stdout).read_line(&mut first);
-    // The reader is dropped here, as `head -1` does.
+    let _ = reader.read_line(&mut first);
     assert!(first.starts_with("{\"before\""), "{first}");
+    (child, reader)
+}
+
+#[test]
+fn closed_stdout_exits_0_quietly() {
+    let (child, reader) = plain_synthetic_after_one_line();
+    // The reader is dropped here, as `head -1` does.
+    drop(reader);
     let out = match child.wait_with_output() {
         Ok(o) => o,
         Err(e) => panic!("wait: {e}"),
@@ -124,23 +133,7 @@ fn closed_stdout_exits_0_quietly() {
 #[test]
 fn plain_mode_ends_on_sigterm_or_sigint_with_a_stop_line_and_exit_0() {
     for sig in ["TERM", "INT"] {
-        let mut child = match Command::new(BIN)
-            .args(["tail", "APP.ORDERS", "--synthetic-feed", "--lag-every", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-        {
-            Ok(c) => c,
-            Err(e) => panic!("cannot run {BIN}: {e}"),
-        };
-        let Some(stdout) = child.stdout.take() else {
-            panic!("no stdout pipe");
-        };
-        let mut reader = BufReader::new(stdout);
-        let mut first = String::new();
-        let _ = reader.read_line(&mut first);
-        assert!(first.starts_with("{\"before\""), "{first}");
+        let (child, mut reader) = plain_synthetic_after_one_line();
         crate::run::signal(&child, sig);
         // Every line written before the stop is whole JSON.
         let mut rest = String::new();

@@ -4,6 +4,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime};
 
+use crate::run::cdcctl;
 use cdcctl::engine::event::{ChangeEvent, Field, Op, SourcePosition, ValueForms};
 use cdcctl::engine::redo::parse;
 use cdcctl::source::sim::value::{number_text, ColType, Value};
@@ -160,14 +161,6 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
         "README's value-forms table (first three columns) must be:\n{}",
         show(&want)
     );
-}
-
-fn cdcctl(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("cdcctl runs")
 }
 
 #[test]

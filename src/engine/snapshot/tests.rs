@@ -266,21 +266,7 @@ fn binary_columns_are_read_as_bytes_like_the_stream_writes_them() {
 
 #[test]
 fn summary_names_the_table_being_read_and_counts_the_whole_snapshot() {
-    let name = |t: &str| TableName {
-        owner: "APP".into(),
-        table: t.into(),
-    };
-    let mut p = SnapshotProgress::new(vec![
-        (name("CUSTOMERS"), Some(2_000)),
-        (name("ORDERS"), Some(50_000)),
-        (name("AUDIT_TMP"), None),
-    ]);
-    p.tables[0].rows = 2_000;
-    p.tables[0].chunks = 1;
-    p.tables[0].state = TableState::Done;
-    p.tables[1].rows = 12_000;
-    p.tables[1].chunks = 2;
-    p.chunks = 3;
+    let mut p = super::sample_progress();
     assert_eq!(
         p.summary(),
         "table 2 of 3 (1 done), APP.ORDERS: 12000 rows of ~50000 (24%), chunk 2; \

@@ -439,9 +439,7 @@ pub fn password(f: &Facts, _d: &CheckDef) -> Outcome {
 pub fn chunk_size(f: &Facts, d: &CheckDef) -> Outcome {
     let c = need_config!(f);
     let tables = need!(f, tables, "tables");
-    let size = c
-        .number(&["scan.incremental.snapshot.chunk.size"])
-        .unwrap_or(8096.0);
+    let size = c.flink_chunk_rows();
     let max = d.threshold("max_rows", 4096.0);
     let interval: Vec<String> = tables
         .iter()

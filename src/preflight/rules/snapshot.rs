@@ -217,10 +217,13 @@ fn snapshot_reader(f: &Facts) -> SnapshotReader {
             by: "Flink CDC with scan.incremental.snapshot.enabled = false",
         };
     }
-    let rows = c
-        .number(&["scan.incremental.snapshot.chunk.size"])
-        .filter(|n| *n >= 1.0)
-        .map_or(8_096, |n| n as u64);
+    // A size below one row is no chunking Flink would do: its default.
+    let size = c.flink_chunk_rows();
+    let rows = if size >= 1.0 {
+        size as u64
+    } else {
+        crate::preflight::config::FLINK_CHUNK_ROWS_DEFAULT as u64
+    };
     SnapshotReader::Chunks {
         rows,
         by: "Flink CDC's incremental snapshot (scan.incremental.snapshot.chunk.size)",
