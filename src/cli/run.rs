@@ -145,6 +145,16 @@ pub struct RunArgs {
     pub metrics: Option<String>,
 }
 
+impl RunArgs {
+    /// Whether `--output` names a regular file (or one yet to be created)
+    /// rather than stdout, a device or a pipe: only a regular file can be
+    /// locked beside, resumed from its last line and synced.
+    fn output_is_file(&self) -> bool {
+        self.output != "-"
+            && std::fs::metadata(&self.output).map_or(true, |m| m.file_type().is_file())
+    }
+}
+
 fn parse_schema_changes(s: &str) -> Result<SchemaChanges, String> {
     s.parse()
 }
@@ -188,7 +198,7 @@ struct NewFiles(Vec<PathBuf>);
 impl NewFiles {
     fn before(args: &RunArgs) -> Self {
         let mut paths = vec![args.checkpoint.clone(), lock_path(&args.checkpoint)];
-        if args.output != "-" {
+        if args.output_is_file() {
             let out = Path::new(&args.output);
             paths.extend([
                 out.to_path_buf(),
@@ -372,9 +382,15 @@ struct OpenedOutput {
 }
 
 fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOutput, Failure> {
-    if args.output == "-" {
+    if !args.output_is_file() {
+        let sink = if args.output == "-" {
+            JsonLinesSink::stdout()
+        } else {
+            JsonLinesSink::stream(Path::new(&args.output))
+                .map_err(|e| Failure::usage(e.to_string()))?
+        };
         return Ok(OpenedOutput {
-            sink: Box::new(JsonLinesSink::stdout().with_forms(args.forms.forms())),
+            sink: Box::new(sink.with_forms(args.forms.forms())),
             stream_id: existing.and_then(|c| c.stream_id.clone()),
             rewind: None,
         });
@@ -499,7 +515,7 @@ fn is_closed_pipe(e: &cdcctl::sink::SinkError) -> bool {
 
 fn take_writer_locks(args: &RunArgs) -> Result<Vec<WriterLock>, Failure> {
     let mut locks = vec![WriterLock::acquire(&args.checkpoint, "checkpoint")];
-    if args.output != "-" {
+    if args.output_is_file() {
         locks.push(WriterLock::acquire(Path::new(&args.output), "output"));
     }
     locks
@@ -614,6 +630,7 @@ fn run_inner(
         .map(|c| c.rewind_points.clone())
         .unwrap_or_default();
     let mut rotated_after = existing.as_ref().and_then(|c| c.rotated_after.clone());
+    let resumed = rewind.is_none() && existing.is_some();
     let start = match (rewind, existing, args.from_scn) {
         (Some(cp), _, _) => {
             store
@@ -622,13 +639,7 @@ fn run_inner(
             rewind_points.clone_from(&cp.rewind_points);
             StartAt::Checkpoint(cp)
         }
-        (None, Some(cp), _) => {
-            eprintln!(
-                "cdcctl run: resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
-                cp.restart_scn, cp.commit_scn
-            );
-            StartAt::Checkpoint(cp)
-        }
+        (None, Some(cp), _) => StartAt::Checkpoint(cp),
         (None, None, Some(scn)) => StartAt::Scn(scn),
         (None, None, None) => StartAt::Now,
     };
@@ -729,6 +740,12 @@ fn run_inner(
         source: sim_scenario(&global.source),
     };
     check_start(args, &config.start, current.scn, &origin)?;
+    if let (true, StartAt::Checkpoint(cp)) = (resumed, &config.start) {
+        eprintln!(
+            "cdcctl run: resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
+            cp.restart_scn, cp.commit_scn
+        );
+    }
     sink.set_column_kinds(column_kinds);
     // --snapshot when-needed: a restart SCN whose redo is gone cannot be
     // streamed from; the tables are read again and the stream starts now.
@@ -1162,7 +1179,7 @@ fn plan_snapshot(
             return Ok(None);
         }
         Some(mut p) => {
-            if !p.finished() && args.output != "-" {
+            if !p.finished() && args.output_is_file() {
                 let tail = cdcctl::sink::last_snapshot_row(Path::new(&args.output))
                     .map_err(|e| Failure::usage(format!("output {}: {e}", args.output)))?;
                 if let Some(row) = tail {

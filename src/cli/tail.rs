@@ -108,6 +108,16 @@ pub struct TailArgs {
     #[arg(long, value_name = "N", default_value_t = 1_000_000)]
     pub scn_lag_crit: u64,
 
+    /// An open transaction this old (database clock) raises an alert: it
+    /// holds the restart SCN, and the archived logs from its start, back.
+    #[arg(long, value_name = "DURATION", default_value = "1h", value_parser = parse_duration)]
+    pub alert_txn_age: Duration,
+
+    /// An open transaction with this many buffered changes raises an alert,
+    /// with what it holds in memory or has spilled to disk.
+    #[arg(long, value_name = "N", default_value_t = 50_000)]
+    pub alert_txn_changes: u64,
+
     /// Draw a built-in synthetic feed (steady, lag or faults) instead of
     /// reading a source, to check a terminal; it shows no real data.
     #[arg(long, hide = true, value_name = "SCRIPT", num_args = 0..=1, default_missing_value = "steady")]
@@ -154,6 +164,10 @@ impl TailArgs {
                 scn_crit: self.scn_lag_crit.max(1),
             },
             ring_capacity: usize::try_from(self.ring).unwrap_or(usize::MAX),
+            big_txn_events: self.alert_txn_changes.max(1),
+            old_txn_s: i64::try_from(self.alert_txn_age.as_secs())
+                .unwrap_or(i64::MAX)
+                .max(1),
             ..ViewConfig::default()
         }
     }

@@ -119,6 +119,24 @@ impl JsonLinesSink {
         }
     }
 
+    /// Writes to a device or a named pipe (`/dev/null`, a FIFO): no
+    /// resume from its end and no sync, which such files cannot do.
+    pub fn stream(path: &Path) -> Result<Self, SinkError> {
+        let label = path.display().to_string();
+        let writer = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|source| SinkError::Io {
+                path: label.clone(),
+                source,
+            })?;
+        Ok(Self {
+            out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
+            label,
+            ..Self::stdout()
+        })
+    }
+
     /// Opens `path` for appending; if it already holds events, later writes
     /// skip everything up to its last one. A torn last line (a crash or a
     /// full disk mid-write) is cut off first, so the file stays valid JSON

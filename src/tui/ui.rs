@@ -998,6 +998,7 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
         ));
         spans.push(Span::raw(" "));
     }
+    let mut show_keys = false;
     match app.headline_alert() {
         Some(a) => {
             let (tag, style) = alert_style(a);
@@ -1010,13 +1011,18 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
                 Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
             ))
         }
-        None => spans.push(Span::styled(
-            "q quit · p pause · / filter · ↑↓ PgUp PgDn g G scroll · Enter detail",
-            Style::new().fg(Color::Gray),
-        )),
+        None => show_keys = true,
     }
     let help = Span::styled(" ? help ", Style::new().fg(Color::Gray));
     let hw = help.width() as u16;
+    if show_keys {
+        let used: usize = spans.iter().map(Span::width).sum();
+        let room = usize::from(area.width.saturating_sub(hw)).saturating_sub(used);
+        spans.push(Span::styled(
+            key_hints(app.show_detail, room),
+            Style::new().fg(Color::Gray),
+        ));
+    }
     buf.set_line(
         area.x,
         area.y,
@@ -1026,6 +1032,37 @@ fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
     if area.width > hw {
         buf.set_span(area.x + area.width - hw, area.y, &help, hw);
     }
+}
+
+/// The keys worth showing in the status line, as many as fit in `room`
+/// columns: those that leave the current view first, scrolling last.
+fn key_hints(detail_open: bool, room: usize) -> String {
+    let close = if detail_open {
+        "Esc close"
+    } else {
+        "Enter detail"
+    };
+    // (priority, text) in display order; a lower priority is dropped first.
+    let hints = [
+        (6, "q quit"),
+        (5, close),
+        (4, "t transactions"),
+        (3, "/ filter"),
+        (2, "p pause"),
+        (1, "↑↓ PgUp PgDn g G scroll"),
+    ];
+    let joined = |min: u8| {
+        hints
+            .iter()
+            .filter(|(p, _)| *p >= min)
+            .map(|(_, h)| *h)
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    (1..=6)
+        .map(joined)
+        .find(|t| t.chars().count() <= room)
+        .unwrap_or_default()
 }
 
 const HELP: &[(&str, &str)] = &[
@@ -1174,7 +1211,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
 
 fn render_help(area: Rect, buf: &mut Buffer) {
     let w = 62.min(area.width);
-    let h = (HELP.len() as u16 + 4).min(area.height);
+    let h = (HELP.len() as u16 + 6).min(area.height);
     let popup = Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height - h) / 2,
@@ -1200,10 +1237,13 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         })
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
+    for note in [
         " Gauges: red at the critical threshold (--lag-crit).",
-        Style::new().fg(Color::Gray),
-    ));
+        " Alerts: a transaction older than --alert-txn-age or",
+        " holding more than --alert-txn-changes changes.",
+    ] {
+        lines.push(Line::styled(note, Style::new().fg(Color::Gray)));
+    }
     Paragraph::new(lines).render(inner, buf);
 }
 

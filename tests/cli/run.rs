@@ -163,6 +163,51 @@ fn stopping_and_resuming_from_the_checkpoint_writes_each_change_once() {
 }
 
 #[test]
+fn issue11_output_to_dev_null_or_a_fifo_runs_and_leaves_no_side_files_beside_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = orders_run("5");
+    args[7] = "/dev/null";
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!Path::new("/dev/null.lock").exists());
+    assert!(!Path::new("/dev/null.stream").exists());
+    let cp: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("cp.json")).expect("cp"))
+            .expect("checkpoint JSON");
+    assert!(cp["commit_scn"].as_u64().unwrap_or(0) > 0, "{cp}");
+
+    let fifo = dir.path().join("events.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).expect("read fifo"))
+    };
+    let mut args = orders_run("5");
+    args[7] = "events.fifo";
+    args[9] = "cp2.json";
+    let out = cdcctl(dir.path(), &args);
+    if !out.status.success() {
+        // The reader waits for a writer: open the pipe once so it ends.
+        let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = reader.join().expect("reader");
+    assert_eq!(lines(&text).len(), 5, "{text}");
+    assert!(!dir.path().join("events.fifo.lock").exists());
+}
+
+#[test]
 fn from_scn_with_an_existing_checkpoint_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = [
@@ -538,6 +583,8 @@ fn issue10_checkpoints_that_cannot_be_right_are_refused_with_exit_2() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{needle}: {stderr}");
         assert!(stderr.contains(needle), "{stderr}");
+        // A refused checkpoint is never announced as resumed first.
+        assert!(!stderr.contains("resuming from"), "{stderr}");
         std::fs::write(dir.path().join("cp.json"), &good).expect("restore");
     };
     // Another database: a different scenario.
@@ -583,6 +630,7 @@ fn issue10_checkpoints_that_cannot_be_right_are_refused_with_exit_2() {
     // The good checkpoint still resumes.
     let out = cdcctl(dir.path(), &orders_run("1"));
     assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cdcctl run: resuming from cp.json"));
 }
 
 #[test]
