@@ -74,7 +74,7 @@ pub fn arguments(
     let longs: Vec<&str> = run
         .get_arguments()
         .filter_map(|a| a.get_long())
-        .chain(["source", "oracle-client-lib"])
+        .chain(["source", "oracle-client-lib", "log-format"])
         .filter(|l| !matches!(*l, "config" | "help" | "version"))
         .collect();
     let mut out = Vec::new();

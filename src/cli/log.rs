@@ -1,5 +1,8 @@
 //! Log lines on stderr through `tracing`: time-stamped, filtered by `-v`,
-//! `-q`, or `CDCCTL_LOG` / `RUST_LOG` directives (`cdcctl=debug,warn`).
+//! `-q`, or `CDCCTL_LOG` / `RUST_LOG` directives (`cdcctl=debug,warn`);
+//! and the commands' own notices (`cdcctl run: resuming from ...`), as
+//! text or, with `--log-format json`, one JSON object per line for a log
+//! collector.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -8,14 +11,102 @@ use tracing_subscriber::EnvFilter;
 /// `-q`: notices that are not errors (the simulator line) stay unsaid.
 static QUIET: AtomicBool = AtomicBool::new(false);
 
+/// `--log-format json`.
+static JSON: AtomicBool = AtomicBool::new(false);
+
+/// How log lines and notices are written on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LogFormat {
+    /// `cdcctl run: ...` lines and time-stamped log lines, for people.
+    #[default]
+    Text,
+    /// One JSON object per line (`timestamp`, `level`, `command`,
+    /// `message`, and fields such as `mined_scn`), for log collectors.
+    Json,
+}
+
+/// A notice's weight, as log collectors file it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    Info,
+    Warn,
+    Error,
+}
+
+impl Level {
+    fn name(self) -> &'static str {
+        match self {
+            Level::Info => "INFO",
+            Level::Warn => "WARN",
+            Level::Error => "ERROR",
+        }
+    }
+}
+
+/// A command's notice on stderr: `cdcctl COMMAND: MESSAGE` as text (the
+/// advice on its own indented line), or one JSON object with `fields`
+/// added. A message written as `warning: ...` is filed as a warning.
+pub fn notice(
+    command: &str,
+    level: Level,
+    message: &str,
+    advice: Option<&str>,
+    fields: &[(&str, serde_json::Value)],
+) {
+    if !JSON.load(Ordering::Relaxed) {
+        eprintln!("cdcctl {command}: {message}");
+        if let Some(a) = advice {
+            eprintln!("  advice: {a}");
+        }
+        return;
+    }
+    eprintln!("{}", json_notice(command, level, message, advice, fields));
+}
+
+fn json_notice(
+    command: &str,
+    level: Level,
+    message: &str,
+    advice: Option<&str>,
+    fields: &[(&str, serde_json::Value)],
+) -> String {
+    let (level, message) = match message.strip_prefix("warning: ") {
+        Some(rest) if level == Level::Info => (Level::Warn, rest),
+        _ => (level, message),
+    };
+    let mut o = serde_json::Map::new();
+    o.insert(
+        "timestamp".into(),
+        chrono::Utc::now()
+            .to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+            .into(),
+    );
+    o.insert("level".into(), level.name().into());
+    o.insert("command".into(), command.into());
+    o.insert("message".into(), message.into());
+    if let Some(a) = advice {
+        o.insert("advice".into(), a.into());
+    }
+    for (k, v) in fields {
+        o.insert((*k).into(), v.clone());
+    }
+    serde_json::Value::Object(o).to_string()
+}
+
+/// Whether `--log-format json` asked for JSON lines (no progress bars then).
+pub fn json() -> bool {
+    JSON.load(Ordering::Relaxed)
+}
+
 /// Whether `-q` asked for errors only.
 pub fn quiet() -> bool {
     QUIET.load(Ordering::Relaxed)
 }
 
 /// Installs the stderr subscriber; an environment filter wins over the flags.
-pub fn init(verbose: u8, quiet: bool) {
+pub fn init(verbose: u8, quiet: bool, format: LogFormat) {
     QUIET.store(quiet, Ordering::Relaxed);
+    JSON.store(format == LogFormat::Json, Ordering::Relaxed);
     let level = match (quiet, verbose) {
         (true, _) => "error",
         (false, 0) => "warn",
@@ -28,10 +119,40 @@ pub fn init(verbose: u8, quiet: bool) {
         .find_map(|var| std::env::var(var).ok().filter(|v| !v.trim().is_empty()))
         .and_then(|directives| EnvFilter::try_new(directives).ok());
     let filter = from_env.unwrap_or_else(|| EnvFilter::new(level));
-    let _ = tracing_subscriber::fmt()
+    let fmt = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = match format {
+        LogFormat::Text => fmt.try_init(),
+        LogFormat::Json => fmt
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .try_init(),
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_notice_files_a_warning_prefix_as_warn_and_keeps_fields() {
+        let line = json_notice(
+            "run",
+            Level::Info,
+            "warning: the output is behind",
+            Some("use --rewind"),
+            &[("mined_scn", 42.into())],
+        );
+        let v: serde_json::Value = serde_json::from_str(&line).expect("one JSON object");
+        assert_eq!(v["level"], "WARN");
+        assert_eq!(v["command"], "run");
+        assert_eq!(v["message"], "the output is behind");
+        assert_eq!(v["advice"], "use --rewind");
+        assert_eq!(v["mined_scn"], 42);
+        assert!(v["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')));
+    }
 }

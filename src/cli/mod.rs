@@ -80,6 +80,18 @@ pub struct GlobalArgs {
     /// Less on stderr: errors only; `preflight` shows only warnings and failures.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+
+    /// How stderr lines are written: `text`, or `json` (one object per line:
+    /// timestamp, level, command, message) for a log collector.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = log::LogFormat::Text,
+        env = "CDCCTL_LOG_FORMAT",
+        value_name = "FORMAT"
+    )]
+    pub log_format: log::LogFormat,
 }
 
 #[derive(Debug, Subcommand)]
@@ -456,7 +468,7 @@ pub fn main() -> ExitCode {
             return exit::code(code);
         }
     };
-    log::init(cli.global.verbose, cli.global.quiet);
+    log::init(cli.global.verbose, cli.global.quiet, cli.global.log_format);
     match cli.command {
         Command::Completions { shell } => {
             let mut cmd = Cli::command();

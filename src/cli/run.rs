@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::cli::duration::parse_duration;
+use crate::cli::log::{self, Level};
 use crate::cli::metrics::{self, Tally, Telemetry, Volumes};
 use crate::cli::{exit, kafka, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
@@ -163,14 +164,25 @@ fn parse_snapshot_mode(s: &str) -> Result<SnapshotMode, String> {
     s.parse()
 }
 
+/// A notice of `run` on stderr, as text or JSON (`--log-format`).
+macro_rules! say {
+    ($($arg:tt)*) => {
+        log::notice("run", Level::Info, &format!($($arg)*), None, &[])
+    };
+}
+
 pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
     if !global.source_explicit {
         // A daemon that silently captured the built-in simulator would feed
         // made-up changes to whatever reads its sink.
-        eprintln!(
-            "cdcctl run: no --source given; name the database to capture with \
+        log::notice(
+            "run",
+            Level::Error,
+            "no --source given; name the database to capture with \
              --source oracle://USER@HOST:PORT/SERVICE (or CDCCTL_SOURCE), or \
-             --source sim[:SCENARIO] to capture the built-in simulator on purpose"
+             --source sim[:SCENARIO] to capture the built-in simulator on purpose",
+            None,
+            &[],
         );
         return exit::code(exit::USAGE);
     }
@@ -183,7 +195,7 @@ pub fn run(global: &GlobalArgs, args: &RunArgs) -> ExitCode {
             if !source_opened {
                 created.remove();
             }
-            eprintln!("cdcctl run: {message}");
+            log::notice("run", Level::Error, &message, None, &[]);
             exit::code(code)
         }
     }
@@ -278,10 +290,10 @@ fn first_current_scn(
             Ok(t) => return Ok(t),
             Err(e) if e.is_transient() && attempt < ATTEMPTS => {
                 attempt += 1;
-                eprintln!("cdcctl run: {e}; reconnecting (attempt {attempt})");
+                say!("{e}; reconnecting (attempt {attempt})");
                 std::thread::sleep(Duration::from_secs(1));
                 if let Err(r) = source.reconnect() {
-                    eprintln!("cdcctl run: reconnect failed: {r}");
+                    say!("reconnect failed: {r}");
                 }
             }
             Err(e) => {
@@ -400,8 +412,8 @@ fn open_output(args: &RunArgs, existing: Option<&Checkpoint>) -> Result<OpenedOu
         .map_err(|e| Failure::usage(e.to_string()))?
         .with_forms(args.forms.forms());
     if file.torn_bytes_cut() > 0 {
-        eprintln!(
-            "cdcctl run: cut {} bytes of a torn last line from {} (an interrupted write)",
+        say!(
+            "cut {} bytes of a torn last line from {} (an interrupted write)",
             file.torn_bytes_cut(),
             args.output
         );
@@ -488,9 +500,10 @@ fn rewind_to_output_end(
              so start a new output with --from-scn"
         )));
     };
-    eprintln!(
-        "cdcctl run: {gap}; rewinding to restart SCN {} (commit SCN {}) to write them again",
-        point.restart_scn, point.commit_scn
+    say!(
+        "{gap}; rewinding to restart SCN {} (commit SCN {}) to write them again",
+        point.restart_scn,
+        point.commit_scn
     );
     let mut cp = Checkpoint::new(
         point.restart_scn,
@@ -567,9 +580,7 @@ fn run_inner(
         None => {
             match store.remove_stale_temp_files() {
                 Ok(0) => {}
-                Ok(n) => eprintln!(
-                    "cdcctl run: removed {n} temporary file(s) of an interrupted checkpoint save"
-                ),
+                Ok(n) => say!("removed {n} temporary file(s) of an interrupted checkpoint save"),
                 Err(e) => return Err(Failure::usage(e.to_string())),
             }
             store.load().map_err(|e| {
@@ -612,8 +623,8 @@ fn run_inner(
         };
     let stored_snapshot = existing.as_ref().and_then(|c| c.snapshot.clone());
     if mode == SnapshotMode::InitialOnly && stored_snapshot.as_ref().is_some_and(|p| p.finished()) {
-        eprintln!(
-            "cdcctl run: the snapshot of checkpoint {} is complete; --snapshot initial-only has \
+        say!(
+            "the snapshot of checkpoint {} is complete; --snapshot initial-only has \
              nothing to do (run without it to stream on)",
             args.checkpoint.display()
         );
@@ -741,9 +752,10 @@ fn run_inner(
     };
     check_start(args, &config.start, current.scn, &origin)?;
     if let (true, StartAt::Checkpoint(cp)) = (resumed, &config.start) {
-        eprintln!(
-            "cdcctl run: resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
-            cp.restart_scn, cp.commit_scn
+        say!(
+            "resuming from {checkpoint_name} (restart SCN {}, commit SCN {})",
+            cp.restart_scn,
+            cp.commit_scn
         );
     }
     sink.set_column_kinds(column_kinds);
@@ -758,12 +770,13 @@ fn run_inner(
             current.scn,
             &config.planner,
         )? {
-            eprintln!(
-                "cdcctl run: WARNING: the checkpoint's restart SCN {} can no longer be streamed \
+            say!(
+                "WARNING: the checkpoint's restart SCN {} can no longer be streamed \
                  from ({gone}); changes between it and now are lost to the stream. \
                  --snapshot when-needed: every table is snapshotted again at the current SCN \
                  {} and the stream goes on from there",
-                cp.restart_scn, current.scn
+                cp.restart_scn,
+                current.scn
             );
             let chunks = stored_snapshot.as_ref().map_or(0, |p| p.chunks);
             let mut again = SnapshotProgress::new(opened_tables.names.clone());
@@ -816,7 +829,7 @@ fn run_inner(
     if let Some(addr) = &args.metrics {
         let bound =
             metrics::serve(addr, std::sync::Arc::clone(&telemetry)).map_err(Failure::usage)?;
-        eprintln!("cdcctl run: metrics at http://{bound}/metrics");
+        say!("metrics at http://{bound}/metrics");
     }
     let mut tally = Tally::default();
     let mut dead_letters: Option<DeadLetterFile> = None;
@@ -826,7 +839,7 @@ fn run_inner(
     let snapshot_rows_before = snapshot.as_ref().map_or(0, |s| s.progress().rows());
     let bars = snapshot
         .as_ref()
-        .filter(|s| !s.finished())
+        .filter(|s| !s.finished() && !log::json())
         .map(|s| progress::SnapshotBars::new(s.progress()));
     let limit = args.count.unwrap_or(u64::MAX);
     let mut outcome: Result<(), Failure> = Ok(());
@@ -893,7 +906,7 @@ fn run_inner(
             match sink.reopen() {
                 Ok(true) => {
                     rotated = Some(sink.last_position());
-                    eprintln!("cdcctl run: SIGHUP: reopened {}", args.output);
+                    say!("SIGHUP: reopened {}", args.output);
                 }
                 Ok(false) => {}
                 Err(e) => {
@@ -945,8 +958,8 @@ fn run_inner(
                     message: e.to_string(),
                 })?;
             }
-            eprintln!(
-                "cdcctl run: SCN {} XID {}: unparseable row sent to {}",
+            say!(
+                "SCN {} XID {}: unparseable row sent to {}",
                 letter.scn,
                 letter.xid,
                 args.dead_letter.display()
@@ -954,15 +967,15 @@ fn run_inner(
         }
         for f in capture.take_findings() {
             telemetry.finding(f.finding.code());
-            eprintln!(
-                "cdcctl run: finding at SCN {} (XID {}): {}",
+            say!(
+                "finding at SCN {} (XID {}): {}",
                 f.scn,
                 f.xid,
                 f.finding.message()
             );
         }
         for w in capture.take_warnings() {
-            eprintln!("cdcctl run: warning: {}", w.message());
+            say!("warning: {}", w.message());
         }
         if last_status.elapsed() >= args.status_every {
             // The bars show the same on a terminal.
@@ -977,20 +990,33 @@ fn run_inner(
                     )
                 });
             if let Some(line) = line {
-                eprintln!("cdcctl run: {line}");
+                say!("{line}");
             }
             let s = capture.status();
             // The time lag is what an operator compares with an SLA.
             let time_lag = s
                 .time_lag_s()
                 .map_or_else(|| "?".to_string(), |t| format!("{t}s"));
-            eprintln!(
-                "cdcctl run: mined SCN {} (lag {time_lag}, {} SCNs), restart SCN {}, {} open transactions, {} events written",
-                s.mined_scn,
-                s.scn_lag(),
-                s.restart_scn,
-                s.open_transactions,
-                written
+            log::notice(
+                "run",
+                Level::Info,
+                &format!(
+                    "mined SCN {} (lag {time_lag}, {} SCNs), restart SCN {}, {} open transactions, {} events written",
+                    s.mined_scn,
+                    s.scn_lag(),
+                    s.restart_scn,
+                    s.open_transactions,
+                    written
+                ),
+                None,
+                &[
+                    ("mined_scn", s.mined_scn.into()),
+                    ("lag_seconds", s.time_lag_s().into()),
+                    ("lag_scn", s.scn_lag().into()),
+                    ("restart_scn", s.restart_scn.into()),
+                    ("open_transactions", s.open_transactions.into()),
+                    ("events_written", written.into()),
+                ],
             );
             last_status = Instant::now();
         }
@@ -1022,8 +1048,8 @@ fn run_inner(
                         }
                     } else if snap.finished() {
                         let secs = snapshot_started.elapsed().as_secs_f64();
-                        eprintln!(
-                            "cdcctl run: {}",
+                        say!(
+                            "{}",
                             snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
                         );
                     }
@@ -1047,13 +1073,13 @@ fn run_inner(
                     }
                     Ok(_) if snap.finished() => {
                         let secs = snapshot_started.elapsed().as_secs_f64();
-                        eprintln!(
-                            "cdcctl run: {}",
+                        say!(
+                            "{}",
                             snapshot_done_line(snap.progress(), snapshot_rows_before, secs)
                         );
                         if mode == SnapshotMode::InitialOnly {
-                            eprintln!(
-                                "cdcctl run: --snapshot initial-only stops here; run again \
+                            say!(
+                                "--snapshot initial-only stops here; run again \
                                  without it to stream on from the checkpoint"
                             );
                             break;
@@ -1078,10 +1104,13 @@ fn run_inner(
                 } = &capture.status().state
                 {
                     telemetry.source_error(error);
-                    eprintln!("cdcctl run: {error}; reconnecting (attempt {attempt})");
-                    if let Some(a) = advice {
-                        eprintln!("  advice: {a}");
-                    }
+                    log::notice(
+                        "run",
+                        Level::Warn,
+                        &format!("{error}; reconnecting (attempt {attempt})"),
+                        advice.as_deref(),
+                        &[("attempt", (*attempt).into())],
+                    );
                 }
                 std::thread::sleep(Duration::from_secs(1));
             }
@@ -1108,14 +1137,14 @@ fn run_inner(
     if reader_gone {
         // The checkpoint stored is the one of the last batch the reader
         // received whole: a resumed run writes the rest again.
-        eprintln!(
-            "cdcctl run: the reader of stdout went away after {written} events; checkpoint \
+        say!(
+            "the reader of stdout went away after {written} events; checkpoint \
              saved in {} at the last batch it received",
             args.checkpoint.display()
         );
     } else if stop.load(Ordering::Relaxed) {
-        eprintln!(
-            "cdcctl run: stopped by a signal after {written} events; checkpoint saved {}",
+        say!(
+            "stopped by a signal after {written} events; checkpoint saved {}",
             if sink.keeps_checkpoint() {
                 checkpoint_name.clone()
             } else {
@@ -1124,14 +1153,14 @@ fn run_inner(
         );
     }
     if sink.skipped_duplicates() > 0 {
-        eprintln!(
-            "cdcctl run: {} events were already in the output and were not written again",
+        say!(
+            "{} events were already in the output and were not written again",
             sink.skipped_duplicates()
         );
     }
     if sink.schema_changes_left_out() > 0 {
-        eprintln!(
-            "cdcctl run: {} schema-change (DDL) events left out (--schema-changes skip)",
+        say!(
+            "{} schema-change (DDL) events left out (--schema-changes skip)",
             sink.schema_changes_left_out()
         );
     }
@@ -1171,8 +1200,8 @@ fn plan_snapshot(
     };
     let progress = match stored {
         Some(p) if !p.finished() && mode == SnapshotMode::Never && args.snapshot.is_some() => {
-            eprintln!(
-                "cdcctl run: warning: the checkpoint holds an unfinished snapshot ({} rows so far); \
+            say!(
+                "warning: the checkpoint holds an unfinished snapshot ({} rows so far); \
                  --snapshot never leaves the rest of it unread",
                 p.rows()
             );
@@ -1194,22 +1223,19 @@ fn plan_snapshot(
             }
             let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
             if !p.finished() && started {
-                eprintln!(
-                    "cdcctl run: resuming the snapshot ({} rows so far, {} chunks)",
+                say!(
+                    "resuming the snapshot ({} rows so far, {} chunks)",
                     p.rows(),
                     p.chunks
                 );
             } else if !p.finished() {
-                eprintln!(
-                    "cdcctl run: starting the snapshot of {} table(s)",
-                    p.tables.len()
-                );
+                say!("starting the snapshot of {} table(s)", p.tables.len());
             }
             p
         }
         None if fresh && mode != SnapshotMode::Never => {
             if tables.names.is_empty() {
-                eprintln!("cdcctl run: no table to snapshot; streaming only");
+                say!("no table to snapshot; streaming only");
                 return Ok(None);
             }
             SnapshotProgress::new(tables.names.clone())
@@ -1329,10 +1355,9 @@ impl<S: cdcctl::source::RedoSource> SnapshotRun<'_, S> {
             },
         );
         for n in snap.take_notices() {
-            let line = format!("cdcctl run: snapshot: {}", n.message());
-            match self.bars {
-                Some(b) => b.println(&line),
-                None => eprintln!("{line}"),
+            match self.bars.filter(|b| b.drawn()) {
+                Some(b) => b.println(&format!("cdcctl run: snapshot: {}", n.message())),
+                None => say!("snapshot: {}", n.message()),
             }
         }
         if let Some(b) = self.bars {

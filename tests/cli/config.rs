@@ -120,3 +120,85 @@ fn issue14_a_password_in_the_config_file_is_refused_naming_the_key() {
     assert!(err.contains("line 2: `source` holds a password"), "{err}");
     assert!(!err.contains("tiger"), "{err}");
 }
+
+/// Each stderr line as a JSON object, failing on any line that is not one.
+fn json_lines(stderr: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON object ({e}): {l}")))
+        .collect()
+}
+
+#[test]
+fn issue14_log_format_json_writes_every_stderr_line_as_one_object_from_flag_or_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("cdcctl.toml");
+    std::fs::write(
+        &file,
+        "source = \"sim:demo?clock=virtual\"\nlog-format = \"json\"\n",
+    )
+    .expect("config");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "run",
+            "--config",
+            "cdcctl.toml",
+            "APP.ORDERS",
+            "--snapshot",
+            "never",
+            "-o",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--count",
+            "50",
+            "--status-every",
+            "0s",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stderr);
+    let status = lines
+        .iter()
+        .find(|l| l.get("mined_scn").is_some())
+        .unwrap_or_else(|| panic!("no status line in {lines:?}"));
+    assert_eq!(status["level"], "INFO");
+    assert_eq!(status["command"], "run");
+    assert!(status["events_written"].as_u64().is_some(), "{status}");
+    assert!(status["timestamp"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+
+    // A refusal is one ERROR object; the flag works without the file.
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--log-format",
+            "json",
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.NOPE",
+            "-o",
+            "nope.jsonl",
+            "--checkpoint",
+            "cp2.json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let lines = json_lines(&out.stderr);
+    let last = lines.last().expect("a line");
+    assert_eq!(last["level"], "ERROR", "{lines:?}");
+    assert!(
+        last["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("APP.NOPE")),
+        "{last}"
+    );
+}
