@@ -25,6 +25,7 @@ use prometheus_client::registry::{Registry, Unit};
 use crate::cli::status::{DaemonReport, OpenTxn, StatusFile};
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::metrics::{CaptureStatus, MiningState, OpenTxnSummary};
+use cdcctl::engine::snapshot::{SnapshotProgress, TableState};
 
 type Labels = Vec<(String, String)>;
 
@@ -46,6 +47,10 @@ struct Families {
     sink_in_flight: Gauge,
     checkpoint_time: Gauge<f64, AtomicU64>,
     state: Family<Labels, Gauge>,
+    snapshot_rows: Family<Labels, Gauge>,
+    snapshot_expected_rows: Family<Labels, Gauge>,
+    snapshot_chunks: Family<Labels, Gauge>,
+    snapshot_done: Family<Labels, Gauge>,
 }
 
 /// Events written since the last [`Telemetry::update`], by (op, schema, table).
@@ -193,6 +198,10 @@ impl Telemetry {
             sink_in_flight: Gauge::default(),
             checkpoint_time: Gauge::default(),
             state: Family::default(),
+            snapshot_rows: Family::default(),
+            snapshot_expected_rows: Family::default(),
+            snapshot_chunks: Family::default(),
+            snapshot_done: Family::default(),
         };
         registry.register(
             "scn",
@@ -281,6 +290,26 @@ impl Telemetry {
             "1 for the capture's current state",
             f.state.clone(),
         );
+        registry.register(
+            "snapshot_rows",
+            "Rows the initial snapshot has read, by table",
+            f.snapshot_rows.clone(),
+        );
+        registry.register(
+            "snapshot_expected_rows",
+            "Rows the dictionary statistics expect (NUM_ROWS), by table",
+            f.snapshot_expected_rows.clone(),
+        );
+        registry.register(
+            "snapshot_chunks",
+            "Key-range chunks the initial snapshot has read, by table",
+            f.snapshot_chunks.clone(),
+        );
+        registry.register(
+            "snapshot_table_done",
+            "1 once a table's snapshot is complete (or stopped for good), 0 while it is read",
+            f.snapshot_done.clone(),
+        );
         let now = Utc::now();
         let report = DaemonReport::starting(sink, now);
         Arc::new(Self {
@@ -313,6 +342,28 @@ impl Telemetry {
             .source_errors
             .get_or_create(&labels(&[("code", &code)]))
             .inc();
+    }
+
+    /// Records the initial snapshot's progress as of the batch about to be
+    /// reported by [`Self::update`].
+    pub fn snapshot(&self, progress: &SnapshotProgress) {
+        let f = &self.families;
+        {
+            let _guard = self.consistent.write().unwrap_or_else(|p| p.into_inner());
+            for t in &progress.tables {
+                let l = labels(&[("schema", &t.table.owner), ("table", &t.table.table)]);
+                f.snapshot_rows.get_or_create(&l).set(to_i64(t.rows));
+                f.snapshot_chunks.get_or_create(&l).set(to_i64(t.chunks));
+                if let Some(e) = t.expected_rows {
+                    f.snapshot_expected_rows.get_or_create(&l).set(to_i64(e));
+                }
+                f.snapshot_done
+                    .get_or_create(&l)
+                    .set(i64::from(t.state != TableState::Reading));
+            }
+        }
+        let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        r.snapshot = Some(progress.clone());
     }
 
     /// Records one sink commit: its duration and what is still in flight.

@@ -935,6 +935,9 @@ fn run_inner(
             outcome = Err(e);
             break;
         }
+        if let Some(snap) = &snapshot {
+            telemetry.snapshot(snap.progress());
+        }
         telemetry.update(
             capture.status(),
             Volumes::of(&capture),

@@ -60,6 +60,11 @@ pub struct DaemonReport {
     pub open_transactions: usize,
     pub oldest_open: Option<OpenTxn>,
     pub largest_open: Option<OpenTxn>,
+    /// The initial snapshot's progress while the run takes one (and its
+    /// final state once done): read from here, `status` needs no local
+    /// checkpoint (the Kafka sink keeps its checkpoint in Kafka).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotProgress>,
 }
 
 impl DaemonReport {
@@ -84,6 +89,7 @@ impl DaemonReport {
             open_transactions: 0,
             oldest_open: None,
             largest_open: None,
+            snapshot: None,
         }
     }
 
@@ -346,11 +352,25 @@ pub fn unfinished_snapshot(checkpoint: &Path) -> Option<SnapshotProgress> {
     cp.snapshot.filter(|s| !s.finished())
 }
 
+/// The report's snapshot, in one line, while it is unfinished.
+fn unfinished_in(report: &DaemonReport) -> Option<String> {
+    report
+        .snapshot
+        .as_ref()
+        .filter(|s| !s.finished())
+        .map(SnapshotProgress::summary)
+}
+
 pub fn run(args: &StatusArgs) -> ExitCode {
     let now = Utc::now();
     let view = match &args.metrics {
         Some(url) => match fetch(url) {
-            Ok(r) => assess(Some(r), true, now, args.warn, args.crit),
+            Ok(r) => {
+                let snapshot = unfinished_in(&r);
+                let mut view = assess(Some(r), true, now, args.warn, args.crit);
+                view.snapshot = snapshot;
+                view
+            }
             Err(e) => StatusView {
                 health: Health::Unknown,
                 running: false,
@@ -363,8 +383,13 @@ pub fn run(args: &StatusArgs) -> ExitCode {
         },
         None => match read_local(args) {
             Ok((r, alive)) => {
+                // The checkpoint file is the durable word; a Kafka sink
+                // keeps none here, and the report then tells.
+                let snapshot = unfinished_snapshot(&args.checkpoint)
+                    .map(|s| s.summary())
+                    .or_else(|| r.as_ref().and_then(unfinished_in));
                 let mut view = assess(r, alive, now, args.warn, args.crit);
-                view.snapshot = unfinished_snapshot(&args.checkpoint).map(|s| s.summary());
+                view.snapshot = snapshot;
                 view
             }
             Err(e) => {

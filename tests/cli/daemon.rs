@@ -13,6 +13,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 /// A live `run` on the virtual-clock demo with metrics on a free port;
 /// returns the child and the address it serves.
 fn spawn_with_metrics(dir: &Path) -> (Child, String) {
+    spawn_run_with_metrics(dir, &["--snapshot", "never"])
+}
+
+/// `run` with `extra` arguments and metrics on a free port.
+fn spawn_run_with_metrics(dir: &Path, extra: &[&str]) -> (Child, String) {
     let mut child = match Command::new(BIN)
         .args([
             "--source",
@@ -22,11 +27,10 @@ fn spawn_with_metrics(dir: &Path) -> (Child, String) {
             "out.jsonl",
             "--checkpoint",
             "cp.json",
-            "--snapshot",
-            "never",
             "--metrics",
             "127.0.0.1:0",
         ])
+        .args(extra)
         .current_dir(dir)
         .env_remove("CDCCTL_SOURCE")
         .stdin(Stdio::null())
@@ -142,6 +146,46 @@ fn issue14_metrics_scraped_during_a_run_count_what_the_checkpoint_covers() {
 }
 
 #[test]
+fn issue14_snapshot_progress_is_served_per_table_and_matches_the_rows_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) =
+        spawn_run_with_metrics(dir.path(), &["APP.ORDERS", "--snapshot-chunk-rows", "500"]);
+    let done = "cdcctl_snapshot_table_done{schema=\"APP\",table=\"ORDERS\"}";
+    let mut scrape = BTreeMap::new();
+    for _ in 0..600 {
+        scrape = samples(&get(&addr, "/metrics"));
+        let streamed: f64 = scrape
+            .iter()
+            .filter(|(k, _)| k.starts_with("cdcctl_events_total{op=\"u\""))
+            .map(|(_, v)| v)
+            .sum();
+        if scrape.get(done) == Some(&1.0) && streamed > 0.0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&get(&addr, "/status.json")).expect("status JSON");
+    stop(&mut child);
+    assert_eq!(scrape.get(done), Some(&1.0), "{scrape:?}");
+    let read = output_events(dir.path())
+        .iter()
+        .filter(|e| e["op"] == "r")
+        .count() as f64;
+    assert!(read > 0.0);
+    let rows = "cdcctl_snapshot_rows{schema=\"APP\",table=\"ORDERS\"}";
+    assert_eq!(scrape[rows], read);
+    let chunks = scrape["cdcctl_snapshot_chunks{schema=\"APP\",table=\"ORDERS\"}"];
+    assert!(
+        chunks >= (read / 500.0).floor(),
+        "{chunks} chunks for {read} rows"
+    );
+    let table = &report["snapshot"]["tables"][0];
+    assert_eq!(table["rows"].as_f64(), Some(read), "{report}");
+    assert_eq!(table["state"], "done", "{report}");
+}
+
+#[test]
 fn issue14_status_reads_a_live_daemon_by_checkpoint_and_by_metrics_address() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut child, addr) = spawn_with_metrics(dir.path());
@@ -235,4 +279,43 @@ fn issue14_status_of_an_unreachable_metrics_address_exits_3() {
     );
     assert_eq!(out.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&out.stdout).contains("unreachable"));
+}
+
+#[test]
+fn issue14_status_without_a_checkpoint_file_shows_the_reported_snapshot_as_with_kafka() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fake_status(dir.path(), 0);
+    let path = dir.path().join("cp.json.status");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("status")).expect("json");
+    doc["sink"] = "kafka 127.0.0.1:9092 (cdcctl.SCHEMA.TABLE)".into();
+    doc["snapshot"] = serde_json::json!({
+        "tables": [
+            {"table": {"owner": "APP", "table": "ORDERS"}, "after_key": ["1200"],
+             "chunks": 3, "rows": 1200, "expected_rows": 4000, "state": "reading"},
+            {"table": {"owner": "APP", "table": "DOCS"}, "after_key": null,
+             "chunks": 0, "rows": 0, "state": "reading"}
+        ],
+        "chunks": 3, "last_scn": 150
+    });
+    std::fs::write(&path, doc.to_string()).expect("write");
+    assert!(!dir.path().join("cp.json").exists());
+    let out = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("APP.ORDERS: 1200 rows of ~4000 (30%), chunk 3"),
+        "{text}"
+    );
+    let out = cdcctl(
+        dir.path(),
+        &["status", "--checkpoint", "cp.json", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(
+        v["snapshot"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("table 1 of 2")),
+        "{v}"
+    );
 }
