@@ -99,6 +99,18 @@ impl Broker {
     }
 }
 
+impl Broker {
+    /// Sends the broker `signal` (`STOP` freezes it as a hung broker is,
+    /// `CONT` thaws it), keeping its in-memory topics.
+    fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(sent.success(), "kill -{signal} the broker");
+    }
+}
+
 impl Drop for Broker {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -352,6 +364,55 @@ fn issue14_kafka_topics_per_table_with_key_struct_headers_and_tombstones_equal_t
     let (got, copies) = deduplicated(&messages);
     assert_eq!(copies, 0, "an uninterrupted run writes each event once");
     assert_equals_truth(got, want);
+}
+
+/// A broker that stops answering mid-run (frozen with SIGSTOP for longer
+/// than the producer's request timeouts allow to go unnoticed, then thawed)
+/// is waited for: `run` neither exits nor drops a message, and what was
+/// delivered equals the truth.
+#[test]
+fn issue14_kafka_broker_hung_mid_run_is_waited_for_and_nothing_is_lost() {
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = kafka_run(&broker.addr, "hung", true);
+    args.extend(["--max-logs-per-window", "1"]);
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir.path())
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Frozen once the first transaction is committed, so the freeze lands
+    // in the middle of the stream.
+    let offsets = ["hung.cdcctl.offsets".to_string()];
+    for _ in 0..600 {
+        if !consume(&broker.addr, &offsets).is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !consume(&broker.addr, &offsets).is_empty(),
+        "no checkpoint committed"
+    );
+    broker.signal("STOP");
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "run ended before the broker froze: nothing was tested"
+    );
+    std::thread::sleep(Duration::from_secs(8));
+    broker.signal("CONT");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let messages = consume(&broker.addr, &topics_of(&broker.addr, "hung"));
+    let (got, _copies) = deduplicated(&messages);
+    assert_equals_truth(got, truth(dir.path()));
 }
 
 /// Evidence for the fallback: tansu 0.6 accepts transactions (the producer
