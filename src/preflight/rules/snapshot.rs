@@ -408,9 +408,12 @@ fn kill_statements(
                 if let Some(u) = &who {
                     comment.push_str(&format!(", user {u}"));
                 }
-                let held = session_text(s);
-                if !held.is_empty() {
-                    comment.push_str(&format!(", {held}"));
+                // The statement names the SID and instance already.
+                if let Some(p) = &s.program {
+                    comment.push_str(&format!(", {p}"));
+                    if let Some(m) = &s.machine {
+                        comment.push_str(&format!(" on {m}"));
+                    }
                 }
                 out.push(format!(
                     "ALTER SYSTEM KILL SESSION '{sid},{serial}{inst}';  -- {comment}"
