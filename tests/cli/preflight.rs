@@ -475,6 +475,7 @@ fn partitions_of_a_missing_table_suggests_close_names_and_exits_2() {
         e.contains("no table matches") && e.contains("did you mean APP.ORDER_HIS"),
         "{e}"
     );
+    assert!(e.starts_with("cdcctl partitions: "), "{e}");
     let o = cdcctl(&[
         "--source",
         &facts("seed000-19c-pdb-local-user.json"),
@@ -1290,6 +1291,18 @@ fn collect_from_source_reads_only_the_tables_asked_for_and_refuses_a_name_that_m
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).starts_with("cdcctl collect: "), "{}", stderr(&o));
+}
+
+#[test]
+fn collect_config_needs_from_source() {
+    let cfg = config("debezium-healthy.properties");
+    let o = cdcctl(&["collect", "--config", &cfg]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("cdcctl collect: --config needs --from-source"),
+        "{e}"
+    );
 }
 
 #[test]
