@@ -45,7 +45,7 @@ pub struct PartitionsArgs {
 pub fn run(args: PartitionsArgs, global: &GlobalArgs) -> ExitCode {
     match execute(args, global) {
         Ok(c) => c,
-        Err(e) => e.exit(),
+        Err(e) => e.exit("partitions"),
     }
 }
 

@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -33,7 +33,7 @@ use cdcctl::preflight::defs::{self, CheckDef};
 use cdcctl::preflight::facts::{Facts, RuleOptions};
 use cdcctl::preflight::model::{Status, Summary};
 use cdcctl::preflight::smoke::smoke_mine;
-use cdcctl::source::evidence::{EvidenceCatalog, FactsSnapshot};
+use cdcctl::source::evidence::{open_offline, EvidenceCatalog};
 use cdcctl::source::sim::Clock;
 use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
 
@@ -107,13 +107,15 @@ pub enum CliError {
 }
 
 impl CliError {
-    pub fn exit(&self) -> ExitCode {
+    /// Prints the error as `cdcctl COMMAND: message`, like every other
+    /// command's, and returns its exit code.
+    pub fn exit(&self, command: &str) -> ExitCode {
         let (code, msg) = match self {
             CliError::Usage(m) => (exit::USAGE, m),
             CliError::Unreachable(m) => (exit::UNREACHABLE, m),
             CliError::Untrusted(m) => (exit::UNTRUSTED_DATA, m),
         };
-        eprintln!("cdcctl: {msg}");
+        eprintln!("cdcctl {command}: {msg}");
         exit::code(code)
     }
 }
@@ -173,7 +175,8 @@ impl Opened {
 
 /// Opens the `--source`: `sim[:NAME|:PATH.toml]`,
 /// `oracle://USER@HOST:PORT/SERVICE`, or the offline forms `facts:PATH`
-/// (catalog facts as JSON) and `evidence:PATH` (a `cdcctl collect` file).
+/// (catalog facts as JSON, or an evidence file) and `evidence:PATH` (a
+/// `cdcctl collect` file).
 pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
     tracing::info!(
         source = %global.source.split_once('?').map_or(global.source.as_str(), |(s, _)| s),
@@ -181,9 +184,7 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
     );
     let source = global.source.as_str();
     if let Some(path) = source.strip_prefix("facts:") {
-        return Ok(Opened::Offline(Box::new(FactsSnapshot::open(
-            path.as_ref(),
-        )?)));
+        return Ok(Opened::Offline(open_offline(path.as_ref())?));
     }
     if let Some(path) = source.strip_prefix("evidence:") {
         return Ok(Opened::Offline(Box::new(EvidenceCatalog::open(
@@ -226,7 +227,7 @@ fn catalog_defs() -> Result<Vec<CheckDef>, CliError> {
 pub fn run(args: PreflightArgs, global: &GlobalArgs) -> ExitCode {
     match execute(args, global) {
         Ok(code) => code,
-        Err(e) => e.exit(),
+        Err(e) => e.exit("preflight"),
     }
 }
 
@@ -375,6 +376,76 @@ fn hostname() -> String {
         .unwrap_or_else(|| "localhost".into())
 }
 
+/// `--table` values as typed: `[SCHEMA.]TABLE`, wildcards allowed.
+pub fn parse_specs(tables: &[String]) -> Result<Vec<tables::TableSpec>, CliError> {
+    tables
+        .iter()
+        .map(|t| tables::parse_spec(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
+        .collect()
+}
+
+/// The connector config given with `--config`, parsed.
+pub fn load_config(path: Option<&Path>) -> Result<Option<ConnectorConfig>, CliError> {
+    path.map(|p| ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string())))
+        .transpose()
+}
+
+/// Opens an evidence file when one is given, else `--source`; returns it
+/// with the label reports name it by.
+pub fn open_source(
+    global: &GlobalArgs,
+    evidence: Option<&Path>,
+) -> Result<(Opened, String), CliError> {
+    Ok(match evidence {
+        Some(p) => (
+            Opened::Offline(Box::new(EvidenceCatalog::open(p)?)),
+            format!("evidence:{}", p.display()),
+        ),
+        None => (open_catalog(global)?, global.source.clone()),
+    })
+}
+
+/// Reads the facts for `--table` and `--config`, as `preflight` evaluates
+/// them and `collect --from-source` writes them: one gathering, so a file
+/// collected from a source evaluates as the source does. A `--table` that
+/// matches nothing is a usage error.
+pub fn gather(
+    opened: &mut Opened,
+    specs: &[tables::TableSpec],
+    config: Option<ConnectorConfig>,
+    options: RuleOptions,
+    mut progress: impl FnMut(&str),
+) -> Result<Facts, CliError> {
+    // Gather with the names as typed (a bare name in any schema); the
+    // catalog then reads inside the PDB the capture targets, where the
+    // names resolve by the rule every command shares.
+    let typed: Vec<TablePattern> = specs
+        .iter()
+        .map(|t| TablePattern {
+            owner: t.owner.clone().unwrap_or_else(|| "%".into()),
+            table: t.table.clone(),
+        })
+        .collect();
+    let mut facts = Facts::gather(opened.catalog(), &typed, config, options, |step| {
+        tracing::debug!(step, "reading facts");
+        progress(step);
+    })?;
+    tracing::info!(
+        tables = facts.tables.as_ref().map_or(0, Vec::len),
+        missing = facts.missing.len(),
+        "facts read"
+    );
+    // A name that matches nothing must not pass as a clean scope.
+    if !specs.is_empty() {
+        let resolved = tables::resolve(opened.catalog(), specs).map_err(CliError::Usage)?;
+        if let Some(in_scope) = facts.tables.as_mut() {
+            in_scope.retain(|t| resolved.patterns.iter().any(|p| p.matches(&t.name)));
+        }
+        facts.scope = resolved.patterns;
+    }
+    Ok(facts)
+}
+
 fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliError> {
     let mut defs = catalog_defs()?;
     apply_thresholds(&mut defs, &args)?;
@@ -392,67 +463,31 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             args.snapshot_rate_mbps
         )));
     }
-    let specs = args
-        .tables
-        .iter()
-        .map(|t| tables::parse_spec(t).map_err(|e| CliError::Usage(format!("--table {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let config = match &args.config {
-        Some(p) => Some(ConnectorConfig::load(p).map_err(|e| CliError::Usage(e.to_string()))?),
-        None => None,
-    };
-    let (mut opened, label): (Opened, String) = match &args.evidence {
-        Some(p) => (
-            Opened::Offline(Box::new(EvidenceCatalog::open(p)?)),
-            format!("evidence:{}", p.display()),
-        ),
-        None => (open_catalog(global)?, global.source.clone()),
-    };
+    let specs = parse_specs(&args.tables)?;
+    let config = load_config(args.config.as_deref())?;
+    let (mut opened, label) = open_source(global, args.evidence.as_deref())?;
     if args.evidence.is_none() && args.format == FormatArg::Human {
         super::source::announce_simulator(&global.source);
     }
-    // Gather with the names as typed (a bare name in any schema); the
-    // catalog then reads inside the PDB the capture targets, where the
-    // names resolve by the rule every command shares.
-    let typed: Vec<TablePattern> = specs
-        .iter()
-        .map(|t| TablePattern {
-            owner: t.owner.clone().unwrap_or_else(|| "%".into()),
-            table: t.table.clone(),
-        })
-        .collect();
     let pb = progress::bar(6, "preflight");
-    let mut facts = Facts::gather(
-        opened.catalog(),
-        &typed,
+    let mut facts = gather(
+        &mut opened,
+        &specs,
         config,
         RuleOptions {
             snapshot_rate_mbps: args.snapshot_rate_mbps,
             snapshot_chunk_rows: args.snapshot_chunk_rows,
         },
         |step| {
-            tracing::debug!(step, "reading facts");
             pb.set_message(step.to_string());
             pb.inc(1);
         },
-    )?;
-    tracing::info!(
-        tables = facts.tables.as_ref().map_or(0, Vec::len),
-        missing = facts.missing.len(),
-        "facts read"
-    );
-    // A name that matches nothing must not pass as a clean scope.
-    if !specs.is_empty() {
-        let resolved = tables::resolve(opened.catalog(), &specs).map_err(|e| {
-            pb.finish_and_clear();
-            CliError::Usage(e)
-        })?;
-        if let Some(in_scope) = facts.tables.as_mut() {
-            in_scope.retain(|t| resolved.patterns.iter().any(|p| p.matches(&t.name)));
-        }
-        facts.scope = resolved.patterns;
-    }
+    )
+    .inspect_err(|_| pb.finish_and_clear())?;
     pb.set_message("smoke mine");
+    // The smoke mine is the one check that reads the database itself: its
+    // time is that check's, not the gathering's.
+    let mut smoke_s = 0.0;
     let oracle = facts
         .instance
         .as_ref()
@@ -465,6 +500,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             .unwrap_or(20000);
         let owners = facts.scope_owners();
         let pdb = facts.target_pdb();
+        let mining = Instant::now();
         facts.smoke = Some(smoke_mine(
             redo,
             &inventory,
@@ -473,6 +509,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             pdb,
             max_rows,
         ));
+        smoke_s = mining.elapsed().as_secs_f64();
     }
     pb.inc(1);
     pb.finish_and_clear();
@@ -482,8 +519,11 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             facts.missing_reason("instance")
         )));
     }
-    let gather_s = started.elapsed().as_secs_f64();
-    let (mut report, check_s) = run_timed(&defs, &facts, &label);
+    let gather_s = started.elapsed().as_secs_f64() - smoke_s;
+    let (mut report, mut check_s) = run_timed(&defs, &facts, &label);
+    if let Some(t) = check_s.get_mut("smoke-mine") {
+        *t += smoke_s;
+    }
     if facts.instance.is_none() {
         // Version, log mode, role and containers all come from V$DATABASE:
         // without it the checks that need them skip, and a run of skips

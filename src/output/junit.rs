@@ -84,7 +84,7 @@ pub fn render(report: &Report, fail_on: Status, info: &RunInfo) -> String {
         let cs: Vec<&CheckResult> = report.checks.iter().filter(|c| c.group == g).collect();
         let suite_s: f64 = cs.iter().map(|c| info.case_s(&c.id)).sum();
         out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{suite_s:.3}\" timestamp=\"{}\" hostname=\"{}\">\n",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{suite_s:.6}\" timestamp=\"{}\" hostname=\"{}\">\n",
             esc(g),
             cs.len(),
             cs.iter().filter(|c| failed(c)).count(),
@@ -93,8 +93,10 @@ pub fn render(report: &Report, fail_on: Status, info: &RunInfo) -> String {
             esc(&info.hostname)
         ));
         for c in cs {
+            // Microseconds: a rule over facts already read takes less than
+            // a millisecond, which three decimals would show as nothing.
             out.push_str(&format!(
-                "    <testcase classname=\"preflight.{}\" name=\"{}: {}\" time=\"{:.3}\">\n",
+                "    <testcase classname=\"preflight.{}\" name=\"{}: {}\" time=\"{:.6}\">\n",
                 esc(g),
                 esc(&c.id),
                 esc(&c.title),
@@ -172,7 +174,10 @@ mod tests {
             "{on_fail}"
         );
         assert!(on_fail.contains("hostname=\"ci-7\""));
-        assert!(on_fail.contains("time=\"0.250\">"));
+        assert!(
+            on_fail.contains("time=\"0.250000\">"),
+            "a case's time to the microsecond"
+        );
         assert!(on_fail.contains("a &lt; b &amp; &quot;c&quot;"));
         let on_warn = render(&r, Status::Warn, &info);
         assert!(on_warn.contains("<failure type=\"warn\""));

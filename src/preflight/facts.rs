@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use chrono::NaiveDateTime;
 
 use crate::preflight::config::ConnectorConfig;
-use crate::preflight::smoke::SmokeResult;
+use crate::preflight::smoke::{SmokeFailure, SmokeResult};
+use crate::source::evidence::{rows_from_facts, EvidenceFile};
 use crate::source::{
-    Catalog, InstanceFacts, LogInventory, OpenTransaction, SessionFacts, SourceError, TableFacts,
-    TableName, TablePattern,
+    Catalog, InstanceFacts, LogInventory, SessionFacts, SessionTransaction, SourceError,
+    TableFacts, TableName, TablePattern,
 };
 
 /// Options of a run that rules read.
@@ -39,7 +40,8 @@ pub struct Facts {
     pub tables: Option<Vec<TableFacts>>,
     /// Every table read, in scope or not (for name-case matching).
     pub candidates: Vec<TableFacts>,
-    pub transactions: Option<Vec<OpenTransaction>>,
+    /// Open transactions with the sessions holding them, oldest first.
+    pub transactions: Option<Vec<SessionTransaction>>,
     pub inventory: Option<LogInventory>,
     pub missing: BTreeMap<&'static str, String>,
     pub config: Option<ConnectorConfig>,
@@ -47,7 +49,7 @@ pub struct Facts {
     pub scope: Vec<TablePattern>,
     /// The smoke mine of a live source; `None` when the source cannot mine
     /// (facts and evidence files).
-    pub smoke: Option<Result<SmokeResult, SourceError>>,
+    pub smoke: Option<Result<SmokeResult, SmokeFailure>>,
 }
 
 impl Facts {
@@ -84,13 +86,36 @@ impl Facts {
         }
         progress("transactions");
         facts.transactions = keep(
-            catalog.open_transactions(),
+            catalog.transaction_sessions(),
             "transactions",
             &mut facts.missing,
         )?;
         progress("logs");
         facts.inventory = keep(catalog.log_inventory(), "logs", &mut facts.missing)?;
         Ok(facts)
+    }
+
+    /// The facts as an evidence file: the rows the collect script would
+    /// have spooled, every table read (not only those in scope, so that a
+    /// later `--table` can choose), and the reason for each missing fact.
+    /// A smoke mine is not part of it: evidence cannot mine.
+    pub fn to_evidence(&self, source: &str) -> EvidenceFile {
+        let why = |fact: &'static str| self.missing_reason(fact);
+        let tables = if self.tables.is_some() {
+            Ok(self.candidates.as_slice())
+        } else {
+            Err(why("tables"))
+        };
+        rows_from_facts(
+            self.instance.as_ref().ok_or_else(|| why("instance")),
+            self.session.as_ref().ok_or_else(|| why("session")),
+            tables,
+            self.transactions
+                .as_deref()
+                .ok_or_else(|| why("transactions")),
+            self.inventory.as_ref().ok_or_else(|| why("logs")),
+            source,
+        )
     }
 
     /// The database time of the facts, else the newest log time, else the clock.

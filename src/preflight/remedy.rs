@@ -48,10 +48,35 @@ pub fn personalize(text: &str, session: Option<&SessionFacts>, cdb: Option<bool>
         out = out.replace("logminer_tbs", &sql_ident(ts));
     }
     let common = s.common_user || s.user.to_ascii_uppercase().starts_with("C##");
-    if cdb == Some(false) || (cdb == Some(true) && !common) {
+    if cdb == Some(false) {
         out = out.replace(" CONTAINER=ALL", "");
+    } else if cdb == Some(true) && !common {
+        // A statement for a common user (one a rule proposes to create)
+        // keeps its clause; the connected local user's lose theirs.
+        out = out
+            .split('\n')
+            .map(|line| {
+                if line.to_ascii_uppercase().contains("C##") {
+                    line.to_string()
+                } else {
+                    line.replace(" CONTAINER=ALL", "")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
     }
     out
+}
+
+/// The common user a local user's capture would need in a CDB: its name
+/// with the `C##` prefix Oracle requires of common users (by default),
+/// written as SQL takes it.
+pub fn common_user_for(user: &str) -> String {
+    if user.to_ascii_uppercase().starts_with("C##") {
+        sql_ident(user)
+    } else {
+        sql_ident(&format!("C##{user}"))
+    }
 }
 
 #[cfg(test)]
@@ -84,6 +109,19 @@ mod tests {
             "GRANT LOGMINING TO \"cdc\";\nALTER USER \"cdc\" QUOTA UNLIMITED ON USERS;"
         );
         assert_eq!(personalize(t, None, None), t, "unknown user: the template");
+        let create = "CREATE USER C##CDC IDENTIFIED BY x CONTAINER=ALL;\nGRANT LOGMINING TO connect_user CONTAINER=ALL;";
+        assert_eq!(
+            personalize(create, Some(&session("CDC", false)), Some(true)),
+            "CREATE USER C##CDC IDENTIFIED BY x CONTAINER=ALL;\nGRANT LOGMINING TO CDC;",
+            "a common user to create keeps the clause the local one loses"
+        );
+    }
+
+    #[test]
+    fn the_common_user_of_a_local_one_takes_the_prefix_once() {
+        assert_eq!(common_user_for("CDCUSER"), "C##CDCUSER");
+        assert_eq!(common_user_for("C##DBZ"), "C##DBZ");
+        assert_eq!(common_user_for("cdc"), "\"C##cdc\"");
     }
 
     #[test]

@@ -580,6 +580,10 @@ pub struct TransactionSession {
     pub program: Option<String>,
     /// `MACHINE`: the client's host name.
     pub machine: Option<String>,
+    /// `GV$SESSION.INST_ID`: the instance the session is on. Set where the
+    /// source knows it (a cluster's GV$ views); a session on another node
+    /// can only be killed by naming its instance.
+    pub inst_id: Option<u32>,
 }
 
 /// A row of `V$TRANSACTION` with its session: the join an operator needs

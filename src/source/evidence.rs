@@ -25,8 +25,8 @@ use crate::source::{
     ArchiveDestStatus, ArchivedLog, Catalog, ColumnFacts, Dialect, DmArchDest, DmFacts, IndexFacts,
     InstanceFacts, KeyConstraint, LogGroupFacts, LogInventory, OnlineLog, OpenTransaction,
     PartitionFacts, PartitioningFacts, PdbFacts, ProfileFacts, RecoveryArea, RedoThread,
-    ServiceFacts, SessionFacts, SourceError, SwitchHistory, TableFacts, TableName, TablePattern,
-    YashanFacts, YstreamServer,
+    ServiceFacts, SessionFacts, SessionTransaction, SourceError, SwitchHistory, TableFacts,
+    TableName, TablePattern, TransactionSession, YashanFacts, YstreamServer,
 };
 
 /// The `format` key every evidence file carries.
@@ -618,20 +618,35 @@ fn tables_from(ev: &EvidenceFile) -> Result<Vec<TableFacts>, String> {
     Ok(tables.into_values().collect())
 }
 
-fn transactions_from(ev: &EvidenceFile) -> Result<Vec<OpenTransaction>, String> {
-    let mut v: Vec<OpenTransaction> = ev
+fn transactions_from(ev: &EvidenceFile) -> Result<Vec<SessionTransaction>, String> {
+    let mut v: Vec<SessionTransaction> = ev
         .rows("transactions")?
         .iter()
-        .map(|r| OpenTransaction {
-            xid: text_or(r, "XID"),
-            start_scn: num(r, "START_SCN").unwrap_or(0),
-            start_time: time(r, "START_DATE"),
-            used_urec: num(r, "USED_UREC").unwrap_or(0),
-            username: text(r, "USERNAME"),
-            con_name: text(r, "CON_NAME"),
+        .map(|r| {
+            let transaction = OpenTransaction {
+                xid: text_or(r, "XID"),
+                start_scn: num(r, "START_SCN").unwrap_or(0),
+                start_time: time(r, "START_DATE"),
+                used_urec: num(r, "USED_UREC").unwrap_or(0),
+                username: text(r, "USERNAME"),
+                con_name: text(r, "CON_NAME"),
+            };
+            // The outer join to V$SESSION found no row: no SID.
+            let session = num(r, "SID").map(|sid| TransactionSession {
+                sid: Some(sid),
+                serial: num(r, "SERIAL#"),
+                username: transaction.username.clone(),
+                program: text(r, "PROGRAM"),
+                machine: text(r, "MACHINE"),
+                inst_id: num(r, "INST_ID").and_then(|i| u32::try_from(i).ok()),
+            });
+            SessionTransaction {
+                transaction,
+                session,
+            }
         })
         .collect();
-    v.sort_by_key(|t| t.start_scn);
+    v.sort_by_key(|t| t.transaction.start_scn);
     Ok(v)
 }
 
@@ -725,7 +740,7 @@ pub struct EvidenceCatalog {
     instance: Result<InstanceFacts, String>,
     session: Result<SessionFacts, String>,
     tables: Result<Vec<TableFacts>, String>,
-    transactions: Result<Vec<OpenTransaction>, String>,
+    transactions: Result<Vec<SessionTransaction>, String>,
     inventory: Result<LogInventory, String>,
 }
 
@@ -773,6 +788,13 @@ impl Catalog for EvidenceCatalog {
             .collect())
     }
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+        Ok(self
+            .transaction_sessions()?
+            .into_iter()
+            .map(|t| t.transaction)
+            .collect())
+    }
+    fn transaction_sessions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
         self.transactions
             .clone()
             .map_err(|e| missing("transaction", &e))
@@ -811,7 +833,7 @@ pub fn rows_from_facts(
     instance: Result<&InstanceFacts, String>,
     session: Result<&SessionFacts, String>,
     tables: Result<&[TableFacts], String>,
-    transactions: Result<&[OpenTransaction], String>,
+    transactions: Result<&[SessionTransaction], String>,
     inventory: Result<&LogInventory, String>,
     source: &str,
 ) -> EvidenceFile {
@@ -1200,8 +1222,15 @@ pub fn rows_from_facts(
         Ok(txns) => put(
             "transactions",
             txns.iter()
-                .map(|t| row! {"XID" => t.xid.clone(), "START_SCN" => t.start_scn, "START_DATE" => ts(t.start_time),
-                    "USED_UREC" => t.used_urec, "USERNAME" => opt(t.username.clone()), "CON_NAME" => opt(t.con_name.clone())})
+                .map(|st| {
+                    let t = &st.transaction;
+                    let s = st.session.as_ref();
+                    row! {"XID" => t.xid.clone(), "START_SCN" => t.start_scn, "START_DATE" => ts(t.start_time),
+                        "USED_UREC" => t.used_urec, "USERNAME" => opt(t.username.clone()), "CON_NAME" => opt(t.con_name.clone()),
+                        "PROGRAM" => opt(s.and_then(|s| s.program.clone())), "MACHINE" => opt(s.and_then(|s| s.machine.clone())),
+                        "SID" => opt(s.and_then(|s| s.sid)), "SERIAL#" => opt(s.and_then(|s| s.serial)),
+                        "INST_ID" => opt(s.and_then(|s| s.inst_id))}
+                })
                 .collect(),
         ),
         Err(e) => errors.push(("transactions", e.clone())),
@@ -1265,34 +1294,6 @@ pub fn rows_from_facts(
         source: Some(source.to_string()),
         queries: q,
     }
-}
-
-/// Reads every fact of `catalog` and renders it as evidence rows.
-pub fn collect_from(catalog: &mut dyn Catalog, source: &str) -> Result<EvidenceFile, SourceError> {
-    fn keep<T>(r: Result<T, SourceError>) -> Result<Result<T, String>, SourceError> {
-        match r {
-            Ok(v) => Ok(Ok(v)),
-            Err(
-                e @ (SourceError::Unreachable(_)
-                | SourceError::Authentication(_)
-                | SourceError::NoClientLibrary(_)),
-            ) => Err(e),
-            Err(e) => Ok(Err(e.to_string())),
-        }
-    }
-    let i = keep(catalog.instance())?;
-    let s = keep(catalog.session())?;
-    let t = keep(catalog.tables(&[]))?;
-    let x = keep(catalog.open_transactions())?;
-    let l = keep(catalog.log_inventory())?;
-    Ok(rows_from_facts(
-        i.as_ref().map_err(Clone::clone),
-        s.as_ref().map_err(Clone::clone),
-        t.as_deref().map_err(Clone::clone),
-        x.as_deref().map_err(Clone::clone),
-        l.as_ref().map_err(Clone::clone),
-        source,
-    ))
 }
 
 #[cfg(test)]
@@ -1390,8 +1391,18 @@ pub struct FactsSnapshot {
     pub instance: Option<InstanceFacts>,
     pub session: Option<SessionFacts>,
     pub tables: Option<Vec<TableFacts>>,
-    pub transactions: Option<Vec<OpenTransaction>>,
+    pub transactions: Option<Vec<SnapshotTransaction>>,
     pub inventory: Option<LogInventory>,
+}
+
+/// A transaction of a facts file: the `V$TRANSACTION` fields, and the
+/// session holding it under `session` when it was read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SnapshotTransaction {
+    #[serde(flatten)]
+    pub transaction: OpenTransaction,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<TransactionSession>,
 }
 
 impl FactsSnapshot {
@@ -1400,9 +1411,33 @@ impl FactsSnapshot {
         let text = crate::limits::read_text(path, crate::limits::EVIDENCE_BYTES).map_err(|e| {
             SourceError::Invalid(format!("cannot read the facts file {shown}: {e}"))
         })?;
-        serde_json::from_str(&text)
+        Self::parse(&text, &shown)
+    }
+
+    fn parse(text: &str, shown: &str) -> Result<Self, SourceError> {
+        serde_json::from_str(text)
             .map_err(|e| SourceError::Invalid(format!("{shown} is not a cdcctl facts file: {e}")))
     }
+}
+
+/// Opens an offline facts file of either form: an evidence file (what
+/// `cdcctl collect` and `collect --from-source` write, told apart by its
+/// `format` key) or the facts structs' own JSON.
+pub fn open_offline(path: &std::path::Path) -> Result<Box<dyn Catalog>, SourceError> {
+    let shown = path.display().to_string();
+    let text = crate::limits::read_text(path, crate::limits::EVIDENCE_BYTES)
+        .map_err(|e| SourceError::Invalid(format!("cannot read the facts file {shown}: {e}")))?;
+    let is_evidence = serde_json::from_str::<Value>(&text)
+        .ok()
+        .is_some_and(|v| v.get("format").and_then(Value::as_str) == Some(FORMAT));
+    Ok(if is_evidence {
+        Box::new(EvidenceCatalog::from_file(
+            &EvidenceFile::parse(&text, &shown)?,
+            &shown,
+        ))
+    } else {
+        Box::new(FactsSnapshot::parse(&text, &shown)?)
+    })
 }
 
 fn absent(what: &str) -> SourceError {
@@ -1424,9 +1459,24 @@ impl Catalog for FactsSnapshot {
             .collect())
     }
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
-        self.transactions
+        Ok(self
+            .transaction_sessions()?
+            .into_iter()
+            .map(|t| t.transaction)
+            .collect())
+    }
+    fn transaction_sessions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        let all = self
+            .transactions
             .clone()
-            .ok_or_else(|| absent("transactions"))
+            .ok_or_else(|| absent("transactions"))?;
+        Ok(all
+            .into_iter()
+            .map(|t| SessionTransaction {
+                transaction: t.transaction,
+                session: t.session,
+            })
+            .collect())
     }
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         self.inventory.clone().ok_or_else(|| absent("inventory"))

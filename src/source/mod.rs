@@ -40,6 +40,21 @@ pub trait Catalog {
     /// Open transactions (`V$TRANSACTION`), oldest first.
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError>;
 
+    /// The open transactions with the sessions holding them (`V$SESSION`,
+    /// `GV$SESSION` on RAC), oldest first: what an operator needs to ask
+    /// for a commit or to kill the session. A source that knows no
+    /// sessions answers with the transactions alone.
+    fn transaction_sessions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        Ok(self
+            .open_transactions()?
+            .into_iter()
+            .map(|transaction| SessionTransaction {
+                transaction,
+                session: None,
+            })
+            .collect())
+    }
+
     /// Online and archived logs, destinations and threads.
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError>;
 

@@ -76,6 +76,7 @@ fn demo_db_transactions() -> Vec<crate::source::SessionTransaction> {
                 username: Some(user.into()),
                 program: Some(program.into()),
                 machine: Some(machine.into()),
+                inst_id: None,
             }),
         }
     };

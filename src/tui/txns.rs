@@ -103,6 +103,7 @@ mod tests {
                 username: Some("APP".into()),
                 program: Some(p.into()),
                 machine: Some("app01".into()),
+                inst_id: None,
             }),
         }
     }

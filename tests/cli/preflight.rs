@@ -350,7 +350,7 @@ fn unreadable_config_exits_2_with_one_clear_sentence() {
         assert_eq!(o.status.code(), Some(2), "{bad}");
         let e = stderr(&o);
         assert!(
-            e.starts_with("cdcctl: ") && e.trim().lines().count() == 1,
+            e.starts_with("cdcctl preflight: ") && e.trim().lines().count() == 1,
             "{e}"
         );
         assert!(!e.contains("panicked"));
@@ -475,6 +475,7 @@ fn partitions_of_a_missing_table_suggests_close_names_and_exits_2() {
         e.contains("no table matches") && e.contains("did you mean APP.ORDER_HIS"),
         "{e}"
     );
+    assert!(e.starts_with("cdcctl partitions: "), "{e}");
     let o = cdcctl(&[
         "--source",
         &facts("seed000-19c-pdb-local-user.json"),
@@ -886,7 +887,9 @@ fn each_scenario_flags_exactly_its_misconfiguration() {
 #[test]
 fn evidence_from_each_scenario_evaluates_to_the_same_findings_as_the_live_run() {
     use cdcctl::preflight::facts::{Facts, RuleOptions};
-    use cdcctl::source::evidence::{collect_from, EvidenceCatalog, EvidenceFile, FactsSnapshot};
+    use cdcctl::source::evidence::{
+        EvidenceCatalog, EvidenceFile, FactsSnapshot, SnapshotTransaction,
+    };
     use cdcctl::source::sim::Sim;
     use cdcctl::source::Catalog;
 
@@ -898,11 +901,27 @@ fn evidence_from_each_scenario_evaluates_to_the_same_findings_as_the_live_run() 
             instance: sim.instance().ok(),
             session: sim.session().ok(),
             tables: sim.tables(&[]).ok(),
-            transactions: sim.open_transactions().ok(),
+            transactions: sim.transaction_sessions().ok().map(|v| {
+                v.into_iter()
+                    .map(|t| SnapshotTransaction {
+                        transaction: t.transaction,
+                        session: t.session,
+                    })
+                    .collect()
+            }),
             inventory: sim.log_inventory().ok(),
         };
         let mut live = moment.clone();
-        let ev = collect_from(&mut live.clone(), "sim").unwrap();
+        // What `collect --from-source` writes: the facts preflight gathers.
+        let ev = Facts::gather(
+            &mut live.clone() as &mut dyn Catalog,
+            &[],
+            None,
+            RuleOptions::default(),
+            |_| {},
+        )
+        .unwrap()
+        .to_evidence("sim");
         let text = serde_json::to_string(&ev).unwrap();
         let mut offline =
             EvidenceCatalog::from_file(&EvidenceFile::parse(&text, "ev").unwrap(), "ev");
@@ -1161,4 +1180,261 @@ fn issue11_remediation_names_the_user_tables_and_sequences_the_check_found() {
             assert!(!text.contains(placeholder), "{}: {text}", c.id);
         }
     }
+}
+
+// ---- collect --from-source: the facts preflight reads, written to a file
+
+/// `collect --from-source` of `source` (with `extra` options) into a temp
+/// file, then the JSON reports of preflight on the source and on the file.
+fn source_and_file_reports(source: &str, extra: &[&str]) -> (JsonReport, JsonReport) {
+    let dir = tempfile::tempdir().unwrap();
+    let ev = dir.path().join("facts.json");
+    let evs = ev.to_str().unwrap();
+    let mut collect = vec!["--source", source, "collect", "--from-source", "-o", evs];
+    collect.extend(extra);
+    let o = cdcctl(&collect);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let mut live = vec!["--source", source, "preflight"];
+    live.extend(extra);
+    let file = format!("facts:{evs}");
+    let mut off = vec!["--source", file.as_str(), "preflight"];
+    off.extend(extra);
+    (json_report(&live).0, json_report(&off).0)
+}
+
+/// Check id → status, without the live-only smoke mine.
+fn statuses(r: &JsonReport) -> BTreeMap<String, String> {
+    r.checks
+        .iter()
+        .filter(|c| c.id != "smoke-mine")
+        .map(|c| (c.id.clone(), c.status.clone()))
+        .collect()
+}
+
+#[test]
+fn collect_from_the_simulator_then_preflight_on_the_file_finds_what_the_simulator_does() {
+    let cfg = config("debezium-healthy.properties");
+    for (source, extra) in [
+        ("sim", &[][..]),
+        ("sim:demo", &["--table", "APP.ORDERS"][..]),
+        ("sim:long-transaction", &[][..]),
+        ("sim:interval-partition-churn", &[][..]),
+        ("sim:wrong-container", &[][..]),
+        ("sim:rac", &["--config", cfg.as_str()][..]),
+    ] {
+        let (live, file) = source_and_file_reports(source, extra);
+        assert!(
+            live.checks.len() > 30,
+            "{source}: {} checks",
+            live.checks.len()
+        );
+        assert_eq!(statuses(&live), statuses(&file), "{source} {extra:?}");
+        // Findings name the same facts, remediation included.
+        for (a, b) in live.checks.iter().zip(&file.checks) {
+            if a.id != "smoke-mine" {
+                assert_eq!(a, b, "{source} {extra:?}");
+            }
+        }
+        assert_eq!(live.source.scope, file.source.scope, "{source}");
+    }
+}
+
+#[test]
+fn the_smoke_mine_of_a_file_is_skipped_with_its_reason_never_passed() {
+    let (live, file) = source_and_file_reports("sim", &[]);
+    assert_eq!(status_of(&live, "smoke-mine"), "pass");
+    let smoke = file
+        .checks
+        .iter()
+        .find(|c| c.id == "smoke-mine")
+        .expect("smoke-mine is reported for a file too");
+    assert_eq!(smoke.status, "skip");
+    assert!(smoke.detail.contains("live source"), "{}", smoke.detail);
+}
+
+#[test]
+fn collect_from_source_reads_only_the_tables_asked_for_and_refuses_a_name_that_matches_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let ev = dir.path().join("ev.json");
+    let o = cdcctl(&[
+        "--source",
+        "sim",
+        "collect",
+        "--from-source",
+        "--table",
+        "ORDERS",
+        "-o",
+        ev.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&ev).unwrap()).unwrap();
+    let tables: Vec<String> = v["queries"]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            format!(
+                "{}.{}",
+                t["OWNER"].as_str().unwrap(),
+                t["TABLE_NAME"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(tables, vec!["APP.ORDERS".to_string()]);
+    let o = cdcctl(&[
+        "--source",
+        "sim",
+        "collect",
+        "--from-source",
+        "--table",
+        "APP.NOPE",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).starts_with("cdcctl collect: "), "{}", stderr(&o));
+}
+
+#[test]
+fn collect_config_needs_from_source() {
+    let cfg = config("debezium-healthy.properties");
+    let o = cdcctl(&["collect", "--config", &cfg]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.starts_with("cdcctl collect: --config needs --from-source"),
+        "{e}"
+    );
+}
+
+#[test]
+fn collect_to_dash_writes_stdout_and_no_file_named_dash() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["collect", "-o", "-"][..],
+        &["--source", "sim", "collect", "--from-source", "-o", "-"][..],
+    ] {
+        let o = crate::run::cdcctl(dir.path(), args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert!(!o.stdout.is_empty(), "{args:?}: nothing on stdout");
+        assert!(
+            !dir.path().join("-").exists(),
+            "{args:?} wrote a file named -"
+        );
+    }
+}
+
+#[test]
+fn preflight_errors_name_the_command() {
+    let o = cdcctl(&["--source", "sim", "preflight", "--table", "APP.NOPE"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    let last = e.trim().lines().last().unwrap_or_default();
+    assert!(last.starts_with("cdcctl preflight: "), "{e}");
+    let o = cdcctl(&["--source", "sim", "preflight", "--set", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("cdcctl preflight: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn junit_times_are_measured_not_a_constant() {
+    let o = cdcctl(&["--source", "sim", "preflight", "--format", "junit"]);
+    let xml = stdout(&o);
+    let times: Vec<f64> = xml
+        .match_indices(" time=\"")
+        .map(|(i, m)| {
+            let rest = &xml[i + m.len()..];
+            rest[..rest.find('"').unwrap()].parse::<f64>().unwrap()
+        })
+        .collect();
+    assert!(times.len() > 40, "{xml}");
+    assert!(times.iter().all(|t| *t >= 0.0));
+    let distinct: BTreeSet<String> = times.iter().map(|t| format!("{t:.6}")).collect();
+    assert!(distinct.len() > 3, "times look constant: {distinct:?}");
+    // The smoke mine reads the database: its case takes measurable time.
+    let smoke = xml
+        .lines()
+        .find(|l| l.contains("name=\"smoke-mine:"))
+        .expect("a smoke-mine testcase");
+    let t: f64 = smoke
+        .split(" time=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .and_then(|t| t.parse().ok())
+        .unwrap();
+    assert!(t > 0.0, "{smoke}");
+}
+
+// ---- remediation written with what the checks found
+
+fn remediation_from(source: &str, extra: &[&str], id: &str) -> String {
+    let mut args = vec!["--source", source, "preflight"];
+    args.extend(extra);
+    let (r, _) = json_report(&args);
+    r.checks
+        .iter()
+        .find(|c| c.id == id)
+        .and_then(|c| c.remediation.clone())
+        .unwrap_or_else(|| panic!("{source}: {id} has no remediation"))
+}
+
+#[test]
+fn long_transactions_are_answered_with_the_session_to_kill() {
+    let fix = remediation_from("sim:long-transaction", &[], "long-txn");
+    assert!(fix.contains("ALTER SYSTEM KILL SESSION '"), "{fix}");
+    assert!(
+        !fix.contains("sid,serial#"),
+        "a placeholder where the SID is known: {fix}"
+    );
+    let kill = fix
+        .lines()
+        .find(|l| l.starts_with("ALTER SYSTEM KILL SESSION '"))
+        .unwrap();
+    let session = kill.split('\'').nth(1).unwrap();
+    assert!(
+        session.split(',').all(|n| n.parse::<u64>().is_ok()),
+        "SID,SERIAL# on a single instance: {kill}"
+    );
+    // Every transaction counts as old with a zero threshold; on a cluster
+    // each kill names the instance its session is on.
+    let fix = remediation_from("sim:rac", &["--set", "long-txn.warn=0"], "long-txn");
+    let kills: Vec<&str> = fix
+        .lines()
+        .filter(|l| l.starts_with("ALTER SYSTEM KILL SESSION '"))
+        .collect();
+    assert!(!kills.is_empty(), "{fix}");
+    for k in kills {
+        assert!(k.contains(",@1'") || k.contains(",@2'"), "{k}");
+    }
+}
+
+#[test]
+fn smoke_mine_and_container_remediation_follow_what_was_found() {
+    let grants = remediation_from("sim:missing-grants", &[], "smoke-mine");
+    assert!(grants.contains("ORA-01031"), "{grants}");
+    assert!(grants.contains("GRANT LOGMINING TO C##CDCCTL"), "{grants}");
+    let container = remediation_from("sim:wrong-container", &[], "smoke-mine");
+    assert!(container.contains("CREATE USER C##CDCUSER"), "{container}");
+    assert_ne!(grants, container);
+    let cdb = remediation_from("sim:wrong-container", &[], "cdb-mining-container");
+    assert!(cdb.contains("CREATE USER C##CDCUSER "), "{cdb}");
+    assert!(cdb.contains("database.pdb.name = ORCLPDB1"), "{cdb}");
+}
+
+#[test]
+fn retention_remediation_says_the_days_kept_and_needed() {
+    let fix = remediation_from("sim:archive-gap", &[], "arch-retention");
+    assert!(
+        fix.contains("archived logs are kept 0.0 day(s) now"),
+        "{fix}"
+    );
+    assert!(fix.contains("keep at least 3 day(s) (72 h)"), "{fix}");
+    let fix = remediation_from(
+        "sim:archive-gap",
+        &["--set", "arch-retention.warn=168"],
+        "arch-retention",
+    );
+    assert!(fix.contains("keep at least 7 day(s) (168 h)"), "{fix}");
 }

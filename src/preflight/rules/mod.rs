@@ -153,7 +153,11 @@ mod tests {
     use crate::preflight::config::ConnectorConfig;
     use crate::preflight::defs;
     use crate::preflight::model::Status;
-    use crate::source::{PdbFacts, SessionFacts};
+    use crate::preflight::smoke::{MinedLog, SmokeFailure};
+    use crate::source::{
+        ArchivedLog, OpenTransaction, PdbFacts, SessionFacts, SessionTransaction, SourceError,
+        TransactionSession,
+    };
 
     fn def(id: &str) -> CheckDef {
         defs::load()
@@ -446,5 +450,204 @@ mod tests {
         let o = (rule_for("archivelog-mode").unwrap())(&f, &def("archivelog-mode"));
         assert_eq!(o.status, Status::Skip);
         assert!(o.detail.contains("ORA-00942"), "{}", o.detail);
+    }
+
+    fn at(hhmm: &str) -> chrono::NaiveDateTime {
+        chrono::NaiveDateTime::parse_from_str(&format!("2026-01-31 {hhmm}"), "%Y-%m-%d %H:%M")
+            .unwrap()
+    }
+
+    fn txn(
+        xid: &str,
+        scn: u64,
+        start: &str,
+        session: Option<(u64, u64, Option<u32>)>,
+    ) -> SessionTransaction {
+        SessionTransaction {
+            transaction: OpenTransaction {
+                xid: xid.into(),
+                start_scn: scn,
+                start_time: Some(at(start)),
+                used_urec: 3,
+                username: Some("APP".into()),
+                con_name: None,
+            },
+            session: session.map(|(sid, serial, inst_id)| TransactionSession {
+                sid: Some(sid),
+                serial: Some(serial),
+                username: Some("APP".into()),
+                program: Some("JDBC Thin Client".into()),
+                machine: Some("app01".into()),
+                inst_id,
+            }),
+        }
+    }
+
+    fn with_clock(cluster: bool) -> InstanceFacts {
+        let mut i = cdb("19.22.0.0.0");
+        i.now = Some(at("12:00"));
+        i.parameters.insert(
+            "cluster_database".into(),
+            if cluster { "TRUE" } else { "FALSE" }.into(),
+        );
+        i
+    }
+
+    #[test]
+    fn long_transactions_name_the_session_to_kill() {
+        let f = Facts {
+            instance: Some(with_clock(false)),
+            transactions: Some(vec![
+                txn("0A00", 100, "11:00", Some((41, 9, None))),
+                txn("0B00", 200, "11:30", None),
+                txn("0C00", 300, "11:59", Some((77, 1, None))),
+            ]),
+            ..Default::default()
+        };
+        let o = (rule_for("long-txn").unwrap())(&f, &def("long-txn"));
+        assert_eq!(o.status, Status::Warn);
+        let fix = o.remediation.unwrap();
+        assert!(fix.contains("ALTER SYSTEM KILL SESSION '41,9';"), "{fix}");
+        assert!(
+            fix.contains("XID 0A00, START_SCN 100, open 60 min"),
+            "{fix}"
+        );
+        assert!(fix.contains("JDBC Thin Client on app01"), "{fix}");
+        // Open 30 min without a session row: how to find it, not a guess.
+        assert!(fix.contains("HEXTORAW('0B00')"), "{fix}");
+        // Open one minute: not one that holds capture back.
+        assert!(!fix.contains("'77,1'"), "{fix}");
+        assert!(!fix.contains("sid,serial#"), "no placeholder left: {fix}");
+    }
+
+    #[test]
+    fn on_rac_the_kill_names_the_instance() {
+        let mut f = Facts {
+            instance: Some(with_clock(true)),
+            transactions: Some(vec![txn("0A00", 100, "11:00", Some((41, 9, Some(2))))]),
+            ..Default::default()
+        };
+        let fix = |f: &Facts| {
+            (rule_for("long-txn").unwrap())(f, &def("long-txn"))
+                .remediation
+                .unwrap()
+        };
+        assert!(
+            fix(&f).contains("ALTER SYSTEM KILL SESSION '41,9,@2';"),
+            "{}",
+            fix(&f)
+        );
+        f.instance = Some(with_clock(false));
+        assert!(
+            fix(&f).contains("ALTER SYSTEM KILL SESSION '41,9';"),
+            "a single instance takes no @: {}",
+            fix(&f)
+        );
+    }
+
+    #[test]
+    fn retention_remediation_says_days_kept_and_needed() {
+        let mut i = with_clock(false);
+        i.log_mode = "ARCHIVELOG".into();
+        let archived = |seq: u64, first: &str, deleted: bool| ArchivedLog {
+            name: (!deleted).then(|| format!("/arch/1_{seq}.arc")),
+            dest_id: 1,
+            thread: 1,
+            sequence: seq,
+            first_change: seq * 100,
+            next_change: seq * 100 + 100,
+            first_time: Some(at(first)),
+            status: if deleted { "D" } else { "A" }.into(),
+            deleted,
+            archived: true,
+            ..Default::default()
+        };
+        let f = Facts {
+            instance: Some(i),
+            inventory: Some(LogInventory {
+                archived: vec![archived(1, "00:00", true), archived(2, "00:00", false)],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let o = (rule_for("arch-retention").unwrap())(&f, &def("arch-retention"));
+        assert_eq!(o.status, Status::Fail);
+        let fix = o.remediation.unwrap();
+        assert!(fix.contains("kept 0.5 day(s) now (12 h)"), "{fix}");
+        assert!(fix.contains("keep at least 3 day(s) (72 h)"), "{fix}");
+        assert!(fix.contains("'SYSDATE-3'"), "{fix}");
+    }
+
+    #[test]
+    fn a_local_user_is_told_the_common_user_to_create() {
+        let f = Facts {
+            instance: Some(cdb("19.22.0.0.0")),
+            session: Some(local_user_in_pdb()),
+            ..Default::default()
+        };
+        let o = (rule_for("cdb-mining-container").unwrap())(&f, &def("cdb-mining-container"));
+        let fix = o.remediation.unwrap();
+        assert!(fix.contains("CREATE USER C##CDCUSER "), "{fix}");
+        assert!(fix.contains("TO C##CDCUSER CONTAINER=ALL;"), "{fix}");
+        assert!(fix.contains("database.pdb.name = ORCLPDB1"), "{fix}");
+    }
+
+    fn smoke_failed(f: &mut Facts, error: SourceError, logs: Vec<MinedLog>) -> String {
+        f.smoke = Some(Err(SmokeFailure { error, logs }));
+        let o = (rule_for("smoke-mine").unwrap())(f, &def("smoke-mine"));
+        assert_eq!(o.status, Status::Fail);
+        o.remediation.expect("a remediation for the error")
+    }
+
+    #[test]
+    fn smoke_mine_remediation_follows_the_error() {
+        let log = MinedLog {
+            name: "/arch/1_7.arc".into(),
+            thread: 1,
+            sequence: 7,
+        };
+        let mut f = Facts {
+            instance: Some(cdb("19.22.0.0.0")),
+            session: Some(local_user_in_pdb()),
+            inventory: Some(LogInventory {
+                archived: vec![ArchivedLog {
+                    name: Some(log.name.clone()),
+                    thread: 1,
+                    sequence: 7,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let missing = smoke_failed(
+            &mut f,
+            SourceError::oracle(1291, "missing logfile"),
+            vec![log.clone()],
+        );
+        assert!(
+            missing.contains("RESTORE ARCHIVELOG SEQUENCE 7 THREAD 1;"),
+            "{missing}"
+        );
+        let grants = smoke_failed(
+            &mut f,
+            SourceError::oracle(1031, "insufficient privileges"),
+            vec![],
+        );
+        assert!(grants.contains("GRANT LOGMINING TO c##dbzuser"), "{grants}");
+        let container = smoke_failed(&mut f, SourceError::oracle(65040, "in a PDB"), vec![]);
+        assert!(container.contains("CREATE USER C##CDCUSER"), "{container}");
+        f.instance = Some(InstanceFacts {
+            version: "11.2.0.4.0".into(),
+            ..Default::default()
+        });
+        let old = smoke_failed(
+            &mut f,
+            SourceError::oracle(1031, "insufficient privileges"),
+            vec![],
+        );
+        assert!(old.contains("GRANT EXECUTE_CATALOG_ROLE"), "{old}");
+        assert!(!old.contains("LOGMINING"), "11g has no LOGMINING: {old}");
+        assert_ne!(missing, grants);
     }
 }

@@ -43,7 +43,9 @@ pub fn cdb_mining_container(f: &Facts, _d: &CheckDef) -> Outcome {
     let in_root = s.con_name == "CDB$ROOT";
     if major >= 21 {
         if in_root && !s.common_user {
-            return Outcome::fail("a local user cannot be in CDB$ROOT").with(ev);
+            return Outcome::fail("a local user cannot be in CDB$ROOT")
+                .with(ev)
+                .fix(create_common_user(f, s));
         }
         return Outcome::pass(if in_root {
             "mining from CDB$ROOT with a common user".to_string()
@@ -66,7 +68,42 @@ pub fn cdb_mining_container(f: &Facts, _d: &CheckDef) -> Outcome {
         ));
     }
     t.note(ev);
-    t.finish("mining from CDB$ROOT with a common user")
+    let outcome = t.finish("mining from CDB$ROOT with a common user");
+    if s.common_user {
+        return outcome.fix(format!(
+            "-- {} is a common user: connect it to the CDB root service (not the PDB's), \
+             and set the PDB in the connector (database.pdb.name = {})",
+            remedy::sql_ident(&s.user),
+            pdb_hint(f, s)
+        ));
+    }
+    outcome.fix(create_common_user(f, s))
+}
+
+/// The statements that give a local user's capture a common user of its
+/// own name (`C##` prefixed), and where to connect it.
+pub(crate) fn create_common_user(f: &Facts, s: &crate::source::SessionFacts) -> String {
+    let user = remedy::common_user_for(&s.user);
+    format!(
+        "-- in CDB$ROOT, as a DBA: a common user for capture in place of the local {local}\n\
+         CREATE USER {user} IDENTIFIED BY \"<password>\" CONTAINER=ALL;\n\
+         GRANT CREATE SESSION, SET CONTAINER, LOGMINING, SELECT ANY TRANSACTION, SELECT_CATALOG_ROLE, EXECUTE_CATALOG_ROLE TO {user} CONTAINER=ALL;\n\
+         -- then connect as {user} to the CDB root service and set the PDB in the connector (database.pdb.name = {pdb})",
+        local = remedy::sql_ident(&s.user),
+        pdb = pdb_hint(f, s),
+    )
+}
+
+/// The PDB the capture targets, for the connector's `database.pdb.name`:
+/// the config's, else the container the session is in, else the only
+/// open PDB.
+fn pdb_hint(f: &Facts, s: &crate::source::SessionFacts) -> String {
+    target_pdb(f)
+        .or_else(|| {
+            (s.con_name != "CDB$ROOT" && !s.con_name.is_empty()).then(|| s.con_name.clone())
+        })
+        .or_else(|| f.table_pdb())
+        .unwrap_or_else(|| "<PDB>".into())
 }
 
 pub fn pdb_open(f: &Facts, _d: &CheckDef) -> Outcome {

@@ -3,10 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{gib, inst, need};
+use super::{gib, inst, inv, need};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
+use crate::preflight::remedy;
+use crate::preflight::smoke::SmokeFailure;
+use crate::source::SourceError;
 
 pub fn redo_size(f: &Facts, d: &CheckDef) -> Outcome {
     let inv = need!(f, inventory, "logs");
@@ -182,14 +185,31 @@ pub fn arch_retention(f: &Facts, d: &CheckDef) -> Outcome {
             "archived logs reach back only {hours:.1} h (under {fail_h} h): an outage longer than that needs a new snapshot"
         ))
         .with(ev)
+        .fix(retention_fix(hours, warn_h))
     } else if hours < warn_h {
         Outcome::warn(format!(
             "archived logs reach back {hours:.1} h (under {warn_h} h recommended)"
         ))
         .with(ev)
+        .fix(retention_fix(hours, warn_h))
     } else {
         Outcome::pass(format!("archived logs reach back {hours:.0} h")).with(ev)
     }
+}
+
+/// How long archived logs are kept now against the retention the check
+/// wants (`warn_hours`), in days, with the statements that set it.
+fn retention_fix(kept_hours: f64, needed_hours: f64) -> String {
+    let needed_days = (needed_hours / 24.0).ceil().max(1.0) as u64;
+    let needed_hours = needed_hours.ceil().max(1.0) as u64;
+    format!(
+        "-- archived logs are kept {:.1} day(s) now ({kept_hours:.0} h); keep at least {needed_days} day(s) ({needed_hours} h)\n\
+         -- in the RMAN job that deletes archived logs:\n\
+         DELETE NOPROMPT ARCHIVELOG ALL COMPLETED BEFORE 'SYSDATE-{needed_days}';\n\
+         -- on Amazon RDS:\n\
+         exec rdsadmin.rdsadmin_util.set_configuration('archivelog retention hours', {needed_hours});",
+        kept_hours / 24.0
+    )
 }
 
 pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
@@ -355,6 +375,96 @@ pub fn fra_usage(f: &Facts, d: &CheckDef) -> Outcome {
         ))
 }
 
+/// The remediation for the error a smoke mine met, by what it means:
+/// a log missing, a privilege missing, the wrong container. `None` keeps
+/// the catalog's text for an error without a known fix.
+fn smoke_fix(f: &Facts, failure: &SmokeFailure) -> Option<String> {
+    let e = &failure.error;
+    let major = inst(f).and_then(|i| i.major_version()).unwrap_or(19);
+    if let SourceError::ArchiveGap {
+        thread,
+        missing_from,
+        missing_to,
+    } = e
+    {
+        return Some(format!(
+            "-- archived logs of thread {thread} are missing: restore them from backup (RMAN)\n\
+             RESTORE ARCHIVELOG SEQUENCE BETWEEN {missing_from} AND {missing_to} THREAD {thread};"
+        ));
+    }
+    let code = e.ora_code()?;
+    let fix = match code {
+        // Missing logfile / cannot open / file not found.
+        1291 | 1284 | 1289 | 1290 => {
+            let mut lines = vec![format!(
+                "-- ORA-{code:05}: a log LogMiner was given is missing or unreadable; check the files exist and the database's OS user can read them"
+            )];
+            if failure.logs.is_empty() {
+                lines.push(
+                    "SELECT thread#, sequence#, name, status, deleted FROM v$archived_log WHERE first_time > sysdate - 1 ORDER BY thread#, sequence#;"
+                        .into(),
+                );
+            }
+            for l in &failure.logs {
+                lines.push(format!("-- {} (thread {} sequence {})", l.name, l.thread, l.sequence));
+            }
+            let archived: Vec<_> = failure
+                .logs
+                .iter()
+                .filter(|l| {
+                    inv(f).is_some_and(|i| {
+                        i.archived
+                            .iter()
+                            .any(|a| a.name.as_deref() == Some(l.name.as_str()))
+                    })
+                })
+                .collect();
+            if !archived.is_empty() {
+                lines.push("-- restore the archived ones from backup (RMAN):".into());
+                for l in archived {
+                    lines.push(format!(
+                        "RESTORE ARCHIVELOG SEQUENCE {} THREAD {};",
+                        l.sequence, l.thread
+                    ));
+                }
+            }
+            lines.join("\n")
+        }
+        // Insufficient privileges; user (or LogMiner's access to it) missing.
+        1031 | 1435 | 942 | 6550 => {
+            let grants = if major >= 12 {
+                "GRANT LOGMINING TO c##dbzuser CONTAINER=ALL;\n\
+                 GRANT EXECUTE ON SYS.DBMS_LOGMNR TO c##dbzuser CONTAINER=ALL;\n\
+                 GRANT SELECT ON SYS.V_$LOGMNR_CONTENTS TO c##dbzuser CONTAINER=ALL;\n\
+                 GRANT SELECT ANY TRANSACTION TO c##dbzuser CONTAINER=ALL;"
+            } else {
+                "GRANT EXECUTE_CATALOG_ROLE TO c##dbzuser;\n\
+                 GRANT EXECUTE ON SYS.DBMS_LOGMNR TO c##dbzuser;\n\
+                 GRANT SELECT ON SYS.V_$LOGMNR_CONTENTS TO c##dbzuser;\n\
+                 GRANT SELECT ANY TRANSACTION TO c##dbzuser;"
+            };
+            format!("-- ORA-{code:05}: the capture user may not mine; as a DBA:\n{grants}")
+        }
+        // Mining from inside a PDB before 21c.
+        65040 => {
+            let s = f.session.as_ref()?;
+            if s.common_user {
+                format!(
+                    "-- ORA-65040: LogMiner runs in CDB$ROOT before 21c: connect {} to the CDB root service, not the PDB's ({})",
+                    remedy::sql_ident(&s.user),
+                    s.con_name
+                )
+            } else {
+                super::multitenant::create_common_user(f, s)
+            }
+        }
+        // CONTINUOUS_MINE asked of 19c or later.
+        44609 => "-- ORA-44609: CONTINUOUS_MINE is desupported from 19c: remove it from the connector's mining options (Debezium log.mining.continuous.mine=false)".into(),
+        _ => return None,
+    };
+    Some(fix)
+}
+
 pub fn smoke_mine(f: &Facts, _d: &CheckDef) -> Outcome {
     let r = match &f.smoke {
         None => {
@@ -362,12 +472,20 @@ pub fn smoke_mine(f: &Facts, _d: &CheckDef) -> Outcome {
                 "needs a live source (sim or oracle://): an evidence or facts file cannot mine",
             )
         }
-        Some(Err(e)) => {
+        Some(Err(failure)) => {
+            let e = &failure.error;
             let mut o = Outcome::fail(format!("LogMiner failed: {e}"));
+            if !failure.logs.is_empty() {
+                let names: Vec<&str> = failure.logs.iter().map(|l| l.name.as_str()).collect();
+                o = o.with(format!("mining {}", names.join(", ")));
+            }
             if let Some(a) = e.advice() {
                 o = o.with(format!("advice: {a}"));
             }
-            return o;
+            return match smoke_fix(f, failure) {
+                Some(fix) => o.fix(fix),
+                None => o,
+            };
         }
         Some(Ok(r)) => r,
     };

@@ -6,6 +6,7 @@ use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
 use crate::preflight::remedy;
+use crate::source::{SessionTransaction, TransactionSession};
 
 /// Seconds a snapshot of `bytes` takes at `rate_mbps` MB/s, capped at a
 /// century so that a tiny rate still yields a date chrono can represent.
@@ -291,50 +292,149 @@ fn chunk_statement(
 
 pub fn long_txn(f: &Facts, d: &CheckDef) -> Outcome {
     let txns = need!(f, transactions, "transactions");
-    let Some(oldest) = txns.iter().min_by_key(|t| t.start_scn) else {
+    let Some(oldest) = txns.iter().min_by_key(|t| t.transaction.start_scn) else {
         return Outcome::pass("no open transaction");
     };
+    let o = &oldest.transaction;
     let mut t = Tally::default();
     let now = f.now();
-    let ev = format!(
-        "oldest open transaction {} started at SCN {}{} by {}",
-        oldest.xid,
-        oldest.start_scn,
+    t.note(format!(
+        "oldest open transaction {} started at SCN {}{} by {}{}",
+        o.xid,
+        o.start_scn,
+        o.start_time.map(|s| format!(" ({s})")).unwrap_or_default(),
+        o.username.clone().unwrap_or_else(|| "?".into()),
         oldest
-            .start_time
-            .map(|s| format!(" ({s})"))
+            .session
+            .as_ref()
+            .map(|s| format!(" ({})", session_text(s)))
             .unwrap_or_default(),
-        oldest.username.clone().unwrap_or_else(|| "?".into())
-    );
-    t.note(ev);
+    ));
     let warn_min = d.threshold("warn_minutes", 5.0);
-    if let Some(start) = oldest.start_time {
-        let minutes = (now - start).num_seconds() as f64 / 60.0;
-        if minutes > warn_min {
-            t.warn(format!(
-                "transaction {} has been open {minutes:.0} min: the restart SCN cannot pass its START_SCN {}, so the logs from there on must be kept",
-                oldest.xid, oldest.start_scn
-            ));
-        }
+    let minutes_open = |st: &SessionTransaction| {
+        st.transaction
+            .start_time
+            .map(|start| (now - start).num_seconds() as f64 / 60.0)
+    };
+    if let Some(minutes) = minutes_open(oldest).filter(|m| *m > warn_min) {
+        t.warn(format!(
+            "transaction {} has been open {minutes:.0} min: the restart SCN cannot pass its START_SCN {}, so the logs from there on must be kept",
+            o.xid, o.start_scn
+        ));
     }
-    if let Some(inv) = f.inventory.as_ref() {
-        let first = inv
-            .archived
+    let first_log = f.inventory.as_ref().and_then(|inv| {
+        inv.archived
             .iter()
             .filter(|a| a.is_available())
             .map(|a| a.first_change)
             .chain(inv.online.iter().map(|o| o.first_change))
-            .min();
-        if let Some(first) = first {
-            if oldest.start_scn < first {
-                t.fail(format!(
-                    "transaction {} started at SCN {}, before the oldest available log (SCN {first}): its first changes cannot be mined (ORA-01291)",
-                    oldest.xid, oldest.start_scn
+            .min()
+    });
+    if let Some(first) = first_log.filter(|first| o.start_scn < *first) {
+        t.fail(format!(
+            "transaction {} started at SCN {}, before the oldest available log (SCN {first}): its first changes cannot be mined (ORA-01291)",
+            o.xid, o.start_scn
+        ));
+    }
+    let outcome = t.finish(format!("{} open transaction(s), none old", txns.len()));
+    // The transactions that hold capture back: open too long, or begun
+    // before the oldest log. The oldest always is one when the check fires.
+    let holding: Vec<&SessionTransaction> = txns
+        .iter()
+        .filter(|st| {
+            std::ptr::eq(*st, oldest)
+                || minutes_open(st).is_some_and(|m| m > warn_min)
+                || first_log.is_some_and(|first| st.transaction.start_scn < first)
+        })
+        .collect();
+    outcome.fix(kill_statements(&holding, cluster(f), minutes_open))
+}
+
+/// Whether the database is a cluster, where a session is killed on its
+/// instance (`'SID,SERIAL#,@INST_ID'`). Unknown instance facts leave it to
+/// whether the source named an instance at all.
+fn cluster(f: &Facts) -> Option<bool> {
+    let i = f.instance.as_ref()?;
+    i.parameter("cluster_database")
+        .map(|v| v.eq_ignore_ascii_case("TRUE"))
+}
+
+/// `user, program on machine, SID n`: who holds a transaction.
+fn session_text(s: &TransactionSession) -> String {
+    let mut parts = Vec::new();
+    if let Some(p) = &s.program {
+        parts.push(match &s.machine {
+            Some(m) => format!("{p} on {m}"),
+            None => p.clone(),
+        });
+    }
+    if let Some(sid) = s.sid {
+        parts.push(format!("SID {sid}"));
+    }
+    if let Some(i) = s.inst_id {
+        parts.push(format!("instance {i}"));
+    }
+    parts.join(", ")
+}
+
+/// The statement per holding transaction: kill its session when the facts
+/// name it, else the query that finds the session.
+fn kill_statements(
+    holding: &[&SessionTransaction],
+    cluster: Option<bool>,
+    minutes_open: impl Fn(&SessionTransaction) -> Option<f64>,
+) -> String {
+    const SHOWN: usize = 5;
+    let mut out = vec![
+        "-- Commit or roll back in the application that holds it; if it is abandoned, kill its session:".to_string(),
+    ];
+    for st in holding.iter().take(SHOWN) {
+        let x = &st.transaction;
+        let age = minutes_open(st)
+            .map(|m| format!(", open {m:.0} min"))
+            .unwrap_or_default();
+        let who = x.username.as_deref().map(remedy::sql_ident);
+        let session = st
+            .session
+            .as_ref()
+            .and_then(|s| Some((s, s.sid?, s.serial?)));
+        match session {
+            Some((s, sid, serial)) => {
+                let inst = match (s.inst_id, cluster) {
+                    (Some(i), Some(true) | None) => format!(",@{i}"),
+                    _ => String::new(),
+                };
+                let mut comment = format!("XID {}, START_SCN {}{age}", x.xid, x.start_scn);
+                if let Some(u) = &who {
+                    comment.push_str(&format!(", user {u}"));
+                }
+                // The statement names the SID and instance already.
+                if let Some(p) = &s.program {
+                    comment.push_str(&format!(", {p}"));
+                    if let Some(m) = &s.machine {
+                        comment.push_str(&format!(" on {m}"));
+                    }
+                }
+                out.push(format!(
+                    "ALTER SYSTEM KILL SESSION '{sid},{serial}{inst}';  -- {comment}"
                 ));
             }
+            None => out.push(format!(
+                "-- XID {}{age}: its session was not read; find it with\n\
+                 SELECT s.inst_id, s.sid, s.serial#, s.username, s.program, s.machine FROM gv$session s \
+                 JOIN gv$transaction t ON t.inst_id = s.inst_id AND t.ses_addr = s.saddr WHERE t.xid = HEXTORAW('{}');",
+                x.xid,
+                x.xid.replace('\'', "''")
+            )),
         }
     }
-    t.finish(format!("{} open transaction(s), none old", txns.len()))
+    if holding.len() > SHOWN {
+        out.push(format!(
+            "-- and {} more transaction(s) like these",
+            holding.len() - SHOWN
+        ));
+    }
+    out.join("\n")
 }
 
 pub fn flashback_probe(f: &Facts, _d: &CheckDef) -> Outcome {

@@ -314,6 +314,9 @@ pub fn transactions_from_rows(rows: &TextRows) -> Result<Vec<SessionTransaction>
                     username: transaction.username.clone(),
                     program: s.opt_text(6)?,
                     machine: s.opt_text(7)?,
+                    inst_id: s
+                        .opt_u64(10, "INST_ID")?
+                        .and_then(|i| u32::try_from(i).ok()),
                 }),
                 None => None,
             };
@@ -724,6 +727,10 @@ impl Catalog for OracleSource {
         Ok(out)
     }
 
+    fn transaction_sessions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        OracleSource::session_transactions(self)
+    }
+
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         Ok(self
             .session_transactions()?
@@ -983,6 +990,7 @@ mod tests {
             Some("app01"),
             Some("41"),
             Some("9"),
+            Some("2"),
         ])])
         .unwrap();
         assert_eq!(t[0].transaction.xid, "0A0014005D3C0000");
@@ -992,12 +1000,14 @@ mod tests {
             (s.program.as_deref(), s.machine.as_deref(), s.sid, s.serial),
             (Some("JDBC Thin Client"), Some("app01"), Some(41), Some(9))
         );
+        assert_eq!(s.inst_id, Some(2), "GV$ names the session's instance");
         // The outer join found no session: a transaction all the same.
         let t = transactions_from_rows(&vec![row(&[
             Some("0a0014005d3c0000"),
             Some("1000"),
             None,
             Some("12"),
+            None,
             None,
             None,
             None,

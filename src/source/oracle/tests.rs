@@ -150,6 +150,17 @@ fn open_transactions_read_every_instance_on_a_cluster() {
             text.contains("S.USERNAME") && text.contains("S.PROGRAM, S.MACHINE"),
             "{text}"
         );
+        // The session to kill: SID and SERIAL#, and the instance on a cluster.
+        assert!(
+            text.contains("TO_CHAR(S.SID), TO_CHAR(S.SERIAL#)"),
+            "{text}"
+        );
+    }
+    for text in [
+        sql::OPEN_TRANSACTIONS_RAC,
+        sql::OPEN_TRANSACTIONS_RAC_NO_CON,
+    ] {
+        assert!(text.contains("TO_CHAR(T.INST_ID) FROM"), "{text}");
     }
 }
 
@@ -791,22 +802,22 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
             sql::PARTITION_SEGMENT_BYTES.into(),
             2,
         ),
-        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 10),
-        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 10),
+        ("OPEN_TRANSACTIONS", sql::OPEN_TRANSACTIONS.into(), 11),
+        ("OPEN_TRANSACTIONS_12", sql::OPEN_TRANSACTIONS_12.into(), 11),
         (
             "OPEN_TRANSACTIONS_NO_CON",
             sql::OPEN_TRANSACTIONS_NO_CON.into(),
-            10,
+            11,
         ),
         (
             "OPEN_TRANSACTIONS_RAC",
             sql::OPEN_TRANSACTIONS_RAC.into(),
-            10,
+            11,
         ),
         (
             "OPEN_TRANSACTIONS_RAC_NO_CON",
             sql::OPEN_TRANSACTIONS_RAC_NO_CON.into(),
-            10,
+            11,
         ),
         ("CLUSTER_DATABASE", sql::CLUSTER_DATABASE.into(), 1),
     ];

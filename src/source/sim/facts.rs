@@ -420,7 +420,12 @@ pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<Tabl
             nested: false,
             compress_for: None,
             num_rows: Some(t.rows.len() as u64),
-            segment_bytes: Some((t.rows.len() as u64 * avg_row).max(64 << 10)),
+            // DBA_SEGMENTS holds a partitioned table's space in its
+            // partitions' segments: the table's bytes are their sum.
+            segment_bytes: Some(match &partitioning {
+                Some(p) => p.partitions.iter().filter_map(|x| x.bytes).sum(),
+                None => (t.rows.len() as u64 * avg_row).max(64 << 10),
+            }),
             last_ddl_time: Some(t.last_ddl),
             partitioning,
             granted: t.grants.clone(),
@@ -512,6 +517,9 @@ pub fn session_transactions(m: &Model) -> Vec<SessionTransaction> {
                     username: Some(s.username.clone()),
                     program: Some(s.program.clone()),
                     machine: Some(s.machine.clone()),
+                    // GV$SESSION names the instance; a single instance
+                    // reads V$SESSION, which does not.
+                    inst_id: (m.scenario.instance.threads > 1).then_some(u32::from(s.inst_id)),
                 });
             SessionTransaction {
                 transaction: OpenTransaction {

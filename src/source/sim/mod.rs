@@ -493,6 +493,10 @@ impl Catalog for Sim {
         Ok(facts::open_transactions(&self.model))
     }
 
+    fn transaction_sessions(&mut self) -> Result<Vec<SessionTransaction>, SourceError> {
+        RedoSource::session_transactions(self)
+    }
+
     fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
         self.tick(false);
         self.check_link()?;

@@ -280,3 +280,39 @@ fn without_a_dictionary_every_object_renders_as_unknown() {
     assert_eq!(ins.seg_owner.as_deref(), Some("UNKNOWN"));
     assert!(ins.sql_redo.unwrap_or_default().contains("\"COL 1\""));
 }
+
+#[test]
+fn transaction_sessions_name_the_instance_only_on_a_cluster() {
+    let mut rac = Sim::from_spec("rac").unwrap();
+    let txns = Catalog::transaction_sessions(&mut rac).unwrap();
+    assert!(!txns.is_empty());
+    for t in &txns {
+        let s = t
+            .session
+            .as_ref()
+            .expect("every simulated transaction has a session");
+        assert!(s.sid.is_some() && s.serial.is_some(), "{t:?}");
+        assert!(matches!(s.inst_id, Some(1 | 2)), "{t:?}");
+    }
+    let mut single = Sim::from_spec("demo").unwrap();
+    let txns = Catalog::transaction_sessions(&mut single).unwrap();
+    assert!(!txns.is_empty());
+    assert!(txns
+        .iter()
+        .all(|t| t.session.as_ref().is_some_and(|s| s.inst_id.is_none())));
+}
+
+#[test]
+fn a_partitioned_tables_segment_bytes_are_its_partitions_bytes() {
+    let mut sim = Sim::from_spec("interval-partition-churn")
+        .unwrap()
+        .with_default_pdb();
+    let tables = Catalog::tables(&mut sim, &[]).unwrap();
+    let partitioned: Vec<_> = tables.iter().filter(|t| t.partitioning.is_some()).collect();
+    assert!(!partitioned.is_empty());
+    for t in partitioned {
+        let parts = &t.partitioning.as_ref().unwrap().partitions;
+        let sum: u64 = parts.iter().filter_map(|p| p.bytes).sum();
+        assert_eq!(t.segment_bytes, Some(sum), "{}", t.name);
+    }
+}
