@@ -166,6 +166,22 @@ fn tui_time_column_carries_the_date_when_the_changes_span_days() {
 }
 
 #[test]
+fn tui_open_transactions_list_on_a_cluster_is_gv_and_names_each_instance() {
+    let mut app = play(Script::Steady, 12, 200, 60);
+    for (i, t) in app.header.db_transactions.iter_mut().enumerate() {
+        if let Some(s) = t.session.as_mut() {
+            s.inst_id = Some(u32::try_from(i % 2 + 1).unwrap_or(1));
+        }
+    }
+    key(&mut app, KeyCode::Char('t'));
+    let terminal = frame(&app, 200, 60);
+    let text = format!("{}", terminal.backend());
+    assert!(text.contains("in GV$TRANSACTION"), "{text}");
+    assert!(text.contains(",@1") && text.contains(",@2"), "{text}");
+    snapshot!("tui_showtrans_rac_200x60", terminal);
+}
+
+#[test]
 fn tui_open_transactions_list_at_every_size() {
     for (w, h) in SIZES {
         let mut app = play(Script::Steady, 12, w, h);

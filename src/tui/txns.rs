@@ -48,10 +48,15 @@ pub fn merge(db: &[SessionTransaction], buffered: &[OpenTxnSummary]) -> Vec<TxnR
                     .or_else(|| x.username.clone()),
                 program: s.and_then(|s| s.program.clone()),
                 machine: s.and_then(|s| s.machine.clone()),
-                session: s.and_then(|s| match (s.sid, s.serial) {
-                    (Some(sid), Some(serial)) => Some(format!("{sid},{serial}")),
-                    (Some(sid), None) => Some(sid.to_string()),
-                    _ => None,
+                // As ALTER SYSTEM KILL SESSION takes it: on a cluster the
+                // instance too, since a session is killed on its own node.
+                session: s.and_then(|s| {
+                    let inst = s.inst_id.map(|i| format!(",@{i}")).unwrap_or_default();
+                    match (s.sid, s.serial) {
+                        (Some(sid), Some(serial)) => Some(format!("{sid},{serial}{inst}")),
+                        (Some(sid), None) => Some(format!("{sid}{inst}")),
+                        _ => None,
+                    }
                 }),
                 container: x.con_name.clone(),
                 buffered: buffered
@@ -151,5 +156,15 @@ mod tests {
         assert!(no_session.buffered.is_none());
         let only_buffered = &rows[2];
         assert!(!only_buffered.in_database && only_buffered.undo_records.is_none());
+    }
+
+    #[test]
+    fn a_cluster_session_is_named_with_its_instance_as_kill_session_takes_it() {
+        let mut t = db("0A000B00C0000000", 100, Some("sqlplus"));
+        if let Some(s) = t.session.as_mut() {
+            s.inst_id = Some(2);
+        }
+        let rows = merge(&[t], &[]);
+        assert_eq!(rows[0].session.as_deref(), Some("41,9,@2"));
     }
 }

@@ -1094,9 +1094,19 @@ fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
         .db_transactions_at
         .map(|t| format!(" at {}", t.format("%Y-%m-%d %H:%M:%S")))
         .unwrap_or_default();
+    // A cluster's sessions carry their instance: the list is GV$'s.
+    let view = if h
+        .db_transactions
+        .iter()
+        .any(|t| t.session.as_ref().is_some_and(|s| s.inst_id.is_some()))
+    {
+        "GV$TRANSACTION"
+    } else {
+        "V$TRANSACTION"
+    };
     let block = Block::bordered()
         .title(format!(
-            " Open transactions: {} in V$TRANSACTION{at} (t or Esc closes) ",
+            " Open transactions: {} in {view}{at} (t or Esc closes) ",
             thousands(h.db_transactions.len() as u64)
         ))
         .border_style(Style::new().fg(Color::Cyan));
@@ -1149,7 +1159,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
     if full {
         cols.insert(1, ("START SCN", 12));
         cols.insert(2, ("START TIME", 19));
-        cols.push(("SID,SERIAL", 11));
+        cols.push(("SID,SERIAL#", 14));
     }
     let (program_w, machine_w) = match w {
         _ if brief => (12, 10),
@@ -1190,7 +1200,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
                     .unwrap_or_else(|| "?".into()),
                 "AGE" => age.clone(),
                 "USER" => r.username.clone().unwrap_or_else(|| "?".into()),
-                "SID,SERIAL" => r.session.clone().unwrap_or_default(),
+                "SID,SERIAL#" => r.session.clone().unwrap_or_default(),
                 "PROGRAM" => r.program.clone().unwrap_or_else(|| "-".into()),
                 "MACHINE" => r.machine.clone().unwrap_or_else(|| "-".into()),
                 "UNDO REC" => r.undo_records.map(thousands).unwrap_or_default(),
