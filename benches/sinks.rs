@@ -3,6 +3,9 @@
 //! and into the Kafka sink (a transaction per batch of 10,000 events with
 //! its checkpoint), events/s from the first row to the last commit.
 //!
+//! Then the same events, made beforehand, into the Kafka sink alone: its
+//! own capacity, without the engine's cost.
+//!
 //! `cargo bench --bench sinks [-- N]` (default 100000 changes). Kafka: the
 //! broker at CDCCTL_KAFKA_BROKERS, else tansu from `.ci/install-tansu`
 //! started on 127.0.0.1:19392; skipped with a message when neither exists.
@@ -63,6 +66,48 @@ fn through(
         fail("commit", e);
     }
     (count, t.elapsed().as_secs_f64())
+}
+
+/// The events the engine makes of `rows`, each with the SCN its batch
+/// would be checkpointed at.
+fn events_of(rows: &[cdcctl::engine::row::LogMinerRow], db: &str) -> Vec<(CapturedEvent, u64)> {
+    let mut buffer = TxnBuffer::new(BufferConfig {
+        db_name: db.to_string(),
+        ..BufferConfig::default()
+    });
+    let mut out = Vec::new();
+    for row in rows.iter().cloned() {
+        let scn = row.scn;
+        let mut keep = |e: CapturedEvent| -> Result<(), TxnSinkError> {
+            out.push((e, scn));
+            Ok(())
+        };
+        if let Err(e) = buffer.push(row, &mut keep) {
+            fail("engine", e);
+        }
+    }
+    out
+}
+
+/// Ready-made events into `sink`, committing every BATCH: (seconds in
+/// all, seconds inside the commits).
+fn sink_alone(events: &[(CapturedEvent, u64)], sink: &mut dyn EventSink) -> (f64, f64) {
+    let t = Instant::now();
+    let mut in_commit = Duration::ZERO;
+    for (i, (e, scn)) in events.iter().enumerate() {
+        if let Err(e) = sink.write(e) {
+            fail("write", e);
+        }
+        if (i as u64 + 1) % BATCH == 0 || i + 1 == events.len() {
+            let cp = Checkpoint::new((*scn).max(1), *scn, Vec::new(), None);
+            let c = Instant::now();
+            if let Err(e) = sink.commit_with(Some(&cp)) {
+                fail("commit", e);
+            }
+            in_commit += c.elapsed();
+        }
+    }
+    (t.elapsed().as_secs_f64(), in_commit.as_secs_f64())
 }
 
 fn main() {
@@ -135,6 +180,31 @@ fn main() {
     println!(
         "  engine -> kafka sink: {:>9.0} events/s ({events} events in {secs:.2} s, {brokers}, lz4, transaction per {BATCH})",
         events as f64 / secs
+    );
+    drop(kafka);
+    // The sink's own capacity: the same events made beforehand, so the
+    // engine's speed (the parser's and the buffer's) is left out.
+    let ready = events_of(&rows, &db);
+    // CDCCTL_BENCH_KAFKA=key=value,... sets producer properties to try.
+    let properties = std::env::var("CDCCTL_BENCH_KAFKA")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let mut kafka = KafkaSink::open(KafkaConfig {
+        brokers: brokers.clone(),
+        server_name: format!("bench{}b", std::process::id()),
+        compression: "lz4".into(),
+        properties,
+        ..KafkaConfig::default()
+    })
+    .unwrap_or_else(|e| fail("kafka", e));
+    let (secs, committing) = sink_alone(&ready, &mut kafka);
+    println!(
+        "  events -> kafka sink: {:>9.0} events/s ({} ready-made events in {secs:.2} s, {committing:.2} s of it in commits)",
+        ready.len() as f64 / secs,
+        ready.len()
     );
     drop(kafka);
     if let Some(mut b) = broker {
