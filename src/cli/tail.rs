@@ -426,9 +426,10 @@ fn run_plain_mode(rx: &Receiver<EngineMessage>, args: &TailArgs) -> ExitCode {
         stop: Some(stop),
     };
     let stdout = io::stdout();
-    let stderr = io::stderr();
     let mut out = io::BufWriter::new(stdout.lock());
-    let mut err = stderr.lock();
+    // Not locked for the whole run: the engine thread's log lines (-vv)
+    // go to stderr too, and would wait for that lock forever.
+    let mut err = io::stderr();
     match run_plain(rx, &mut out, &mut err, &opts) {
         Ok(outcome) => match (&outcome.end, &outcome.fatal) {
             (PlainEnd::EngineStopped, Some(f)) => exit::code(exit::for_ora(f.ora_code)),

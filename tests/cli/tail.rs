@@ -55,6 +55,42 @@ fn plain_count_writes_n_envelopes_and_exits_0() {
 }
 
 #[test]
+fn issue11_plain_tail_with_debug_logging_captures_and_ends() {
+    // The engine thread logs each mining session at -vv; stderr must not
+    // be held by the main thread meanwhile.
+    let mut child = Command::new(BIN)
+        .args([
+            "-vv",
+            "--source",
+            "sim:demo?clock=virtual",
+            "tail",
+            "APP.ORDERS",
+            "--plain",
+            "--count",
+            "3",
+        ])
+        .env_remove("CDCCTL_SOURCE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("tail -vv --plain --count 3 did not end in 120 s");
+        }
+        sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(json_lines(&out.stdout).len(), 3);
+    assert!(stderr.contains("DEBUG mining session"), "{stderr}");
+}
+
+#[test]
 fn plain_until_scn_stops_at_the_scn_and_exits_0() {
     // The synthetic feed's changes commit at 10041202, 10041205, ...
     let out = cdcctl(&[
