@@ -525,7 +525,9 @@ impl<S: RedoSource> Capture<S> {
         let _ = self.source.end_session();
         let _ = self.source.reconnect();
         let cp = self.buffer.checkpoint();
-        self.buffer = TxnBuffer::resume(self.config.buffer.clone(), &cp);
+        let mut fresh = TxnBuffer::resume(self.config.buffer.clone(), &cp);
+        fresh.carry_totals_from(&self.buffer);
+        self.buffer = fresh;
         // Before its first complete window the buffer knows no position
         // (restart SCN 0): mining restarts where it started.
         if cp.restart_scn > 0 {
@@ -1773,6 +1775,38 @@ mod tests {
         let (ids, source) = capture_all(source);
         assert_eq!(ids, ["01:1", "01:3", "02:2", "02:5", "04:6"]);
         assert_eq!(source.reconnects, 2);
+    }
+
+    #[test]
+    fn issue11_operation_counts_survive_a_reconnect() {
+        let mut source = ScriptedSource::new(20);
+        source.fail_on_fetch = vec![8, 9];
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            until_scn: Some(120),
+            polling: PollConfig {
+                min_window_scns: 1,
+                ..PollConfig::default()
+            },
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(source, config).expect("start");
+        let mut emitted = 0u64;
+        for _ in 0..200 {
+            let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
+                if matches!(e, CapturedEvent::Change(_)) {
+                    emitted += 1;
+                }
+                Ok(())
+            };
+            if matches!(cap.poll(&mut sink), Ok(Progress::Finished)) {
+                break;
+            }
+        }
+        let c = cap.status().counts;
+        assert_eq!(cap.source.reconnects, 2);
+        assert_eq!(c.inserts + c.updates + c.deletes, emitted);
+        assert_eq!(emitted, 5);
     }
 
     #[test]

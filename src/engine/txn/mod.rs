@@ -658,6 +658,14 @@ impl TxnBuffer {
         b
     }
 
+    /// Takes over the totals of the buffer this one replaces after a
+    /// reconnect: operation counts and row statistics only ever grow, for
+    /// the screen as for Prometheus counters.
+    pub fn carry_totals_from(&mut self, old: &TxnBuffer) {
+        self.counts = old.counts;
+        self.stats = old.stats;
+    }
+
     /// Feeds one row of `V$LOGMNR_CONTENTS`, in view order; continuation
     /// pieces (CSF) are joined first. Committed events go to `sink` in commit
     /// order.
