@@ -408,6 +408,47 @@ fn tui_detail_of_a_row_longer_than_the_pane_pages_with_pgup_pgdn_at_80x24() {
 }
 
 #[test]
+fn issue11_detail_pages_through_a_long_sql_redo_to_its_end_at_80x24() {
+    let mut app = play(Script::Steady, 3, 80, 24);
+    let event = feed::sample_change(9_002);
+    let crate::engine::event::CapturedEvent::Change(c) = &event else {
+        panic!("a change");
+    };
+    let filler = "x".repeat(1_500);
+    let detail = crate::engine::metrics::RedoDetail {
+        commit_scn: c.source.commit_scn,
+        xid: c.source.xid.clone(),
+        index: c.index,
+        sql_redo: Some(format!(
+            "update \"APP\".\"ORDERS\" set \"NOTE\" = '{filler}' where ROWID = 'STATEMENT_END';"
+        )),
+        username: Some("APP".into()),
+    };
+    app.update(AppEvent::Engine(EngineMessage::Events(vec![event])));
+    app.update(AppEvent::Engine(EngineMessage::RedoDetail(vec![detail])));
+    key(&mut app, KeyCode::Char('G'));
+    key(&mut app, KeyCode::Enter);
+    // Wrapped lines joined again: the pane's borders, indent and the
+    // frame's quotes removed.
+    let squeeze = |t: String| {
+        t.chars()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '│' | '"'))
+            .collect::<String>()
+    };
+    let first = format!("{}", frame(&app, 80, 24).backend());
+    assert!(first.contains("below · PgDn"), "{first}");
+    let mut seen = squeeze(first);
+    for _ in 0..40 {
+        key(&mut app, KeyCode::PageDown);
+        seen.push_str(&squeeze(format!("{}", frame(&app, 80, 24).backend())));
+    }
+    assert!(
+        seen.contains("ROWID='STATEMENT_END';"),
+        "the statement's end never shown"
+    );
+}
+
+#[test]
 fn tui_detail_shows_full_values_sql_redo_and_username_at_every_size() {
     for (w, h) in SIZES {
         let mut app = play(Script::Steady, 8, w, h);
@@ -420,6 +461,34 @@ fn tui_detail_shows_full_values_sql_redo_and_username_at_every_size() {
             "{text}"
         );
         snapshot!(format!("tui_detail_redo_{w}x{h}"), terminal);
+        // Paging shows the whole statement, its end included.
+        let sql = app
+            .selected_entry()
+            .and_then(|e| e.redo.as_ref())
+            .and_then(|r| r.sql_redo.clone())
+            .expect("the sample change carries SQL_REDO");
+        let squeeze = |t: &str| {
+            t.chars()
+                .filter(|c| !c.is_whitespace() && !matches!(c, '│' | '"'))
+                .collect::<String>()
+        };
+        let mut seen = squeeze(&text);
+        for _ in 0..20 {
+            key(&mut app, KeyCode::PageDown);
+            seen.push_str(&squeeze(&format!("{}", frame(&app, w, h).backend())));
+        }
+        let tail: String = squeeze(&sql)
+            .chars()
+            .rev()
+            .take(24)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        assert!(
+            seen.contains(&tail),
+            "{w}x{h}: the end of SQL_REDO ({tail}) never shown"
+        );
     }
 }
 

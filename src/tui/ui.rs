@@ -777,8 +777,8 @@ fn render_images(c: &ChangeEvent, entry: &Entry, app: &App, area: Rect, buf: &mu
             lines.push(line);
         }
     }
-    // USERNAME and SQL_REDO come first, up to a third of the pane, so a
-    // long value below can never push them out of sight.
+    // USERNAME and SQL_REDO come first, in full: a long statement pages
+    // with PgDn like long values do, and nothing is cut.
     let gray = Style::new().fg(Color::Gray);
     let mut redo = Vec::new();
     match &entry.redo {
@@ -797,13 +797,6 @@ fn render_images(c: &ChangeEvent, entry: &Entry, app: &App, area: Rect, buf: &mu
             "  USERNAME and SQL_REDO not received for this change",
             gray,
         )),
-    }
-    let cap = usize::from(area.height / 3).max(2);
-    if redo.len() > cap {
-        redo.truncate(cap);
-        if let Some(last) = redo.last_mut() {
-            *last = Line::styled(format!("{}…", last), gray);
-        }
     }
     redo.extend(lines);
     let height = usize::from(area.height);
