@@ -1085,7 +1085,7 @@ fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
     let h = &app.header;
     let at = h
         .db_transactions_at
-        .map(|t| format!(" at {}", t.format("%Y-%m-%d %H:%M:%S")))
+        .map(|t| format!(" at {}", t.format("%H:%M:%S")))
         .unwrap_or_default();
     // A cluster's sessions carry their instance: the list is GV$'s.
     let view = if h
@@ -1099,7 +1099,7 @@ fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
     };
     let block = Block::bordered()
         .title(format!(
-            " Open transactions: {} in {view}{at} (t or Esc closes) ",
+            " Open transactions: {} in {view}{at} · t or Esc closes ",
             thousands(h.db_transactions.len() as u64)
         ))
         .border_style(Style::new().fg(Color::Cyan));
@@ -1113,7 +1113,11 @@ fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
         ));
     }
     let rows = app.open_rows();
-    lines.extend(txn_table(app, &rows, inner.width, false));
+    if inner.width >= 150 {
+        lines.extend(txn_table(app, &rows, inner.width, false));
+    } else {
+        lines.extend(txn_pairs(app, &rows, inner.width));
+    }
     if rows.is_empty() && h.db_transactions_error.is_none() {
         lines.push(Line::styled(
             "no transaction is open in the database",
@@ -1136,12 +1140,79 @@ fn buffered_text(row: &TxnRow) -> String {
     }
 }
 
+/// A transaction's age at the database's clock, as the lists show it.
+fn txn_age(app: &App, r: &TxnRow) -> String {
+    let now = app.status.current_time.or(app.header.db_transactions_at);
+    match (now, r.start_time) {
+        (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
+        _ => "?".into(),
+    }
+}
+
+/// The full-screen list below 150 columns: two lines per transaction, so
+/// nothing is dropped. The first holds where it started and who holds it
+/// (XID, start SCN and time, age, user, SID,SERIAL#), the second what runs
+/// it and what capture buffers for it.
+fn txn_pairs(app: &App, rows: &[TxnRow], width: u16) -> Vec<Line<'static>> {
+    let w = usize::from(width);
+    let cols = [
+        ("XID", 16),
+        ("START SCN", 10),
+        ("START TIME", 14),
+        ("AGE", 7),
+        ("USER", 10),
+        ("SID,SERIAL#", 14),
+    ];
+    let cell = |text: &str, width: usize| format!("{} ", fit(text, width));
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let mut head = String::new();
+    for (name, cw) in cols {
+        head.push_str(&cell(name, cw));
+    }
+    let mut out = vec![
+        Line::styled(fit(&head, w), bold),
+        Line::styled(fit("  PROGRAM on MACHINE · BUFFERED BY CAPTURE", w), bold),
+    ];
+    for r in rows {
+        let start = r
+            .start_time
+            .map(|s| s.format("%m-%d %H:%M:%S").to_string())
+            .unwrap_or_else(|| "?".into());
+        let first = [
+            r.xid.clone(),
+            r.start_scn.to_string(),
+            start,
+            txn_age(app, r),
+            r.username.clone().unwrap_or_else(|| "?".into()),
+            r.session.clone().unwrap_or_else(|| "-".into()),
+        ];
+        let mut line = String::new();
+        for (text, (_, cw)) in first.iter().zip(cols) {
+            line.push_str(&cell(text, cw));
+        }
+        let who = match (&r.program, &r.machine) {
+            (Some(p), Some(m)) => format!("{p} on {m}"),
+            (Some(p), None) => p.clone(),
+            (None, Some(m)) => format!("on {m}"),
+            (None, None) => "-".into(),
+        };
+        let second = format!("  {who} · {}", buffered_text(r));
+        let style = match &r.buffered {
+            Some(b) if b.spilled => Style::new().fg(Color::Yellow),
+            _ if !r.in_database => Style::new().fg(Color::Gray),
+            _ => Style::new(),
+        };
+        out.push(Line::styled(fit(&line, w), style));
+        out.push(Line::styled(fit(&second, w), style));
+    }
+    out
+}
+
 /// The open-transactions table at a width: the header line and a line per
 /// transaction. Columns drop from the right end of the least needed as the
 /// width shrinks; XID, age, user, program, machine and the buffered figure
 /// stay down to 80 columns. `brief` is the side panel of a wide screen.
 fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'static>> {
-    let now = app.status.current_time.or(app.header.db_transactions_at);
     let w = usize::from(width);
     let full = !brief && w >= 150;
     let mut cols: Vec<(&str, usize)> = if brief {
@@ -1178,10 +1249,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
         Style::new().add_modifier(Modifier::BOLD),
     )];
     for r in rows {
-        let age = match (now, r.start_time) {
-            (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
-            _ => "?".into(),
-        };
+        let age = txn_age(app, r);
         let mut line = String::new();
         for (name, cw) in &cols {
             let text = match *name {
