@@ -63,6 +63,33 @@ pub fn notice(
     eprintln!("{}", json_notice(command, level, message, advice, fields));
 }
 
+/// A command's error on stderr (`cdcctl COMMAND: MESSAGE`, or JSON).
+pub fn error(command: &str, message: impl std::fmt::Display) {
+    notice(command, Level::Error, &message.to_string(), None, &[]);
+}
+
+/// A usage error found while the command line was parsed, before
+/// `--log-format` took effect: written as JSON when the arguments or
+/// CDCCTL_LOG_FORMAT ask for it.
+pub fn usage_error(text: &str) {
+    let args: Vec<String> = std::env::args().collect();
+    let json = args
+        .windows(2)
+        .any(|w| w[0] == "--log-format" && w[1] == "json")
+        || args.iter().any(|a| a == "--log-format=json")
+        || std::env::var("CDCCTL_LOG_FORMAT").is_ok_and(|v| v == "json");
+    if !json {
+        eprintln!("{text}");
+        return;
+    }
+    // "cdcctl COMMAND: message", as every usage error is worded.
+    let (command, message) = text
+        .strip_prefix("cdcctl")
+        .and_then(|rest| rest.split_once(": "))
+        .map_or(("", text), |(c, m)| (c.trim(), m));
+    eprintln!("{}", json_notice(command, Level::Error, message, None, &[]));
+}
+
 fn json_notice(
     command: &str,
     level: Level,

@@ -54,8 +54,15 @@ pub struct Cli {
 pub struct GlobalArgs {
     /// Where to read from: `sim` (built-in demo), `sim:NAME` (built-in scenario),
     /// `sim:PATH.toml` (scenario file) or `oracle://USER@HOST:PORT/SERVICE`
-    /// (password from CDCCTL_PASSWORD or a prompt).
-    #[arg(long, global = true, default_value = "sim", env = "CDCCTL_SOURCE")]
+    /// (password from CDCCTL_PASSWORD or a prompt). Default `sim`, except
+    /// for `run`, which captures only a source named on purpose.
+    #[arg(
+        long,
+        global = true,
+        default_value = "sim",
+        hide_default_value = true,
+        env = "CDCCTL_SOURCE"
+    )]
     pub source: String,
 
     /// Whether `--source` came from the flag or the environment rather than
@@ -223,6 +230,23 @@ fn expected_form(value_name: &str) -> Option<&'static str> {
         "ROWS" => "a whole number of rows",
         "BYTES" => "a whole number of bytes",
         "inline|skip|FILE" => "inline, skip or the path of a file",
+        "SOURCE" => {
+            "sim, sim:SCENARIO, sim:PATH.toml, oracle://USER@HOST:PORT/SERVICE or facts:PATH"
+        }
+        "FILE" | "PATH" => "the path of a file",
+        "DIR" => "the path of a directory",
+        "ID" => "a check id such as supp-min (`cdcctl preflight --list` lists them)",
+        "PDB" => "the name of a pluggable database",
+        "ADDR" => "an address such as 127.0.0.1:9464",
+        "URL" => "an address such as 127.0.0.1:9464 or http://host:9464",
+        "SCHEMA.TABLE" | "[SCHEMA.]TABLE" => "a table name such as APP.ORDERS",
+        "HOST:PORT,..." => "the brokers as HOST:PORT, comma-separated",
+        "KEY=VALUE" => "a setting as KEY=VALUE",
+        "CHECK.KEY=VALUE" => "a threshold as CHECK.KEY=VALUE, such as fra-usage.fail=90",
+        "SCHEMA.TABLE=TOPIC" => "a route as SCHEMA.TABLE=TOPIC",
+        "NAME|PATH" => "a scenario name or the path of a scenario file",
+        "RELEASE" => "a release such as 19, 12.2 or 11.2",
+        "NAME" | "OWNER" => "a name",
         _ => return None,
     })
 }
@@ -242,10 +266,49 @@ fn command_of(e: &clap::Error) -> String {
         .take_while(|w| !w.starts_with(['[', '<', '-']))
         .collect();
     if words.is_empty() {
-        "cdcctl".to_string()
+        command_from_args(std::env::args().skip(1))
     } else {
         words.join(" ")
     }
+}
+
+/// The subcommand path the arguments name (`cdcctl redo parse`), walking
+/// clap's definitions: value errors carry no usage line to read it from.
+fn command_from_args(args: impl Iterator<Item = String>) -> String {
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut path = vec!["cdcctl".to_string()];
+    let mut args = args.peekable();
+    while let Some(a) = args.next() {
+        if a == "--" {
+            break;
+        }
+        if let Some(opt) = a.strip_prefix('-') {
+            let (name, inline) = match opt.strip_prefix('-') {
+                Some(long) => (long.split('=').next().unwrap_or(long), long.contains('=')),
+                None => (opt.get(..1).unwrap_or(""), opt.len() > 1),
+            };
+            let takes_value = cmd
+                .get_arguments()
+                .find(|x| {
+                    x.get_long() == Some(name)
+                        || x.get_short().is_some_and(|c| name == c.to_string())
+                })
+                .is_some_and(|x| x.get_action().takes_values());
+            if takes_value && !inline {
+                args.next();
+            }
+            continue;
+        }
+        match cmd.find_subcommand(&a).cloned() {
+            Some(sub) => {
+                path.push(a);
+                cmd = sub;
+            }
+            None => break,
+        }
+    }
+    path.join(" ")
 }
 
 /// Clap's parse error as one sentence naming the option and the expected
@@ -303,6 +366,18 @@ fn usage_message(e: &clap::Error) -> Option<String> {
         ),
         ErrorKind::MissingSubcommand => {
             format!("{cmd}: a command is needed; `{cmd} --help` lists them")
+        }
+        ErrorKind::ArgumentConflict
+            if text(ContextKind::InvalidArg) == text(ContextKind::PriorArg) =>
+        {
+            format!(
+                "{cmd}: {} was given more than once",
+                text(ContextKind::InvalidArg)
+                    .unwrap_or_default()
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+            )
         }
         ErrorKind::ArgumentConflict => format!(
             "{cmd}: {} cannot be used with {}",
@@ -376,8 +451,8 @@ fn value_message(e: &clap::Error, cmd: &str) -> Option<String> {
     };
     let expected = valid
         .or_else(|| expected_form(value_name).map(str::to_string))
-        .unwrap_or_else(|| format!("a valid {value_name}"));
-    let hint = "\n(see the command's --help)";
+        .unwrap_or_else(|| format!("a value ({value_name})"));
+    let hint = format!("\n(see `{cmd} --help`)");
     if value.is_empty() {
         return Some(format!("{cmd}: {option} needs a value: {expected}{hint}"));
     }
@@ -412,9 +487,9 @@ fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
         return match clap_mangen::generate_to(top, dir) {
             Ok(()) => exit::code(exit::OK),
             Err(e) => {
-                eprintln!(
-                    "cdcctl man: cannot write the pages into {}: {e}",
-                    dir.display()
+                log::error(
+                    "man",
+                    format!("cannot write the pages into {}: {e}", dir.display()),
                 );
                 exit::code(exit::USAGE)
             }
@@ -430,10 +505,13 @@ fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
                 .get_subcommands()
                 .map(|c| c.get_name().to_string())
                 .collect();
-            eprintln!(
-                "cdcctl man: `{}` has no command `{name}`{}",
-                path.join(" "),
-                suggest::did_you_mean(name, names.iter().map(String::as_str))
+            log::error(
+                "man",
+                format!(
+                    "`{}` has no command `{name}`{}",
+                    path.join(" "),
+                    suggest::did_you_mean(name, names.iter().map(String::as_str))
+                ),
             );
             return exit::code(exit::USAGE);
         };
@@ -444,7 +522,7 @@ fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
     match clap_mangen::Man::new(cmd).render(&mut buf) {
         Ok(()) => exit::write_stdout(&buf),
         Err(e) => {
-            eprintln!("cdcctl man: {e}");
+            log::error("man", &e);
             exit::code(exit::USAGE)
         }
     }
@@ -460,7 +538,7 @@ pub fn main() -> ExitCode {
                 exit::OK
             };
             match usage_message(&e) {
-                Some(m) => eprintln!("{m}"),
+                Some(m) => log::usage_error(&m),
                 None => {
                     let _ = e.print();
                 }

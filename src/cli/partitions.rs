@@ -86,7 +86,7 @@ fn execute(args: PartitionsArgs, global: &GlobalArgs) -> Result<ExitCode, CliErr
     }
     let mut opened = open_catalog(global)?;
     if args.format == PartitionsFormat::Human {
-        super::source::announce_simulator(&global.source);
+        super::source::announce_simulator("partitions", &global.source);
     }
     // Offline facts were read already; a live source from CDB$ROOT reads
     // the table inside its PDB.

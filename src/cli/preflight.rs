@@ -20,6 +20,7 @@
 //! `status` is one of pass, warn, fail, skip; `remediation` is set for
 //! warnings and failures; a skip's `detail` says which fact was missing.
 
+use crate::cli::log;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -115,7 +116,7 @@ impl CliError {
             CliError::Unreachable(m) => (exit::UNREACHABLE, m),
             CliError::Untrusted(m) => (exit::UNTRUSTED_DATA, m),
         };
-        eprintln!("cdcctl {command}: {msg}");
+        log::error(command, msg);
         exit::code(code)
     }
 }
@@ -467,7 +468,7 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     let config = load_config(args.config.as_deref())?;
     let (mut opened, label) = open_source(global, args.evidence.as_deref())?;
     if args.evidence.is_none() && args.format == FormatArg::Human {
-        super::source::announce_simulator(&global.source);
+        super::source::announce_simulator("preflight", &global.source);
     }
     let pb = progress::bar(6, "preflight");
     let mut facts = gather(

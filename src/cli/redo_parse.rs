@@ -10,6 +10,7 @@
 //! carrying LOB, XML or 32k-string pieces are skipped and counted on
 //! standard error.
 
+use crate::cli::log;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -86,9 +87,12 @@ pub fn run(args: &ParseArgs) -> ExitCode {
         Some(path) => match File::open(path) {
             Ok(f) => Box::new(f),
             Err(e) => {
-                eprintln!(
-                    "cdcctl: cannot read {}: {e}; check the path given to --file",
-                    path.display()
+                log::error(
+                    "redo parse",
+                    format!(
+                        "cannot read {}: {e}; check the path given to --file",
+                        path.display()
+                    ),
                 );
                 return exit::code(exit::USAGE);
             }
@@ -111,27 +115,34 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     };
     let result = result.and_then(|()| out.out.flush().map_err(Stop::Output));
     for (op, n) in &out.skipped_pieces {
-        eprintln!(
-            "cdcctl: skipped {n} {op} row(s): their LOB, XML or 32k-string pieces are \
-             reassembled with their transaction by `redo replay --lob capture`, not by `redo parse`"
+        log::notice(
+            "redo parse",
+            log::Level::Warn,
+            &format!(
+                "skipped {n} {op} row(s): their LOB, XML or 32k-string pieces are \
+                 reassembled with their transaction by `redo replay --lob capture`, not by \
+                 `redo parse`"
+            ),
+            None,
+            &[],
         );
     }
     match result {
         Ok(()) if out.failed > 0 => exit::code(exit::UNTRUSTED_DATA),
         Ok(()) => exit::code(exit::OK),
         Err(Stop::Input(msg)) => {
-            eprintln!("cdcctl: {msg}");
+            log::error("redo parse", &msg);
             exit::code(exit::USAGE)
         }
         Err(Stop::Row(msg)) => {
             let _ = out.out.flush();
-            eprintln!("cdcctl: {msg}");
+            log::error("redo parse", &msg);
             exit::code(exit::UNTRUSTED_DATA)
         }
         // A closed pipe (`| head`) is the reader's choice, not a failure.
         Err(Stop::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => exit::code(exit::OK),
         Err(Stop::Output(e)) => {
-            eprintln!("cdcctl: cannot write the output: {e}");
+            log::error("redo parse", format!("cannot write the output: {e}"));
             exit::code(exit::USAGE)
         }
     }

@@ -12,6 +12,7 @@
 //! statement that does not parse, a MISSING_SCN row, a truncated CSF chain or
 //! a malformed row.
 
+use crate::cli::log;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -206,9 +207,12 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         match File::open(&args.csv) {
             Ok(f) => Box::new(f),
             Err(e) => {
-                eprintln!(
-                    "cdcctl: cannot read {}: {e}; check the path given to --csv",
-                    args.csv.display()
+                log::error(
+                    "redo replay",
+                    format!(
+                        "cannot read {}: {e}; check the path given to --csv",
+                        args.csv.display()
+                    ),
                 );
                 return exit::code(exit::USAGE);
             }
@@ -218,7 +222,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     let reader = match ContentsReader::new(BufReader::new(input), REQUIRED_FOR_REPLAY) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("cdcctl: {}: {e}", args.csv.display());
+            log::error("redo replay", format!("{}: {e}", args.csv.display()));
             return exit::code(exit::USAGE);
         }
     };
@@ -226,7 +230,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         Ok(Some((d, k))) => (Some(Arc::new(d)), k),
         Ok(None) => (None, ColumnKinds::new()),
         Err(msg) => {
-            eprintln!("cdcctl: {msg}");
+            log::error("redo replay", &msg);
             return exit::code(exit::USAGE);
         }
     };
@@ -250,14 +254,17 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         Some(path) => match FileCheckpointStore::new(path).load() {
             Ok(Some(cp)) => TxnBuffer::resume(config, &cp),
             Ok(None) => {
-                eprintln!(
-                    "cdcctl: no checkpoint at {}; give the file written by --write-checkpoint",
-                    path.display()
+                log::error(
+                    "redo replay",
+                    format!(
+                        "no checkpoint at {}; give the file written by --write-checkpoint",
+                        path.display()
+                    ),
                 );
                 return exit::code(exit::USAGE);
             }
             Err(e) => {
-                eprintln!("cdcctl: {e}");
+                log::error("redo replay", &e);
                 return exit::code(exit::USAGE);
             }
         },
@@ -294,9 +301,12 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     let dead = buffer.take_dead_letters();
     if let Some(path) = &args.dead_letter {
         if let Err(e) = write_dead_letters(path, &dead) {
-            eprintln!(
-                "cdcctl: cannot write the dead-letter file {}: {e}; check the path given to --dead-letter",
+            log::error(
+                "redo replay",
+                format!(
+                "cannot write the dead-letter file {}: {e}; check the path given to --dead-letter",
                 path.display()
+            ),
             );
             return exit::code(exit::USAGE);
         }
@@ -304,14 +314,14 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     summary(&mut buffer, &findings, &dead);
     if let Some(path) = &args.write_checkpoint {
         if let Err(e) = FileCheckpointStore::new(path).save(&buffer.checkpoint()) {
-            eprintln!("cdcctl: {e}");
+            log::error("redo replay", &e);
             return exit::code(stopped.map_or(exit::USAGE, |s| s.code));
         }
     }
     match stopped {
         None => exit::code(exit::OK),
         Some(s) => {
-            eprintln!("cdcctl: {}", s.message);
+            log::error("redo replay", &s.message);
             exit::code(s.code)
         }
     }

@@ -2,6 +2,7 @@
 //! scenarios, print a scenario's ground truth, and print the
 //! V$LOGMNR_CONTENTS rows a LogMiner session over an SCN range returns.
 
+use crate::cli::log;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
@@ -141,11 +142,11 @@ fn scenario_spec(arg: &ScenarioArg, source: &str) -> Result<String, String> {
 
 fn load(arg: &ScenarioArg, source: &str) -> Result<Sim, ExitCode> {
     let spec = scenario_spec(arg, source).map_err(|m| {
-        eprintln!("cdcctl sim: {m}");
+        log::error("sim", &m);
         exit::code(exit::USAGE)
     })?;
     Sim::from_spec(&spec).map_err(|e| {
-        eprintln!("cdcctl sim: {}", super::source::scenario_error(&e));
+        log::error("sim", super::source::scenario_error(&e).to_string());
         exit::code(exit::USAGE)
     })
 }
@@ -170,7 +171,7 @@ fn finish(result: anyhow::Result<()>) -> ExitCode {
                 // The reader (head, less) went away: not an error of ours.
                 return exit::code(exit::OK);
             }
-            eprintln!("cdcctl sim: {e:#}");
+            log::error("sim", format!("{e:#}"));
             exit::code(exit::UNTRUSTED_DATA)
         }
     }
@@ -198,10 +199,10 @@ fn within_reach(sim: &Sim, scns: &[(&str, u64)]) -> Result<(), ExitCode> {
     let limit = now.saturating_add(MAX_SCN_AHEAD);
     match scns.iter().find(|(_, scn)| *scn > limit) {
         Some((flag, scn)) => {
-            eprintln!(
-                "cdcctl sim: {flag} {scn} is more than {MAX_SCN_AHEAD} SCNs past the scenario's current SCN {now}; \
+            log::error("sim", format!(
+                "{flag} {scn} is more than {MAX_SCN_AHEAD} SCNs past the scenario's current SCN {now}; \
                  the simulator would run for hours to reach it"
-            );
+            ));
             Err(exit::code(exit::USAGE))
         }
         None => Ok(()),
@@ -217,7 +218,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         return table_state(&mut sim, at);
     }
     if args.until_scn.is_none() && args.count.is_none() {
-        eprintln!("cdcctl sim: give --until-scn SCN or --count N");
+        log::error("sim", "give --until-scn SCN or --count N".to_string());
         return exit::code(exit::USAGE);
     }
     sim.set_lob_truth(args.lob == crate::cli::redo_replay::LobArg::Capture);
@@ -297,9 +298,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
     })();
     match result {
         Ok(false) => {
-            eprintln!(
-                "cdcctl sim: the scenario generated no redo for a day of database time; check its [workload] and [[tables]]"
-            );
+            log::error("sim", "the scenario generated no redo for a day of database time; check its [workload] and [[tables]]".to_string());
             exit::code(exit::USAGE)
         }
         other => finish(other.map(|_| ())),
@@ -312,9 +311,12 @@ fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
         return code;
     }
     let Some(tables) = sim.table_contents_at(at) else {
-        eprintln!(
-            "cdcctl sim: --at-scn {at} is older than the undo the scenario keeps (UNDO_RETENTION); \
+        log::error(
+            "sim",
+            format!(
+                "--at-scn {at} is older than the undo the scenario keeps (UNDO_RETENTION); \
              give a more recent SCN"
+            ),
         );
         return exit::code(exit::USAGE);
     };
@@ -400,9 +402,12 @@ pub fn session_rows(sim: &mut Sim, args: &ContentsArgs) -> Result<Vec<LogMinerRo
 
 fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
     if args.until_scn <= args.from_scn {
-        eprintln!(
-            "cdcctl sim: --until-scn {} must be above --from-scn {}",
-            args.until_scn, args.from_scn
+        log::error(
+            "sim",
+            format!(
+                "--until-scn {} must be above --from-scn {}",
+                args.until_scn, args.from_scn
+            ),
         );
         return exit::code(exit::USAGE);
     }
@@ -418,10 +423,13 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
     let rows = match session_rows(&mut sim, args) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("cdcctl sim: {e}");
-            if let Some(a) = e.advice() {
-                eprintln!("hint: {a}");
-            }
+            log::notice(
+                "sim",
+                log::Level::Error,
+                &e.to_string(),
+                e.advice().as_deref(),
+                &[],
+            );
             return exit::code(exit::UNTRUSTED_DATA);
         }
     };

@@ -2,6 +2,7 @@
 //! Oracle database. Passwords never come from argv: `CDCCTL_PASSWORD`, a
 //! prompt on the terminal, or an Oracle wallet.
 
+use crate::cli::log;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -119,14 +120,20 @@ pub fn sim_scenario(spec: &str) -> Option<&str> {
 /// The one stderr line human-format commands print when they read the
 /// simulator, so its answers are never taken for a database's (unless `-q`
 /// asked for errors only).
-pub fn announce_simulator(spec: &str) {
+pub fn announce_simulator(command: &str, spec: &str) {
     if super::log::quiet() {
         return;
     }
     if let Some(name) = sim_scenario(spec) {
-        eprintln!(
-            "cdcctl: reading the built-in simulator (scenario {name}), not a database; \
-             point at one with --source oracle://USER@HOST:PORT/SERVICE or CDCCTL_SOURCE"
+        log::notice(
+            command,
+            log::Level::Info,
+            &format!(
+                "reading the built-in simulator (scenario {name}), not a database; \
+                 point at one with --source oracle://USER@HOST:PORT/SERVICE or CDCCTL_SOURCE"
+            ),
+            None,
+            &[],
         );
     }
 }

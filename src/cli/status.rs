@@ -6,6 +6,7 @@
 //! checkpoint (`CHECKPOINT.status`, replaced atomically every few seconds)
 //! and `/status.json` on its `--metrics` address.
 
+use crate::cli::log;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -393,7 +394,7 @@ pub fn run(args: &StatusArgs) -> ExitCode {
                 view
             }
             Err(e) => {
-                eprintln!("cdcctl status: {e}");
+                log::error("status", &e);
                 return exit::code(exit::USAGE);
             }
         },

@@ -2,6 +2,7 @@
 //! JSON lines. It drives the same capture engine as `run` from now (or
 //! `--from-scn`, `--since`) and never reads or writes the daemon's checkpoint.
 
+use crate::cli::log;
 use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::mpsc::Receiver;
@@ -354,7 +355,7 @@ fn synthetic(
 
 pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
     if let Err(msg) = args.validate() {
-        eprintln!("cdcctl tail: {msg}");
+        log::error("tail", &msg);
         return exit::code(exit::USAGE);
     }
     let started = match &args.synthetic_feed {
@@ -364,7 +365,7 @@ pub fn run(global: &GlobalArgs, args: &TailArgs) -> ExitCode {
     let (header, mut rx) = match started {
         Ok(s) => s,
         Err((msg, code)) => {
-            eprintln!("cdcctl tail: {msg}");
+            log::error("tail", &msg);
             return exit::code(code);
         }
     };
@@ -415,7 +416,7 @@ fn run_plain_mode(rx: &Receiver<EngineMessage>, args: &TailArgs) -> ExitCode {
     let stop = match super::signals::stop_on_signals() {
         Ok(flag) => flag,
         Err(e) => {
-            eprintln!("cdcctl tail: cannot handle signals: {e}");
+            log::error("tail", format!("cannot handle signals: {e}"));
             return exit::code(exit::USAGE);
         }
     };
@@ -447,17 +448,20 @@ fn run_screen(header: HeaderInfo, rx: Receiver<EngineMessage>, args: &TailArgs) 
         Ok(app) => match app.fatal_error() {
             // Repeat it on the main screen: the alternate screen is gone.
             Some(alert) => {
-                eprintln!("cdcctl tail: capture stopped: {}", alert.text());
-                if let Some(advice) = &alert.advice {
-                    eprintln!("  advice: {advice}");
-                }
+                log::notice(
+                    "tail",
+                    log::Level::Error,
+                    &format!("capture stopped: {}", alert.text()),
+                    alert.advice.as_deref(),
+                    &[],
+                );
                 let ora = alert.code.strip_prefix("ORA-").and_then(|c| c.parse().ok());
                 exit::code(exit::for_ora(ora))
             }
             None => exit::code(exit::OK),
         },
         Err(e) => {
-            eprintln!("cdcctl tail: {e}");
+            log::error("tail", &e);
             exit::code(exit::USAGE)
         }
     }

@@ -719,6 +719,27 @@ fn mistyped_scenarios_and_values_get_one_clear_sentence() {
             &["tail", "APP.ORDERS", "--since", "1h", "--from-scn", "5"][..],
             "cannot be used with --from-scn",
         ),
+        (
+            &["--source", "sim", "tail", "APP.ORDERS", "--lag-warn"][..],
+            "cdcctl tail: --lag-warn needs a value: a duration such as 30s, 10m, 1h or 1h30m\n\
+             (see `cdcctl tail --help`)",
+        ),
+        (
+            &["--source"][..],
+            "cdcctl: --source needs a value: sim, sim:SCENARIO",
+        ),
+        (
+            &["preflight", "--explain"][..],
+            "cdcctl preflight: --explain needs a value: a check id",
+        ),
+        (
+            &["preflight", "--format", "json", "--format", "json"][..],
+            "cdcctl preflight: --format was given more than once",
+        ),
+        (
+            &["redo", "parse", "--file"][..],
+            "cdcctl redo parse: --file needs a value: the path of a file",
+        ),
     ] {
         let out = cdcctl(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
@@ -731,6 +752,42 @@ fn mistyped_scenarios_and_values_get_one_clear_sentence() {
             assert!(!err.contains(raw), "raw clap text: {err}");
         }
     }
+}
+
+#[test]
+fn issue14_log_format_json_covers_usage_errors_and_the_simulator_notice() {
+    let out = cdcctl(&["--log-format", "json", "tail", "APP.ORDERS", "--lag-warn"]);
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_str(stderr(&out).trim()).expect("one JSON object");
+    assert_eq!(v["level"], "ERROR");
+    assert_eq!(v["command"], "tail");
+    assert!(
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("--lag-warn needs a value")),
+        "{v}"
+    );
+    let out = cdcctl(&[
+        "--log-format",
+        "json",
+        "--source",
+        "sim",
+        "preflight",
+        "--format",
+        "human",
+    ]);
+    let err = stderr(&out);
+    let lines: Vec<serde_json::Value> = err
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(
+        lines.iter().any(|l| l["command"] == "preflight"
+            && l["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("built-in simulator"))),
+        "{err}"
+    );
 }
 
 #[test]
