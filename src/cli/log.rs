@@ -53,6 +53,7 @@ pub fn notice(
     advice: Option<&str>,
     fields: &[(&str, serde_json::Value)],
 ) {
+    let message = &without_errno(message);
     if !JSON.load(Ordering::Relaxed) {
         eprintln!("cdcctl {command}: {message}");
         if let Some(a) = advice {
@@ -61,6 +62,26 @@ pub fn notice(
         return;
     }
     eprintln!("{}", json_notice(command, level, message, advice, fields));
+}
+
+/// The message without the `(os error 2)` that Rust's I/O errors append:
+/// the words before it already say what went wrong.
+fn without_errno(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(i) = rest.find(" (os error ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " (os error ".len()..];
+        match after.find(')') {
+            Some(j) if after[..j].bytes().all(|b| b.is_ascii_digit()) => rest = &after[j + 1..],
+            _ => {
+                out.push_str(" (os error ");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A command's error on stderr (`cdcctl COMMAND: MESSAGE`, or JSON).
@@ -164,6 +185,15 @@ pub fn init(verbose: u8, quiet: bool, format: LogFormat) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errno_suffixes_of_io_errors_are_left_out() {
+        assert_eq!(
+            without_errno("cannot read x.sql: No such file or directory (os error 2); check it"),
+            "cannot read x.sql: No such file or directory; check it"
+        );
+        assert_eq!(without_errno("kept (os error x)"), "kept (os error x)");
+    }
 
     #[test]
     fn json_notice_files_a_warning_prefix_as_warn_and_keeps_fields() {

@@ -101,6 +101,9 @@ pub fn run_plain(
     let mut fatal = None;
     let mut last_lag = Instant::now();
     let mut last_snapshot: Option<String> = None;
+    // Each piece of advice once: a connection that drops again and again
+    // needs the same advice only the first time.
+    let mut advised: std::collections::HashSet<String> = std::collections::HashSet::new();
     let finish = |end, emitted, fatal| {
         Ok(PlainOutcome {
             end,
@@ -195,7 +198,9 @@ pub fn run_plain(
             Ok(EngineMessage::Finding(f)) => {
                 let _ = writeln!(err, "cdcctl tail: finding {}: {}", f.code(), f.message());
                 if let Some(advice) = super::app::finding_advice(&f) {
-                    let _ = writeln!(err, "  advice: {advice}");
+                    if advised.insert(advice.to_string()) {
+                        let _ = writeln!(err, "  advice: {advice}");
+                    }
                 }
             }
             Ok(EngineMessage::SourceError {
@@ -211,7 +216,7 @@ pub fn run_plain(
                     "stopped on"
                 };
                 let _ = writeln!(err, "cdcctl tail: {what} a source error: {error}");
-                if let Some(a) = &advice {
+                if let Some(a) = advice.as_ref().filter(|a| advised.insert(a.to_string())) {
                     let _ = writeln!(err, "  advice: {a}");
                 }
                 if !retrying {
@@ -380,6 +385,25 @@ mod tests {
         assert_eq!(o.end, PlainEnd::EngineStopped);
         assert_eq!(o.fatal.and_then(|f| f.ora_code), Some(1291));
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn issue11_advice_for_a_repeated_source_error_is_printed_once() {
+        let rx = channel_of(vec![
+            feed::connection_dropped(true),
+            feed::connection_dropped(true),
+            feed::connection_dropped(true),
+            EngineMessage::Stopped,
+        ]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        run_plain(&rx, &mut out, &mut err, &opts()).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert_eq!(
+            err.matches("retrying after a source error").count(),
+            3,
+            "{err}"
+        );
+        assert_eq!(err.matches("advice:").count(), 1, "{err}");
     }
 
     #[test]
