@@ -179,8 +179,12 @@ impl KafkaSink {
             .set("linger.ms", "5")
             .set("batch.num.messages", "10000")
             .set("queue.buffering.max.messages", "200000")
-            .set("transaction.timeout.ms", "60000")
-            .set("message.timeout.ms", "60000");
+            // A window holding one huge transaction is one Kafka
+            // transaction: allow the broker's usual ceiling
+            // (transaction.max.timeout.ms, 15 min) rather than a minute,
+            // and let a message wait as long for a broker that is away.
+            .set("transaction.timeout.ms", "900000")
+            .set("message.timeout.ms", "900000");
         for (k, v) in &config.properties {
             cc.set(k, v);
         }
