@@ -573,7 +573,7 @@ mod tests {
         let o = (rule_for("arch-retention").unwrap())(&f, &def("arch-retention"));
         assert_eq!(o.status, Status::Fail);
         let fix = o.remediation.unwrap();
-        assert!(fix.contains("kept 0.5 day(s) now (12 h)"), "{fix}");
+        assert!(fix.contains("kept 12.0 h now"), "{fix}");
         assert!(fix.contains("keep at least 3 day(s) (72 h)"), "{fix}");
         assert!(fix.contains("'SYSDATE-3'"), "{fix}");
     }

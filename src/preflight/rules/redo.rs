@@ -200,15 +200,21 @@ pub fn arch_retention(f: &Facts, d: &CheckDef) -> Outcome {
 /// How long archived logs are kept now against the retention the check
 /// wants (`warn_hours`), in days, with the statements that set it.
 fn retention_fix(kept_hours: f64, needed_hours: f64) -> String {
+    // Under a day, days would round to 0.0 beside the hours the finding
+    // states: hours alone, with the finding's precision.
+    let kept = if kept_hours < 24.0 {
+        format!("{kept_hours:.1} h")
+    } else {
+        format!("{:.1} day(s) ({kept_hours:.0} h)", kept_hours / 24.0)
+    };
     let needed_days = (needed_hours / 24.0).ceil().max(1.0) as u64;
     let needed_hours = needed_hours.ceil().max(1.0) as u64;
     format!(
-        "-- archived logs are kept {:.1} day(s) now ({kept_hours:.0} h); keep at least {needed_days} day(s) ({needed_hours} h)\n\
+        "-- archived logs are kept {kept} now; keep at least {needed_days} day(s) ({needed_hours} h)\n\
          -- in the RMAN job that deletes archived logs:\n\
          DELETE NOPROMPT ARCHIVELOG ALL COMPLETED BEFORE 'SYSDATE-{needed_days}';\n\
          -- on Amazon RDS:\n\
-         exec rdsadmin.rdsadmin_util.set_configuration('archivelog retention hours', {needed_hours});",
-        kept_hours / 24.0
+         exec rdsadmin.rdsadmin_util.set_configuration('archivelog retention hours', {needed_hours});"
     )
 }
 
@@ -348,8 +354,15 @@ pub fn fra_usage(f: &Facts, d: &CheckDef) -> Outcome {
         gib(ra.space_reclaimable)
     ));
     if used >= fail {
+        // The archiver stops only when the area is full; a lowered
+        // threshold is the site's own margin and is named as such.
+        let consequence = if used >= 95.0 {
+            "the archiver is about to stop (ORA-19809, ORA-00257)".to_string()
+        } else {
+            format!("at or above the failure threshold of {fail}%; the archiver stops when it is full (ORA-19809, ORA-00257)")
+        };
         t.fail(format!(
-            "the recovery area is {used:.1}% full: the archiver will stop (ORA-19809, ORA-00257)"
+            "the recovery area is {used:.1}% full: {consequence}"
         ));
     } else if used >= warn {
         t.warn(format!(
