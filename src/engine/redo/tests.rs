@@ -604,6 +604,31 @@ fn relaxed_quotes_never_recover_a_rowid_holding_quotes() {
 }
 
 #[test]
+fn issue9_relaxed_quotes_take_a_rowid_only_as_a_string_literal_like_the_strict_parser() {
+    // Found by fuzzing: `ROWID = HEXTORAW('...')` failed the strict parser
+    // and the relaxed one took it, with no quote recovered to report.
+    for sql in [
+        r#"update "S"."T" a set a."C" = HEXTORAW('01') where ROWID = HEXTORAW('d6d0') and a."R" = HEXTORAW('0a0b') and ROWID = 'AAASEQAAMAAAACKAAK';"#,
+        r#"update "S"."T" set "C" = '1' where ROWID = HEXTORAW('00') and "K" = '2';"#,
+        r#"delete from "S"."T" where "K" = '2' and ROWID = NULL;"#,
+        r#"delete from "S"."T" where "K" = '2' and ROWID = 7;"#,
+    ] {
+        let strict = parse(sql).unwrap_err();
+        let relaxed = parse_with(sql, RELAXED).unwrap_err();
+        assert_eq!(relaxed.position, strict.position, "{sql}");
+        assert!(
+            strict.message.contains("expected a string literal"),
+            "{strict}"
+        );
+    }
+    let ok = r#"update "S"."T" set "C" = 'it's' where "K" = '2' and ROWID = 'AAASEQAAMAAAACKAAK';"#;
+    assert_eq!(
+        parse_with(ok, RELAXED).unwrap().row_id(),
+        Some("AAASEQAAMAAAACKAAK")
+    );
+}
+
+#[test]
 fn raw_is_lower_case_hex_and_non_hex_is_refused() {
     assert_eq!(one("HEXTORAW('0A0b0C')"), Field::Binary("0a0b0c".into()));
     assert_eq!(one("HEXTORAW('')"), Field::Binary(String::new()));
