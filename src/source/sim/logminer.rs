@@ -3,7 +3,9 @@
 //! `V$LOGMNR_CONTENTS` rendered exactly as sql-redo-format.md describes:
 //! SQL_REDO text per supplemental logging level, CSF pieces of at most 4000
 //! bytes, ROLLBACK=1 rows, control rows, DDL, LOB rows and unknown-dictionary
-//! rows for objects the dictionary does not know.
+//! rows for objects the dictionary does not know. UPDATE and DELETE rows name
+//! a table alias as often as the scenario's `logminer.table_alias_pct` says;
+//! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -511,7 +513,7 @@ impl Session {
                     if known {
                         format!("{qualifier}\"{}\"", t.columns[i].name)
                     } else {
-                        format!("{qualifier}\"COL {}\"", i + 1)
+                        format!("\"COL {}\"", i + 1)
                     }
                 };
                 let bytes_of = |v: &Value| -> Vec<u8> {
