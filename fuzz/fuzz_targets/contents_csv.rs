@@ -1,6 +1,8 @@
 //! Any bytes as a V$LOGMNR_CONTENTS CSV, through the reader, the CSF
 //! assembler and the parser: typed errors only, never a panic.
-//! Run: `cargo +nightly fuzz run contents_csv` from the crate root.
+//! Run: `cargo +nightly fuzz run -s none contents_csv -- -dict=fuzz/sql_redo.dict` from
+//! the crate root (seed: fuzz/seeds/contents_csv, rows `sim contents` prints
+//! for the redo-forms scenario).
 #![no_main]
 
 use cdcctl::engine::contents_csv::{ContentsReader, REQUIRED_FOR_PARSE};

@@ -2,7 +2,7 @@
 //! DML and piece rows through the transaction buffer with `--lob capture`.
 //! Typed errors only, never a panic; an error's position lies in its input.
 //! Input: rows separated by NUL bytes, each a code selector byte then its
-//! SQL_REDO. Run: `cargo +nightly fuzz run lob_pieces -- -dict=fuzz/sql_redo.dict`
+//! SQL_REDO. Run: `cargo +nightly fuzz run -s none lob_pieces -- -dict=fuzz/sql_redo.dict`
 //! from the crate root (seeds: fuzz/seeds/lob_pieces).
 #![no_main]
 

@@ -1,6 +1,7 @@
 //! `cdcctl sim`: the built-in simulator's own commands — list the built-in
-//! scenarios, print a scenario's ground truth, and print the
-//! V$LOGMNR_CONTENTS rows a LogMiner session over an SCN range returns.
+//! scenarios, print a scenario's ground truth, print the V$LOGMNR_CONTENTS
+//! rows a LogMiner session over an SCN range returns, and print the data
+//! dictionary `redo replay --dictionary` reads for them.
 
 use crate::cli::log;
 use std::io::{self, BufWriter, Write};
@@ -26,6 +27,16 @@ pub enum SimCommand {
     /// Print the V$LOGMNR_CONTENTS rows a session over (FROM, UNTIL] returns,
     /// as CSV (the format `redo parse --csv` and `redo replay --csv` read).
     Contents(ContentsArgs),
+    /// Print the scenario's character sets and column types as the JSON
+    /// file `redo replay --dictionary` reads, so a replay of `sim contents`
+    /// decodes character data LogMiner printed as HEXTORAW.
+    Dictionary(DictionaryArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DictionaryArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArg,
 }
 
 #[derive(Debug, clap::Args)]
@@ -156,7 +167,41 @@ pub fn run(cmd: &SimCommand, source: &str) -> ExitCode {
         SimCommand::Scenarios => scenarios(),
         SimCommand::Truth(args) => truth(args, source),
         SimCommand::Contents(args) => contents(args, source),
+        SimCommand::Dictionary(args) => dictionary(args, source),
     }
+}
+
+/// `sim dictionary`: `{"charset", "nchar_charset", "tables": {"\"OWNER\".\"TABLE\"":
+/// {"COLUMN": "DATA_TYPE"}}}`, names quoted so they keep their case.
+fn dictionary(args: &DictionaryArgs, source: &str) -> ExitCode {
+    let sim = match load(&args.scenario, source) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let model = sim.model();
+    let tables: serde_json::Map<String, serde_json::Value> = model
+        .tables
+        .iter()
+        .map(|t| {
+            let columns: serde_json::Map<String, serde_json::Value> = t
+                .columns
+                .iter()
+                .map(|c| (c.name.clone(), c.ty.data_type().into()))
+                .collect();
+            (
+                format!("\"{}\".\"{}\"", t.name.owner, t.name.table),
+                columns.into(),
+            )
+        })
+        .collect();
+    let instance = &model.scenario.instance;
+    let doc = serde_json::json!({
+        "charset": instance.characterset,
+        "nchar_charset": instance.nchar_characterset,
+        "tables": tables,
+    });
+    let mut out = io::stdout().lock();
+    finish(writeln!(out, "{doc:#}").map_err(anyhow::Error::from))
 }
 
 fn finish(result: anyhow::Result<()>) -> ExitCode {

@@ -289,7 +289,7 @@ impl TableColumns {
     }
 }
 
-/// Key columns of every table, and the LOB and XMLType columns of those
+/// Key columns of every table, and the LOB, XMLType and JSON columns of those
 /// that have any: an UPDATE or DELETE image lacking one gets the
 /// unavailable marker for it.
 fn table_columns(tables: &[TableFacts]) -> TableColumns {
@@ -306,7 +306,7 @@ fn table_columns(tables: &[TableFacts]) -> TableColumns {
                 .filter(|c| {
                     matches!(
                         c.data_type.to_ascii_uppercase().as_str(),
-                        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE"
+                        "CLOB" | "NCLOB" | "BLOB" | "XMLTYPE" | "JSON"
                     )
                 })
                 .map(|c| c.name.clone())

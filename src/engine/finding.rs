@@ -55,8 +55,8 @@ pub enum Finding {
         reason: String,
     },
     /// A native JSON column (`/* JSON */` in SQL_REDO) whose value is not
-    /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON
-    /// kept as hex.
+    /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON,
+    /// which cdcctl does not decode; either way the value is unavailable.
     JsonUndecoded {
         schema: String,
         table: String,
@@ -118,7 +118,8 @@ impl Finding {
                  the value is unavailable"
             ),
             Finding::JsonUndecoded { schema, table, column, .. } => format!(
-                "{schema}.{table}.{column}: native JSON value in binary OSON form; kept as its hex bytes"
+                "{schema}.{table}.{column}: native JSON value in binary OSON form, which cdcctl does not decode; \
+                 the value is unavailable"
             ),
         }
     }

@@ -48,7 +48,8 @@ fn flink_type(t: &ColType) -> String {
         | ColType::Clob
         | ColType::XmlType
         | ColType::IntervalYm
-        | ColType::IntervalDs => "STRING".into(),
+        | ColType::IntervalDs
+        | ColType::Json => "STRING".into(),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use crate::common::known;
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
+use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::Checkpoint;
 use cdcctl::engine::event::{CapturedEvent, Image};
 use cdcctl::engine::finding::Finding;
@@ -23,8 +24,21 @@ fn sim(name: &str) -> Sim {
 }
 
 fn config(s: &mut Sim, start: StartAt, until: Scn) -> CaptureConfig {
-    let key_columns = Catalog::tables(s, &[])
-        .expect("tables")
+    let tables = Catalog::tables(s, &[]).expect("tables");
+    // The character sets and column types `run` reads from the catalog, to
+    // decode character data LogMiner printed as HEXTORAW.
+    let instance = Catalog::instance(s).expect("instance");
+    let charset = |name: &str| Charset::from_oracle_name(name).expect("a character set");
+    let mut charsets = CharsetDictionary::new(
+        charset(&instance.nls_characterset),
+        charset(&instance.nls_nchar_characterset),
+    );
+    for t in &tables {
+        for c in &t.columns {
+            charsets.add_column(&t.name.owner, &t.name.table, &c.name, &c.data_type);
+        }
+    }
+    let key_columns = tables
         .into_iter()
         .map(|t| {
             let k = t.key_columns();
@@ -35,6 +49,7 @@ fn config(s: &mut Sim, start: StartAt, until: Scn) -> CaptureConfig {
         key_columns,
         buffer: BufferConfig {
             db_name: s.db_name().to_string(),
+            charsets: Some(std::sync::Arc::new(charsets)),
             ..BufferConfig::default()
         },
         pdb: s.default_pdb(),
@@ -175,6 +190,7 @@ const HEALTHY: &[&str] = &[
     "oracle11g",
     "rac",
     "lobs",
+    "redo-forms",
 ];
 
 #[test]

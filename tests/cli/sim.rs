@@ -1276,27 +1276,167 @@ fn issue9_lobs_scenario_replayed_equals_its_truth_with_and_without_lob_capture()
             .is_some_and(|m| m.len() == 2 && m.contains_key("DOC_ID"))));
 }
 
+#[test]
+fn issue9_redo_forms_replayed_with_its_dictionary_equals_its_truth_in_several_character_sets() {
+    // Table aliases, TIMESTAMP(0) with an empty fraction, native JSON and
+    // character data as HEXTORAW, replayed with the dictionary `sim
+    // dictionary` prints, under `--lob capture` and the default. The
+    // built-in scenario is ZHS16GBK/AL16UTF16; variants take other sets.
+    let dir = tempfile::tempdir().unwrap();
+    let builtin = BUILTINS.iter().find(|b| b.name == "redo-forms").unwrap();
+    let mut scenarios = vec!["redo-forms".to_string()];
+    for (charset, nchar) in [("WE8MSWIN1252", "UTF8"), ("AL32UTF8", "AL16UTF16")] {
+        let text = builtin
+            .text
+            .replacen(
+                "characterset = \"ZHS16GBK\"",
+                &format!("characterset = \"{charset}\""),
+                1,
+            )
+            .replacen(
+                "nchar_characterset = \"AL16UTF16\"",
+                &format!("nchar_characterset = \"{nchar}\""),
+                1,
+            );
+        assert!(text.contains(charset) && text.contains(&format!("\"{nchar}\"")));
+        let path = dir.path().join(format!("{charset}.toml"));
+        std::fs::write(&path, text).unwrap();
+        scenarios.push(path.display().to_string());
+    }
+    let range = ["--from-scn", "13000000", "--until-scn", "13004000"];
+    let parse = |text: &str| -> Vec<serde_json::Value> {
+        text.lines()
+            .map(|l| {
+                crate::common::without_unavailable(
+                    serde_json::from_str(l).expect("one envelope per line"),
+                )
+            })
+            .collect()
+    };
+    for scenario in &scenarios {
+        let dictionary = cdcctl(&["sim", "dictionary", "--scenario", scenario]);
+        assert!(dictionary.status.success());
+        let dict_path = dir.path().join("dictionary.json");
+        std::fs::write(&dict_path, &dictionary.stdout).unwrap();
+        let dict = dict_path.to_str().unwrap();
+        for lob in ["capture", "placeholder"] {
+            let (a, b) = replayed_and_truth(
+                scenario,
+                &range,
+                &["--dictionary", dict, "--lob", lob],
+                &["--lob", lob],
+            );
+            let (got, want) = (parse(&a), parse(&b));
+            assert!(want.len() > 300, "{scenario}: {}", want.len());
+            let first_diff = got.iter().zip(&want).position(|(g, w)| g != w);
+            assert_eq!(
+                (got.len(), first_diff),
+                (want.len(), None),
+                "{scenario} --lob {lob}: first difference {:?}",
+                first_diff.map(|i| (&got[i], &want[i]))
+            );
+        }
+    }
+    // The forms really are in the rows, and character data decoded from
+    // HEXTORAW holds its control characters.
+    let contents = cdcctl(&[&["sim", "contents", "--scenario", "redo-forms"][..], &range].concat());
+    let csv = String::from_utf8_lossy(&contents.stdout);
+    for form in [
+        r#"update ""APP"".""EVENTS"" a set a.""#,
+        r#"delete from ""APP"".""EVENTS"" a where a.""#,
+        r#"update ""APP"".""EVENTS"" set ""#,
+        "TO_TIMESTAMP('2025-",
+        ":00.')",
+        "/* JSON */ EMPTY_BLOB()",
+        "/* JSON */ HEXTORAW('ff4a5a01",
+        "HEXTORAW('07",
+        "HEXTORAW('00",
+    ] {
+        assert!(csv.contains(form), "no `{form}` in the redo-forms rows");
+    }
+    let (a, _) = replayed_and_truth(
+        "redo-forms",
+        &range,
+        &["--lob", "capture"],
+        &["--lob", "capture"],
+    );
+    let control = parse(&a).iter().any(|e| {
+        ["NAME", "CODE", "LABEL"].iter().any(|c| {
+            e["after"][c].as_str().is_some_and(|t| {
+                t.chars()
+                    .any(|ch| ch.is_control() && ch != '\n' && ch != '\t')
+            })
+        })
+    });
+    assert!(
+        !control,
+        "without --dictionary no HEXTORAW value may come out as text"
+    );
+    let events = {
+        let dictionary = cdcctl(&["sim", "dictionary", "--scenario", "redo-forms"]);
+        let dict_path = dir.path().join("redo-forms.json");
+        std::fs::write(&dict_path, &dictionary.stdout).unwrap();
+        let (a, _) = replayed_and_truth(
+            "redo-forms",
+            &range,
+            &["--dictionary", dict_path.to_str().unwrap()],
+            &[],
+        );
+        parse(&a)
+    };
+    assert!(events.iter().any(|e| {
+        e["after"]["NAME"].as_str().is_some_and(|t| {
+            t.chars()
+                .any(|ch| ch.is_control() && ch != '\n' && ch != '\t')
+        })
+    }));
+    // TIMESTAMP(0) printed `…SS.` reads as `.0`.
+    assert!(events.iter().all(|e| e["after"]["CREATED_AT"]
+        .as_str()
+        .is_none_or(|t| t.len() == 21 && t.ends_with(".0"))));
+}
+
 mod rendered_rows_parse_back {
     //! Random values of every column type, rendered by the simulator as
-    //! LogMiner would and read back by the SQL_REDO parser.
+    //! LogMiner would and read back by the SQL_REDO parser, then decoded by
+    //! the engine with the dictionary's character sets: in several database
+    //! and national character sets, with and without a table alias, under
+    //! `…SS.FF9` and `…SS.FF` session formats.
     use std::sync::Arc;
 
     use chrono::{NaiveDate, NaiveDateTime};
     use proptest::prelude::*;
 
-    use cdcctl::engine::event::Image;
+    use cdcctl::engine::charset::CharsetDictionary;
+    use cdcctl::engine::event::{Field, Image};
     use cdcctl::engine::redo::parse;
     use cdcctl::source::sim::logminer::Session;
     use cdcctl::source::sim::model::{Body, DmlOp, Rec};
     use cdcctl::source::sim::value::{number_text, Value};
     use cdcctl::source::sim::{Model, Scenario};
 
+    const CHARSETS: [&str; 6] = [
+        "AL32UTF8",
+        "ZHS16GBK",
+        "WE8MSWIN1252",
+        "WE8ISO8859P1",
+        "UTF8",
+        "AL16UTF16",
+    ];
+    const NCHAR_CHARSETS: [&str; 2] = ["AL16UTF16", "UTF8"];
+    const FORMATS: [&str; 2] = ["YYYY-MM-DD HH24:MI:SS.FF9", "YYYY-MM-DD HH24:MI:SS.FF"];
+
+    /// The table under the settings a case draws.
+    fn table(charset: &str, nchar: &str, alias_pct: u32, format: &str) -> String {
+        format!(
+            "[instance]\nversion = \"21c\"\ncdb = true\npdbs = [\"P1\"]\n\
+             supplemental_logging = \"all\"\ncharacterset = \"{charset}\"\n\
+             nchar_characterset = \"{nchar}\"\n[logminer]\ntable_alias_pct = {alias_pct}\n\
+             nls_timestamp_format = \"{format}\"\n{TABLE}"
+        )
+    }
+
     const TABLE: &str = r#"
-[instance]
-version = "19c"
-cdb = true
-pdbs = ["P1"]
-supplemental_logging = "all"
 [connection]
 user = "C##U"
 [[tables]]
@@ -1316,8 +1456,20 @@ columns = [
   { name = "R", type = "RAW(64)" },
   { name = "YM", type = "INTERVAL YEAR TO MONTH" },
   { name = "DS", type = "INTERVAL DAY TO SECOND" },
+  { name = "T0", type = "TIMESTAMP(0)" },
+  { name = "J", type = "JSON" },
 ]
 "#;
+
+    /// Text, sometimes led by a control character LogMiner cannot show.
+    fn text(pattern: &'static str) -> BoxedStrategy<String> {
+        let control = prop::sample::select(vec!['\u{1}', '\u{7}', '\u{1b}', '\u{7f}', '\u{85}']);
+        prop_oneof![
+            3 => pattern.prop_map(String::from),
+            1 => (control, pattern).prop_map(|(c, t)| format!("{c}{t}")),
+        ]
+        .boxed()
+    }
 
     fn time() -> impl Strategy<Value = NaiveDateTime> {
         (
@@ -1341,15 +1493,14 @@ columns = [
     }
 
     fn row() -> impl Strategy<Value = Vec<Value>> {
-        let text = "(?s).{1,60}";
         (
             1i64..1_000_000_000,
             nullable(
                 (any::<i64>(), 0u32..6)
                     .prop_map(|(m, s)| Value::Number(number_text(i128::from(m), s))),
             ),
-            nullable(text.prop_map(Value::Str)),
-            nullable("(?s).{1,40}".prop_map(Value::NStr)),
+            nullable(text("(?s).{1,60}").prop_map(Value::Str)),
+            nullable(text("(?s).{1,40}").prop_map(Value::NStr)),
             nullable("[ -~]{8}".prop_map(Value::Str)),
             nullable(time().prop_map(|t| Value::Date(t.with_nanosecond_zero()))),
             nullable(time().prop_map(Value::Timestamp)),
@@ -1367,8 +1518,15 @@ columns = [
                     },
                 ),
             ),
+            (
+                nullable(time().prop_map(|t| Value::Timestamp(t.with_nanosecond_zero()))),
+                nullable(
+                    (0u32..100_000, "[a-z]{0,8}")
+                        .prop_map(|(n, s)| Value::Json(format!(r#"{{"n":{n},"s":"{s}"}}"#))),
+                ),
+            ),
         )
-            .prop_map(|(id, n, s, w, c, d, t, z, r, ym, ds)| {
+            .prop_map(|(id, n, s, w, c, d, t, z, r, ym, ds, (t0, j))| {
                 vec![
                     Value::Number(id.to_string()),
                     n,
@@ -1381,6 +1539,8 @@ columns = [
                     r,
                     ym,
                     ds,
+                    t0,
+                    j,
                 ]
             })
     }
@@ -1402,13 +1562,46 @@ columns = [
         }
     }
 
-    fn image(m: &Model, values: &[Value]) -> Image {
+    /// The image of `values` over the columns `pick` keeps, as the engine
+    /// gives it under the model's session format.
+    fn image_of(m: &Model, values: &[Value], pick: impl Fn(usize) -> bool) -> Image {
         m.tables[0]
             .columns
             .iter()
             .zip(values)
-            .map(|(c, v)| (c.name.clone(), v.field()))
+            .enumerate()
+            .filter(|(i, _)| pick(*i))
+            .map(|(_, (c, v))| (c.name.clone(), v.field_in(&c.ty, &m.nls)))
             .collect()
+    }
+
+    /// Every column: an INSERT names them all.
+    fn image(m: &Model, values: &[Value]) -> Image {
+        image_of(m, values, |_| true)
+    }
+
+    /// The columns a WHERE clause holds: all but the JSON one.
+    fn where_image(m: &Model, values: &[Value]) -> Image {
+        image_of(m, values, |i| !m.tables[0].columns[i].ty.is_lob_like())
+    }
+
+    /// The values as the table's columns store them in its character sets.
+    fn stored(m: &Model, values: Vec<Value>) -> Vec<Value> {
+        values
+            .into_iter()
+            .zip(&m.tables[0].columns)
+            .map(|(v, c)| v.stored_in(&c.ty, &m.nls.charsets))
+            .collect()
+    }
+
+    /// The character-set dictionary `run` builds from the catalog.
+    fn dictionary(m: &Model) -> CharsetDictionary {
+        let mut d = CharsetDictionary::new(m.nls.charsets.database, m.nls.charsets.national);
+        let t = &m.tables[0];
+        for c in &t.columns {
+            d.add_column(&t.name.owner, &t.name.table, &c.name, &c.ty.data_type());
+        }
+        d
     }
 
     fn rec(
@@ -1449,14 +1642,26 @@ columns = [
         fn parser_images_equal_the_values_the_simulator_rendered(
             old in row(),
             new in row(),
-            mask in proptest::collection::vec(any::<bool>(), 10),
+            mask in proptest::collection::vec(any::<bool>(), 12),
+            charset in prop::sample::select(&CHARSETS[..]),
+            nchar in prop::sample::select(&NCHAR_CHARSETS[..]),
+            alias_pct in prop::sample::select(vec![0u32, 100]),
+            format in prop::sample::select(&FORMATS[..]),
         ) {
-            let m = Model::new(Scenario::parse(TABLE, "t").unwrap());
+            let text = table(charset, nchar, alias_pct, format);
+            let m = Model::new(Scenario::parse(&text, "t").unwrap());
+            let (old, new) = (stored(&m, old), stored(&m, new));
+            let dict = dictionary(&m);
             let s = Session::unrestricted(&m);
+            let read = |sql: &str| -> Result<_, TestCaseError> {
+                let mut st = parse(sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
+                st.decode_character_hex(Some(&dict));
+                Ok((st.before_image(), st.after_image(), st.row_id().map(str::to_string)))
+            };
             let ins = s.render(&m, &rec(&m, DmlOp::Insert, None, Some(old.clone()), vec![]));
             let sql = ins.sql_redo.unwrap_or_default();
-            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
-            prop_assert_eq!(st.after_image(), Some(image(&m, &old)));
+            let (_, after_ins, _) = read(&sql)?;
+            prop_assert_eq!(after_ins, Some(image(&m, &old)), "{}", sql);
 
             let mut after = old.clone();
             let mut changed = Vec::new();
@@ -1470,17 +1675,27 @@ columns = [
                 changed.push(2);
                 after[2] = new[2].clone();
             }
+            let json = m.tables[0].columns.len() - 1;
+            let json_changed = changed.contains(&json);
             let upd = s.render(&m, &rec(&m, DmlOp::Update, Some(old.clone()), Some(after.clone()), changed));
             let sql = upd.sql_redo.unwrap_or_default();
-            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
-            prop_assert_eq!(st.before_image(), Some(image(&m, &old)));
-            prop_assert_eq!(st.after_image(), Some(image(&m, &after)));
-            prop_assert_eq!(st.row_id(), Some("AAASEQAAMAAAACKAAK"));
+            prop_assert_eq!(alias_pct == 100, sql.contains("\"ALL_TYPES\" a set a."), "{}", sql);
+            let (before_upd, after_upd, row_id) = read(&sql)?;
+            prop_assert_eq!(before_upd, Some(where_image(&m, &old)), "{}", sql);
+            // SET names the JSON column after the WHERE ones: the image
+            // appends it, unavailable (binary OSON) or NULL.
+            let mut want = where_image(&m, &after);
+            if json_changed {
+                let f = if after[json].is_null() { Field::Null } else { Field::Unavailable };
+                want.push(("J".to_string(), f));
+            }
+            prop_assert_eq!(after_upd, Some(want), "{}", sql);
+            prop_assert_eq!(row_id.as_deref(), Some("AAASEQAAMAAAACKAAK"));
 
             let del = s.render(&m, &rec(&m, DmlOp::Delete, Some(after.clone()), None, vec![]));
             let sql = del.sql_redo.unwrap_or_default();
-            let st = parse(&sql).map_err(|e| TestCaseError::fail(format!("{e}: {sql}")))?;
-            prop_assert_eq!(st.before_image(), Some(image(&m, &after)));
+            let (before_del, _, _) = read(&sql)?;
+            prop_assert_eq!(before_del, Some(where_image(&m, &after)), "{}", sql);
         }
     }
 }

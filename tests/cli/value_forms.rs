@@ -7,7 +7,7 @@ use chrono::{NaiveDate, NaiveDateTime};
 use crate::run::cdcctl;
 use cdcctl::engine::event::{ChangeEvent, Field, Op, SourcePosition, ValueForms};
 use cdcctl::engine::redo::parse;
-use cdcctl::source::sim::value::{number_text, ColType, Value};
+use cdcctl::source::sim::value::{number_text, ColType, Nls, Value};
 
 fn at(h: u32, nanos: u32) -> NaiveDateTime {
     NaiveDate::from_ymd_opt(2025, 3, 1)
@@ -38,6 +38,7 @@ fn samples() -> Vec<(&'static str, Value)> {
             "INTERVAL DAY TO SECOND",
             Value::IntervalDs("+01 02:03:04.123456".into()),
         ),
+        ("JSON", Value::Json(r#"{"k":1}"#.into())),
     ]
 }
 
@@ -58,9 +59,10 @@ fn kind(t: &ColType) -> usize {
         ColType::XmlType => 10,
         ColType::IntervalYm => 11,
         ColType::IntervalDs => 12,
+        ColType::Json => 13,
     }
 }
-const KINDS: usize = 13;
+const KINDS: usize = 14;
 
 /// The value in the envelope, as JSON text, with the default forms.
 fn json_of(field: Field) -> String {
@@ -122,6 +124,11 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
             Value::Blob(_) => (value.sql_literal(), Field::UnavailableBinary),
             Value::Xml(_) => (
                 "XML DOC BEGIN/WRITE/END rows".to_string(),
+                Field::Unavailable,
+            ),
+            // An insert shows the LOB-stored JSON's empty locator.
+            Value::Json(_) => (
+                value.literal_in(&t, &Nls::default(), true),
                 Field::Unavailable,
             ),
             _ => (value.sql_literal(), value.field()),

@@ -24,7 +24,7 @@
 //! | `EMPTY_CLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
 //! | `EMPTY_BLOB()` | [`Field::UnavailableBinary`] |
 //! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
-//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | `ff4a5a01…`, and a finding |
+//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | [`Field::Unavailable`], and a finding |
 //! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
 //!
 //! Any other `/* ... */` comment before a value is skipped.

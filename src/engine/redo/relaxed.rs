@@ -267,6 +267,17 @@ impl<'a> Solver<'a> {
                 }
             }
         };
+        // A ROWID is a string literal, as the strict parser takes it: no
+        // other value form may stand for it.
+        let quoted = {
+            let mut t = Scanner::new(self.src);
+            t.pos = s.pos;
+            t.skip_ws();
+            t.peek() == Some(b'\'')
+        };
+        if matches!(target, Target::RowId) && !quoted {
+            return Vec::new();
+        }
         let mut out = Vec::new();
         for (value, recovered, end) in self.values(s, list) {
             // A ROWID is base-64 text: a quote is never part of it.

@@ -319,7 +319,7 @@ fn native_json_empty_blob_in_insert_is_unavailable_with_a_finding() {
 }
 
 #[test]
-fn native_json_binary_oson_keeps_its_hex_with_a_finding_once_per_column() {
+fn native_json_binary_oson_is_unavailable_with_a_finding_once_per_column() {
     let oson = "FF4A5A0121060000000100";
     let sql = format!(
         r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{oson}') where "ID" = '1' and "DOC" = /*JSON*/HEXTORAW('ff4a5a01')"#
@@ -327,11 +327,11 @@ fn native_json_binary_oson_keeps_its_hex_with_a_finding_once_per_column() {
     let s = parse(&sql).unwrap();
     assert_eq!(
         image_get(&s.after_image().unwrap(), "DOC"),
-        Some(&text(&oson.to_lowercase()))
+        Some(&Field::Unavailable)
     );
     assert_eq!(
         image_get(&s.before_image().unwrap(), "DOC"),
-        Some(&text("ff4a5a01"))
+        Some(&Field::Unavailable)
     );
     assert_eq!(json_findings(&s), [("DOC".into(), "oson_hex".into())]);
 }
@@ -349,8 +349,8 @@ fn native_json_bytes_that_are_json_text_become_the_text_without_a_finding() {
         vec![("J".into(), text(doc)), ("K".into(), Field::Null)]
     );
     assert!(s.findings().is_empty());
-    // Bytes that are UTF-8 but no JSON document stay hex, flagged.
-    assert_eq!(one("/* JSON */ HEXTORAW('7b7b')"), text("7b7b"));
+    // Bytes that are UTF-8 but no JSON document are no value either.
+    assert_eq!(one("/* JSON */ HEXTORAW('7b7b')"), Field::Unavailable);
     // A plain RAW column is not JSON: hex, no finding.
     assert!(
         parse(r#"insert into "A"."T"("R") values (HEXTORAW('7b7d'))"#)
@@ -601,6 +601,31 @@ fn relaxed_quotes_never_recover_a_rowid_holding_quotes() {
     let sql = r#"update "A"."T" a set a."N" = 'x' where a."K" = '1' and a.ROWID = 'AAAR3sAAEAAAATO_TIMESTAMP('2025-03-01 09:00:00.123456789')CXAAA';"#;
     assert!(parse(sql).is_err());
     assert!(parse_with(sql, RELAXED).is_err());
+}
+
+#[test]
+fn issue9_relaxed_quotes_take_a_rowid_only_as_a_string_literal_like_the_strict_parser() {
+    // Found by fuzzing: `ROWID = HEXTORAW('...')` failed the strict parser
+    // and the relaxed one took it, with no quote recovered to report.
+    for sql in [
+        r#"update "S"."T" a set a."C" = HEXTORAW('01') where ROWID = HEXTORAW('d6d0') and a."R" = HEXTORAW('0a0b') and ROWID = 'AAASEQAAMAAAACKAAK';"#,
+        r#"update "S"."T" set "C" = '1' where ROWID = HEXTORAW('00') and "K" = '2';"#,
+        r#"delete from "S"."T" where "K" = '2' and ROWID = NULL;"#,
+        r#"delete from "S"."T" where "K" = '2' and ROWID = 7;"#,
+    ] {
+        let strict = parse(sql).unwrap_err();
+        let relaxed = parse_with(sql, RELAXED).unwrap_err();
+        assert_eq!(relaxed.position, strict.position, "{sql}");
+        assert!(
+            strict.message.contains("expected a string literal"),
+            "{strict}"
+        );
+    }
+    let ok = r#"update "S"."T" set "C" = 'it's' where "K" = '2' and ROWID = 'AAASEQAAMAAAACKAAK';"#;
+    assert_eq!(
+        parse_with(ok, RELAXED).unwrap().row_id(),
+        Some("AAASEQAAMAAAACKAAK")
+    );
 }
 
 #[test]
@@ -907,7 +932,7 @@ fn literal_strategy() -> impl Strategy<Value = (String, Field)> {
         ),
         fixed("Unsupported Type", Field::Unavailable),
         fixed("/* JSON */ EMPTY_BLOB()", Field::Unavailable),
-        fixed("/* JSON */ HEXTORAW('FF4A5A01')", Field::text("ff4a5a01")),
+        fixed("/* JSON */ HEXTORAW('FF4A5A01')", Field::Unavailable),
         fixed("/* JSON */ HEXTORAW('5b315d')", Field::text("[1]")),
         (0u32..1_000_000).prop_map(|f| (
             format!(

@@ -28,8 +28,8 @@ pub enum Value<'a> {
     /// `Unsupported Type`.
     Unsupported,
     /// `/* JSON */ HEXTORAW('...')`: a native JSON column's bytes, hex as
-    /// written. JSON text when they decode as such, else (binary OSON) the
-    /// lower-case hex.
+    /// written. JSON text when they decode as such; binary OSON is
+    /// unavailable (its canonical text stays the lower-case hex).
     JsonBytes(Cow<'a, str>),
     /// `/* JSON */ EMPTY_BLOB()`: the JSON value was not logged in the row.
     JsonUnavailable,
@@ -57,6 +57,11 @@ impl<'a> Value<'a> {
 
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
+        // Binary OSON is a JSON document cdcctl cannot read: its hex as a
+        // string would pass for the document's value downstream.
+        if self.is_undecoded_json() {
+            return Field::Unavailable;
+        }
         match self.canonical() {
             // HEXTORAW left as such is bytes; character data in it was
             // already decoded to text where the dictionary allowed.

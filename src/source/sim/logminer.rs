@@ -3,7 +3,9 @@
 //! `V$LOGMNR_CONTENTS` rendered exactly as sql-redo-format.md describes:
 //! SQL_REDO text per supplemental logging level, CSF pieces of at most 4000
 //! bytes, ROLLBACK=1 rows, control rows, DDL, LOB rows and unknown-dictionary
-//! rows for objects the dictionary does not know.
+//! rows for objects the dictionary does not know. UPDATE and DELETE rows name
+//! a table alias as often as the scenario's `logminer.table_alias_pct` says;
+//! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -500,30 +502,54 @@ impl Session {
                 if !known {
                     row.info = Some("Dictionary Version Mismatch".into());
                 }
+                let nls = &model.nls;
+                // UPDATE and DELETE may name the table by an alias, used
+                // before every column of SET and WHERE (not before ROWID).
+                let alias = known
+                    && !matches!(op, DmlOp::Insert)
+                    && drawn(rec, model.scenario.logminer.table_alias_pct);
+                let qualifier = if alias { "a." } else { "" };
                 let col = |i: usize| -> String {
                     if known {
-                        format!("\"{}\"", t.columns[i].name)
+                        format!("{qualifier}\"{}\"", t.columns[i].name)
                     } else {
                         format!("\"COL {}\"", i + 1)
                     }
                 };
-                let lit = |v: &Value| -> String {
+                let bytes_of = |v: &Value| -> Vec<u8> {
+                    let text = |cs, s: &str| {
+                        super::charset::encode(cs, s).unwrap_or_else(|| s.as_bytes().to_vec())
+                    };
+                    match v {
+                        Value::Str(s) => text(nls.charsets.database, s),
+                        Value::NStr(s) => text(nls.charsets.national, s),
+                        other => other.storage_bytes(),
+                    }
+                };
+                let lit_at = |i: usize, v: &Value, insert: bool| -> String {
                     if known || v.is_null() {
-                        v.sql_literal()
+                        v.literal_in(&t.columns[i].ty, nls, insert)
                     } else {
-                        let b = v.storage_bytes();
                         format!(
                             "HEXTORAW('{}')",
-                            b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+                            bytes_of(v)
+                                .iter()
+                                .map(|x| format!("{x:02x}"))
+                                .collect::<String>()
                         )
                     }
                 };
-                let target = format!("\"{owner}\".\"{name}\"");
+                let lit = |i: usize, v: &Value| lit_at(i, v, false);
+                let target = if alias {
+                    format!("\"{owner}\".\"{name}\" a")
+                } else {
+                    format!("\"{owner}\".\"{name}\"")
+                };
                 let cond = |i: usize, v: &Value| -> String {
                     if v.is_null() {
                         format!("{} IS NULL", col(i))
                     } else {
-                        format!("{} = {}", col(i), lit(v))
+                        format!("{} = {}", col(i), lit(i, v))
                     }
                 };
                 let non_lob: Vec<usize> = (0..t.columns.len())
@@ -548,11 +574,8 @@ impl Session {
                             })
                             .collect();
                         let cols: Vec<String> = shown.iter().map(|&i| col(i)).collect();
-                        let lits: Vec<String> = shown
-                            .iter()
-                            .map(|&i| &vals[i])
-                            .map(|v| if known { v.sql_literal() } else { lit(v) })
-                            .collect();
+                        let lits: Vec<String> =
+                            shown.iter().map(|&i| lit_at(i, &vals[i], true)).collect();
                         format!(
                             "insert into {target}({}) values ({});",
                             cols.join(","),
@@ -567,7 +590,7 @@ impl Session {
                             .filter_map(|&i| {
                                 a.get(i)
                                     .filter(|v| !v.in_pieces())
-                                    .map(|v| format!("{} = {}", col(i), lit(v)))
+                                    .map(|v| format!("{} = {}", col(i), lit(i, v)))
                             })
                             .collect();
                         let where_cols: Vec<usize> = match level {
@@ -704,6 +727,25 @@ impl Session {
         }
         row
     }
+}
+
+/// Whether `pct` percent of rows show a form, decided by the row itself
+/// (its SCN, RS_ID and SSN) so every query renders it the same way.
+fn drawn(rec: &Rec, pct: f64) -> bool {
+    if pct <= 0.0 {
+        return false;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in rec
+        .scn
+        .to_le_bytes()
+        .iter()
+        .chain(rec.rs_id.as_bytes())
+        .chain(&rec.ssn.to_le_bytes())
+    {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h % 10_000) as f64) < pct * 100.0
 }
 
 /// A ROLLBACK (36) row or an undo row (`ROLLBACK = 1`).

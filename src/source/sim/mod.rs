@@ -7,6 +7,7 @@
 //! reads, raises scheduled faults, and keeps the ground truth of every
 //! committed change so tests can compare what a capture engine produced.
 
+pub mod charset;
 pub mod facts;
 pub mod logminer;
 pub mod model;

@@ -47,6 +47,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("oracle11g", "non-CDB 11.2.0.4 in ARCHIVELOG with minimal supplemental logging and a DBA user"),
     builtin!("rac", "two-node RAC 19c CDB: two redo threads, node 2 quiet for minutes at a time"),
     builtin!("lobs", "19c CDB with MAX_STRING_SIZE = EXTENDED: CLOB/BLOB (EMPTY_LOB inserts, dbms_lob rewrites), XMLType and 32k VARCHAR2 values in their LOB, XML DOC and 32K rows"),
+    builtin!("redo-forms", "21c CDB in ZHS16GBK: table aliases, TIMESTAMP(0) under a SS.FF format, native JSON, character data LogMiner prints as HEXTORAW"),
     builtin!("example", "the fully commented example scenario (every key with its default)"),
 ];
 
@@ -129,7 +130,39 @@ pub struct Scenario {
     #[serde(default)]
     pub workload: WorkloadSpec,
     #[serde(default)]
+    pub logminer: LogMinerSpec,
+    #[serde(default)]
     pub faults: Vec<FaultSpec>,
+}
+
+fn d_timestamp_format() -> String {
+    "YYYY-MM-DD HH24:MI:SS.FF9".into()
+}
+
+/// How the mining session prints SQL_REDO, beyond what the data decides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogMinerSpec {
+    /// Percent of UPDATE and DELETE rows printed with a table alias
+    /// (`update "S"."T" a set a."C" = … where a."K" = …`), as Oracle's
+    /// XMLType example and users' plain DML show it.
+    #[serde(default)]
+    pub table_alias_pct: f64,
+    /// The session's `NLS_TIMESTAMP_FORMAT` (and, with ` TZH:TZM`, its
+    /// `NLS_TIMESTAMP_TZ_FORMAT`): `…SS.FF9` as cdcctl sets it, or `…SS.FF`
+    /// as another tool's session may have it, printing a TIMESTAMP(p) value
+    /// with p fraction digits (an empty fraction for TIMESTAMP(0)).
+    #[serde(default = "d_timestamp_format")]
+    pub nls_timestamp_format: String,
+}
+
+impl Default for LogMinerSpec {
+    fn default() -> Self {
+        LogMinerSpec {
+            table_alias_pct: 0.0,
+            nls_timestamp_format: d_timestamp_format(),
+        }
+    }
 }
 
 fn d_db() -> String {
@@ -522,6 +555,11 @@ pub struct WorkloadSpec {
     /// instead (LOB rows with no DML row), on tables that have one.
     #[serde(default)]
     pub lob_update_pct: f64,
+    /// Percent of VARCHAR2, CHAR and NVARCHAR2 values that hold a control
+    /// character, which LogMiner cannot show as text: it prints them as
+    /// `HEXTORAW` of their bytes in the column's character set.
+    #[serde(default)]
+    pub nondisplayable_text_pct: f64,
     /// The user the application connects as (`USERNAME`).
     #[serde(default = "d_user")]
     pub username: String,
@@ -546,6 +584,7 @@ impl Default for WorkloadSpec {
             savepoint_pct: 0.0,
             statement_rollback_pct: 0.0,
             lob_update_pct: 0.0,
+            nondisplayable_text_pct: 0.0,
             username: d_user(),
             long_transactions: Vec::new(),
             big_transactions: Vec::new(),
@@ -752,6 +791,26 @@ impl Scenario {
                 )));
             }
         }
+        if super::value::Fraction::from_format(&self.logminer.nls_timestamp_format).is_none() {
+            return Err(invalid(format!(
+                "logminer.nls_timestamp_format: `{}` is not a format the simulator prints (allowed: {})",
+                self.logminer.nls_timestamp_format,
+                super::value::Fraction::ALLOWED
+            )));
+        }
+        for (key, pct) in [
+            ("logminer.table_alias_pct", self.logminer.table_alias_pct),
+            (
+                "workload.nondisplayable_text_pct",
+                self.workload.nondisplayable_text_pct,
+            ),
+        ] {
+            if !(0.0..=100.0).contains(&pct) {
+                return Err(invalid(format!(
+                    "{key}: {pct} is not a percentage (0 to 100)"
+                )));
+            }
+        }
         if parse_time(self.start_time.get_ref()).is_none() {
             return Err(Self::spanned_error(
                 text,
@@ -810,9 +869,20 @@ impl Scenario {
                 .parameters
                 .get("max_string_size")
                 .is_some_and(|v| v.eq_ignore_ascii_case("EXTENDED"));
+            let json_type = self
+                .version_full()
+                .and_then(|v| v.split('.').next()?.parse::<u32>().ok())
+                .is_some_and(|major| major >= 21);
             for c in &t.columns {
                 match ColType::parse(c.ty.get_ref()) {
                     Err(m) => {
+                        return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
+                    }
+                    Ok(ColType::Json) if !json_type => {
+                        let m = format!(
+                            "JSON is a column type from Oracle 21c; instance.version is {}",
+                            self.instance.version.get_ref()
+                        );
                         return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
                     }
                     Ok(ColType::Varchar2(n)) if n > 32_767 || (n > 4000 && !extended) => {

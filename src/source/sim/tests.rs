@@ -316,3 +316,265 @@ fn a_partitioned_tables_segment_bytes_are_its_partitions_bytes() {
         assert_eq!(t.segment_bytes, Some(sum), "{}", t.name);
     }
 }
+
+/// ORDERS with a `[logminer]` section.
+fn orders_with(logminer: &str) -> Model {
+    model(&format!("{ORDERS}\n[logminer]\n{logminer}\n"))
+}
+
+#[test]
+fn issue9_an_aliased_update_and_delete_qualify_every_column_but_rowid() {
+    let m = orders_with("table_alias_pct = 100.0");
+    let s = Session::unrestricted(&m);
+    let new = row("1001", "NEW", Value::Null);
+    let paid = row("1001", "PAID", Value::Str("O'Brien".into()));
+    let upd = s.render(
+        &m,
+        &dml(&m, DmlOp::Update, Some(new), Some(paid.clone()), vec![1, 4]),
+    );
+    assert_eq!(
+        upd.sql_redo.as_deref(),
+        Some("update \"APP\".\"ORDERS\" a set a.\"STATUS\" = 'PAID', a.\"NOTE\" = 'O''Brien' where a.\"ORDER_ID\" = '1001' and a.\"STATUS\" = 'NEW' and a.\"AMOUNT\" = '99.5' and a.\"ORDER_DATE\" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and a.\"NOTE\" IS NULL and ROWID = 'AAAR3sAAEAAAACXAAA';")
+    );
+    let del = s.render(
+        &m,
+        &dml(&m, DmlOp::Delete, Some(paid.clone()), None, vec![]),
+    );
+    assert!(
+        del.sql_redo
+            .as_deref()
+            .is_some_and(|t| t.starts_with("delete from \"APP\".\"ORDERS\" a where a.\"ORDER_ID\" = '1001' and a.\"STATUS\" = 'PAID'")),
+        "{:?}",
+        del.sql_redo
+    );
+    // An INSERT never names an alias.
+    let ins = s.render(&m, &dml(&m, DmlOp::Insert, None, Some(paid), vec![]));
+    assert!(ins
+        .sql_redo
+        .as_deref()
+        .is_some_and(|t| t.starts_with("insert into \"APP\".\"ORDERS\"(\"ORDER_ID\"")));
+}
+
+#[test]
+fn issue9_table_aliases_are_drawn_for_some_rows_the_same_way_on_every_query() {
+    let m = orders_with("table_alias_pct = 30.0");
+    let s = Session::unrestricted(&m);
+    let old = row("7", "NEW", Value::Null);
+    let new = row("7", "PAID", Value::Null);
+    let aliased = |scn: u64| {
+        let mut r = dml(
+            &m,
+            DmlOp::Update,
+            Some(old.clone()),
+            Some(new.clone()),
+            vec![1],
+        );
+        r.scn = scn;
+        r.rs_id = Arc::from(format!(" 0x{scn:06x}.00000002.0010 "));
+        s.render(&m, &r)
+            .sql_redo
+            .is_some_and(|t| t.contains("\"ORDERS\" a set"))
+    };
+    let drawn: Vec<bool> = (100..400).map(aliased).collect();
+    let n = drawn.iter().filter(|a| **a).count();
+    assert!((50..130).contains(&n), "{n} of 300 aliased at 30%");
+    assert_eq!(drawn, (100..400).map(aliased).collect::<Vec<_>>());
+    let none = orders_with("table_alias_pct = 0.0");
+    let s0 = Session::unrestricted(&none);
+    let r = dml(&none, DmlOp::Update, Some(old), Some(new), vec![1]);
+    assert!(!s0.render(&none, &r).sql_redo.unwrap().contains(" a set "));
+}
+
+const FORMS: &str = r#"
+[instance]
+version = "21c"
+cdb = true
+pdbs = ["ORCLPDB1"]
+supplemental_logging = "all"
+characterset = "ZHS16GBK"
+nchar_characterset = "AL16UTF16"
+[connection]
+user = "C##CDCCTL"
+[[tables]]
+owner = "APP"
+name = "EVENTS"
+rows = 0
+primary_key = ["ID"]
+columns = [
+  { name = "ID", type = "NUMBER(18)", nullable = false },
+  { name = "T0", type = "TIMESTAMP(0)" },
+  { name = "T3", type = "TIMESTAMP(3) WITH TIME ZONE" },
+  { name = "NAME", type = "VARCHAR2(40)" },
+  { name = "LABEL", type = "NVARCHAR2(20)" },
+  { name = "DOC", type = "JSON" },
+]
+[logminer]
+nls_timestamp_format = "YYYY-MM-DD HH24:MI:SS.FF"
+"#;
+
+fn forms_row(name: &str, label: &str, doc: &str) -> Arc<Vec<Value>> {
+    let t = NaiveDate::from_ymd_opt(2020, 2, 1)
+        .and_then(|d| d.and_hms_milli_opt(0, 0, 0, 250))
+        .unwrap();
+    let whole = NaiveDate::from_ymd_opt(2020, 2, 1)
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+        .unwrap();
+    Arc::new(vec![
+        Value::Number("1".into()),
+        Value::Timestamp(whole),
+        Value::TimestampTz(t, 60),
+        Value::Str(name.into()),
+        Value::NStr(label.into()),
+        Value::Json(doc.into()),
+    ])
+}
+
+#[test]
+fn issue9_insert_under_an_ff_format_prints_empty_fractions_json_locators_and_hextoraw_text() {
+    let m = model(FORMS);
+    let s = Session::unrestricted(&m);
+    let r = forms_row("\u{1}中文", "\u{7}中", r#"{"a":1}"#);
+    let ins = s.render(&m, &dml(&m, DmlOp::Insert, None, Some(r), vec![]));
+    // TIMESTAMP(0) under `...SS.FF` prints no fraction digit; TIMESTAMP(3)
+    // three. Control characters make LogMiner print the bytes: ZHS16GBK for
+    // VARCHAR2, AL16UTF16 for NVARCHAR2. A JSON value is a LOB locator.
+    assert_eq!(
+        ins.sql_redo.as_deref(),
+        Some("insert into \"APP\".\"EVENTS\"(\"ID\",\"T0\",\"T3\",\"NAME\",\"LABEL\",\"DOC\") values ('1',TO_TIMESTAMP('2020-02-01 00:00:00.'),TO_TIMESTAMP_TZ('2020-02-01 00:00:00.250 +01:00'),HEXTORAW('01d6d0cec4'),HEXTORAW('00074e2d'),/* JSON */ EMPTY_BLOB());")
+    );
+}
+
+#[test]
+fn issue9_a_json_column_set_by_an_update_prints_binary_oson_and_stays_out_of_where() {
+    let m = model(FORMS);
+    let s = Session::unrestricted(&m);
+    let old = forms_row("a", "b", r#"{"a":1}"#);
+    let new = forms_row("a", "b", "[]");
+    let upd = s.render(&m, &dml(&m, DmlOp::Update, Some(old), Some(new), vec![5]));
+    assert_eq!(
+        upd.sql_redo.as_deref(),
+        Some("update \"APP\".\"EVENTS\" set \"DOC\" = /* JSON */ HEXTORAW('ff4a5a015b5d') where \"ID\" = '1' and \"T0\" = TO_TIMESTAMP('2020-02-01 00:00:00.') and \"T3\" = TO_TIMESTAMP_TZ('2020-02-01 00:00:00.250 +01:00') and \"NAME\" = 'a' and \"LABEL\" = 'b' and ROWID = 'AAAR3sAAEAAAACXAAA';")
+    );
+}
+
+#[test]
+fn issue9_the_truth_gives_what_the_engine_reads_from_these_forms() {
+    use crate::engine::event::Field;
+    let m = model(FORMS);
+    let r = forms_row("x", "y", "{}");
+    let field = |i: usize| r[i].field_in(&m.tables[0].columns[i].ty, &m.nls);
+    assert_eq!(field(1), Field::text("2020-02-01T00:00:00.0"));
+    assert_eq!(field(2), Field::text("2020-01-31T23:00:00.250Z"));
+    assert_eq!(field(5), Field::Unavailable);
+    // Under cdcctl's own FF9 format: nine digits.
+    let ff9 = model(&FORMS.replace("SS.FF\"", "SS.FF9\""));
+    assert_eq!(
+        r[1].field_in(&ff9.tables[0].columns[1].ty, &ff9.nls),
+        Field::text("2020-02-01T00:00:00.000000000")
+    );
+}
+
+#[test]
+fn issue9_character_data_is_stored_in_the_database_character_set() {
+    let cs = model(&FORMS.replace("ZHS16GBK", "WE8MSWIN1252"))
+        .nls
+        .charsets;
+    let ty = value::ColType::Varchar2(40);
+    assert_eq!(
+        Value::Str("café 中文".into()).stored_in(&ty, &cs),
+        Value::Str("café ??".into())
+    );
+    let char4 = value::ColType::Char(4);
+    assert_eq!(
+        Value::Str("é  ".into()).stored_in(&char4, &cs),
+        Value::Str("é   ".into()),
+        "CHAR(4) is 4 bytes of WE8MSWIN1252, where é takes one, not UTF-8's two"
+    );
+    let gbk = model(FORMS).nls.charsets;
+    assert_eq!(
+        Value::Str("中 ".into()).stored_in(&char4, &gbk),
+        Value::Str("中  ".into())
+    );
+}
+
+#[test]
+fn issue9_scenarios_refuse_json_before_21c_and_formats_the_simulator_does_not_print() {
+    let err = Scenario::parse(&FORMS.replace("\"21c\"", "\"19c\""), "t").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("JSON is a column type from Oracle 21c"),
+        "{err}"
+    );
+    let err = Scenario::parse(&FORMS.replace("SS.FF\"", "SS.FF3\""), "t").unwrap_err();
+    assert!(
+        err.to_string().contains("logminer.nls_timestamp_format"),
+        "{err}"
+    );
+    let err = Scenario::parse(
+        &format!("{ORDERS}\n[logminer]\ntable_alias_pct = 150.0\n"),
+        "t",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("logminer.table_alias_pct"),
+        "{err}"
+    );
+}
+
+mod hextoraw_text {
+    //! Character data rendered as LogMiner prints it when it cannot show it
+    //! as text, read back by the engine's parser and character-set decoder.
+    use proptest::prelude::*;
+
+    use super::super::charset::Charsets;
+    use super::super::value::{ColType, Fraction, Nls, Value};
+    use crate::engine::charset::Charset;
+    use crate::engine::redo::parse;
+
+    const SETS: [&str; 7] = [
+        "AL32UTF8",
+        "UTF8",
+        "AL16UTF16",
+        "ZHS16GBK",
+        "WE8MSWIN1252",
+        "WE8ISO8859P1",
+        "US7ASCII",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        #[test]
+        fn issue9_non_displayable_text_round_trips_through_hextoraw_in_every_character_set(
+            // A control character other than tab, line feed and carriage
+            // return: what LogMiner cannot show as text.
+            text in "(?s)[\\x01-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]{1,3}.{0,30}",
+            set in prop::sample::select(&SETS[..]),
+            national in any::<bool>(),
+        ) {
+            let cs = Charset::from_oracle_name(set).unwrap();
+            let nls = Nls {
+                fraction: Fraction::Ff,
+                charsets: Charsets { database: cs, national: cs },
+            };
+            let (ty, value) = if national {
+                (ColType::NVarchar2(100), Value::NStr(text))
+            } else {
+                (ColType::Varchar2(400), Value::Str(text))
+            };
+            let stored = value.stored_in(&ty, &nls.charsets);
+            let lit = stored.literal_in(&ty, &nls, true);
+            prop_assert!(lit.starts_with("HEXTORAW('"), "{}", lit);
+            let sql = format!(r#"insert into "S"."T"("C") values ({lit});"#);
+            let mut st = parse(&sql).unwrap();
+            let mut dict = crate::engine::charset::CharsetDictionary::new(cs, cs);
+            dict.add_column("S", "T", "C", &ty.data_type());
+            st.decode_character_hex(Some(&dict));
+            prop_assert_eq!(st.findings().len(), 0, "{}", sql);
+            prop_assert_eq!(
+                st.after_image(),
+                Some(vec![("C".to_string(), stored.field())])
+            );
+        }
+    }
+}

@@ -2,12 +2,53 @@
 //! them: the SQL_REDO literal (under the session NLS settings of
 //! sql-redo-format.md), the canonical text a correct capture engine emits,
 //! and the raw bytes LogMiner prints as `HEXTORAW` when it has no dictionary.
+//!
+//! What fixes a literal's form beyond its value is [`Nls`]: the session's
+//! timestamp format (`…SS.FF9` as cdcctl sets it, or `…SS.FF`, which prints
+//! as many fraction digits as the column's precision: none for
+//! TIMESTAMP(0)) and the character sets, in which character data LogMiner
+//! cannot show as text is printed as `HEXTORAW` of its stored bytes.
 
 use chrono::{Datelike, NaiveDateTime, Timelike};
 
 use crate::engine::event::Field;
 
+use super::charset::{self, Charsets};
 use super::rng::Rng;
+
+/// The fraction part of the mining session's `NLS_TIMESTAMP_FORMAT` and
+/// `NLS_TIMESTAMP_TZ_FORMAT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fraction {
+    /// `FF9`, as cdcctl's session sets it: always nine digits.
+    #[default]
+    Ff9,
+    /// `FF`: the column's precision in digits, so a TIMESTAMP(0) value
+    /// prints an empty fraction (`2020-02-01 00:00:00.`).
+    Ff,
+}
+
+impl Fraction {
+    /// The format strings a scenario may name, for error messages.
+    pub const ALLOWED: &'static str =
+        "\"YYYY-MM-DD HH24:MI:SS.FF9\" or \"YYYY-MM-DD HH24:MI:SS.FF\"";
+
+    /// The fraction of an `NLS_TIMESTAMP_FORMAT` a scenario names.
+    pub fn from_format(format: &str) -> Option<Fraction> {
+        match format.trim().to_ascii_uppercase().as_str() {
+            "YYYY-MM-DD HH24:MI:SS.FF9" => Some(Fraction::Ff9),
+            "YYYY-MM-DD HH24:MI:SS.FF" => Some(Fraction::Ff),
+            _ => None,
+        }
+    }
+}
+
+/// The session and database settings a literal's form depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Nls {
+    pub fraction: Fraction,
+    pub charsets: Charsets,
+}
 
 /// A column type the simulator models.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +70,8 @@ pub enum ColType {
     XmlType,
     IntervalYm,
     IntervalDs,
+    /// Native JSON (21c+), stored as binary OSON.
+    Json,
 }
 
 /// The most bytes a VARCHAR2 value LogMiner prints inline may hold: longer
@@ -37,7 +80,7 @@ pub const INLINE_STRING_BYTES: usize = 4000;
 
 /// The type names a scenario may use, for error messages.
 pub const ALLOWED_TYPES: &str = "NUMBER, NUMBER(p), NUMBER(p,s), VARCHAR2(n), NVARCHAR2(n), CHAR(n), DATE, \
-TIMESTAMP(n), TIMESTAMP(n) WITH TIME ZONE, RAW(n), CLOB, BLOB, XMLTYPE, INTERVAL YEAR TO MONTH, INTERVAL DAY TO SECOND";
+TIMESTAMP(n), TIMESTAMP(n) WITH TIME ZONE, RAW(n), CLOB, BLOB, XMLTYPE, INTERVAL YEAR TO MONTH, INTERVAL DAY TO SECOND, JSON (21c+)";
 
 fn args(text: &str, prefix: &str) -> Option<Vec<u32>> {
     let rest = text.strip_prefix(prefix)?.trim();
@@ -91,6 +134,7 @@ impl ColType {
             "CLOB" => return Ok(ColType::Clob),
             "BLOB" => return Ok(ColType::Blob),
             "XMLTYPE" | "SYS.XMLTYPE" => return Ok(ColType::XmlType),
+            "JSON" => return Ok(ColType::Json),
             _ => {}
         }
         if t.starts_with("NUMBER") {
@@ -141,6 +185,7 @@ impl ColType {
             ColType::XmlType => "XMLTYPE".into(),
             ColType::IntervalYm => "INTERVAL YEAR(2) TO MONTH".into(),
             ColType::IntervalDs => "INTERVAL DAY(2) TO SECOND(6)".into(),
+            ColType::Json => "JSON".into(),
         }
     }
 
@@ -153,7 +198,7 @@ impl ColType {
             ColType::Date => 7,
             ColType::Timestamp(_) => 11,
             ColType::TimestampTz(_) => 13,
-            ColType::Clob | ColType::Blob | ColType::XmlType => 4000,
+            ColType::Clob | ColType::Blob | ColType::XmlType | ColType::Json => 4000,
             ColType::IntervalYm => 5,
             ColType::IntervalDs => 11,
         }
@@ -163,10 +208,23 @@ impl ColType {
         matches!(self, ColType::Clob | ColType::Blob)
     }
 
-    /// A column whose values LogMiner never prints in a DML statement:
-    /// LOBs (EMPTY_LOB() and LOB rows) and XMLType (XML DOC rows).
+    /// A column whose value LogMiner never shows in a DML statement: LOBs
+    /// (EMPTY_LOB() and LOB rows), XMLType (XML DOC rows) and native JSON
+    /// (LOB-stored OSON: `/* JSON */ EMPTY_BLOB()` or its undecoded bytes).
+    /// None is ever in a WHERE clause.
     pub fn is_lob_like(&self) -> bool {
-        matches!(self, ColType::Clob | ColType::Blob | ColType::XmlType)
+        matches!(
+            self,
+            ColType::Clob | ColType::Blob | ColType::XmlType | ColType::Json
+        )
+    }
+
+    /// The fraction digits a TIMESTAMP column's values print with under `f`.
+    fn fraction_digits(&self, f: Fraction) -> usize {
+        match (f, self) {
+            (Fraction::Ff, ColType::Timestamp(p) | ColType::TimestampTz(p)) => usize::from(*p),
+            _ => 9,
+        }
     }
 }
 
@@ -194,6 +252,8 @@ pub enum Value {
     IntervalYm(String),
     /// `+01 02:03:04.123456`.
     IntervalDs(String),
+    /// A native JSON document, as JSON text.
+    Json(String),
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -271,7 +331,47 @@ fn fmt_date(t: &NaiveDateTime) -> String {
 }
 
 fn fmt_frac(t: &NaiveDateTime) -> String {
-    format!("{}.{:09}", fmt_date(t), t.nanosecond() % 1_000_000_000)
+    fmt_digits(t, 9)
+}
+
+/// Date, time and the first `digits` of the nine fraction digits (the
+/// value was generated at the column's precision, so nothing is cut).
+fn fmt_digits(t: &NaiveDateTime, digits: usize) -> String {
+    let nine = format!("{:09}", t.nanosecond() % 1_000_000_000);
+    format!("{}.{}", fmt_date(t), &nine[..digits.min(9)])
+}
+
+/// The envelope's text for a timestamp printed with `digits` fraction
+/// digits: the engine keeps the digits as printed and reads an empty
+/// fraction as `.0`.
+fn iso_digits(t: &NaiveDateTime, digits: usize) -> String {
+    let mut s = fmt_digits(t, digits).replacen(' ', "T", 1);
+    if digits == 0 {
+        s.push('0');
+    }
+    s
+}
+
+/// The header binary OSON starts with (`0xFF` then `JZ` and a version).
+const OSON_MAGIC: [u8; 4] = [0xFF, 0x4A, 0x5A, 0x01];
+
+/// Stand-in OSON bytes of a document: the header and then the JSON text.
+/// Only the header matters to a reader of SQL_REDO, which cannot decode the
+/// body either way; the header makes the bytes invalid UTF-8, so nothing
+/// takes them for JSON text.
+fn oson(doc: &str) -> Vec<u8> {
+    let mut b = OSON_MAGIC.to_vec();
+    b.extend_from_slice(doc.as_bytes());
+    b
+}
+
+/// Character data LogMiner shows as a quoted literal; other values (here:
+/// holding a control character other than tab, line feed or carriage
+/// return) are printed as `HEXTORAW` of their stored bytes.
+pub fn displayable(text: &str) -> bool {
+    !text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r'))
 }
 
 fn fmt_offset(minutes: i32) -> String {
@@ -300,7 +400,8 @@ impl Value {
         matches!(self, Value::Str(s) if s.len() > INLINE_STRING_BYTES)
     }
 
-    /// A value LogMiner leaves out of DML text: LOB, XML and extended strings.
+    /// A value LogMiner leaves out of DML text: LOB, XML and extended strings
+    /// (native JSON is in it, as `/* JSON */` and bytes no reader decodes).
     pub fn in_pieces(&self) -> bool {
         matches!(self, Value::Clob(_) | Value::Blob(_) | Value::Xml(_)) || self.is_extended_string()
     }
@@ -312,6 +413,70 @@ impl Value {
             Value::Clob(s) | Value::Xml(s) => Field::text(s.clone()),
             Value::Blob(b) => Field::Binary(hex(b)),
             other => other.field(),
+        }
+    }
+
+    /// [`Value::full_field`] of a value of column type `ty` mined under `nls`.
+    pub fn full_field_in(&self, ty: &ColType, nls: &Nls) -> Field {
+        match self {
+            Value::Clob(_) | Value::Blob(_) | Value::Xml(_) => self.full_field(),
+            other => other.field_in(ty, nls),
+        }
+    }
+
+    /// [`Value::field`] of a value of column type `ty` mined under `nls`:
+    /// timestamps keep the fraction digits the session format printed.
+    pub fn field_in(&self, ty: &ColType, nls: &Nls) -> Field {
+        let digits = ty.fraction_digits(nls.fraction);
+        match self {
+            Value::Timestamp(t) if digits != 9 => Field::text(iso_digits(t, digits)),
+            Value::TimestampTz(t, off) if digits != 9 => {
+                let utc = *t - chrono::TimeDelta::minutes(i64::from(*off));
+                Field::text(format!("{}Z", iso_digits(&utc, digits)))
+            }
+            other => other.field(),
+        }
+    }
+
+    /// The literal of a value of column type `ty` mined under `nls`, in the
+    /// VALUES of an INSERT (`insert`) or in SET and WHERE.
+    pub fn literal_in(&self, ty: &ColType, nls: &Nls, insert: bool) -> String {
+        let digits = ty.fraction_digits(nls.fraction);
+        let charsets = &nls.charsets;
+        match self {
+            // A JSON value is LOB-stored: an insert shows the empty locator.
+            Value::Json(_) if insert => "/* JSON */ EMPTY_BLOB()".into(),
+            Value::Str(s) if !displayable(s) => hextoraw_text(charsets.database, s),
+            Value::NStr(s) if !displayable(s) => hextoraw_text(charsets.national, s),
+            Value::Timestamp(t) if digits != 9 => {
+                format!("TO_TIMESTAMP('{}')", fmt_digits(t, digits))
+            }
+            Value::TimestampTz(t, off) if digits != 9 => format!(
+                "TO_TIMESTAMP_TZ('{} {}')",
+                fmt_digits(t, digits),
+                fmt_offset(*off)
+            ),
+            other => other.sql_literal(),
+        }
+    }
+
+    /// The value as a column of type `ty` stores it: characters the
+    /// column's character set lacks replaced, CHAR blank-padded to its
+    /// length in bytes of that set.
+    pub fn stored_in(self, ty: &ColType, charsets: &Charsets) -> Value {
+        match (self, ty) {
+            (Value::Str(s), ColType::Char(n)) => {
+                let mut s = charset::stored(charsets.database, s.trim_end_matches(' '));
+                while charset::byte_len(charsets.database, &s) < *n as usize {
+                    s.push(' ');
+                }
+                Value::Str(s)
+            }
+            (Value::Str(s), _) => Value::Str(charset::stored(charsets.database, &s)),
+            (Value::Clob(s), _) => Value::Clob(charset::stored(charsets.database, &s)),
+            (Value::Xml(s), _) => Value::Xml(charset::stored(charsets.database, &s)),
+            (Value::NStr(s), _) => Value::NStr(charset::stored(charsets.national, &s)),
+            (other, _) => other,
         }
     }
 
@@ -335,6 +500,7 @@ impl Value {
             Value::Xml(_) => "NULL".into(),
             Value::IntervalYm(s) => format!("TO_YMINTERVAL('{s}')"),
             Value::IntervalDs(s) => format!("TO_DSINTERVAL('{s}')"),
+            Value::Json(doc) => format!("/* JSON */ HEXTORAW('{}')", hex(&oson(doc))),
         }
     }
 
@@ -351,7 +517,8 @@ impl Value {
                 Field::text(format!("{}Z", fmt_frac(&utc).replacen(' ', "T", 1)))
             }
             Value::Raw(b) => Field::Binary(hex(b)),
-            Value::Clob(_) | Value::Xml(_) => Field::Unavailable,
+            // Binary OSON no capture decodes, or no value at all.
+            Value::Clob(_) | Value::Xml(_) | Value::Json(_) => Field::Unavailable,
             Value::Blob(_) => Field::UnavailableBinary,
             Value::IntervalYm(s) | Value::IntervalDs(s) => Field::text(s.clone()),
         }
@@ -361,7 +528,7 @@ impl Value {
     pub fn snapshot_text(&self) -> Option<String> {
         match self {
             Value::Null => None,
-            Value::Clob(s) | Value::Xml(s) => Some(s.clone()),
+            Value::Clob(s) | Value::Xml(s) | Value::Json(s) => Some(s.clone()),
             Value::Blob(b) => Some(hex(b)),
             other => other.field().as_str().map(str::to_string),
         }
@@ -383,6 +550,7 @@ impl Value {
             }
             Value::Raw(b) | Value::Blob(b) => b.clone(),
             Value::IntervalYm(s) | Value::IntervalDs(s) => s.as_bytes().to_vec(),
+            Value::Json(doc) => oson(doc),
         }
     }
 
@@ -391,11 +559,20 @@ impl Value {
         match self {
             Value::Null => 1,
             Value::Number(n) => n.len() / 2 + 2,
-            Value::Str(s) | Value::NStr(s) | Value::Clob(s) | Value::Xml(s) => s.len() + 1,
+            Value::Str(s) | Value::NStr(s) | Value::Clob(s) | Value::Xml(s) | Value::Json(s) => {
+                s.len() + 1
+            }
             Value::Raw(b) | Value::Blob(b) => b.len() + 1,
             _ => 12,
         }
     }
+}
+
+/// `HEXTORAW` of `text`'s bytes in `charset` (a value [`Value::stored_in`]
+/// made storable there).
+fn hextoraw_text(charset: crate::engine::charset::Charset, text: &str) -> String {
+    let bytes = charset::encode(charset, text).unwrap_or_else(|| text.as_bytes().to_vec());
+    format!("HEXTORAW('{}')", hex(&bytes))
 }
 
 fn date_bytes(t: &NaiveDateTime) -> Vec<u8> {
@@ -709,6 +886,21 @@ impl ValueGen {
                 }
                 doc.push_str("</doc>");
                 Value::Xml(doc)
+            }
+            ColType::Json => {
+                let mut doc = format!(
+                    "{{\"id\":{},\"status\":\"{}\",\"tags\":[",
+                    rng.below(100_000),
+                    rng.pick(PLAIN).copied().unwrap_or("x")
+                );
+                for i in 0..rng.range(0, 4) {
+                    if i > 0 {
+                        doc.push(',');
+                    }
+                    doc.push_str(&format!("\"{}\"", rng.pick(PLAIN).copied().unwrap_or("x")));
+                }
+                doc.push_str("]}");
+                Value::Json(doc)
             }
             ColType::IntervalYm => {
                 let sign = if rng.chance(0.2) { '-' } else { '+' };

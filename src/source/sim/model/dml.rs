@@ -65,6 +65,20 @@ impl Model {
         }
     }
 
+    /// A generated value as its column holds it: in the database's
+    /// character sets, and (`workload.nondisplayable_text_pct` of character
+    /// values) with a control character, which LogMiner prints as
+    /// `HEXTORAW`. Draws from `rng` only when that percentage is set, so
+    /// other scenarios generate what they always did.
+    fn storable(&self, rng: &mut Rng, ty: &ColType, v: Value) -> Value {
+        let v = v.stored_in(ty, &self.nls.charsets);
+        let pct = self.scenario.workload.nondisplayable_text_pct;
+        if pct <= 0.0 || !rng.chance(pct / 100.0) {
+            return v;
+        }
+        with_control_character(rng, v)
+    }
+
     fn new_row(&self, rng: &mut Rng, t: usize, initial: bool) -> Vec<Value> {
         let table = &self.tables[t];
         let now = if initial {
@@ -88,6 +102,7 @@ impl Model {
                     }
                 }
                 let v = ValueGen::generate(rng, &c.ty, &c.name, now, true);
+                let v = self.storable(rng, &c.ty, v);
                 if v.is_null() && !c.nullable {
                     // Oracle stores '' as NULL; a NOT NULL column needs text.
                     return match c.ty {
@@ -282,7 +297,8 @@ impl Model {
                 let mut after = (*row.values).clone();
                 for &c in &changed {
                     let col = &self.tables[t].columns[c];
-                    let mut v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
+                    let v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
+                    let mut v = self.storable(&mut rng, &col.ty, v);
                     if col.nullable && rng.chance(0.08) {
                         v = Value::Null;
                     }
@@ -390,6 +406,7 @@ impl Model {
         let now = self.now();
         let col = &self.tables[t].columns[c];
         let v = ValueGen::generate(rng, &col.ty, &col.name, now, true);
+        let v = self.storable(rng, &col.ty, v);
         let mut after = (*row.values).clone();
         after[c] = v;
         let xid = self.open[i].xid.clone();
@@ -784,6 +801,27 @@ impl Model {
             };
             self.emit(thread, &xid, &user, &pdb, body, 150, false);
         }
+    }
+}
+
+/// Control characters a client may store in character data.
+const CONTROL: [char; 5] = ['\u{1}', '\u{7}', '\u{1b}', '\u{1f}', '\u{7f}'];
+
+/// `v` with its first character, when it is ASCII (so CHAR keeps its
+/// length), replaced by a control character; extended strings are left
+/// alone (their 32K rows carry text whatever it holds).
+fn with_control_character(rng: &mut Rng, v: Value) -> Value {
+    let c = rng.pick(&CONTROL).copied().unwrap_or('\u{1}');
+    let swap = |s: String| -> String {
+        match s.chars().next() {
+            Some(first) if first.is_ascii() => format!("{c}{}", &s[1..]),
+            _ => s,
+        }
+    };
+    match v {
+        Value::Str(s) if !Value::Str(s.clone()).is_extended_string() => Value::Str(swap(s)),
+        Value::NStr(s) => Value::NStr(swap(s)),
+        other => other,
     }
 }
 

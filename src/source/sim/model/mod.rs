@@ -50,6 +50,9 @@ use workload::Scheduled;
 /// The instance.
 pub struct Model {
     pub scenario: Scenario,
+    /// The character sets values are stored in and the session format
+    /// timestamps print in.
+    pub nls: super::value::Nls,
     pub version_major: u32,
     rng: Rng,
     pub start: NaiveDateTime,
@@ -119,7 +122,16 @@ impl Model {
         let threads = redo::build_threads(&scenario, start);
         let mut scheduled = workload::schedule(&scenario, &tables);
         let scn_faults = faults::schedule(&scenario, &mut scheduled);
+        let nls = super::value::Nls {
+            fraction: super::value::Fraction::from_format(&scenario.logminer.nls_timestamp_format)
+                .unwrap_or_default(),
+            charsets: super::charset::Charsets::from_names(
+                &scenario.instance.characterset,
+                &scenario.instance.nchar_characterset,
+            ),
+        };
         let mut m = Model {
+            nls,
             version_major,
             start,
             now_ms: 0,

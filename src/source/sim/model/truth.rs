@@ -97,10 +97,12 @@ impl Model {
         // A value the pieces after the statement carry: extended strings
         // always reassembled, LOB and XML only by a capture that
         // reassembles them (`--lob capture`).
-        let carried = |v: &Value| match v {
+        let nls = &self.nls;
+        let ty = |i: usize| &table.columns[i].ty;
+        let carried = |i: usize, v: &Value| match v {
             Value::Blob(_) if !capture => Field::UnavailableBinary,
             Value::Clob(_) | Value::Xml(_) if !capture => Field::Unavailable,
-            other => other.full_field(),
+            other => other.full_field_in(ty(i), nls),
         };
         // The placeholder of a value left out: binary for a BLOB column.
         let placeholder = |i: usize| {
@@ -120,7 +122,7 @@ impl Model {
                         if hidden(i, v) {
                             placeholder(i)
                         } else {
-                            v.field()
+                            v.field_in(ty(i), nls)
                         },
                     )
                 })
@@ -136,10 +138,10 @@ impl Model {
                             if hidden(i, v) || was.is_some_and(|b| hidden(i, b)) {
                                 placeholder(i)
                             } else {
-                                v.field()
+                                v.field_in(ty(i), nls)
                             }
                         }
-                        _ => carried(v),
+                        _ => carried(i, v),
                     };
                     (name(i), f)
                 })
@@ -150,12 +152,17 @@ impl Model {
             let key: Image = table
                 .pk
                 .iter()
-                .filter_map(|&k| c.after.as_ref()?.get(k).map(|v| (name(k), v.field())))
+                .filter_map(|&k| {
+                    c.after
+                        .as_ref()?
+                        .get(k)
+                        .map(|v| (name(k), v.field_in(ty(k), nls)))
+                })
                 .collect();
             let mut image = key.clone();
             for &i in &c.changed {
                 if let Some(v) = c.after.as_ref().and_then(|a| a.get(i)) {
-                    image.push((name(i), carried(v)));
+                    image.push((name(i), carried(i, v)));
                 }
             }
             before = Some(key);

@@ -1,0 +1,1 @@
+update "S"."T" a set a."C" = HEXTORAW('01e4b8ade69687'), a."N" = HEXTORAW('00014e2d6587') where a."K" = HEXTORAW('d6d0cec42020') and a."R" = HEXTORAW('0a0b') and ROWID = 'AAASEQAAMAAAACKAAK';

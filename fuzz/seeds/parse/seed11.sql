@@ -1,0 +1,1 @@
+insert into "S"."T"("K","C","N","TS","TZ") values ('1',/* JSON */ EMPTY_BLOB(),HEXTORAW('636166e91b'),TO_TIMESTAMP('2020-02-01 00:00:00.'),TO_TIMESTAMP_TZ('2020-02-01 00:00:00. -05:30'));

@@ -1,0 +1,1 @@
+delete from "S"."T" x where x."K" = '1' and x."TS" = TO_TIMESTAMP('2025-03-01T09:00:00.123') and x."TZ" = TO_TIMESTAMP_TZ('2025-03-01 09:00:00.123456789Z') and x."C" = /* comment */ 'v';
