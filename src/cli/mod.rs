@@ -481,8 +481,25 @@ fn value_message(e: &clap::Error, cmd: &str) -> Option<String> {
 }
 
 /// `cdcctl man`: one page on stdout, or every page into a directory.
+/// `cmd` and every subcommand below it with cdcctl's version: each man
+/// page's footer names the release (without adding a --version flag, which
+/// `collect` has as an option of its own).
+fn versioned(cmd: clap::Command) -> clap::Command {
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut cmd = cmd;
+    for name in subs {
+        cmd = cmd.mut_subcommand(name, |sub| {
+            versioned(sub).version(VERSION).disable_version_flag(true)
+        });
+    }
+    cmd
+}
+
 fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
-    let top = Cli::command().name("cdcctl");
+    let top = versioned(Cli::command().name("cdcctl"));
     if let Some(dir) = out_dir {
         return match clap_mangen::generate_to(top, dir) {
             Ok(()) => exit::code(exit::OK),

@@ -239,6 +239,23 @@ fn start_engine(
                     exit::USAGE,
                 ));
             }
+            // As with --since: reaching before the logs is a usage matter,
+            // said at once rather than met as missing redo (or skipped).
+            let source_err = |e: SourceError| {
+                let code = exit::for_source(&e);
+                (exit::with_advice(&e, e.advice().as_deref()), code)
+            };
+            let inv = redo.log_inventory().map_err(source_err)?;
+            if let Some((first, time)) = oldest_log_start(&inv).filter(|(f, _)| scn + 1 < *f) {
+                return Err((
+                    format!(
+                        "--from-scn {scn} is older than the oldest available log, which starts \
+                         at SCN {first} ({time}, database time); use --from-scn {} or later",
+                        first - 1
+                    ),
+                    exit::USAGE,
+                ));
+            }
             StartAt::Scn(scn)
         }
         (None, Some(ago)) => StartAt::Scn(scn_since(&mut redo, ago).map_err(|e| {
@@ -281,6 +298,22 @@ fn start_engine(
     capture::spawn(capture, tx, Arc::new(AtomicBool::new(false)), options)
         .map_err(|e| (format!("cannot start the capture thread: {e}"), exit::USAGE))?;
     Ok((header, rx))
+}
+
+/// The first SCN and time of the oldest log capture could read (archived
+/// and available, or online).
+fn oldest_log_start(inv: &cdcctl::source::LogInventory) -> Option<(Scn, chrono::NaiveDateTime)> {
+    inv.archived
+        .iter()
+        .filter(|a| a.is_available())
+        .filter_map(|a| Some((a.first_change, a.first_time?)))
+        .chain(
+            inv.online
+                .iter()
+                .filter(|o| o.status != "UNUSED")
+                .filter_map(|o| Some((o.first_change, o.first_time?))),
+        )
+        .min_by_key(|(scn, _)| *scn)
 }
 
 /// The SCN to start from to see `ago` of history: the start of the newest

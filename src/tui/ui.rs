@@ -155,10 +155,51 @@ fn render_side(app: &App, area: Rect, buf: &mut Buffer) {
     Paragraph::new(lines).render(inner, buf);
 }
 
-/// Rows a line of `chars` characters takes when wrapped at `width`.
-fn wrapped_rows(chars: usize, width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    u16::try_from(chars.div_ceil(w).max(1)).unwrap_or(u16::MAX)
+/// `line` broken into rows of `width` columns at spaces (inside a word
+/// only when it is longer than a row), each row after the first indented
+/// by `indent` columns so a wrapped alert reads as one entry.
+fn hang(line: Line<'static>, width: u16, indent: usize) -> Vec<Line<'static>> {
+    let width = usize::from(width.max(1));
+    let indent = indent.min(width.saturating_sub(1));
+    let cells: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let mut rows: Vec<Vec<(char, Style)>> = vec![Vec::new()];
+    let mut used = 0;
+    for cell in cells {
+        let cw = char_width(cell.0);
+        let row_start = if rows.len() == 1 { 0 } else { indent };
+        if used + cw > width && used > row_start {
+            let Some(row) = rows.last_mut() else { break };
+            // Carry the word under way to the next row when a space allows.
+            let carried = match row.iter().rposition(|(c, _)| *c == ' ') {
+                Some(sp) if sp >= row_start && sp + 1 < row.len() => row.split_off(sp + 1),
+                _ => Vec::new(),
+            };
+            let mut next: Vec<(char, Style)> = vec![(' ', Style::new()); indent];
+            used = indent + carried.iter().map(|(c, _)| char_width(*c)).sum::<usize>();
+            next.extend(carried);
+            rows.push(next);
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push(cell);
+        }
+        used += cw;
+    }
+    rows.into_iter()
+        .map(|row| {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            for (c, style) in row {
+                match spans.last_mut() {
+                    Some(last) if last.style == style => last.content.to_mut().push(c),
+                    _ => spans.push(Span::styled(c.to_string(), style)),
+                }
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
 
 /// The lines of one alert: what happened, then what to do.
@@ -173,18 +214,21 @@ fn alert_lines(a: &Alert) -> Vec<Line<'static>> {
     lines
 }
 
+/// Columns a wrapped alert row is indented by: past the tag (`▲ finding`).
+const ALERT_INDENT: usize = 4;
+
 fn alerts_height(app: &App, area: Rect) -> u16 {
     if app.alerts.is_empty() {
         return 1;
     }
     let inner_w = area.width.saturating_sub(2);
-    let want: u16 = app
+    let rows = app
         .alerts
         .iter()
         .flat_map(alert_lines)
-        .map(|l| wrapped_rows(l.width(), inner_w))
-        .fold(0u16, u16::saturating_add)
-        .saturating_add(2);
+        .map(|l| hang(l, inner_w, ALERT_INDENT).len())
+        .sum::<usize>();
+    let want = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2);
     want.min((area.height / 4).max(4))
 }
 
@@ -944,19 +988,15 @@ fn render_alerts(app: &App, area: Rect, buf: &mut Buffer) {
     let inner = block.inner(area);
     block.render(area, buf);
     let mut lines = Vec::new();
-    let mut rows = 0u16;
     for a in app.alerts_by_urgency() {
         for l in alert_lines(a) {
-            rows = rows.saturating_add(wrapped_rows(l.width(), inner.width));
-            lines.push(l);
+            lines.extend(hang(l, inner.width, ALERT_INDENT));
         }
-        if rows >= inner.height {
+        if lines.len() >= usize::from(inner.height) {
             break;
         }
     }
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(inner, buf);
+    Paragraph::new(lines).render(inner, buf);
 }
 
 fn render_status_line(app: &App, area: Rect, buf: &mut Buffer) {
@@ -1321,6 +1361,26 @@ fn render_help(area: Rect, buf: &mut Buffer) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapped_alert_continues_indented_under_its_first_row() {
+        let line = Line::from(vec![
+            Span::raw("▲ finding "),
+            Span::raw("deleted ahead of the read position"),
+        ]);
+        let rows: Vec<String> = hang(line, 20, 4).iter().map(|l| l.to_string()).collect();
+        assert_eq!(
+            rows,
+            [
+                "▲ finding deleted ",
+                "    ahead of the ",
+                "    read position"
+            ]
+        );
+        let long = Line::from(Span::raw("x".repeat(30)));
+        let rows: Vec<String> = hang(long, 20, 4).iter().map(|l| l.to_string()).collect();
+        assert_eq!(rows, ["x".repeat(20), format!("    {}", "x".repeat(10))]);
+    }
 
     #[test]
     fn fit_pads_and_cuts_to_terminal_columns() {

@@ -392,17 +392,33 @@ impl Widget for &LogsLine<'_> {
             spans.push(Span::raw(format!("t{} #{} ", log.thread, log.sequence)));
             spans.push(Span::styled(kind, Style::new().fg(color)));
         }
-        spans.extend([
-            Span::styled(" │ window ", dim),
-            Span::raw(match st.window {
-                (0, 0) => "none yet".to_string(),
-                (from, to) => format!("{from}–{to}"),
-            }),
-            Span::styled(" │ mined ", dim),
-            Span::raw(st.mined_scn.to_string()),
-            Span::styled(" of ", dim),
-            Span::raw(st.current_scn.to_string()),
-        ]);
+        // Parts that do not fit whole are left out (the mined SCN first,
+        // then the window) rather than cut in the middle of a number.
+        let parts = [
+            vec![
+                Span::styled(" │ window ", dim),
+                Span::raw(match st.window {
+                    (0, 0) => "none yet".to_string(),
+                    (from, to) => format!("{from}–{to}"),
+                }),
+            ],
+            vec![
+                Span::styled(" │ mined ", dim),
+                Span::raw(st.mined_scn.to_string()),
+                Span::styled(" of ", dim),
+                Span::raw(st.current_scn.to_string()),
+            ],
+        ];
+        let width = |v: &[Span]| v.iter().map(Span::width).sum::<usize>();
+        let mut used = width(&spans);
+        for part in parts {
+            let w = width(&part);
+            if used + w > usize::from(area.width) {
+                break;
+            }
+            used += w;
+            spans.extend(part);
+        }
         buf.set_line(area.x, area.y, &Line::from(spans), area.width);
     }
 }

@@ -740,6 +740,19 @@ fn mistyped_scenarios_and_values_get_one_clear_sentence() {
             &["redo", "parse", "--file"][..],
             "cdcctl redo parse: --file needs a value: the path of a file",
         ),
+        (
+            &[
+                "--source",
+                "sim",
+                "tail",
+                "APP.ORDERS",
+                "--from-scn",
+                "1",
+                "--plain",
+            ][..],
+            "cdcctl tail: --from-scn 1 is older than the oldest available log, which starts at \
+             SCN 13000000",
+        ),
     ] {
         let out = cdcctl(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
