@@ -1215,12 +1215,9 @@ fn run_loop<S: RedoSource>(
         }
         for w in capture.take_warnings() {
             hung_up |= tx
-                .send(EngineMessage::SourceError {
-                    error: w.message(),
-                    ora_code: None,
-                    advice: None,
-                    retrying: true,
-                    gap: None,
+                .send(EngineMessage::Warning {
+                    code: w.code(),
+                    message: w.message(),
                 })
                 .is_err();
         }

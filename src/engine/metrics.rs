@@ -135,6 +135,10 @@ pub enum EngineMessage {
     Status(Box<CaptureStatus>),
     /// A diagnosis about captured data.
     Finding(super::finding::Finding),
+    /// What the transaction buffer did to data on its own judgement (a
+    /// transaction abandoned, an undo row it could not place): about the
+    /// data, not the source, so nothing a reconnect resolves.
+    Warning { code: &'static str, message: String },
     /// A source error: shown with its advice; `retrying` tells whether the
     /// engine will try again by itself.
     SourceError {

@@ -573,6 +573,9 @@ impl App {
                     false,
                 );
             }
+            EngineMessage::Warning { code, message } => {
+                self.raise(AlertKind::Finding, code.to_string(), message, None, false);
+            }
             EngineMessage::SourceError {
                 error,
                 ora_code,
@@ -1796,6 +1799,23 @@ mod tests {
         assert_eq!(app.alerts[0].code, "ORA-03113");
         assert_eq!(app.alerts[0].message, error);
         assert_eq!(app.alerts[0].count, 3);
+    }
+
+    #[test]
+    fn issue11_a_buffer_warning_is_a_finding_that_a_reconnect_does_not_resolve() {
+        let mut app = App::new(feed::demo_header(), ViewConfig::default());
+        app.update(AppEvent::Engine(EngineMessage::Warning {
+            code: "ambiguous_undo_xid",
+            message: "undo row at SCN 5 matches several open transactions; it was not applied"
+                .into(),
+        }));
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(
+            feed::steady_status(1),
+        ))));
+        assert_eq!(app.alerts.len(), 1);
+        let a = &app.alerts[0];
+        assert_eq!((a.kind, a.resolved), (AlertKind::Finding, false));
+        assert_eq!(a.code, "ambiguous_undo_xid");
     }
 
     /// A stop on an archive gap is reported by the status and by a message,

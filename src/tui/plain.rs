@@ -203,6 +203,9 @@ pub fn run_plain(
                     }
                 }
             }
+            Ok(EngineMessage::Warning { code, message }) => {
+                let _ = writeln!(err, "cdcctl tail: warning {code}: {message}");
+            }
             Ok(EngineMessage::SourceError {
                 error,
                 ora_code,

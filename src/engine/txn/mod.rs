@@ -234,6 +234,18 @@ pub enum TxnWarning {
 }
 
 impl TxnWarning {
+    /// A stable name for the kind, as screens and metrics file it.
+    pub fn code(&self) -> &'static str {
+        match self {
+            TxnWarning::Abandoned { .. } => "abandoned_transaction",
+            TxnWarning::LateCommitIgnored { .. } => "late_commit_ignored",
+            TxnWarning::UnmatchedPartialRollback { .. } => "unmatched_partial_rollback",
+            TxnWarning::OpenTransactionsUnreadable { .. } => "open_transactions_unreadable",
+            TxnWarning::InFlightLogsMissing { .. } => "in_flight_logs_missing",
+            TxnWarning::AmbiguousUndoXid { .. } => "ambiguous_undo_xid",
+        }
+    }
+
     pub fn message(&self) -> String {
         match self {
             TxnWarning::Abandoned {
