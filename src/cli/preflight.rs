@@ -307,8 +307,60 @@ fn set_threshold(
     Ok(())
 }
 
+/// Refuses a warning threshold on the far side of its failure threshold
+/// (`fra-usage.warn=99` with `fail=90`): the check could never warn. Which
+/// side is far is read from the defaults (`warn_pct` 85 < `fail_pct` 95:
+/// higher is worse; `warn_hours` 72 > `fail_hours` 24: lower is worse).
+fn check_threshold_order(defaults: &[CheckDef], defs: &[CheckDef]) -> Result<(), CliError> {
+    let num = |v: Option<&toml::Value>| {
+        v.and_then(|v| v.as_float().or_else(|| v.as_integer().map(|i| i as f64)))
+    };
+    for (def, default) in defs.iter().zip(defaults) {
+        for (key, _) in def
+            .thresholds
+            .iter()
+            .filter(|(k, _)| k.starts_with("warn_"))
+        {
+            let unit = &key["warn_".len()..];
+            let fail_key = format!("fail_{unit}");
+            let (Some(w), Some(f)) = (
+                num(def.thresholds.get(key)),
+                num(def.thresholds.get(&fail_key)),
+            ) else {
+                continue;
+            };
+            let (Some(dw), Some(df)) = (
+                num(default.thresholds.get(key)),
+                num(default.thresholds.get(&fail_key)),
+            ) else {
+                continue;
+            };
+            let wrong = if dw <= df { w > f } else { w < f };
+            if wrong {
+                return Err(CliError::Usage(format!(
+                    "{}: {key} = {w} is past {fail_key} = {f}, so the check could never warn; \
+                     give a warning level {} the failure level",
+                    def.id,
+                    if dw <= df {
+                        "at or below"
+                    } else {
+                        "at or above"
+                    }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Applies the thresholds file, then each `--set`.
 fn apply_thresholds(defs: &mut [CheckDef], args: &PreflightArgs) -> Result<(), CliError> {
+    let defaults = defs.to_vec();
+    apply_threshold_values(defs, args)?;
+    check_threshold_order(&defaults, defs)
+}
+
+fn apply_threshold_values(defs: &mut [CheckDef], args: &PreflightArgs) -> Result<(), CliError> {
     if let Some(path) = &args.thresholds {
         let text = std::fs::read_to_string(path).map_err(|e| {
             CliError::Usage(format!(

@@ -360,6 +360,14 @@ fn preflight_thresholds_are_configurable_by_flag_and_file() {
         ("fra-usage.fial=90", "did you mean fail_pct?"),
         ("fra-usage.fail=lots", "give a number"),
         ("fra-usage", "CHECK.KEY=VALUE"),
+        (
+            "fra-usage.warn=99",
+            "fra-usage: warn_pct = 99 is past fail_pct = 95, so the check could never warn",
+        ),
+        (
+            "arch-retention.warn_hours=10",
+            "warn_hours = 10 is past fail_hours = 24",
+        ),
     ] {
         let out = cdcctl(&["--source", "sim:fra-nearly-full", "preflight", "--set", set]);
         assert_eq!(out.status.code(), Some(2), "{set}: {}", stderr(&out));
