@@ -340,12 +340,19 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     if b.len() % 2 != 0 {
         return None;
     }
-    b.chunks(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16);
-            Some((d(p[0])? * 16 + d(p[1])?) as u8)
-        })
-        .collect()
+    if !super::scan::all_hex(b) {
+        return None;
+    }
+    // Every byte is a hex digit now: `| 0x20` folds A-F onto a-f.
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => c - b'0',
+        _ => (c | 0x20) - b'a' + 10,
+    };
+    Some(
+        b.chunks_exact(2)
+            .map(|p| nibble(p[0]) << 4 | nibble(p[1]))
+            .collect(),
+    )
 }
 
 /// `update "S"."T" [a] set [a.]"COL" = XMLType(:1) | :COL where ...`: the

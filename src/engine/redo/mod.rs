@@ -144,11 +144,21 @@ impl<'a> Statement<'a> {
     /// After image: INSERT's values, or UPDATE's before image with the SET
     /// columns replaced (new ones appended); `None` for DELETE.
     pub fn after_image(&self) -> Option<Image> {
+        self.after_image_over(None)
+    }
+
+    /// [`Statement::after_image`], given the before image when it was built
+    /// already: an UPDATE's after image starts as a copy of it, which is
+    /// cheaper than converting the WHERE values again.
+    pub(crate) fn after_image_over(&self, before: Option<&Image>) -> Option<Image> {
         match self.kind {
             DmlKind::Delete => None,
             DmlKind::Insert => Some(to_image(&self.assigned)),
             DmlKind::Update => {
-                let mut image = to_image(&self.matched);
+                let mut image = match before {
+                    Some(before) => before.clone(),
+                    None => to_image(&self.matched),
+                };
                 for (col, v) in &self.assigned {
                     match image.iter_mut().find(|(c, _)| c == col) {
                         Some((_, slot)) => *slot = v.to_field(),

@@ -27,12 +27,14 @@ pub(crate) fn decode(
 ) -> Result<Decoded, ParseError> {
     let mut stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
     stmt.decode_character_hex(charsets);
+    let before = stmt.before_image();
+    let after = stmt.after_image_over(before.as_ref());
     Ok(Decoded {
         kind: stmt.kind,
         schema: stmt.schema().to_string(),
         table: stmt.table().to_string(),
-        before: stmt.before_image(),
-        after: stmt.after_image(),
+        before,
+        after,
         findings: stmt.findings().to_vec(),
         row_id: stmt.row_id().map(str::to_string),
         empty_lobs: stmt
