@@ -678,50 +678,51 @@ mod envelope {
     }
 
     /// A JSON string, escaped as serde_json escapes it (short escapes where
-    /// JSON has them, `\u00xx` in lower-case hex for other controls). Runs
-    /// without anything to escape are found a block at a time: long text
-    /// columns are mostly such runs.
+    /// JSON has them, `\u00xx` in lower-case hex for other controls). The
+    /// text is tested a block at a time and only a block holding something
+    /// to escape is walked byte by byte: long text columns are mostly clean
+    /// blocks, with a newline or quote here and there.
     fn string(out: &mut String, s: &str) {
         const BLOCK: usize = 32;
         let b = s.as_bytes();
         out.reserve(b.len() + 2);
         out.push('"');
         let mut start = 0;
-        let mut i = 0;
-        while i < b.len() {
-            if let Some(block) = b.get(i..i + BLOCK) {
-                if !block.iter().fold(false, |any, &c| any | needs_escape(c)) {
-                    i += BLOCK;
-                    continue;
-                }
-            }
-            let c = b[i];
-            if !needs_escape(c) {
-                i += 1;
+        for (n, block) in b.chunks(BLOCK).enumerate() {
+            if !block.iter().fold(false, |any, &c| any | needs_escape(c)) {
                 continue;
             }
-            // Every escaped byte is ASCII, so `start..i` ends on a char boundary.
-            out.push_str(&s[start..i]);
-            match c {
-                b'"' => out.push_str("\\\""),
-                b'\\' => out.push_str("\\\\"),
-                b'\n' => out.push_str("\\n"),
-                b'\r' => out.push_str("\\r"),
-                b'\t' => out.push_str("\\t"),
-                0x08 => out.push_str("\\b"),
-                0x0c => out.push_str("\\f"),
-                _ => {
-                    const HEX: &[u8; 16] = b"0123456789abcdef";
-                    out.push_str("\\u00");
-                    out.push(char::from(HEX[usize::from(c >> 4)]));
-                    out.push(char::from(HEX[usize::from(c & 0xf)]));
+            let base = n * BLOCK;
+            for (j, &c) in block.iter().enumerate() {
+                if needs_escape(c) {
+                    // Every escaped byte is ASCII, so this ends on a char
+                    // boundary.
+                    out.push_str(&s[start..base + j]);
+                    escape(out, c);
+                    start = base + j + 1;
                 }
             }
-            i += 1;
-            start = i;
         }
         out.push_str(&s[start..]);
         out.push('"');
+    }
+
+    fn escape(out: &mut String, c: u8) {
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 0xf)]));
+            }
+        }
     }
 
     fn uint(out: &mut String, mut n: u64) {

@@ -592,12 +592,11 @@ fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
     if dst.len() < start {
         dst.resize(start, pad);
     }
-    for (i, &x) in src.iter().enumerate() {
-        match dst.get_mut(start + i) {
-            Some(slot) => *slot = x,
-            None => dst.push(x),
-        }
-    }
+    // The part over existing data is copied in place, the rest appended:
+    // pieces mostly append, kilobytes at a time.
+    let over = dst.len().saturating_sub(start).min(src.len());
+    dst[start..start + over].copy_from_slice(&src[..over]);
+    dst.extend_from_slice(&src[over..]);
 }
 
 fn blank<T: Copy>(dst: &mut [T], amount: u64, offset: u64, pad: T) {
