@@ -178,15 +178,8 @@ pub type ColumnKinds = BTreeMap<(String, String), BTreeMap<String, ColumnKind>>;
 impl ValueForms {
     /// How bytes given as hex are written.
     fn binary_text(self, hex: &str) -> String {
-        let bytes: Vec<u8> = hex
-            .as_bytes()
-            .chunks_exact(2)
-            .filter_map(|p| {
-                let d = |h: u8| char::from(h).to_digit(16);
-                Some((d(p[0])? << 4 | d(p[1])?) as u8)
-            })
-            .collect();
-        self.encode(&bytes).unwrap_or_else(|| hex.to_string())
+        self.encode(&hex_bytes(hex))
+            .unwrap_or_else(|| hex.to_string())
     }
 
     fn encode(self, bytes: &[u8]) -> Option<String> {
@@ -209,6 +202,18 @@ impl ValueForms {
         self.encode(UNAVAILABLE_VALUE.as_bytes())
             .unwrap_or_else(|| hex_of(UNAVAILABLE_VALUE.as_bytes()))
     }
+}
+
+/// The bytes hex digits spell; a pair that is not two hex digits is
+/// skipped, as is an odd last digit.
+fn hex_bytes(hex: &str) -> Vec<u8> {
+    hex.as_bytes()
+        .chunks_exact(2)
+        .filter_map(|p| {
+            let d = |h: u8| char::from(h).to_digit(16);
+            Some((d(p[0])? << 4 | d(p[1])?) as u8)
+        })
+        .collect()
 }
 
 /// Milliseconds since the epoch of an ISO date-time as the envelope writes
@@ -576,7 +581,9 @@ impl Serialize for DdlSourceRef<'_> {
 /// [`ChangeRef`] with serde_json (a test compares the two), without the
 /// serializer's per-call overhead or its regrowing buffer.
 mod envelope {
-    use super::{ChangeEvent, Field, Image, Op, ValueForms, UNAVAILABLE_VALUE, VERSION};
+    use super::{
+        BinaryHandling, ChangeEvent, Field, Image, Op, ValueForms, UNAVAILABLE_VALUE, VERSION,
+    };
 
     pub(super) fn write_change(out: &mut String, e: &ChangeEvent, forms: ValueForms) {
         let p = &e.source;
@@ -655,12 +662,28 @@ mod envelope {
             match value {
                 Field::Null => out.push_str("null"),
                 Field::Text(t) => string(out, t),
-                Field::Binary(hex) => string(out, &forms.binary_text(hex)),
+                Field::Binary(hex) => binary(out, hex, forms),
                 Field::Unavailable => string(out, UNAVAILABLE_VALUE),
                 Field::UnavailableBinary => string(out, &forms.unavailable_binary()),
             }
         }
         out.push('}');
+    }
+
+    /// [`ValueForms::binary_text`] written in place: base64 needs no
+    /// escaping, so it goes straight into the line.
+    fn binary(out: &mut String, hex: &str, forms: ValueForms) {
+        use base64::engine::general_purpose::{STANDARD, URL_SAFE};
+        use base64::Engine as _;
+        let engine = match forms.binary {
+            BinaryHandling::Base64 => &STANDARD,
+            BinaryHandling::Base64UrlSafe => &URL_SAFE,
+            BinaryHandling::Hex => return string(out, hex),
+        };
+        let bytes = super::hex_bytes(hex);
+        out.push('"');
+        engine.encode_string(&bytes, out);
+        out.push('"');
     }
 
     fn opt_string(out: &mut String, s: Option<&str>) {
