@@ -108,6 +108,9 @@ fn strings_keep_commas_parens_semicolons_and_and_newlines() {
     assert_eq!(one("'it''s'"), text("it's"));
     assert_eq!(one("''''"), text("'"));
     assert_eq!(one("''"), text(""));
+    assert_eq!(one("'a''''b'"), text("a''b"));
+    assert_eq!(one("'x'''"), text("x'"));
+    assert_eq!(one("'''é'"), text("'é"));
 }
 
 #[test]
