@@ -1097,3 +1097,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn images_taken_apart_equal_the_images_built_by_reference() {
+    let statements = [
+        r#"insert into "S"."T"("A","B","C","D") values ('it''s',UNISTR('caf\00E9'),HEXTORAW('0AbC'),TO_TIMESTAMP_TZ('2025-03-01 08:11:06.894032000 +08:00'));"#,
+        r#"update "S"."T" set "A" = 'x''y', "E" = HEXTORAW('ff') where "A" = 'a''''b' and "B" IS NULL and "C" = HEXTORAW('0A0b') and "D" = TO_DATE('2025-02-15 10:22:37', 'YYYY-MM-DD HH24:MI:SS') and ROWID = 'AAAS';"#,
+        r#"delete from "S"."T" where "A" = 'q' || UNISTR('\00E9') and "B" = TO_YMINTERVAL('+01-02') and "C" = EMPTY_CLOB();"#,
+    ];
+    for sql in statements {
+        let stmt = parse(sql).unwrap();
+        let by_reference = (stmt.before_image(), stmt.after_image());
+        assert_eq!(stmt.into_images(), by_reference, "{sql}");
+    }
+}

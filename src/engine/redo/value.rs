@@ -73,6 +73,18 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// [`Value::to_field`], moving text the parser already copied (undone
+    /// quotes, decoded UNISTR) into the field instead of copying it again.
+    pub fn into_field(self) -> Field {
+        match self {
+            Value::Text(s) | Value::Interval(s) => Field::Text(s.into_owned()),
+            Value::Raw(s) if !s.bytes().any(|b| b.is_ascii_uppercase()) => {
+                Field::Binary(s.into_owned())
+            }
+            other => other.to_field(),
+        }
+    }
+
     /// The canonical text, or `None` for NULL and for values LogMiner did
     /// not show (LOB placeholders, `Unsupported Type`).
     pub fn canonical(&self) -> Option<Cow<'_, str>> {
