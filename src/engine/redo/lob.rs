@@ -340,12 +340,19 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     if b.len() % 2 != 0 {
         return None;
     }
-    b.chunks(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16);
-            Some((d(p[0])? * 16 + d(p[1])?) as u8)
-        })
-        .collect()
+    if !super::scan::all_hex(b) {
+        return None;
+    }
+    // Every byte is a hex digit now: `| 0x20` folds A-F onto a-f.
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => c - b'0',
+        _ => (c | 0x20) - b'a' + 10,
+    };
+    Some(
+        b.chunks_exact(2)
+            .map(|p| nibble(p[0]) << 4 | nibble(p[1]))
+            .collect(),
+    )
 }
 
 /// `update "S"."T" [a] set [a.]"COL" = XMLType(:1) | :COL where ...`: the
@@ -585,12 +592,11 @@ fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
     if dst.len() < start {
         dst.resize(start, pad);
     }
-    for (i, &x) in src.iter().enumerate() {
-        match dst.get_mut(start + i) {
-            Some(slot) => *slot = x,
-            None => dst.push(x),
-        }
-    }
+    // The part over existing data is copied in place, the rest appended:
+    // pieces mostly append, kilobytes at a time.
+    let over = dst.len().saturating_sub(start).min(src.len());
+    dst[start..start + over].copy_from_slice(&src[..over]);
+    dst.extend_from_slice(&src[over..]);
 }
 
 fn blank<T: Copy>(dst: &mut [T], amount: u64, offset: u64, pad: T) {

@@ -162,6 +162,34 @@ impl<'a> Statement<'a> {
 }
 
 impl Statement<'_> {
+    /// Both images, as [`Statement::before_image`] and
+    /// [`Statement::after_image`] give them, built by taking the values
+    /// apart: each is converted once, and an UPDATE's after image starts as
+    /// a copy of its before image.
+    pub(crate) fn into_images(self) -> (Option<Image>, Option<Image>) {
+        let owned = |pairs: Vec<Pair<'_>>| -> Image {
+            pairs
+                .into_iter()
+                .map(|(c, v)| (c.to_string(), v.into_field()))
+                .collect()
+        };
+        match self.kind {
+            DmlKind::Insert => (None, Some(owned(self.assigned))),
+            DmlKind::Delete => (Some(owned(self.matched)), None),
+            DmlKind::Update => {
+                let before = owned(self.matched);
+                let mut after = before.clone();
+                for (col, v) in self.assigned {
+                    match after.iter_mut().find(|(c, _)| c == col) {
+                        Some((_, slot)) => *slot = v.into_field(),
+                        None => after.push((col.to_string(), v.into_field())),
+                    }
+                }
+                (Some(before), Some(after))
+            }
+        }
+    }
+
     /// Decodes `HEXTORAW` values of character columns (VARCHAR2, CHAR,
     /// NVARCHAR2, ...) with the dictionary's database or national character
     /// set; LogMiner prints character data that way when it cannot show it

@@ -108,6 +108,9 @@ fn strings_keep_commas_parens_semicolons_and_and_newlines() {
     assert_eq!(one("'it''s'"), text("it's"));
     assert_eq!(one("''''"), text("'"));
     assert_eq!(one("''"), text(""));
+    assert_eq!(one("'a''''b'"), text("a''b"));
+    assert_eq!(one("'x'''"), text("x'"));
+    assert_eq!(one("'''é'"), text("'é"));
 }
 
 #[test]
@@ -1092,5 +1095,19 @@ proptest! {
         if let Err(e) = parse(&mutated) {
             prop_assert!(e.position <= mutated.len());
         }
+    }
+}
+
+#[test]
+fn images_taken_apart_equal_the_images_built_by_reference() {
+    let statements = [
+        r#"insert into "S"."T"("A","B","C","D") values ('it''s',UNISTR('caf\00E9'),HEXTORAW('0AbC'),TO_TIMESTAMP_TZ('2025-03-01 08:11:06.894032000 +08:00'));"#,
+        r#"update "S"."T" set "A" = 'x''y', "E" = HEXTORAW('ff') where "A" = 'a''''b' and "B" IS NULL and "C" = HEXTORAW('0A0b') and "D" = TO_DATE('2025-02-15 10:22:37', 'YYYY-MM-DD HH24:MI:SS') and ROWID = 'AAAS';"#,
+        r#"delete from "S"."T" where "A" = 'q' || UNISTR('\00E9') and "B" = TO_YMINTERVAL('+01-02') and "C" = EMPTY_CLOB();"#,
+    ];
+    for sql in statements {
+        let stmt = parse(sql).unwrap();
+        let by_reference = (stmt.before_image(), stmt.after_image());
+        assert_eq!(stmt.into_images(), by_reference, "{sql}");
     }
 }

@@ -27,23 +27,30 @@ pub(crate) fn decode(
 ) -> Result<Decoded, ParseError> {
     let mut stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
     stmt.decode_character_hex(charsets);
+    let kind = stmt.kind;
+    let schema = stmt.schema().to_string();
+    let table = stmt.table().to_string();
+    let findings = stmt.findings().to_vec();
+    let row_id = stmt.row_id().map(str::to_string);
+    let empty_lobs = stmt
+        .assigned()
+        .iter()
+        .filter_map(|(c, v)| match v {
+            redo::Value::EmptyLob => Some(((*c).to_string(), false)),
+            redo::Value::EmptyBlob => Some(((*c).to_string(), true)),
+            _ => None,
+        })
+        .collect();
+    let (before, after) = stmt.into_images();
     Ok(Decoded {
-        kind: stmt.kind,
-        schema: stmt.schema().to_string(),
-        table: stmt.table().to_string(),
-        before: stmt.before_image(),
-        after: stmt.after_image(),
-        findings: stmt.findings().to_vec(),
-        row_id: stmt.row_id().map(str::to_string),
-        empty_lobs: stmt
-            .assigned()
-            .iter()
-            .filter_map(|(c, v)| match v {
-                redo::Value::EmptyLob => Some(((*c).to_string(), false)),
-                redo::Value::EmptyBlob => Some(((*c).to_string(), true)),
-                _ => None,
-            })
-            .collect(),
+        kind,
+        schema,
+        table,
+        before,
+        after,
+        findings,
+        row_id,
+        empty_lobs,
     })
 }
 

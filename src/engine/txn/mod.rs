@@ -87,6 +87,28 @@ use pieces::{Assembly, Pending, Placement};
 use spill::{SpillFile, SpillReader};
 
 /// One transaction's emission under way.
+/// Changes emitted so far per table within one transaction. A transaction
+/// touches few tables, so a short list looked up by `&str` beats a map
+/// keyed by owned names, which cost two allocations per event to look up.
+#[derive(Default)]
+struct TableOrders(Vec<(String, String, u32)>);
+
+impl TableOrders {
+    /// The 1-based position of the next change to `schema.table`.
+    fn next(&mut self, schema: &str, table: &str) -> u32 {
+        if let Some((_, _, n)) = self
+            .0
+            .iter_mut()
+            .find(|(s, t, _)| s == schema && t == table)
+        {
+            *n += 1;
+            return *n;
+        }
+        self.0.push((schema.to_string(), table.to_string(), 1));
+        1
+    }
+}
+
 struct EmitCtx {
     xid: String,
     commit_scn: Scn,
@@ -94,7 +116,7 @@ struct EmitCtx {
     partial: bool,
     /// The next event's index.
     index: u32,
-    table_orders: HashMap<(String, String), u32>,
+    table_orders: TableOrders,
     /// The last change, until the rows after it show whether pieces follow.
     pending: Option<Pending>,
     assembly: Assembly,
@@ -979,7 +1001,7 @@ impl TxnBuffer {
             commit_ts_ms,
             partial: !txn.whole,
             index: 0,
-            table_orders: HashMap::new(),
+            table_orders: TableOrders::default(),
             pending: None,
             assembly: Assembly::default(),
         };
@@ -1127,12 +1149,7 @@ impl TxnBuffer {
         let mut event =
             pieces::standalone_update(&target, field, self.position(&row, ctx.commit_scn));
         event.commit_ts_ms = ctx.commit_ts_ms;
-        let order = ctx
-            .table_orders
-            .entry((target.schema.clone(), target.table.clone()))
-            .or_insert(0);
-        *order += 1;
-        event.table_order = *order;
+        event.table_order = ctx.table_orders.next(&target.schema, &target.table);
         ctx.pending = Some(Pending {
             event,
             findings: Vec::new(),
@@ -1232,12 +1249,32 @@ impl TxnBuffer {
         }
     }
 
+    /// [`TxnBuffer::position`] of a row no longer needed.
+    fn position_of(&self, row: LogMinerRow, commit_scn: Scn) -> SourcePosition {
+        SourcePosition {
+            name: self.config.server_name.clone(),
+            db: row
+                .src_con_name
+                .unwrap_or_else(|| self.config.db_name.clone()),
+            schema: row.seg_owner.unwrap_or_default(),
+            table: row.table_name.unwrap_or_default(),
+            xid: row.xid,
+            scn: row.scn,
+            commit_scn,
+            change_ts_ms: ts_ms(row.timestamp),
+            rs_id: row.rs_id,
+            ssn: row.ssn,
+            thread: row.thread,
+            row_id: row.row_id,
+        }
+    }
+
     fn change_event(
         &mut self,
         row: LogMinerRow,
         commit_scn: Scn,
         commit_ts_ms: i64,
-        table_orders: &mut HashMap<(String, String), u32>,
+        table_orders: &mut TableOrders,
         findings: &mut Vec<TxnFinding>,
     ) -> Result<Option<ChangeEvent>, TxnError> {
         let tie = |finding| TxnFinding {
@@ -1291,25 +1328,26 @@ impl TxnBuffer {
             DmlKind::Update => Op::Update,
             DmlKind::Delete => Op::Delete,
         };
-        let mut source = self.position(&row, commit_scn);
+        // The row is spent here: its strings move into the event rather
+        // than being copied, and the statement's names replace the row's
+        // without copying those first.
+        let mut row = row;
         if !decoded.schema.is_empty() {
-            source.schema = decoded.schema;
+            row.seg_owner = Some(decoded.schema);
         }
         if !decoded.table.is_empty() {
-            source.table = decoded.table;
+            row.table_name = Some(decoded.table);
         }
-        if source.row_id.is_none() {
-            source.row_id = decoded.row_id;
+        if row.row_id.is_none() {
+            row.row_id = decoded.row_id;
         }
-        let order = table_orders
-            .entry((source.schema.clone(), source.table.clone()))
-            .or_insert(0);
-        *order += 1;
+        let source = self.position_of(row, commit_scn);
+        let table_order = table_orders.next(&source.schema, &source.table);
         Ok(Some(ChangeEvent {
             op,
             before: decoded.before,
             after: decoded.after,
-            table_order: *order,
+            table_order,
             source,
             snapshot: false,
             partial: false,
