@@ -300,9 +300,11 @@ fn start_engine(
     Ok((header, rx))
 }
 
-/// The first SCN and time of the oldest log capture could read (archived
-/// and available, or online).
-fn oldest_log_start(inv: &cdcctl::source::LogInventory) -> Option<(Scn, chrono::NaiveDateTime)> {
+/// The first SCN and time of each log capture could read (archived and
+/// available, or online).
+fn log_starts(
+    inv: &cdcctl::source::LogInventory,
+) -> impl Iterator<Item = (Scn, chrono::NaiveDateTime)> + '_ {
     inv.archived
         .iter()
         .filter(|a| a.is_available())
@@ -313,7 +315,11 @@ fn oldest_log_start(inv: &cdcctl::source::LogInventory) -> Option<(Scn, chrono::
                 .filter(|o| o.status != "UNUSED")
                 .filter_map(|o| Some((o.first_change, o.first_time?))),
         )
-        .min_by_key(|(scn, _)| *scn)
+}
+
+/// The oldest of [`log_starts`].
+fn oldest_log_start(inv: &cdcctl::source::LogInventory) -> Option<(Scn, chrono::NaiveDateTime)> {
+    log_starts(inv).min_by_key(|(scn, _)| *scn)
 }
 
 /// The SCN to start from to see `ago` of history: the start of the newest
@@ -329,20 +335,9 @@ fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, Sourc
         .checked_sub_signed(ago)
         .ok_or_else(|| SourceError::Invalid("--since reaches before the year 1".into()))?;
     let inv = redo.log_inventory()?;
-    let starts = inv
-        .archived
-        .iter()
-        .filter(|a| a.is_available())
-        .filter_map(|a| Some((a.first_time?, a.first_change)))
-        .chain(
-            inv.online
-                .iter()
-                .filter(|o| o.status != "UNUSED")
-                .filter_map(|o| Some((o.first_time?, o.first_change))),
-        );
     let mut oldest: Option<chrono::NaiveDateTime> = None;
     let mut best: Option<Scn> = None;
-    for (time, scn) in starts {
+    for (scn, time) in log_starts(&inv) {
         oldest = Some(oldest.map_or(time, |o| o.min(time)));
         if time <= target {
             best = Some(best.map_or(scn, |b: Scn| b.max(scn)));

@@ -1180,6 +1180,16 @@ fn buffered_text(row: &TxnRow) -> String {
     }
 }
 
+/// A transaction's row: yellow once spilled, gray when the database no
+/// longer (or not yet) lists it.
+fn txn_style(r: &TxnRow) -> Style {
+    match &r.buffered {
+        Some(b) if b.spilled => Style::new().fg(Color::Yellow),
+        _ if !r.in_database => Style::new().fg(Color::Gray),
+        _ => Style::new(),
+    }
+}
+
 /// A transaction's age at the database's clock, as the lists show it.
 fn txn_age(app: &App, r: &TxnRow) -> String {
     let now = app.status.current_time.or(app.header.db_transactions_at);
@@ -1237,11 +1247,7 @@ fn txn_pairs(app: &App, rows: &[TxnRow], width: u16) -> Vec<Line<'static>> {
             (None, None) => "-".into(),
         };
         let second = format!("  {who} · {}", buffered_text(r));
-        let style = match &r.buffered {
-            Some(b) if b.spilled => Style::new().fg(Color::Yellow),
-            _ if !r.in_database => Style::new().fg(Color::Gray),
-            _ => Style::new(),
-        };
+        let style = txn_style(r);
         out.push(Line::styled(fit(&line, w), style));
         out.push(Line::styled(fit(&second, w), style));
     }
@@ -1310,11 +1316,7 @@ fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'s
             };
             line.push_str(&cell(&text, if *cw == 0 { last } else { *cw }));
         }
-        let style = match &r.buffered {
-            Some(b) if b.spilled => Style::new().fg(Color::Yellow),
-            _ if !r.in_database => Style::new().fg(Color::Gray),
-            _ => Style::new(),
-        };
+        let style = txn_style(r);
         out.push(Line::styled(line, style));
     }
     out
