@@ -128,6 +128,13 @@ pub trait RedoSource: Send {
     /// A short description for headers and logs ("sim:demo", "oracle://host/svc").
     fn describe(&self) -> String;
 
+    /// The database family whose LogMiner this is: DM8 mines archived logs
+    /// only and prints its own SQL_REDO literals, so the engine plans and
+    /// reports by it.
+    fn dialect(&self) -> Dialect {
+        Dialect::Oracle
+    }
+
     /// `SELECT CURRENT_SCN FROM V$DATABASE` with `SYSDATE`.
     fn current_scn(&mut self) -> Result<ScnTime, SourceError>;
 
@@ -220,6 +227,9 @@ pub trait RedoSource: Send {
 impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     fn describe(&self) -> String {
         (**self).describe()
+    }
+    fn dialect(&self) -> Dialect {
+        (**self).dialect()
     }
     fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
         (**self).current_scn()
