@@ -315,6 +315,100 @@ fn no_supplemental_logging_is_reported_and_after_images_still_match() {
 }
 
 #[test]
+fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
+    let (from, until) = window("dm8", 10_000);
+    let want = truth("dm8", from, until);
+    assert!(
+        want.len() > 100,
+        "only {} changes in the window",
+        want.len()
+    );
+    let run = capture("dm8", from, until, None);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert_same("dm8", &run.events, &want);
+    let (from, until) = window("dm8", 4_000);
+    let want = truth("dm8", from, until);
+    for every in [13, 250] {
+        let run = capture("dm8", from, until, Some(every));
+        assert!(
+            run.error.is_none(),
+            "dm8/{every}: {:?}",
+            run.error.map(|e| e.to_string())
+        );
+        assert_same(&format!("dm8 restarting every {every}"), &run.events, &want);
+    }
+}
+
+#[test]
+fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
+    for rows in ["none", "flagged"] {
+        let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
+        let text = b.text.replacen(
+            "rollback_rows = \"none\"",
+            &format!("rollback_rows = \"{rows}\"\n"),
+            1,
+        );
+        let text = text.replacen("rollback_pct = 5.0", "rollback_pct = 30.0", 1);
+        let path = std::env::temp_dir().join(format!(
+            "cdcctl-dm8-rollback-{rows}-{}.toml",
+            std::process::id()
+        ));
+        std::fs::write(&path, &text).expect("scenario file");
+        let scenario = Scenario::load(&path.to_string_lossy()).expect("scenario");
+        let _ = std::fs::remove_file(&path);
+        let from = scenario.instance.start_scn;
+        let until = from + 4_000;
+        let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+        let cfg = config(&mut source, StartAt::Scn(from), until);
+        let mut cap = Capture::new(source, cfg).expect("capture");
+        let mut events = Vec::new();
+        loop {
+            match cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
+                events.push(e);
+                Ok(())
+            }) {
+                Ok(Progress::Finished) => break,
+                Ok(_) => continue,
+                Err(e) => panic!("{rows}: {e}"),
+            }
+        }
+        let mut t = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
+        t.advance_to_scn(until + 1);
+        let want: Vec<CapturedEvent> = t
+            .truth_between(from, until)
+            .filter(|e| matches!(e, CapturedEvent::Change(_)))
+            .cloned()
+            .collect();
+        assert_same(&format!("dm8 rollback rows {rows}"), &events, &want);
+    }
+}
+
+#[test]
+fn dm8_without_logical_logging_captures_nothing_and_without_archiving_cannot_start() {
+    let (from, until) = window("dm8-append-logic-0", 4_000);
+    let run = capture("dm8-append-logic-0", from, until, None);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert!(
+        run.events.is_empty(),
+        "V$LOGMNR_CONTENTS is empty at RLOG_APPEND_LOGIC = 0"
+    );
+    assert!(!truth("dm8-append-logic-0", from, until).is_empty());
+    let (from, until) = window("dm8-no-arch", 4_000);
+    let run = capture("dm8-no-arch", from, until, None);
+    let err = run.error.expect("no archived file: nothing to mine");
+    assert!(err.is_untrusted_data(), "{err}");
+    assert!(run.events.is_empty());
+}
+
+#[test]
 fn every_builtin_is_covered_by_an_expectation_here() {
     let covered: Vec<&str> = HEALTHY
         .iter()
@@ -325,6 +419,9 @@ fn every_builtin_is_covered_by_an_expectation_here() {
             "archive-gap",
             "no-supplemental-logging",
             "example",
+            "dm8",
+            "dm8-append-logic-0",
+            "dm8-no-arch",
             // Run with --snapshot against its table contents in snapshot.rs.
             "snapshot-under-fire",
         ])
