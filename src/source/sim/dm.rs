@@ -153,12 +153,14 @@ pub fn log_inventory(m: &Model) -> LogInventory {
         resetlogs_change: 0,
         ..LogInventory::default()
     };
-    if !archiving(m) {
-        return inv;
+    let archiving = archiving(m);
+    if archiving {
+        inv.archived = m.archived.clone();
     }
-    inv.archived = m.archived.clone();
     if let Some(t) = m.threads.first() {
-        if let Some(g) = t.groups.get(t.current) {
+        // V$RLOG answers whether or not anything is archived; without
+        // archiving there is no ACTIVE file to mine either.
+        if let Some(g) = t.groups.get(t.current).filter(|_| archiving) {
             inv.online.push(OnlineLog {
                 group: 1,
                 thread: 1,
@@ -183,6 +185,10 @@ pub fn log_inventory(m: &Model) -> LogInventory {
             disable_change: 0,
             checkpoint_change: t.groups.get(t.current).map_or(0, |g| g.first_change),
         });
+    }
+    if !archiving {
+        // ARCH_INI = 0: V$DM_ARCH_INI has no row.
+        return inv;
     }
     inv.destinations = s
         .redo
