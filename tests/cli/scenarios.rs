@@ -346,44 +346,96 @@ fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
 #[test]
 fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
     for rows in ["none", "flagged"] {
-        let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
-        let text = b.text.replacen(
-            "rollback_rows = \"none\"",
-            &format!("rollback_rows = \"{rows}\"\n"),
-            1,
+        let (run, want) = dm8_variant(
+            &[
+                (
+                    "rollback_rows = \"none\"",
+                    &format!("rollback_rows = \"{rows}\""),
+                ),
+                ("rollback_pct = 5.0", "rollback_pct = 30.0"),
+            ],
+            4_000,
         );
-        let text = text.replacen("rollback_pct = 5.0", "rollback_pct = 30.0", 1);
-        let path = std::env::temp_dir().join(format!(
-            "cdcctl-dm8-rollback-{rows}-{}.toml",
-            std::process::id()
-        ));
-        std::fs::write(&path, &text).expect("scenario file");
-        let scenario = Scenario::load(&path.to_string_lossy()).expect("scenario");
-        let _ = std::fs::remove_file(&path);
-        let from = scenario.instance.start_scn;
-        let until = from + 4_000;
-        let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
-        let cfg = config(&mut source, StartAt::Scn(from), until);
-        let mut cap = Capture::new(source, cfg).expect("capture");
-        let mut events = Vec::new();
-        loop {
-            match cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
-                events.push(e);
-                Ok(())
-            }) {
-                Ok(Progress::Finished) => break,
-                Ok(_) => continue,
-                Err(e) => panic!("{rows}: {e}"),
-            }
+        assert!(
+            run.error.is_none(),
+            "{rows}: {:?}",
+            run.error.map(|e| e.to_string())
+        );
+        assert!(want.len() > 50, "{rows}: {} changes", want.len());
+        assert_same(&format!("dm8 rollback rows {rows}"), &run.events, &want);
+    }
+}
+
+/// A DM8 scenario with edits to its text, captured through the engine
+/// over `(start, start + scns]`, with the truth of that window.
+fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>) {
+    let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
+    let mut text = b.text.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "dm8 has no `{from}`");
+        text = text.replacen(from, to, 1);
+    }
+    let scenario = Scenario::parse(&text, "dm8 variant").expect("a valid variant");
+    let from = scenario.instance.start_scn;
+    let until = from + scns;
+    let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+    let cfg = config(&mut source, StartAt::Scn(from), until);
+    let mut cap = Capture::new(source, cfg).expect("capture");
+    let mut events = Vec::new();
+    let mut findings = Vec::new();
+    let error = loop {
+        let r = cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
+            events.push(e);
+            Ok(())
+        });
+        findings.extend(cap.take_findings().into_iter().map(|f| f.finding));
+        match r {
+            Ok(Progress::Finished) => break None,
+            Ok(_) => continue,
+            Err(e) => break Some(e),
         }
-        let mut t = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
-        t.advance_to_scn(until + 1);
-        let want: Vec<CapturedEvent> = t
-            .truth_between(from, until)
-            .filter(|e| matches!(e, CapturedEvent::Change(_)))
-            .cloned()
-            .collect();
-        assert_same(&format!("dm8 rollback rows {rows}"), &events, &want);
+    };
+    let mut t = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
+    t.advance_to_scn(until + 1);
+    let want = t
+        .truth_between(from, until)
+        .filter(|e| matches!(e, CapturedEvent::Change(_)))
+        .cloned()
+        .collect();
+    (
+        Run {
+            events,
+            findings,
+            error,
+        },
+        want,
+    )
+}
+
+#[test]
+fn dm8_key_only_before_images_are_reported_and_inserts_still_match() {
+    let (run, want) = dm8_variant(&[("rlog_append_logic = 2", "rlog_append_logic = 1")], 4_000);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert!(
+        run.findings
+            .iter()
+            .any(|f| matches!(f, Finding::KeyOnlyBeforeImage { table, .. } if table == "ORDERS")),
+        "got {:?}",
+        run.findings.iter().map(Finding::code).collect::<Vec<_>>()
+    );
+    assert_eq!(run.events.len(), want.len());
+    for (g, w) in run.events.iter().zip(&want) {
+        let (CapturedEvent::Change(g), CapturedEvent::Change(w)) = (g, w) else {
+            panic!("only changes are compared");
+        };
+        assert_eq!((g.op, &g.source.xid), (w.op, &w.source.xid));
+        if g.op == cdcctl::engine::event::Op::Create {
+            assert_eq!(known(&g.after), known(&w.after));
+        }
     }
 }
 
