@@ -346,7 +346,7 @@ fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
 #[test]
 fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
     for rows in ["none", "flagged"] {
-        let (run, want) = dm8_variant(
+        let (run, want, restart_scn) = dm8_variant(
             &[
                 (
                     "rollback_rows = \"none\"",
@@ -363,12 +363,19 @@ fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
         );
         assert!(want.len() > 50, "{rows}: {} changes", want.len());
         assert_same(&format!("dm8 rollback rows {rows}"), &run.events, &want);
+        // No end row marks a DM8 rollback: left in the buffer, a rolled-back
+        // transaction would pin the restart SCN at its start for good.
+        assert!(
+            restart_scn > 40_000 + 3_000,
+            "{rows}: restart SCN {restart_scn} is still pinned near the start"
+        );
     }
 }
 
 /// A DM8 scenario with edits to its text, captured through the engine
-/// over `(start, start + scns]`, with the truth of that window.
-fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>) {
+/// over `(start, start + scns]`, with the truth of that window and the
+/// restart SCN of the last checkpoint.
+fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>, Scn) {
     let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
     let mut text = b.text.to_string();
     for (from, to) in edits {
@@ -395,6 +402,7 @@ fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>) {
             Err(e) => break Some(e),
         }
     };
+    let restart_scn = cap.checkpoint().restart_scn;
     let mut t = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
     t.advance_to_scn(until + 1);
     let want = t
@@ -409,12 +417,13 @@ fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>) {
             error,
         },
         want,
+        restart_scn,
     )
 }
 
 #[test]
 fn dm8_key_only_before_images_are_reported_and_inserts_still_match() {
-    let (run, want) = dm8_variant(&[("rlog_append_logic = 2", "rlog_append_logic = 1")], 4_000);
+    let (run, want, _) = dm8_variant(&[("rlog_append_logic = 2", "rlog_append_logic = 1")], 4_000);
     assert!(
         run.error.is_none(),
         "{:?}",
