@@ -107,7 +107,7 @@ pub enum Command {
     Preflight(preflight::PreflightArgs),
     /// A table's partitions and the risks they pose to capture.
     Partitions(partitions::PartitionsArgs),
-    /// Print the offline evidence script, or the evidence of --source.
+    /// Print the offline evidence script (SQL*Plus, disql or yasql), or the evidence of --source.
     Collect(collect::CollectArgs),
     /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
     Tail(tail::TailArgs),
