@@ -68,7 +68,8 @@ fn scope(dialect: Dialect, patterns: &[TablePattern], owner: &str, table: &str) 
     format!("({})", parts.join(" OR "))
 }
 
-fn expand_scope(dialect: Dialect, sql: &str, patterns: &[TablePattern]) -> String {
+/// A query's `:scope` placeholders filled for `dialect`.
+pub fn expand_scope(dialect: Dialect, sql: &str, patterns: &[TablePattern]) -> String {
     SCOPES
         .iter()
         .fold(sql.to_string(), |s, (bind, owner, table)| {

@@ -14,6 +14,7 @@ pub mod evidence;
 pub mod inventory;
 pub mod oracle;
 pub mod sim;
+pub mod yashandb;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};

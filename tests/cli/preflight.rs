@@ -1512,3 +1512,52 @@ fn collect_evidence_spooled_by_yasql_evaluates_like_the_yashandb_source() {
         &["--config", &config("seed004-yashandb-cdc.sql")],
     );
 }
+
+// ---- YashanDB live through ODBC: what a user sees without it
+
+#[cfg(not(feature = "yashandb-odbc"))]
+#[test]
+fn yashandb_source_in_a_build_without_odbc_exits_3_with_build_advice() {
+    for args in [
+        &["--source", "yashandb://cdc@db:1688", "preflight"][..],
+        &[
+            "--source",
+            "yashandb://cdc@db:1688",
+            "collect",
+            "--from-source",
+        ][..],
+    ] {
+        let o = cdcctl(args);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("--features yashandb-odbc") && e.contains("unixodbc-dev"),
+            "{e}"
+        );
+    }
+}
+
+#[cfg(feature = "yashandb-odbc")]
+#[test]
+fn yashandb_source_without_its_odbc_driver_exits_3_with_install_advice() {
+    let o = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(["--source", "yashandb://cdc@127.0.0.1:1688", "preflight"])
+        .env("CDCCTL_PASSWORD", "x")
+        .env("CDCCTL_YASHANDB_ODBC_DRIVER", "cdcctl-test-no-such-driver")
+        .output()
+        .expect("the cdcctl binary runs");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("[Driver Manager]"), "{e}");
+    assert!(e.contains("install YashanDB's ODBC driver"), "{e}");
+}
+
+#[test]
+fn yashandb_source_refuses_a_password_in_the_url_and_tail() {
+    let o = cdcctl(&["--source", "yashandb://cdc:secret@db:1688", "preflight"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("secret"), "{}", stderr(&o));
+    let o = cdcctl(&["--source", "yashandb://cdc@db:1688", "tail", "APP.T"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("YashanDB"), "{}", stderr(&o));
+}
