@@ -193,6 +193,8 @@ pub fn script(
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     macro_rules! snap {
@@ -328,6 +330,127 @@ mod tests {
         let ys = script(&defs, &[], "ev.json", Dialect::Yashandb);
         assert!(ys.contains("WHERE c.constraint_type IN ('P', 'U') AND c.owner NOT IN ('SYS'"));
         assert!(!ys.contains("oracle_maintained") && !dm.contains("oracle_maintained"));
+    }
+
+    /// A printed row: column name and text, in select order.
+    type TestRow = Vec<(String, Option<String>)>;
+    /// Each query's rows, or the error text its client prints instead.
+    type TestRows<'a> = BTreeMap<&'a str, Result<Vec<TestRow>, &'a str>>;
+
+    /// What the client prints for a script, given each query's rows (or
+    /// the error text it would print instead): literal lines as they are,
+    /// row statements as one JSON line per row with the ROWNUM comma.
+    fn print_as_client(script: &str, rows: &TestRows<'_>) -> String {
+        let mut out = String::new();
+        let mut section = String::new();
+        for st in statements(script) {
+            if st.contains("to_char(sysdate") {
+                out.push_str("\"collected_at\":\"2026-01-31 12:00:00\",\n\n");
+            } else if let Some(lit) = st
+                .strip_prefix("SELECT '")
+                .and_then(|l| l.trim_end().strip_suffix("' FROM dual;"))
+            {
+                let lit = lit.replace("''", "'");
+                if let Some(name) = lit
+                    .trim_start_matches(',')
+                    .strip_prefix('"')
+                    .and_then(|n| n.strip_suffix("\":["))
+                {
+                    section = name.to_string();
+                }
+                out.push_str(&lit);
+                out.push('\n');
+            } else if st.starts_with("SELECT CASE WHEN ROWNUM") {
+                match rows.get(section.as_str()) {
+                    Some(Ok(rows)) => {
+                        for (i, r) in rows.iter().enumerate() {
+                            let members: Vec<String> = r
+                                .iter()
+                                .map(|(k, v)| {
+                                    let v = v.as_ref().map_or("null".to_string(), |v| {
+                                        serde_json::to_string(v).unwrap()
+                                    });
+                                    format!("\"{k}\":{v}")
+                                })
+                                .collect();
+                            let lead = if i == 0 { ' ' } else { ',' };
+                            // Padded to the column's width, as the clients print it.
+                            out.push_str(&format!("{lead}{{{}}}      \n", members.join(",")));
+                        }
+                    }
+                    Some(Err(e)) => out.push_str(&format!("{e}\n\n")),
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
+    fn row(cols: &[(&str, Option<&str>)]) -> TestRow {
+        cols.iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect()
+    }
+
+    #[test]
+    fn what_the_dm8_script_prints_reads_back_as_its_rows_and_errors() {
+        use crate::source::evidence::{EvidenceCatalog, EvidenceFile, QueryRows};
+        use crate::source::Catalog;
+        let defs = crate::preflight::defs::load().unwrap();
+        let script = script(&defs, &[], "ev.json", Dialect::Dm);
+        let mut rows: TestRows<'_> = BTreeMap::new();
+        rows.insert("dm_database", Ok(vec![row(&[("ARCH_MODE", Some("Y"))])]));
+        rows.insert(
+            "dm_ini",
+            Ok(vec![
+                row(&[("PARA_NAME", Some("ARCH_INI")), ("PARA_VALUE", Some("1"))]),
+                row(&[
+                    ("PARA_NAME", Some("RLOG_APPEND_LOGIC")),
+                    ("PARA_VALUE", Some("2")),
+                ]),
+                row(&[("PARA_NAME", Some("MPP_INI")), ("PARA_VALUE", Some("0"))]),
+                row(&[
+                    ("PARA_NAME", Some("RLOG_IGNORE_TABLE_SET")),
+                    ("PARA_VALUE", None),
+                ]),
+            ]),
+        );
+        rows.insert(
+            "dm_pkg",
+            Err("[-2207]:Error in line: 1\nNo function [SF_CHECK_SYSTEM_PACKAGE]"),
+        );
+        rows.insert(
+            "tables",
+            Ok(vec![row(&[
+                ("OWNER", Some("BIZ")),
+                ("TABLE_NAME", Some("T\"1\\")),
+            ])]),
+        );
+        let printed = print_as_client(&script, &rows);
+        let ev = EvidenceFile::parse(&printed, "ev.json").unwrap();
+        assert_eq!(ev.dialect, Dialect::Dm);
+        assert_eq!(ev.collected_at.as_deref(), Some("2026-01-31 12:00:00"));
+        for q in queries(&defs, Dialect::Dm) {
+            assert!(ev.queries.contains_key(&q.name), "{} missing", q.name);
+        }
+        assert!(matches!(
+            ev.queries.get("dm_pkg"),
+            Some(QueryRows::Error { error }) if error.contains("[-2207]")
+        ));
+        assert_eq!(
+            ev.queries.get("objects"),
+            Some(&QueryRows::Rows(Vec::new()))
+        );
+        let mut c = EvidenceCatalog::from_file(&ev, "ev.json");
+        let i = c.instance().unwrap();
+        let dm = i.dm.clone().unwrap();
+        assert_eq!(
+            (i.log_mode.as_str(), dm.rlog_append_logic.as_deref(), dm.mpp),
+            ("ARCHIVELOG", Some("2"), Some(false))
+        );
+        assert_eq!(dm.logmnr_package_installed, None);
+        let t = c.tables(&[]).unwrap();
+        assert_eq!(t[0].name.table, "T\"1\\");
     }
 
     #[test]
