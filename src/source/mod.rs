@@ -7,6 +7,9 @@
 //! what the capture engine mines. Both speak in rows of Oracle's views so the
 //! real backend stays a thin layer of SQL and the simulator has to behave like
 //! Oracle rather than like the engine's wishes.
+//!
+//! `yashandb` reads YashanDB's catalog through ODBC (the `yashandb-odbc`
+//! build feature) and maps its rows as `evidence` maps a collected file.
 
 pub mod catalog;
 pub mod error;
