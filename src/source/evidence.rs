@@ -166,7 +166,7 @@ pub fn repair_lines(text: &str) -> Option<Value> {
                     queries.insert(name, section_value(&rows, &noise));
                 } else if line.starts_with('{') || line.starts_with(",{") {
                     rows.push(line.trim_start_matches(',').to_string());
-                } else if !is_echo(line) {
+                } else if !is_echo(line) && !is_chatter(line) {
                     noise.push(line.to_string());
                 }
             }
@@ -187,6 +187,30 @@ fn is_echo(line: &str) -> bool {
         || up.starts_with("SELECT ")
         || up.starts_with("FROM ")
         || up.starts_with("|| ")
+}
+
+/// What disql and yasql print about a statement when their settings do
+/// not silence it (row counts, timings, an empty result): not an error.
+fn is_chatter(line: &str) -> bool {
+    let low = line.to_ascii_lowercase();
+    let counted = low.split_once(' ').is_some_and(|(n, rest)| {
+        n.chars().all(|c| c.is_ascii_digit())
+            && [
+                "row fetched",
+                "rows fetched",
+                "row selected",
+                "rows selected",
+            ]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    });
+    counted
+        || low == "no rows selected"
+        || low.starts_with("elapsed:")
+        || low == "succeed."
+        || line.starts_with("未选定行")
+        || line.starts_with("行数")
+        || line.starts_with("已用时间")
 }
 
 fn section_value(rows: &[String], noise: &[String]) -> Value {
@@ -1497,6 +1521,20 @@ No function [SF_CHECK_SYSTEM_PACKAGE]
         assert_eq!(dm.arch_destinations[0].arch_dest, "/dm\\arch \"x\"");
         assert_eq!(dm.arch_destinations[0].arch_space_limit, 0);
         assert!(c.log_inventory().unwrap().archived.is_empty());
+    }
+
+    #[test]
+    fn client_chatter_in_a_spool_is_not_taken_for_an_error() {
+        let text = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"dm_arch_ini\":[\n未选定行\n\n已用时间: 0.412(毫秒). 执行号:1203.\n]\n,\"dm_ini\":[\n {\"PARA_NAME\":\"ARCH_INI\",\"PARA_VALUE\":\"1\"}\n行数 1\n1 row fetched.\n]\n}}\n";
+        let ev = EvidenceFile::parse(text, "dm.json").unwrap();
+        assert_eq!(
+            ev.queries.get("dm_arch_ini"),
+            Some(&QueryRows::Rows(Vec::new()))
+        );
+        match ev.queries.get("dm_ini") {
+            Some(QueryRows::Rows(r)) => assert_eq!(r.len(), 1),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
