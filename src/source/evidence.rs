@@ -146,6 +146,14 @@ pub fn repair_lines(text: &str) -> Option<Value> {
     let head: Value = serde_json::from_str(&format!("{}}}", head.trim_end_matches(','))).ok()?;
     let mut file = head.as_object()?.clone();
     file.get("format")?;
+    // Only the disql and yasql scripts print this layout; an Oracle spool
+    // that is not JSON stays an error.
+    if !matches!(
+        file.get("dialect").and_then(Value::as_str),
+        Some("dm" | "yashandb")
+    ) {
+        return None;
+    }
     let mut queries = serde_json::Map::new();
     let mut section: Option<(String, Vec<String>, Vec<String>)> = None;
     for line in lines {
@@ -1569,6 +1577,11 @@ No function [SF_CHECK_SYSTEM_PACKAGE]
     #[test]
     fn a_spool_cut_short_or_of_another_tool_is_not_repaired_into_evidence() {
         assert!(repair_lines("SQL> select 1\n1\n").is_none());
+        let oracle = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"oracle\",\n\"queries\":{\n\"database\":[\nERROR at line 1:\n]\n}}";
+        assert!(
+            repair_lines(oracle).is_none(),
+            "the Oracle script's file is JSON or nothing"
+        );
         let cut = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"dm_ini\":[\n {\"PARA_NAME\":\"ARCH_INI\"";
         let v = repair_lines(cut).unwrap();
         assert!(v["queries"]["dm_ini"]["error"]
