@@ -107,14 +107,16 @@ pub fn classify(code: i32, message: &str, address: &str, connecting: bool) -> So
     if code == NETWORK {
         let detail = io_detail(message);
         return SourceError::Unreachable(if connecting {
-            format!("cannot connect to DM8 at {address}: {detail}")
+            format!(
+                "cannot connect to DM8 at {address}: {detail} (is dmserver running and listening there? DM8's default port is 5236)"
+            )
         } else {
             format!("the connection to DM8 at {address} dropped: {detail}")
         });
     }
     if code == BAD_LOGIN || is_login_message(message) {
         return SourceError::Authentication(format!(
-            "DM8 at {address} refused the login: [{code}] {}",
+            "DM8 at {address} refused the login: [{code}] {} (DM8 compares user names case included)",
             first_line(message)
         ));
     }
@@ -170,7 +172,9 @@ mod tests {
         assert_eq!(
             e,
             SourceError::Unreachable(
-                "cannot connect to DM8 at 127.0.0.1:5236: Connection refused (os error 111)".into()
+                "cannot connect to DM8 at 127.0.0.1:5236: Connection refused (os error 111) \
+                 (is dmserver running and listening there? DM8's default port is 5236)"
+                    .into()
             )
         );
         assert!(e.is_transient());
