@@ -86,6 +86,8 @@ pub struct DmSource {
     /// LSN range.
     known_files: Vec<ArchFile>,
     logminer_started: bool,
+    /// `DBMS_LOGMNR` was found created once; not asked again every window.
+    package_seen: bool,
 }
 
 impl std::fmt::Debug for DmSource {
@@ -151,6 +153,7 @@ impl DmSource {
             session_files: Vec::new(),
             known_files: Vec::new(),
             logminer_started: false,
+            package_seen: false,
         })
     }
 
@@ -299,12 +302,23 @@ impl RedoSource for DmSource {
                     .into(),
             ));
         }
-        self.end_logminer()?;
-        if self.logmnr_installed()? == Some(false) {
-            return Err(SourceError::Dm {
-                code: error::NO_PACKAGE_MEMBER,
-                message: error::MISSING_PACKAGE_MESSAGE.into(),
-            });
+        // `ADD_LOGFILE(..., NEW)` drops the old list anyway, so a database
+        // error ending the last session is not a reason to stop.
+        match self.end_logminer() {
+            Err(SourceError::Dm { .. }) | Ok(()) => {}
+            Err(e) => return Err(e),
+        }
+        if !self.package_seen {
+            match self.logmnr_installed()? {
+                Some(false) => {
+                    return Err(SourceError::Dm {
+                        code: error::NO_PACKAGE_MEMBER,
+                        message: error::MISSING_PACKAGE_MESSAGE.into(),
+                    })
+                }
+                Some(true) => self.package_seen = true,
+                None => {}
+            }
         }
         let mut files = Vec::with_capacity(request.log_files.len());
         for (i, path) in request.log_files.iter().enumerate() {
