@@ -79,6 +79,56 @@ fn dm_with_no_server_listening_every_command_exits_3_with_advice() {
     }
 }
 
+/// A one-connection loopback server that answers the client's first frame
+/// with DM8 error `code` and `message` (code in the frame header, text in
+/// the body), as DM8 refuses a login.
+fn refusing_server(code: i32, message: &str) -> (u16, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let port = listener.local_addr().expect("local address").port();
+    let (text, _, _) = encoding_rs::GB18030.encode(message);
+    let mut body = (text.len() as i32).to_le_bytes().to_vec();
+    body.extend_from_slice(&text);
+    let handle = std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut header = [0u8; 64];
+        if stream.read_exact(&mut header).is_err() {
+            return;
+        }
+        let len = u32::from_le_bytes([header[6], header[7], header[8], header[9]]) as usize;
+        let mut request = vec![0u8; len];
+        let _ = stream.read_exact(&mut request);
+        let mut reply = dm_pure::frame::make_header(0, 228, body.len() as u32, &[]);
+        reply[10..14].copy_from_slice(&code.to_le_bytes());
+        reply[19] = reply[..19].iter().fold(0, |x, b| x ^ b);
+        let _ = stream.write_all(&reply);
+        let _ = stream.write_all(&body);
+    });
+    (port, handle)
+}
+
+#[test]
+fn dm_bad_credentials_exit_3_with_dms_code_and_password_advice() {
+    let (port, server) = refusing_server(-2501, "用户名或密码错误");
+    let url = format!("dm://CDC@127.0.0.1:{port}");
+    let out = run(
+        &["--source", &url, "preflight"],
+        &[("CDCCTL_PASSWORD", "wrong")],
+        &[],
+    );
+    let _ = server.join();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("refused the login: [-2501]"), "{err}");
+    assert!(
+        err.contains("advice:") && err.contains("CDCCTL_PASSWORD"),
+        "{err}"
+    );
+    assert!(!err.contains("wrong"), "the password is never shown: {err}");
+    assert_no_panic(&err);
+}
+
 #[test]
 fn dm_without_a_password_or_a_terminal_exits_3_naming_cdcctl_password() {
     let url = format!("dm://CDC@127.0.0.1:{}", closed_port());

@@ -79,8 +79,12 @@ fn first_line(s: &str) -> &str {
 
 /// The driver's connect failure reads `连接 HOST:PORT 失败: <io error>`;
 /// the address is said by cdcctl's own message, the I/O error is kept.
+/// A connection the server closed reads `连接关闭（...）`.
 fn io_detail(message: &str) -> &str {
     let line = first_line(message);
+    if line.starts_with("连接关闭") {
+        return "the server closed the connection";
+    }
     match line.split_once("失败: ") {
         Some((_, detail)) if !detail.trim().is_empty() => detail.trim(),
         _ => line,
@@ -178,6 +182,13 @@ mod tests {
             )
         );
         assert!(e.is_transient());
+        let closed = classify(NETWORK, "连接关闭（读取帧头）", AT, true);
+        assert!(
+            closed
+                .to_string()
+                .contains("the server closed the connection"),
+            "{closed}"
+        );
         let dropped = classify(NETWORK, "Broken pipe (os error 32)", AT, false);
         assert!(dropped.to_string().contains("dropped"), "{dropped}");
         assert!(dropped.is_transient());

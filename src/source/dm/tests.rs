@@ -567,3 +567,66 @@ fn snapshots_of_dm8_tables_are_refused_with_a_typed_error() {
     assert!(err.to_string().contains("APP.ORDERS"));
     assert!(err.to_string().contains("not supported yet"));
 }
+
+/// A one-connection server on the loopback that answers the client's first
+/// frame (the handshake) with DM8 error `code` and `message`, the way DM8
+/// sends errors: the code in the frame header, the text in the body.
+fn refusing_server(code: i32, message: &str) -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let port = listener.local_addr().expect("local address").port();
+    let (text, _, _) = encoding_rs::GB18030.encode(message);
+    let mut body = (text.len() as i32).to_le_bytes().to_vec();
+    body.extend_from_slice(&text);
+    let handle = std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut header = [0u8; 64];
+        if stream.read_exact(&mut header).is_err() {
+            return;
+        }
+        let len = u32::from_le_bytes([header[6], header[7], header[8], header[9]]) as usize;
+        let mut request = vec![0u8; len];
+        let _ = stream.read_exact(&mut request);
+        let mut reply = dm_pure::frame::make_header(0, 228, body.len() as u32, &[]);
+        reply[10..14].copy_from_slice(&code.to_le_bytes());
+        reply[19] = reply[..19].iter().fold(0, |x, b| x ^ b);
+        let _ = stream.write_all(&reply);
+        let _ = stream.write_all(&body);
+    });
+    (port, handle)
+}
+
+#[test]
+fn a_server_refusing_the_login_is_an_authentication_error_with_dms_code() {
+    let (port, server) = refusing_server(error::BAD_LOGIN, "用户名或密码错误");
+    let options = DmOptions::new(
+        &format!("dm://CDC@127.0.0.1:{port}"),
+        Some(Password::new("x")),
+    )
+    .expect("a valid address");
+    let err = DmSource::connect(options).expect_err("the server refuses");
+    let _ = server.join();
+    let SourceError::Authentication(text) = &err else {
+        panic!("expected Authentication, got {err:?}");
+    };
+    assert!(
+        text.contains("[-2501]") && text.contains("用户名或密码错误"),
+        "{text}"
+    );
+    assert!(!err.is_transient());
+}
+
+#[test]
+fn a_server_answering_with_another_code_is_a_dm_error_keeping_it() {
+    let (port, server) = refusing_server(-2106, "无效的表或视图名");
+    let options = DmOptions::new(
+        &format!("dm://CDC@127.0.0.1:{port}"),
+        Some(Password::new("x")),
+    )
+    .expect("a valid address");
+    let err = DmSource::connect(options).expect_err("the server refuses");
+    let _ = server.join();
+    assert_eq!(error::dm_code(&err), Some(-2106), "{err:?}");
+}
