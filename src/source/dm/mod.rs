@@ -208,7 +208,11 @@ impl DmSource {
     }
 
     fn arch_files(&mut self) -> Result<Vec<ArchFile>, SourceError> {
-        let files = rows::arch_files(&self.query_plain(sql::ARCH_FILES)?)?;
+        let result = self.query(&BoundSql {
+            text: sql::ARCH_FILES.to_string(),
+            binds: Vec::new(),
+        })?;
+        let files = rows::arch_files(&result.columns, &result.rows)?;
         self.known_files = files.clone();
         Ok(files)
     }

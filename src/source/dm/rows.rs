@@ -70,20 +70,41 @@ impl ArchFile {
     }
 }
 
-/// Rows of [`super::sql::ARCH_FILES`].
-pub fn arch_files(rows: &[TextRow]) -> Result<Vec<ArchFile>, SourceError> {
+/// Rows of [`super::sql::ARCH_FILES`], read by column name. `FILE_SIZE`
+/// is optional (0 without it): only the size report needs it, and a
+/// release without the column still mines.
+pub fn arch_files(columns: &[String], rows: &[TextRow]) -> Result<Vec<ArchFile>, SourceError> {
+    let col = |name: &str| columns.iter().position(|c| c.eq_ignore_ascii_case(name));
+    let need = |name: &str| {
+        col(name).ok_or_else(|| SourceError::Invalid(format!("V$ARCH_FILE has no {name} column")))
+    };
+    let (path, seq, first, last, status) = (
+        need("PATH")?,
+        need("ARCH_SEQ")?,
+        need("ARCH_LSN")?,
+        need("CLSN")?,
+        need("STATUS")?,
+    );
+    let (created, closed, size) = (col("CREATE_TIME"), col("CLOSE_TIME"), col("FILE_SIZE"));
     rows.iter()
         .map(|row| {
             let r = Reader::new(row, "V$ARCH_FILE");
+            let time = |i: Option<usize>, name: &str| match i {
+                Some(i) => r.datetime(i, name),
+                None => Ok(None),
+            };
             Ok(ArchFile {
-                path: r.text(0, "PATH")?,
-                seq: r.u64(1, "ARCH_SEQ")?,
-                first_lsn: r.u64_or_zero(2, "ARCH_LSN")?,
-                last_lsn: r.u64_or_zero(3, "CLSN")?,
-                created: r.datetime(4, "CREATE_TIME")?,
-                closed: r.datetime(5, "CLOSE_TIME")?,
-                status: r.text_or_empty(6)?.trim().to_ascii_uppercase(),
-                bytes: r.u64_or_zero(7, "FILE_SIZE")?,
+                path: r.text(path, "PATH")?,
+                seq: r.u64(seq, "ARCH_SEQ")?,
+                first_lsn: r.u64_or_zero(first, "ARCH_LSN")?,
+                last_lsn: r.u64_or_zero(last, "CLSN")?,
+                created: time(created, "CREATE_TIME")?,
+                closed: time(closed, "CLOSE_TIME")?,
+                status: r.text_or_empty(status)?.trim().to_ascii_uppercase(),
+                bytes: match size {
+                    Some(i) => r.u64_or_zero(i, "FILE_SIZE")?,
+                    None => 0,
+                },
             })
         })
         .collect()

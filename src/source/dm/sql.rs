@@ -22,10 +22,11 @@ use crate::source::{ContentsQuery, MiningOptions};
 /// The current LSN (DM8's SCN), the checkpoint LSN and the database clock.
 pub const CURRENT_LSN: &str = "SELECT CUR_LSN, CKPT_LSN, SYSDATE FROM V$RLOG";
 
-/// Every archive file with its LSN range. `STATUS = 'ACTIVE'` is the file
-/// still being written, which DBMS_LOGMNR can mine all the same.
-pub const ARCH_FILES: &str = "SELECT PATH, ARCH_SEQ, ARCH_LSN, CLSN, CREATE_TIME, CLOSE_TIME, \
-STATUS, FILE_SIZE FROM V$ARCH_FILE ORDER BY ARCH_SEQ";
+/// Every archive file with its LSN range (`PATH`, `ARCH_SEQ`, `ARCH_LSN`,
+/// `CLSN`, `STATUS`, `CREATE_TIME`, `CLOSE_TIME`, `FILE_SIZE`, taken by
+/// name). `STATUS = 'ACTIVE'` is the file still being written, which
+/// DBMS_LOGMNR can mine all the same.
+pub const ARCH_FILES: &str = "SELECT * FROM V$ARCH_FILE ORDER BY ARCH_SEQ";
 
 /// Archive destinations (`dm_arch_ini` of checks/dm-arch-dest.toml).
 pub const ARCH_DESTS: &str =

@@ -324,32 +324,81 @@ fn malformed_contents_rows_are_typed_errors_not_panics() {
 }
 
 #[test]
-fn arch_file_rows_map_and_bad_numbers_are_errors() {
-    let files = rows::arch_files(&[row(&[
-        Some("/arch/a1.log"),
-        Some("7"),
-        Some("40000"),
-        Some("46999"),
-        Some("2026-11-30 09:00:00"),
-        Some("2026-11-30 09:30:00"),
-        Some("inactive"),
-        Some("67108864"),
-    ])])
+fn arch_file_rows_are_read_by_name_and_bad_numbers_are_errors() {
+    let columns: Vec<String> = [
+        "PATH",
+        "STATUS",
+        "ARCH_LSN",
+        "CLSN",
+        "ARCH_SEQ",
+        "NEXT_SEQ",
+        "CREATE_TIME",
+        "CLOSE_TIME",
+        "FILE_SIZE",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let files = rows::arch_files(
+        &columns,
+        &[row(&[
+            Some("/arch/a1.log"),
+            Some("inactive"),
+            Some("40000"),
+            Some("46999"),
+            Some("7"),
+            Some("8"),
+            Some("2026-11-30 09:00:00"),
+            Some("2026-11-30 09:30:00"),
+            Some("67108864"),
+        ])],
+    )
     .expect("the row maps");
-    assert_eq!(files[0].seq, 7);
+    assert_eq!(
+        (files[0].seq, files[0].first_lsn, files[0].last_lsn),
+        (7, 40_000, 46_999)
+    );
+    assert_eq!(files[0].bytes, 67_108_864);
     assert!(!files[0].is_active());
     assert!(files[0].closed.is_some());
-    let bad = rows::arch_files(&[row(&[
-        Some("/arch/a1.log"),
-        Some("seven"),
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-    ])]);
+
+    let without_size = &columns[..8];
+    let files = rows::arch_files(
+        without_size,
+        &[row(&[
+            Some("/arch/a2.log"),
+            Some("ACTIVE"),
+            Some("47000"),
+            Some("48200"),
+            Some("8"),
+            None,
+            None,
+            None,
+        ])],
+    )
+    .expect("FILE_SIZE is optional");
+    assert!(files[0].is_active());
+    assert_eq!(files[0].bytes, 0);
+
+    let bad = rows::arch_files(
+        without_size,
+        &[row(&[
+            Some("/a"),
+            Some("ACTIVE"),
+            None,
+            None,
+            Some("seven"),
+            None,
+            None,
+            None,
+        ])],
+    );
     assert!(bad.is_err());
+    let no_path = rows::arch_files(&columns[1..], &[]);
+    assert!(
+        matches!(no_path, Err(SourceError::Invalid(_))),
+        "{no_path:?}"
+    );
 }
 
 #[test]
