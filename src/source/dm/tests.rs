@@ -679,3 +679,29 @@ fn a_server_answering_with_another_code_is_a_dm_error_keeping_it() {
     let _ = server.join();
     assert_eq!(error::dm_code(&err), Some(-2106), "{err:?}");
 }
+
+#[test]
+fn a_given_password_is_kept_and_a_missing_one_comes_from_the_env_or_the_prompt() {
+    let given = DmOptions::new("dm://CDC@127.0.0.1", Some(Password::new("given")))
+        .expect("valid")
+        .resolve_password(|_| panic!("no prompt when a password is given"));
+    assert_eq!(given.password, Some(Password::new("given")));
+    let mut asked = None;
+    let filled = DmOptions::new("dm://Cdc@127.0.0.1", None)
+        .expect("valid")
+        .resolve_password(|user| {
+            asked = Some(user.to_string());
+            Some(Password::new("typed"))
+        });
+    match Password::from_env() {
+        Some(env) => assert_eq!(filled.password, Some(env)),
+        None => {
+            assert_eq!(
+                asked.as_deref(),
+                Some("Cdc"),
+                "the prompt names the user as written"
+            );
+            assert_eq!(filled.password, Some(Password::new("typed")));
+        }
+    }
+}
