@@ -53,8 +53,9 @@ pub struct Cli {
 #[derive(Debug, clap::Args)]
 pub struct GlobalArgs {
     /// Where to read from: `sim` (built-in demo), `sim:NAME` (built-in scenario),
-    /// `sim:PATH.toml` (scenario file) or `oracle://USER@HOST:PORT/SERVICE`
-    /// (password from CDCCTL_PASSWORD or a prompt). Default `sim`, except
+    /// `sim:PATH.toml` (scenario file), `oracle://USER@HOST:PORT/SERVICE` or
+    /// `dm://USER@HOST:PORT` (DM8; password from CDCCTL_PASSWORD or a
+    /// prompt). Default `sim`, except
     /// for `run`, which captures only a source named on purpose.
     #[arg(
         long,

@@ -75,6 +75,8 @@ impl OpenError {
 pub enum SourceSpec<'a> {
     Sim,
     Oracle(&'a str),
+    /// `dm://USER@HOST:PORT[/SCHEMA]`: Dameng DM8.
+    Dm(&'a str),
 }
 
 pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
@@ -83,6 +85,9 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     }
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
+    }
+    if spec.starts_with("dm://") {
+        return Ok(SourceSpec::Dm(spec));
     }
     // Never echo the spec: a mistyped one may hold a password.
     let hint = if cdcctl::source::oracle::url::is_sqlplus_form(spec) {
@@ -186,6 +191,12 @@ pub fn scenario_error(e: &ScenarioError) -> String {
 /// Connects to Oracle; `client_lib` points at an Instant Client directory.
 pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSource, OpenError> {
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
+}
+
+/// Connects to DM8; the password follows the same rules as Oracle's.
+pub fn open_dm(url: &str) -> Result<cdcctl::source::dm::DmSource, OpenError> {
+    cdcctl::source::dm::DmSource::open_url(url, prompt_password)
+        .map_err(|e| OpenError::from_source(&e))
 }
 
 /// Resolves the tables asked for and their key columns. None asked: none
@@ -447,6 +458,7 @@ pub fn open_redo_source_at(
             pdb,
             every_table,
         ),
+        SourceSpec::Dm(url) => opened(open_dm(url)?, url, None, tables, pdb, every_table),
     }
 }
 
