@@ -161,10 +161,12 @@ impl SourceError {
                  changes in the gap cannot be captured"
             ))),
             SourceError::Unreachable(_) => Some(Cow::Borrowed(
-                "check host, port and service; cdcctl retries transient drops",
+                "check the host and port (and the Oracle service) in --source, and that the \
+                 database listens there; cdcctl retries transient drops",
             )),
             SourceError::Authentication(_) => Some(Cow::Borrowed(
-                "check the user; the password comes from CDCCTL_PASSWORD, the prompt on a terminal, or a wallet (oracle://@ALIAS)",
+                "check the user; the password comes from CDCCTL_PASSWORD or the prompt on a \
+                 terminal (for Oracle also a wallet: oracle://@ALIAS)",
             )),
             SourceError::Dm { code, .. } => {
                 crate::source::dm::error::dm_advice(*code).map(|a| Cow::Borrowed(a.advice))
