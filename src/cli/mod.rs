@@ -53,9 +53,11 @@ pub struct Cli {
 #[derive(Debug, clap::Args)]
 pub struct GlobalArgs {
     /// Where to read from: `sim` (built-in demo), `sim:NAME` (built-in scenario),
-    /// `sim:PATH.toml` (scenario file) or `oracle://USER@HOST:PORT/SERVICE`
-    /// (password from CDCCTL_PASSWORD or a prompt). Default `sim`, except
-    /// for `run`, which captures only a source named on purpose.
+    /// `sim:PATH.toml` (scenario file), `oracle://USER@HOST:PORT/SERVICE`,
+    /// `dm://USER@HOST:PORT` (DM8) or `yashandb://USER@HOST:PORT` (preflight
+    /// only, a build with the yashandb-odbc feature); passwords come from
+    /// CDCCTL_PASSWORD or a prompt. Default `sim`, except for `run`, which
+    /// captures only a source named on purpose.
     #[arg(
         long,
         global = true,

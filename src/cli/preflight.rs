@@ -209,6 +209,7 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
         Ok(SourceSpec::Oracle(url)) => {
             open_oracle(url, global.oracle_client_lib.clone()).map(|s| Opened::Live(Box::new(s)))
         }
+        Ok(SourceSpec::Dm(url)) => super::source::open_dm(url).map(|s| Opened::Live(Box::new(s))),
         Err(e) => Err(OpenError {
             exit_code: e.exit_code,
             transient: e.transient,

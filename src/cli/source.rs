@@ -75,6 +75,8 @@ impl OpenError {
 pub enum SourceSpec<'a> {
     Sim,
     Oracle(&'a str),
+    /// `dm://USER@HOST:PORT[/SCHEMA]`: Dameng DM8.
+    Dm(&'a str),
 }
 
 pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
@@ -83,6 +85,9 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     }
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
+    }
+    if spec.starts_with("dm://") {
+        return Ok(SourceSpec::Dm(spec));
     }
     if spec.starts_with("yashandb://") {
         return Err(OpenError {
@@ -104,8 +109,9 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
         exit_code: exit::USAGE,
         transient: false,
         message: format!(
-            "unknown --source: use sim, sim:NAME, sim:PATH.toml or \
-             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`){hint}"
+            "unknown --source: use sim, sim:NAME, sim:PATH.toml, \
+             oracle://USER@HOST:PORT/SERVICE, dm://USER@HOST:PORT or \
+             yashandb://USER@HOST:PORT (see `cdcctl sim scenarios`){hint}"
         ),
     })
 }
@@ -237,6 +243,12 @@ pub fn open_yashandb(url: &str) -> Result<Box<dyn Catalog>, OpenError> {
                 other => OpenError::from_source(&other),
             })
     }
+}
+
+/// Connects to DM8; the password follows the same rules as Oracle's.
+pub fn open_dm(url: &str) -> Result<cdcctl::source::dm::DmSource, OpenError> {
+    cdcctl::source::dm::DmSource::open_url(url, prompt_password)
+        .map_err(|e| OpenError::from_source(&e))
 }
 
 /// Resolves the tables asked for and their key columns. None asked: none
@@ -498,6 +510,7 @@ pub fn open_redo_source_at(
             pdb,
             every_table,
         ),
+        SourceSpec::Dm(url) => opened(open_dm(url)?, url, None, tables, pdb, every_table),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The two traits the engine and preflight read through, in Oracle's own
 //! terms, and their implementations: `sim` (the built-in simulator),
-//! `oracle` (the real database through the `oracle` crate) and `evidence`
+//! `oracle` (the real database through the `oracle` crate), `dm` (Dameng
+//! DM8 through the pure-Rust `dm-pure` crate) and `evidence`
 //! (catalog facts collected offline).
 //!
 //! `Catalog` answers what preflight and `partitions` need; `RedoSource` is
@@ -12,6 +13,7 @@
 //! build feature) and maps its rows as `evidence` maps a collected file.
 
 pub mod catalog;
+pub mod dm;
 pub mod error;
 pub mod evidence;
 pub mod inventory;
