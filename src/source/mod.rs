@@ -8,6 +8,9 @@
 //! what the capture engine mines. Both speak in rows of Oracle's views so the
 //! real backend stays a thin layer of SQL and the simulator has to behave like
 //! Oracle rather than like the engine's wishes.
+//!
+//! `yashandb` reads YashanDB's catalog through ODBC (the `yashandb-odbc`
+//! build feature) and maps its rows as `evidence` maps a collected file.
 
 pub mod catalog;
 pub mod dm;
@@ -16,6 +19,7 @@ pub mod evidence;
 pub mod inventory;
 pub mod oracle;
 pub mod sim;
+pub mod yashandb;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};
