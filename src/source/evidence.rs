@@ -555,6 +555,21 @@ fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
                 .insert(text_or(r, "OBJECT_NAME"), code);
         }
     }
+    if ev.dialect == Dialect::Dm {
+        // The DM8 script probes each view mining reads: a refused probe is
+        // a missing grant.
+        for (query, object) in [
+            ("dm_probe_logmnr_contents", "V$LOGMNR_CONTENTS"),
+            ("dm_probe_arch_file", "V$ARCH_FILE"),
+            ("dm_probe_rlog", "V$RLOG"),
+            ("dm_ini", "V$DM_INI"),
+        ] {
+            if let Some(QueryRows::Error { error }) = ev.queries.get(query) {
+                s.inaccessible_objects
+                    .insert(object.into(), error_code(error));
+            }
+        }
+    }
     if ev.dialect == Dialect::Yashandb {
         // The YashanDB script reads these views in its own queries: a
         // refused one is a missing grant.
@@ -1529,6 +1544,17 @@ No function [SF_CHECK_SYSTEM_PACKAGE]
         assert_eq!(dm.arch_destinations[0].arch_dest, "/dm\\arch \"x\"");
         assert_eq!(dm.arch_destinations[0].arch_space_limit, 0);
         assert!(c.log_inventory().unwrap().archived.is_empty());
+    }
+
+    #[test]
+    fn a_refused_dm8_probe_is_a_missing_grant_on_its_view() {
+        let text = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"session\":[\n {\"USERNAME\":\"DM_CDC\"}\n]\n,\"dm_probe_arch_file\":[\n[-2106]:Error in line: 1 Invalid table or view name [V$ARCH_FILE].\n]\n,\"dm_probe_rlog\":[\n {\"N\":\"0\"}\n]\n}}\n";
+        let ev = EvidenceFile::parse(text, "dm.json").unwrap();
+        let mut c = EvidenceCatalog::from_file(&ev, "dm.json");
+        let s = c.session().unwrap();
+        assert_eq!(s.user, "DM_CDC");
+        assert_eq!(s.inaccessible_objects.get("V$ARCH_FILE"), Some(&2106));
+        assert!(!s.inaccessible_objects.contains_key("V$RLOG"));
     }
 
     #[test]
