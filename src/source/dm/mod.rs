@@ -392,7 +392,7 @@ impl RedoSource for DmSource {
 pub fn snapshot_unsupported(table: &TableName) -> SourceError {
     SourceError::Unsupported(format!(
         "cannot snapshot {table}: snapshots of DM8 tables are not supported yet; \
-         start capture without a snapshot (changes from the start position on)"
+         capture changes from the start position on with `run --snapshot never`"
     ))
 }
 
