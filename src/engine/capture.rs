@@ -431,9 +431,17 @@ impl<S: RedoSource> Capture<S> {
         all.append(&mut self.findings);
         // The buffer reports a LOB column of an insert or of LOB rows, the
         // engine one missing from an update image: once per column in all.
+        // DM8's OUT_CLOB columns come on every change of the row, so they
+        // are told once too (a source is Oracle or DM8, never both, so the
+        // two kinds never share a column).
         let told = &mut self.lob_told;
         all.retain(|f| match &f.finding {
             Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            }
+            | Finding::LobNotLogged {
                 schema,
                 table,
                 column,
