@@ -532,6 +532,8 @@ impl<'a> Scanner<'a> {
     }
 }
 
+// DM8's value forms, kept apart from Oracle's: `value` and `function`
+// reach them only on a byte no Oracle form has there.
 impl<'a> Scanner<'a> {
     /// DM8's `0x00010203` (BLOB, BINARY, VARBINARY): whole bytes of hex.
     fn hex_bytes(&mut self) -> Res<Value<'a>> {
