@@ -526,7 +526,7 @@ fn dm8_quote_after_a_typed_literal_is_an_unescaped_quote_error() {
 
 proptest::proptest! {
     #[test]
-    fn dm8_typed_literals_with_any_text_never_panic_and_errors_name_the_column(
+    fn dm8_typed_literals_with_any_text_never_panic_and_errors_point_into_the_input(
         keyword in "(DATE|TIME|TIMESTAMP|date|Timestamp|OUT_CLOB|0x)",
         body in "[0-9 :.+\\-a-zA-Z'()]{0,32}",
     ) {
