@@ -1,4 +1,5 @@
-//! `cdcctl collect`: prints the SQL*Plus evidence script, or with
+//! `cdcctl collect`: prints the evidence script for the database's own
+//! client (SQL*Plus for Oracle, disql for DM8, yasql for YashanDB), or with
 //! `--from-source` writes the evidence JSON of the current `--source`: the
 //! facts preflight would read (for `--table` and `--config`, gathered by
 //! the same code) rendered as the rows the script would have spooled.
@@ -10,14 +11,41 @@ use std::process::ExitCode;
 use cdcctl::preflight::collect::{script_for, ScriptRelease};
 use cdcctl::preflight::defs;
 use cdcctl::preflight::facts::RuleOptions;
+use cdcctl::source::Dialect;
 
 use super::exit;
 use super::preflight::{gather, load_config, open_source, parse_patterns, parse_specs, CliError};
 use super::GlobalArgs;
 
+/// The database a script is written for, and so its client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    /// Oracle, a SQL*Plus script.
+    Oracle,
+    /// Dameng DM8, a disql script.
+    Dm,
+    /// YashanDB, a yasql script.
+    Yashandb,
+}
+
+impl DialectArg {
+    fn dialect(self) -> Dialect {
+        match self {
+            DialectArg::Oracle => Dialect::Oracle,
+            DialectArg::Dm => Dialect::Dm,
+            DialectArg::Yashandb => Dialect::Yashandb,
+        }
+    }
+}
+
 /// Print the offline evidence script (`cdcctl collect > collect.sql`).
 #[derive(Debug, clap::Args)]
 pub struct CollectArgs {
+    /// The database the script runs on: `oracle` (a SQL*Plus script, the
+    /// default), `dm` (a disql script for Dameng DM8) or `yashandb` (a
+    /// yasql script). Each spools the same evidence JSON.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: Option<DialectArg>,
     /// Limit the table queries to SCHEMA.TABLE (repeatable; % and _
     /// wildcards; with --from-source a bare TABLE is looked up in every
     /// schema you can see, as preflight does).
@@ -30,11 +58,12 @@ pub struct CollectArgs {
     /// File name the script spools to.
     #[arg(long, default_value = "cdcctl-evidence.json", value_name = "FILE")]
     pub spool: String,
-    /// The database release the script runs on: 18c and later (the default)
-    /// build rows with JSON_OBJECT; `--version 11.2`, `12.1` or `12.2` print
-    /// the variant that builds them in PL/SQL, with that release's columns.
-    #[arg(long, value_name = "RELEASE", default_value = "19")]
-    pub version: String,
+    /// The Oracle release the script runs on: 18c and later (the default,
+    /// 19) build rows with JSON_OBJECT; `--version 11.2`, `12.1` or `12.2`
+    /// print the variant that builds them in PL/SQL, with that release's
+    /// columns.
+    #[arg(long, value_name = "RELEASE")]
+    pub version: Option<String>,
     /// Write the evidence JSON of --source instead of the script.
     #[arg(long)]
     pub from_source: bool,
@@ -57,6 +86,18 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
             args.spool
         )));
     }
+    if args.from_source && args.dialect.is_some() {
+        return Err(CliError::Usage(
+            "--dialect picks a script; with --from-source the evidence takes the dialect of --source"
+                .into(),
+        ));
+    }
+    let dialect = args.dialect.map_or(Dialect::Oracle, DialectArg::dialect);
+    if dialect != Dialect::Oracle && args.version.is_some() {
+        return Err(CliError::Usage(
+            "--version names an Oracle release: the DM8 and YashanDB scripts have one form".into(),
+        ));
+    }
     let text = if args.from_source {
         let specs = parse_specs(&args.tables)?;
         let config = load_config(args.config.as_deref())?;
@@ -76,8 +117,13 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
         let patterns = parse_patterns(&args.tables)?;
         let defs = defs::load()
             .map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))?;
-        let release = ScriptRelease::parse(&args.version).map_err(CliError::Usage)?;
-        script_for(&defs, &patterns, &args.spool, release)
+        if dialect == Dialect::Oracle {
+            let release = ScriptRelease::parse(args.version.as_deref().unwrap_or("19"))
+                .map_err(CliError::Usage)?;
+            script_for(&defs, &patterns, &args.spool, release)
+        } else {
+            cdcctl::preflight::collect_line::script(&defs, &patterns, &args.spool, dialect)
+        }
     };
     match args
         .output

@@ -48,6 +48,16 @@ pub fn for_ora(ora_code: Option<u32>) -> u8 {
     }
 }
 
+/// Exit code for a DM8 error, by what its code means (as [`for_ora`]).
+pub fn for_dm(dm_code: i32) -> u8 {
+    use cdcctl::source::dm::error::{dm_advice, DmClass};
+    match dm_advice(dm_code).map(|a| a.class) {
+        Some(DmClass::MissingLog) => UNTRUSTED_DATA,
+        Some(DmClass::MissingObject | DmClass::NoPrivilege | DmClass::MissingPackage) => USAGE,
+        Some(DmClass::Connection | DmClass::Login) | None => UNREACHABLE,
+    }
+}
+
 /// Exit code for a source error.
 pub fn for_source(e: &SourceError) -> u8 {
     match e {
@@ -56,6 +66,7 @@ pub fn for_source(e: &SourceError) -> u8 {
         | SourceError::NoClientLibrary(_) => UNREACHABLE,
         SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => UNTRUSTED_DATA,
         SourceError::Oracle { code, .. } => for_ora(Some(code.0)),
+        SourceError::Dm { code, .. } => for_dm(*code),
         SourceError::NotFound(_) | SourceError::Invalid(_) | SourceError::Unsupported(_) => USAGE,
     }
 }
@@ -90,6 +101,19 @@ mod tests {
         assert_eq!(for_ora(Some(1291)), UNTRUSTED_DATA);
         assert_eq!(for_ora(Some(1031)), USAGE);
         assert_eq!(for_ora(None), UNTRUSTED_DATA);
+    }
+
+    #[test]
+    fn dm8_errors_exit_by_what_their_code_means() {
+        use cdcctl::source::dm::error;
+        let dm = |code| SourceError::Dm {
+            code,
+            message: String::new(),
+        };
+        assert_eq!(for_source(&dm(error::NO_PACKAGE_MEMBER)), USAGE);
+        assert_eq!(for_source(&dm(error::NO_OBJECT)), USAGE);
+        assert_eq!(for_source(&dm(error::LOG_OPEN_FAILED)), UNTRUSTED_DATA);
+        assert_eq!(for_source(&dm(-9999)), UNREACHABLE);
     }
 
     #[test]

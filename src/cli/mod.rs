@@ -53,9 +53,11 @@ pub struct Cli {
 #[derive(Debug, clap::Args)]
 pub struct GlobalArgs {
     /// Where to read from: `sim` (built-in demo), `sim:NAME` (built-in scenario),
-    /// `sim:PATH.toml` (scenario file) or `oracle://USER@HOST:PORT/SERVICE`
-    /// (password from CDCCTL_PASSWORD or a prompt). Default `sim`, except
-    /// for `run`, which captures only a source named on purpose.
+    /// `sim:PATH.toml` (scenario file), `oracle://USER@HOST:PORT/SERVICE`,
+    /// `dm://USER@HOST:PORT` (DM8) or `yashandb://USER@HOST:PORT` (preflight
+    /// only, a build with the yashandb-odbc feature); passwords come from
+    /// CDCCTL_PASSWORD or a prompt. Default `sim`, except for `run`, which
+    /// captures only a source named on purpose.
     #[arg(
         long,
         global = true,
@@ -107,7 +109,7 @@ pub enum Command {
     Preflight(preflight::PreflightArgs),
     /// A table's partitions and the risks they pose to capture.
     Partitions(partitions::PartitionsArgs),
-    /// Print the offline evidence script, or the evidence of --source.
+    /// Print the offline evidence script (SQL*Plus, disql or yasql), or the evidence of --source.
     Collect(collect::CollectArgs),
     /// Follow changes live: a full screen on a terminal, JSON lines otherwise.
     Tail(tail::TailArgs),

@@ -192,6 +192,14 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
             path.as_ref(),
         )?)));
     }
+    if source.starts_with("yashandb://") {
+        return super::source::open_yashandb(source)
+            .map(Opened::Offline)
+            .map_err(|e| match e.exit_code {
+                exit::UNREACHABLE => CliError::Unreachable(e.message),
+                _ => CliError::Usage(e.message),
+            });
+    }
     let opened: Result<Opened, OpenError> = match parse_spec(source) {
         // Catalog facts are one moment of the simulated instance: the virtual
         // clock keeps them the same however long the reads take.
@@ -201,6 +209,7 @@ pub fn open_catalog(global: &GlobalArgs) -> Result<Opened, CliError> {
         Ok(SourceSpec::Oracle(url)) => {
             open_oracle(url, global.oracle_client_lib.clone()).map(|s| Opened::Live(Box::new(s)))
         }
+        Ok(SourceSpec::Dm(url)) => super::source::open_dm(url).map(|s| Opened::Live(Box::new(s))),
         Err(e) => Err(OpenError {
             exit_code: e.exit_code,
             transient: e.transient,

@@ -75,6 +75,8 @@ impl OpenError {
 pub enum SourceSpec<'a> {
     Sim,
     Oracle(&'a str),
+    /// `dm://USER@HOST:PORT[/SCHEMA]`: Dameng DM8.
+    Dm(&'a str),
 }
 
 pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
@@ -83,6 +85,18 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
     }
     if spec.starts_with("oracle://") {
         return Ok(SourceSpec::Oracle(spec));
+    }
+    if spec.starts_with("dm://") {
+        return Ok(SourceSpec::Dm(spec));
+    }
+    if spec.starts_with("yashandb://") {
+        return Err(OpenError {
+            exit_code: exit::USAGE,
+            transient: false,
+            message: "a yashandb:// source serves preflight and collect --from-source: \
+                      YashanDB has no LogMiner for tail and run to read"
+                .into(),
+        });
     }
     // Never echo the spec: a mistyped one may hold a password.
     let hint = if cdcctl::source::oracle::url::is_sqlplus_form(spec) {
@@ -95,8 +109,9 @@ pub fn parse_spec(spec: &str) -> Result<SourceSpec<'_>, OpenError> {
         exit_code: exit::USAGE,
         transient: false,
         message: format!(
-            "unknown --source: use sim, sim:NAME, sim:PATH.toml or \
-             oracle://USER@HOST:PORT/SERVICE (see `cdcctl sim scenarios`){hint}"
+            "unknown --source: use sim, sim:NAME, sim:PATH.toml, \
+             oracle://USER@HOST:PORT/SERVICE, dm://USER@HOST:PORT or \
+             yashandb://USER@HOST:PORT (see `cdcctl sim scenarios`){hint}"
         ),
     })
 }
@@ -186,6 +201,54 @@ pub fn scenario_error(e: &ScenarioError) -> String {
 /// Connects to Oracle; `client_lib` points at an Instant Client directory.
 pub fn open_oracle(url: &str, client_lib: Option<PathBuf>) -> Result<OracleSource, OpenError> {
     OracleSource::open_url(url, client_lib, prompt_password).map_err(|e| OpenError::from_source(&e))
+}
+
+/// Opens YashanDB's catalog through ODBC. Without the `yashandb-odbc`
+/// build feature, or without YashanDB's driver, the answer is exit 3 with
+/// what to install.
+pub fn open_yashandb(url: &str) -> Result<Box<dyn Catalog>, OpenError> {
+    let parsed =
+        cdcctl::source::yashandb::YashanUrl::parse(url).map_err(|e| usage(e.to_string()))?;
+    #[cfg(not(feature = "yashandb-odbc"))]
+    {
+        Err(OpenError {
+            exit_code: exit::UNREACHABLE,
+            transient: false,
+            message: format!(
+                "cannot connect to YashanDB at {}:{}\n  advice: {}",
+                parsed.host,
+                parsed.port,
+                cdcctl::source::yashandb::BUILD_ADVICE
+            ),
+        })
+    }
+    #[cfg(feature = "yashandb-odbc")]
+    {
+        let password = Password::from_env()
+            .or_else(|| prompt_password(&parsed.user))
+            .ok_or_else(|| {
+                usage(format!(
+                    "no password for {}: set CDCCTL_PASSWORD or run on a terminal",
+                    parsed.user
+                ))
+            })?;
+        cdcctl::source::yashandb::open(url, &password)
+            .map(|c| Box::new(c) as Box<dyn Catalog>)
+            .map_err(|e| match e {
+                SourceError::NoClientLibrary(m) => OpenError {
+                    exit_code: exit::UNREACHABLE,
+                    transient: false,
+                    message: format!("{m}\n  advice: {}", cdcctl::source::yashandb::DRIVER_ADVICE),
+                },
+                other => OpenError::from_source(&other),
+            })
+    }
+}
+
+/// Connects to DM8; the password follows the same rules as Oracle's.
+pub fn open_dm(url: &str) -> Result<cdcctl::source::dm::DmSource, OpenError> {
+    cdcctl::source::dm::DmSource::open_url(url, prompt_password)
+        .map_err(|e| OpenError::from_source(&e))
 }
 
 /// Resolves the tables asked for and their key columns. None asked: none
@@ -447,6 +510,7 @@ pub fn open_redo_source_at(
             pdb,
             every_table,
         ),
+        SourceSpec::Dm(url) => opened(open_dm(url)?, url, None, tables, pdb, every_table),
     }
 }
 

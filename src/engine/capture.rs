@@ -445,9 +445,17 @@ impl<S: RedoSource> Capture<S> {
         all.append(&mut self.findings);
         // The buffer reports a LOB column of an insert or of LOB rows, the
         // engine one missing from an update image: once per column in all.
+        // DM8's OUT_CLOB columns come on every change of the row, so they
+        // are told once too (a source is Oracle or DM8, never both, so the
+        // two kinds never share a column).
         let told = &mut self.lob_told;
         all.retain(|f| match &f.finding {
             Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            }
+            | Finding::LobNotLogged {
                 schema,
                 table,
                 column,
@@ -1662,6 +1670,59 @@ mod tests {
             }
         }
         (ids, cap.source)
+    }
+
+    #[test]
+    fn dm8_out_clob_column_is_told_once_across_changes() {
+        let update = |scn: Scn, n: u32| {
+            row(
+                scn,
+                "05",
+                OperationCode::Update,
+                &format!(
+                    "UPDATE \"APP\".\"ORDERS\" SET \"NOTE\" = OUT_CLOB(LOB_ID: {n}) \
+                     WHERE \"ORDER_ID\" = 1 AND \"NOTE\" = OUT_CLOB"
+                ),
+            )
+        };
+        let mut source = ScriptedSource::new(20);
+        source.rows = vec![
+            row(101, "05", OperationCode::Start, "START"),
+            update(102, 1),
+            update(103, 2),
+            row(104, "05", OperationCode::Commit, "COMMIT"),
+        ];
+        let config = CaptureConfig {
+            start: StartAt::Scn(100),
+            until_scn: Some(120),
+            ..CaptureConfig::default()
+        };
+        let mut cap = Capture::new(source, config).expect("start");
+        let mut notes = Vec::new();
+        let mut findings = Vec::new();
+        for _ in 0..50 {
+            let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
+                if let CapturedEvent::Change(c) = e {
+                    let after = c.after.unwrap_or_default();
+                    notes.push(crate::engine::event::image_get(&after, "NOTE").cloned());
+                }
+                Ok(())
+            };
+            let progress = cap.poll(&mut sink).expect("poll");
+            findings.extend(cap.take_findings().into_iter().map(|f| f.finding));
+            if matches!(progress, Progress::Finished) {
+                break;
+            }
+        }
+        assert_eq!(notes, [Some(Field::Unavailable), Some(Field::Unavailable)]);
+        assert_eq!(
+            findings,
+            [Finding::LobNotLogged {
+                schema: "APP".into(),
+                table: "ORDERS".into(),
+                column: "NOTE".into(),
+            }]
+        );
     }
 
     #[test]

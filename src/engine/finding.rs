@@ -45,6 +45,14 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// A DM8 LOB column shown as `OUT_CLOB` in SQL_REDO: DM8 never writes
+    /// a large LOB's content to its log, so no mode of cdcctl can give it;
+    /// the column is in the images as the unavailable marker.
+    LobNotLogged {
+        schema: String,
+        table: String,
+        column: String,
+    },
     /// A `HEXTORAW` value left as hex where it may be character data: no
     /// dictionary to tell RAW from text, a table the dictionary does not
     /// know, or bytes not valid in the column's character set.
@@ -82,6 +90,7 @@ impl Finding {
             Finding::UnescapedQuote { .. } => "unescaped_quote",
             Finding::CharacterHex { .. } => "character_hex",
             Finding::LobUnavailable { .. } => "lob_unavailable",
+            Finding::LobNotLogged { .. } => "lob_not_logged",
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
         }
     }
@@ -110,6 +119,11 @@ impl Finding {
                 "{schema}.{table}.{column}: LOB or XML value not in the DML redo (updates and \
                  deletes never carry it; inserts carry it in LOB/XML rows, read with --lob capture); \
                  given as __debezium_unavailable_value"
+            ),
+            Finding::LobNotLogged { schema, table, column } => format!(
+                "{schema}.{table}.{column}: DM8 never writes the content of a large LOB to its log \
+                 (SQL_REDO shows OUT_CLOB), so no capture mode can give it; given as \
+                 __debezium_unavailable_value"
             ),
             Finding::CharacterHex { schema, table, column, reason } => format!(
                 "{schema}.{table}.{column}: LogMiner printed HEXTORAW and the value stays bytes (written as --binary-handling says): {reason}"

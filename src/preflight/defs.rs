@@ -104,6 +104,18 @@ pub(crate) const CHECK_FILES: &[(&str, &str)] = &[
         include_str!("../../checks/dm-topology-ddl.toml"),
     ),
     (
+        "dm-grants.toml",
+        include_str!("../../checks/dm-grants.toml"),
+    ),
+    (
+        "dm-tbl-key.toml",
+        include_str!("../../checks/dm-tbl-key.toml"),
+    ),
+    (
+        "dm-tbl-types.toml",
+        include_str!("../../checks/dm-tbl-types.toml"),
+    ),
+    (
         "flashback-probe.toml",
         include_str!("../../checks/flashback-probe.toml"),
     ),

@@ -4,6 +4,7 @@
 //! [`model::Outcome`]s; [`run`] evaluates every applicable check.
 
 pub mod collect;
+pub mod collect_line;
 pub mod config;
 pub mod defs;
 pub mod facts;

@@ -110,6 +110,10 @@ pub enum SourceError {
         missing_to: u64,
     },
 
+    /// Dameng DM8 raised an error; DM's codes are negative (`[-2106]`).
+    #[error("DM8 error [{code}]: {message}")]
+    Dm { code: i32, message: String },
+
     /// Something the caller asked for does not exist (table, scenario, file).
     #[error("{0}")]
     NotFound(String),
@@ -157,11 +161,16 @@ impl SourceError {
                  changes in the gap cannot be captured"
             ))),
             SourceError::Unreachable(_) => Some(Cow::Borrowed(
-                "check host, port and service; cdcctl retries transient drops",
+                "check the host and port (and the Oracle service) in --source, and that the \
+                 database listens there; cdcctl retries transient drops",
             )),
             SourceError::Authentication(_) => Some(Cow::Borrowed(
-                "check the user; the password comes from CDCCTL_PASSWORD, the prompt on a terminal, or a wallet (oracle://@ALIAS)",
+                "check the user; the password comes from CDCCTL_PASSWORD or the prompt on a \
+                 terminal (for Oracle also a wallet: oracle://@ALIAS)",
             )),
+            SourceError::Dm { code, .. } => {
+                crate::source::dm::error::dm_advice(*code).map(|a| Cow::Borrowed(a.advice))
+            }
             other => other
                 .ora_code()
                 .and_then(ora_advice)
@@ -174,6 +183,9 @@ impl SourceError {
         match self {
             SourceError::Unreachable(_) => true,
             SourceError::Oracle { code, .. } => ora_advice(code.0).is_some_and(|a| a.transient),
+            SourceError::Dm { code, .. } => {
+                crate::source::dm::error::dm_advice(*code).is_some_and(|a| a.transient)
+            }
             _ => false,
         }
     }

@@ -83,11 +83,14 @@ pub struct EvidenceFile {
 impl EvidenceFile {
     /// Parses evidence text, refusing files of other tools and versions.
     pub fn parse(text: &str, path: &str) -> Result<Self, SourceError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| {
-            SourceError::Invalid(format!(
-                "{path} is not an evidence file: it is not JSON ({e}); produce one with `cdcctl collect`"
-            ))
-        })?;
+        let v: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => repair_lines(text).ok_or_else(|| {
+                SourceError::Invalid(format!(
+                    "{path} is not an evidence file: it is not JSON ({e}); produce one with `cdcctl collect`"
+                ))
+            })?,
+        };
         match v.get("format").and_then(Value::as_str) {
             Some(FORMAT) => {}
             other => {
@@ -120,6 +123,114 @@ impl EvidenceFile {
     /// Rows of a query that may be absent or refused: empty then.
     fn rows_or_empty(&self, name: &str) -> &[Row] {
         self.rows(name).unwrap_or(&[])
+    }
+}
+
+/// Reads a file spooled by the disql or yasql script (`collect
+/// --dialect dm|yashandb`), which prints one JSON line per row between a
+/// section's `"name":[` and `]` lines. When the database refused a query,
+/// the client printed its error text inside that section instead: the
+/// section becomes `{"error": text}` and the rest of the file still reads.
+/// `None` when the text does not have that layout.
+pub fn repair_lines(text: &str) -> Option<Value> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let mut head = String::new();
+    for line in lines.by_ref() {
+        if line == "\"queries\":{" {
+            break;
+        }
+        if line.starts_with('{') || line.starts_with('"') {
+            head.push_str(line);
+        }
+    }
+    let head: Value = serde_json::from_str(&format!("{}}}", head.trim_end_matches(','))).ok()?;
+    let mut file = head.as_object()?.clone();
+    file.get("format")?;
+    // Only the disql and yasql scripts print this layout; an Oracle spool
+    // that is not JSON stays an error.
+    if !matches!(
+        file.get("dialect").and_then(Value::as_str),
+        Some("dm" | "yashandb")
+    ) {
+        return None;
+    }
+    let mut queries = serde_json::Map::new();
+    let mut section: Option<(String, Vec<String>, Vec<String>)> = None;
+    for line in lines {
+        match section.as_mut() {
+            None => {
+                let name = line
+                    .trim_start_matches(',')
+                    .strip_suffix(":[")
+                    .and_then(|n| n.strip_prefix('"'))
+                    .and_then(|n| n.strip_suffix('"'));
+                if let Some(name) = name {
+                    section = Some((name.to_string(), Vec::new(), Vec::new()));
+                }
+            }
+            Some((_, rows, noise)) => {
+                if line == "]" {
+                    let (name, rows, noise) = section.take()?;
+                    queries.insert(name, section_value(&rows, &noise));
+                } else if line.starts_with('{') || line.starts_with(",{") {
+                    rows.push(line.trim_start_matches(',').to_string());
+                } else if !is_echo(line) && !is_chatter(line) {
+                    noise.push(line.to_string());
+                }
+            }
+        }
+    }
+    if let Some((name, rows, mut noise)) = section {
+        noise.push("the file ends inside this query's rows".into());
+        queries.insert(name, section_value(&rows, &noise));
+    }
+    file.insert("queries".into(), Value::Object(queries));
+    Some(Value::Object(file))
+}
+
+/// A statement the client echoed back: not an error.
+fn is_echo(line: &str) -> bool {
+    let up = line.to_ascii_uppercase();
+    up.starts_with("SQL>")
+        || up.starts_with("SELECT ")
+        || up.starts_with("FROM ")
+        || up.starts_with("|| ")
+}
+
+/// What disql and yasql print about a statement when their settings do
+/// not silence it (row counts, timings, an empty result): not an error.
+fn is_chatter(line: &str) -> bool {
+    let low = line.to_ascii_lowercase();
+    let counted = low.split_once(' ').is_some_and(|(n, rest)| {
+        n.chars().all(|c| c.is_ascii_digit())
+            && [
+                "row fetched",
+                "rows fetched",
+                "row selected",
+                "rows selected",
+            ]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    });
+    counted
+        || low == "no rows selected"
+        || low.starts_with("elapsed:")
+        || low == "succeed."
+        || line.starts_with("未选定行")
+        || line.starts_with("行数")
+        || line.starts_with("已用时间")
+}
+
+fn section_value(rows: &[String], noise: &[String]) -> Value {
+    if !noise.is_empty() {
+        let error: String = noise.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
+        let error: String = error.chars().take(300).collect();
+        return serde_json::json!({ "error": error });
+    }
+    let parsed: Result<Vec<Value>, _> = rows.iter().map(|r| serde_json::from_str(r)).collect();
+    match parsed {
+        Ok(v) => Value::Array(v),
+        Err(e) => serde_json::json!({ "error": format!("a row is not JSON: {e}") }),
     }
 }
 
@@ -170,7 +281,10 @@ fn yes(r: &Row, col: &str) -> bool {
 }
 
 fn time(r: &Row, col: &str) -> Option<NaiveDateTime> {
-    let s = text(r, col)?;
+    parse_time(&text(r, col)?)
+}
+
+fn parse_time(s: &str) -> Option<NaiveDateTime> {
     let s = s.trim().trim_end_matches('Z');
     for f in [
         "%Y-%m-%dT%H:%M:%S%.f",
@@ -278,6 +392,11 @@ fn instance_from(ev: &EvidenceFile) -> Result<InstanceFacts, String> {
                     .collect(),
             });
         }
+    }
+    // DM8 and YashanDB have no NOW column: the database's clock when the
+    // script ran is the file's collected_at.
+    if i.now.is_none() {
+        i.now = ev.collected_at.as_deref().and_then(parse_time);
     }
     if let Some(r) = ev.rows_or_empty("instance").first() {
         i.version = text(r, "VERSION_FULL")
@@ -436,7 +555,48 @@ fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
                 .insert(text_or(r, "OBJECT_NAME"), code);
         }
     }
+    if ev.dialect == Dialect::Dm {
+        // The DM8 script probes each view mining reads: a refused probe is
+        // a missing grant.
+        for (query, object) in [
+            ("dm_probe_logmnr_contents", "V$LOGMNR_CONTENTS"),
+            ("dm_probe_arch_file", "V$ARCH_FILE"),
+            ("dm_probe_rlog", "V$RLOG"),
+            ("dm_ini", "V$DM_INI"),
+        ] {
+            if let Some(QueryRows::Error { error }) = ev.queries.get(query) {
+                s.inaccessible_objects
+                    .insert(object.into(), error_code(error));
+            }
+        }
+    }
+    if ev.dialect == Dialect::Yashandb {
+        // The YashanDB script reads these views in its own queries: a
+        // refused one is a missing grant.
+        for (query, object) in [
+            ("ys_database", "V$DATABASE"),
+            ("ys_transactions", "V$TRANSACTION"),
+            ("ys_servers", "V$YSTREAM_SERVER"),
+        ] {
+            if let Some(QueryRows::Error { error }) = ev.queries.get(query) {
+                s.inaccessible_objects
+                    .insert(object.into(), error_code(error));
+            }
+        }
+    }
     Ok(s)
+}
+
+/// The number of a client's error text (`YAS-02012`, `[-2106]`), or 1
+/// when it carries none.
+fn error_code(error: &str) -> u32 {
+    let from = error.find("YAS-").map_or(0, |i| i + 4);
+    let digits: String = error[from..]
+        .chars()
+        .skip_while(|c| !c.is_ascii_digit())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().filter(|c| *c != 0).unwrap_or(1)
 }
 
 fn tables_from(ev: &EvidenceFile) -> Result<Vec<TableFacts>, String> {
@@ -1331,6 +1491,129 @@ mod tests {
         assert_eq!(num(&r, "B"), Some(42));
         assert_eq!(time(&r, "T"), time(&r, "U"));
         assert!(time(&r, "T").is_some());
+    }
+
+    /// What disql prints for the DM8 script: one JSON line per row, and
+    /// the client's error text where the database refused a query.
+    const DISQL_SPOOL: &str = r#"{"format":"cdcctl-evidence","version":1,"dialect":"dm",
+"collected_at":"2026-01-31 12:00:00",
+"queries":{
+"dm_arch_ini":[
+ {"ARCH_NAME":"ARCHIVE_LOCAL1","ARCH_TYPE":"LOCAL","ARCH_DEST":"/dm\\arch \"x\"","ARCH_SPACE_LIMIT":"0","ARCH_IS_VALID":"Y"}
+]
+,"dm_database":[
+ {"ARCH_MODE":"Y"}
+]
+,"dm_ini":[
+ {"PARA_NAME":"ARCH_INI","PARA_VALUE":"1"}
+,{"PARA_NAME":"RLOG_APPEND_LOGIC","PARA_VALUE":"1"}
+,{"PARA_NAME":"MPP_INI","PARA_VALUE":null}
+]
+,"dm_archived_logs":[
+]
+,"dm_pkg":[
+[-2207]:Error in line: 1
+No function [SF_CHECK_SYSTEM_PACKAGE]
+
+]
+}}
+"#;
+
+    #[test]
+    fn a_disql_spool_with_a_refused_query_reads_with_that_query_as_an_error() {
+        let ev = EvidenceFile::parse(DISQL_SPOOL, "dm.json").unwrap();
+        assert_eq!(ev.dialect, Dialect::Dm);
+        match ev.queries.get("dm_pkg") {
+            Some(QueryRows::Error { error }) => {
+                assert!(
+                    error.starts_with("[-2207]:Error in line: 1 No function"),
+                    "{error}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut c = EvidenceCatalog::from_file(&ev, "dm.json");
+        let i = c.instance().unwrap();
+        assert_eq!(i.log_mode, "ARCHIVELOG");
+        let dm = i.dm.unwrap();
+        assert_eq!(dm.rlog_append_logic.as_deref(), Some("1"));
+        assert_eq!(
+            dm.logmnr_package_installed, None,
+            "refused: unknown, not false"
+        );
+        assert_eq!(dm.arch_destinations[0].arch_dest, "/dm\\arch \"x\"");
+        assert_eq!(dm.arch_destinations[0].arch_space_limit, 0);
+        assert!(c.log_inventory().unwrap().archived.is_empty());
+    }
+
+    #[test]
+    fn a_refused_dm8_probe_is_a_missing_grant_on_its_view() {
+        let text = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"session\":[\n {\"USERNAME\":\"DM_CDC\"}\n]\n,\"dm_probe_arch_file\":[\n[-2106]:Error in line: 1 Invalid table or view name [V$ARCH_FILE].\n]\n,\"dm_probe_rlog\":[\n {\"N\":\"0\"}\n]\n}}\n";
+        let ev = EvidenceFile::parse(text, "dm.json").unwrap();
+        let mut c = EvidenceCatalog::from_file(&ev, "dm.json");
+        let s = c.session().unwrap();
+        assert_eq!(s.user, "DM_CDC");
+        assert_eq!(s.inaccessible_objects.get("V$ARCH_FILE"), Some(&2106));
+        assert!(!s.inaccessible_objects.contains_key("V$RLOG"));
+    }
+
+    #[test]
+    fn client_chatter_in_a_spool_is_not_taken_for_an_error() {
+        let text = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"dm_arch_ini\":[\n未选定行\n\n已用时间: 0.412(毫秒). 执行号:1203.\n]\n,\"dm_ini\":[\n {\"PARA_NAME\":\"ARCH_INI\",\"PARA_VALUE\":\"1\"}\n行数 1\n1 row fetched.\n]\n}}\n";
+        let ev = EvidenceFile::parse(text, "dm.json").unwrap();
+        assert_eq!(
+            ev.queries.get("dm_arch_ini"),
+            Some(&QueryRows::Rows(Vec::new()))
+        );
+        match ev.queries.get("dm_ini") {
+            Some(QueryRows::Rows(r)) => assert_eq!(r.len(), 1),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn refused_yashandb_views_are_missing_grants() {
+        let text = r#"{"format":"cdcctl-evidence","version":1,"dialect":"yashandb",
+"queries":{
+"session":[
+ {"USERNAME":"CDC"}
+]
+,"ys_transactions":[
+[1:22]YAS-02012 table or view does not exist
+]
+,"ys_servers":[
+ {"SERVER_NAME":"S1","STATUS":"STARTED","CONNECT_USER":"CDC","START_SCN":"100","ERROR":null}
+]
+}}"#;
+        let ev = EvidenceFile::parse(text, "ys.json").unwrap();
+        let mut c = EvidenceCatalog::from_file(&ev, "ys.json");
+        let s = c.session().unwrap();
+        assert_eq!(s.user, "CDC");
+        assert_eq!(
+            s.inaccessible_objects.get("V$TRANSACTION"),
+            Some(&2012),
+            "{:?}",
+            s.inaccessible_objects
+        );
+        assert!(!s.inaccessible_objects.contains_key("V$YSTREAM_SERVER"));
+        assert_eq!(error_code("no number"), 1);
+        assert_eq!(error_code("[-2106]: invalid table"), 2106);
+    }
+
+    #[test]
+    fn a_spool_cut_short_or_of_another_tool_is_not_repaired_into_evidence() {
+        assert!(repair_lines("SQL> select 1\n1\n").is_none());
+        let oracle = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"oracle\",\n\"queries\":{\n\"database\":[\nERROR at line 1:\n]\n}}";
+        assert!(
+            repair_lines(oracle).is_none(),
+            "the Oracle script's file is JSON or nothing"
+        );
+        let cut = "{\"format\":\"cdcctl-evidence\",\"version\":1,\"dialect\":\"dm\",\n\"queries\":{\n\"dm_ini\":[\n {\"PARA_NAME\":\"ARCH_INI\"";
+        let v = repair_lines(cut).unwrap();
+        assert!(v["queries"]["dm_ini"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("ends inside"));
     }
 
     #[test]

@@ -1,19 +1,25 @@
 //! The two traits the engine and preflight read through, in Oracle's own
 //! terms, and their implementations: `sim` (the built-in simulator),
-//! `oracle` (the real database through the `oracle` crate) and `evidence`
+//! `oracle` (the real database through the `oracle` crate), `dm` (Dameng
+//! DM8 through the pure-Rust `dm-pure` crate) and `evidence`
 //! (catalog facts collected offline).
 //!
 //! `Catalog` answers what preflight and `partitions` need; `RedoSource` is
 //! what the capture engine mines. Both speak in rows of Oracle's views so the
 //! real backend stays a thin layer of SQL and the simulator has to behave like
 //! Oracle rather than like the engine's wishes.
+//!
+//! `yashandb` reads YashanDB's catalog through ODBC (the `yashandb-odbc`
+//! build feature) and maps its rows as `evidence` maps a collected file.
 
 pub mod catalog;
+pub mod dm;
 pub mod error;
 pub mod evidence;
 pub mod inventory;
 pub mod oracle;
 pub mod sim;
+pub mod yashandb;
 
 pub use catalog::*;
 pub use error::{OraCode, SourceError};

@@ -1309,7 +1309,7 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::UnsupportedType { .. } => {
             Some("exclude the column, or read it by snapshot: LogMiner cannot mine this type")
         }
-        Finding::LobUnavailable { .. } => {
+        Finding::LobUnavailable { .. } | Finding::LobNotLogged { .. } => {
             Some("read the LOB column by snapshot where its value is needed")
         }
         Finding::CharacterHex { .. } => Some(

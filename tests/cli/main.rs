@@ -4,6 +4,7 @@
 mod common;
 mod config;
 mod daemon;
+mod dm_live;
 mod flink;
 mod kafka;
 mod numbers;

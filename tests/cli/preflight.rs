@@ -1485,3 +1485,129 @@ fn retention_remediation_says_the_days_kept_and_needed() {
     );
     assert!(fix.contains("keep at least 7 day(s) (168 h)"), "{fix}");
 }
+
+// ---- collect --dialect: the DM8 (disql) and YashanDB (yasql) scripts
+
+#[test]
+fn collect_dialect_dm_prints_a_disql_script_and_yashandb_a_yasql_script() {
+    let o = cdcctl(&["collect", "--dialect", "dm", "--table", "BIZ.%"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let dm = stdout(&o);
+    assert!(
+        dm.contains("disql") && dm.contains("SET LINESHOW OFF"),
+        "{dm}"
+    );
+    assert!(dm.contains("SPOOL cdcctl-evidence.json REPLACE") && dm.contains("SPOOL OFF"));
+    assert!(dm.contains("\"dialect\":\"dm\"") && dm.contains("\"dm_ini\":["));
+    assert!(dm.contains("(owner LIKE 'BIZ' AND table_name LIKE '%')"));
+    assert!(!dm.to_ascii_lowercase().contains("json_object("));
+    let o = cdcctl(&["collect", "--dialect", "yashandb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ys = stdout(&o);
+    assert!(ys.contains("yasql") && ys.contains("\"dialect\":\"yashandb\""));
+    assert!(ys.contains("\"ys_servers\":[") && ys.contains("FROM v$ystream_server"));
+    let oracle = stdout(&cdcctl(&["collect"]));
+    assert!(oracle.contains("SQL*Plus") && oracle.contains("\"dialect\":\"oracle\""));
+    let help = stdout(&cdcctl(&["collect", "--help"]));
+    for word in ["--dialect", "disql", "yasql", "SQL*Plus"] {
+        assert!(help.contains(word), "{word}: {help}");
+    }
+}
+
+#[test]
+fn collect_dialect_refuses_unknown_values_and_an_oracle_release() {
+    let o = cdcctl(&["collect", "--dialect", "mysql"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("oracle") && e.contains("dm") && e.contains("yashandb"),
+        "{e}"
+    );
+    let o = cdcctl(&["collect", "--dialect", "dm", "--version", "11.2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--version"), "{}", stderr(&o));
+    let o = cdcctl(&["collect", "--dialect", "dm", "--from-source"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// The findings of `preflight --evidence` on a file laid out as the
+/// disql/yasql script spools it equal those of the live run.
+fn collect_spool_evaluates_like(spool: &str, live_facts: &str, extra: &[&str]) {
+    let src = facts(live_facts);
+    let mut live = vec!["--source", src.as_str(), "preflight"];
+    live.extend(extra);
+    let ev = fixture(spool);
+    let mut off = vec!["preflight", "--evidence", ev.as_str()];
+    off.extend(extra);
+    let (a, _) = json_report(&live);
+    let (b, o) = json_report(&off);
+    assert!(!b.checks.is_empty(), "{}", stderr(&o));
+    assert_eq!(a.checks, b.checks, "{spool}: evaluates differently");
+}
+
+#[test]
+fn collect_evidence_spooled_by_disql_evaluates_like_the_dm8_source() {
+    collect_spool_evaluates_like(
+        "dm8-pk-only-logging.disql-spool.json",
+        "dm8-pk-only-logging.json",
+        &[],
+    );
+}
+
+#[test]
+fn collect_evidence_spooled_by_yasql_evaluates_like_the_yashandb_source() {
+    collect_spool_evaluates_like(
+        "yashandb-no-server.yasql-spool.json",
+        "yashandb-no-server.json",
+        &["--config", &config("seed004-yashandb-cdc.sql")],
+    );
+}
+
+// ---- YashanDB live through ODBC: what a user sees without it
+
+#[cfg(not(feature = "yashandb-odbc"))]
+#[test]
+fn yashandb_source_in_a_build_without_odbc_exits_3_with_build_advice() {
+    for args in [
+        &["--source", "yashandb://cdc@db:1688", "preflight"][..],
+        &[
+            "--source",
+            "yashandb://cdc@db:1688",
+            "collect",
+            "--from-source",
+        ][..],
+    ] {
+        let o = cdcctl(args);
+        assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("--features yashandb-odbc") && e.contains("unixodbc-dev"),
+            "{e}"
+        );
+    }
+}
+
+#[cfg(feature = "yashandb-odbc")]
+#[test]
+fn yashandb_source_without_its_odbc_driver_exits_3_with_install_advice() {
+    let o = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(["--source", "yashandb://cdc@127.0.0.1:1688", "preflight"])
+        .env("CDCCTL_PASSWORD", "x")
+        .env("CDCCTL_YASHANDB_ODBC_DRIVER", "cdcctl-test-no-such-driver")
+        .output()
+        .expect("the cdcctl binary runs");
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("[Driver Manager]"), "{e}");
+    assert!(e.contains("install YashanDB's ODBC driver"), "{e}");
+}
+
+#[test]
+fn yashandb_source_refuses_a_password_in_the_url_and_tail() {
+    let o = cdcctl(&["--source", "yashandb://cdc:secret@db:1688", "preflight"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!stderr(&o).contains("secret"), "{}", stderr(&o));
+    let o = cdcctl(&["--source", "yashandb://cdc@db:1688", "tail", "APP.T"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("YashanDB"), "{}", stderr(&o));
+}

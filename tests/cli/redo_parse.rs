@@ -310,3 +310,28 @@ fn example_contents_export_joins_a_4000_byte_break_and_skips_lob_rows() {
     assert!(note.ends_with("gate code 4711. "));
     assert_eq!(v[3]["findings"][0]["kind"], "partial_before_image");
 }
+
+#[test]
+fn issue15_dm8_statements_parse_and_dm8_garbage_gives_the_raw_row_and_exit_4() {
+    let good = concat!(
+        r#"UPDATE "CDC_TEST"."T_BASIC" SET "C_VARCHAR" = '改过了' WHERE "ID" = 1 AND "C_VARCHAR" = '一段中文' "#,
+        r#"AND "C_DATE" = DATE'2026-01-02' AND "C_TS" = TIMESTAMP'2026-01-02 10:20:30.123456 +08:00' "#,
+        r#"AND "C_BLOB" = 0x00010203 AND "C_CLOB" = OUT_CLOB(LOB_ID: 525301) AND "C_N" IS NULL"#
+    );
+    let garbage = r#"INSERT INTO "S"."T"("A","B") VALUES(1,TIMESTAMP'2026-01-02 25:61:00')"#;
+    let out = cdcctl(&["redo", "parse"], &format!("{good}\n{garbage}\n"));
+    assert_eq!(out.status.code(), Some(4));
+    let l = lines(&out);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert_eq!(l[0]["before"]["C_DATE"], json!("2026-01-02T00:00:00"));
+    assert_eq!(l[0]["before"]["C_TS"], json!("2026-01-02T02:20:30.123456Z"));
+    assert_eq!(l[0]["after"]["C_VARCHAR"], json!("改过了"));
+    assert_eq!(l[0]["before"]["C_N"], Value::Null);
+    assert_eq!(l[0]["findings"][0]["kind"], json!("lob_not_logged"));
+    assert_eq!(l[1]["raw"], json!(garbage));
+    let error = l[1]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("\"B\"") && error.contains("25:61:00"),
+        "{error}"
+    );
+}

@@ -3,6 +3,14 @@
 //! piece having `CSF = 0`. The break may fall anywhere, inside a literal or
 //! an identifier, so pieces are joined before parsing.
 //!
+//! Oracle's pieces share XID, RS_ID and SSN. DM8 numbers its pieces
+//! instead: they share SCN, XID (and RS_ID) and carry SSN 0, 1, 2, ...; a
+//! piece continues such a chain when its SSN is the latest piece's plus
+//! one. Both rules apply to every source, so no dialect is needed: the
+//! second could take an Oracle row of another change for a piece only if
+//! that row came inside an open chain starting at SSN 0 (already a broken
+//! chain) with the chain's SCN, XID and RS_ID and the next SSN.
+//!
 //! Oracle cuts pieces by bytes in the database character set, so a cut can
 //! fall inside a multi-byte character. cdcctl's rows carry SQL_REDO as
 //! `String`, which cannot hold half a character: a source that fetches
@@ -50,6 +58,8 @@ pub enum CsfError {
 pub struct CsfAssembler {
     pending: Option<LogMinerRow>,
     pieces: usize,
+    /// The SSN of the chain's latest piece (DM8 numbers each piece).
+    last_ssn: u64,
 }
 
 fn rs_id_text(r: &LogMinerRow) -> String {
@@ -70,13 +80,14 @@ impl CsfAssembler {
     pub fn push(&mut self, row: LogMinerRow) -> Result<Option<LogMinerRow>, CsfError> {
         let Some(mut head) = self.pending.take() else {
             if row.csf {
+                self.last_ssn = row.ssn;
                 self.pending = Some(row);
                 self.pieces = 1;
                 return Ok(None);
             }
             return Ok(Some(row));
         };
-        if !same_change(&head, &row) {
+        if !same_change(&head, self.last_ssn, &row) {
             self.pieces = 0;
             return Err(CsfError::Interleaved {
                 scn: head.scn,
@@ -94,6 +105,7 @@ impl CsfAssembler {
                 .push_str(&piece);
         }
         self.pieces += 1;
+        self.last_ssn = row.ssn;
         if row.csf {
             self.pending = Some(head);
             Ok(None)
@@ -192,9 +204,13 @@ where
     }
 }
 
-/// Pieces of one change share XID, RS_ID and SSN.
-fn same_change(head: &LogMinerRow, next: &LogMinerRow) -> bool {
-    head.xid == next.xid && head.ssn == next.ssn && head.rs_id == next.rs_id
+/// Pieces of one change share XID and RS_ID, and either the SSN (Oracle)
+/// or the SCN with the SSN counting up from 0 (DM8).
+fn same_change(head: &LogMinerRow, last_ssn: u64, next: &LogMinerRow) -> bool {
+    head.xid == next.xid
+        && head.rs_id == next.rs_id
+        && (head.ssn == next.ssn
+            || (head.ssn == 0 && head.scn == next.scn && last_ssn.checked_add(1) == Some(next.ssn)))
 }
 
 #[cfg(test)]

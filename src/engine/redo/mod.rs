@@ -26,6 +26,20 @@
 //! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
 //! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | [`Field::Unavailable`], and a finding |
 //! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
+//! | `3.14159E0`, `9223372036854775807` (DM8, unquoted) | `3.14159E0`, `9223372036854775807` |
+//! | `DATE'2026-01-02'` (DM8) | `2026-01-02T00:00:00` |
+//! | `TIME'10:20:30'` (DM8) | `10:20:30` |
+//! | `TIMESTAMP'2026-01-02 10:20:30.123456'` (DM8) | `2026-01-02T10:20:30.123456` |
+//! | `TIMESTAMP'2026-01-02 10:20:30.123456 +08:00'` (DM8) | `2026-01-02T02:20:30.123456Z` (the instant in UTC) |
+//! | `0x0A0B` (DM8) | [`Field::Binary`] `0a0b` (never a [`Finding::CharacterHex`]: DM8 prints character data as text) |
+//! | `OUT_CLOB`, `OUT_CLOB(LOB_ID: 525301)` (DM8) | [`Field::Unavailable`], and a [`Finding::LobNotLogged`] |
+//!
+//! DM8's typed literals (`DATE`, `TIME`, `TIMESTAMP`) take the keyword in
+//! any case and whitespace before the quote; a day, time or offset that
+//! does not exist (`DATE'2026-13-45'`), odd or non-hex `0x` digits and an
+//! unterminated literal are errors naming the column and the literal. No
+//! dialect switch is needed: no Oracle form starts with a word followed by
+//! a quote, `0x` or `OUT_CLOB`.
 //!
 //! Any other `/* ... */` comment before a value is skipped.
 //!
@@ -46,6 +60,8 @@ mod relaxed;
 mod scan;
 mod value;
 
+#[cfg(test)]
+mod dm8_tests;
 #[cfg(test)]
 mod tests;
 
@@ -542,11 +558,25 @@ fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
         out.push(Finding::DictionaryMismatch { object_id, detail });
     }
 
-    for (col, _) in first_per_column(all(), |v| matches!(v, Value::Unsupported)) {
-        out.push(Finding::UnsupportedType {
-            schema: stmt.schema.to_string(),
-            table: stmt.table.to_string(),
-            column: col.to_string(),
+    // One pass for both markers of a value the log does not hold.
+    let missing = |v: &Value<'_>| matches!(v, Value::Unsupported | Value::LobNotLogged);
+    for (col, v) in first_per_column(all(), missing) {
+        let (schema, table, column) = (
+            stmt.schema.to_string(),
+            stmt.table.to_string(),
+            col.to_string(),
+        );
+        out.push(match v {
+            Value::LobNotLogged => Finding::LobNotLogged {
+                schema,
+                table,
+                column,
+            },
+            _ => Finding::UnsupportedType {
+                schema,
+                table,
+                column,
+            },
         });
     }
     for (col, v) in first_per_column(all(), Value::is_undecoded_json) {

@@ -8,7 +8,10 @@ use std::borrow::Cow;
 
 use memchr::memchr;
 
-use super::value::{decode_unistr, is_date_time, is_timestamp, is_timestamp_tz, Value};
+use super::value::{
+    decode_unistr, is_calendar_date, is_date_time, is_time, is_timestamp, is_timestamp_tz,
+    timestamp_exists, Value,
+};
 
 /// A parse failure before the raw text is attached.
 #[derive(Debug)]
@@ -327,6 +330,9 @@ impl<'a> Scanner<'a> {
                 self.check_literal_end()?;
                 self.maybe_chain(s)
             }
+            Some(b'0') if matches!(self.bytes.get(self.pos + 1), Some(b'x' | b'X')) => {
+                self.hex_bytes()
+            }
             Some(b) if b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.') => {
                 Ok(Value::Text(Cow::Borrowed(self.unquoted_number()?)))
             }
@@ -456,6 +462,12 @@ impl<'a> Scanner<'a> {
         if is("NULL") {
             return Ok(Value::Null);
         }
+        // Oracle's forms are calls; a word followed by a quote is one of
+        // DM8's typed literals, so Oracle's statements never test for them.
+        self.skip_ws();
+        if self.peek() == Some(b'\'') {
+            return self.typed_literal(at, name);
+        }
         if is("TO_DATE") {
             let (s, mask) = self.literal_args("TO_DATE")?;
             if let Some(m) = mask {
@@ -506,6 +518,9 @@ impl<'a> Scanner<'a> {
             self.expect_keyword(b"TYPE", "after `Unsupported`")?;
             return Ok(Value::Unsupported);
         }
+        if is("OUT_CLOB") {
+            return self.out_clob();
+        }
         Err(Fail {
             message: if name.is_empty() {
                 format!("expected a value, found {}", self.found())
@@ -514,6 +529,113 @@ impl<'a> Scanner<'a> {
             },
             position: at,
         })
+    }
+}
+
+// DM8's value forms, kept apart from Oracle's: `value` and `function`
+// reach them only on a byte no Oracle form has there.
+impl<'a> Scanner<'a> {
+    /// DM8's `0x00010203` (BLOB, BINARY, VARBINARY): whole bytes of hex.
+    fn hex_bytes(&mut self) -> Res<Value<'a>> {
+        let at = self.pos;
+        self.pos += 2;
+        let digits = self.word();
+        let literal = &self.src[at..self.pos];
+        let why = if !all_hex(digits.as_bytes()) {
+            "holds a character that is not hex"
+        } else if digits.len() % 2 != 0 {
+            "has an odd number of hex digits, so it is not whole bytes"
+        } else {
+            return Ok(Value::Bytes(Cow::Borrowed(digits)));
+        };
+        Err(Fail {
+            message: format!("binary literal {literal} {why}"),
+            position: at,
+        })
+    }
+
+    /// `DATE'...'`, `TIME'...'`, `TIMESTAMP'...'` as DM8 writes them, the
+    /// keyword in any case, whitespace allowed before the quote. Each must
+    /// be a day, time or instant that exists: DM8 prints what it stored,
+    /// so anything else is a corrupt row, never rounded into a value.
+    fn typed_literal(&mut self, at: usize, keyword: &'a str) -> Res<Value<'a>> {
+        let quote = self.pos;
+        let text = match self.string_lit() {
+            Ok(text) => text,
+            Err(_) => {
+                let rest: String = self.src[quote..].chars().take(40).collect();
+                return Err(Fail {
+                    message: format!("the literal {keyword}{rest} never ends (missing `'`)"),
+                    position: at,
+                });
+            }
+        };
+        self.check_literal_end()?;
+        let is = |n: &str| keyword.eq_ignore_ascii_case(n);
+        let b = text.as_bytes();
+        let (value, expected) = if is("TIMESTAMP") {
+            let value = if is_timestamp(b) && timestamp_exists(b) {
+                Some(Value::Timestamp(text.clone()))
+            } else if is_timestamp_tz(b) && timestamp_exists(b) {
+                Some(Value::TimestampTz(text.clone()))
+            } else {
+                None
+            };
+            (
+                value,
+                "TIMESTAMP'YYYY-MM-DD HH:MI:SS[.FF]' (0 to 9 fraction digits), optionally then \
+                 a space and an offset +HH:MI, a day, time and offset that exist",
+            )
+        } else if is("DATE") {
+            let value = if is_calendar_date(b) || (is_date_time(b) && timestamp_exists(b)) {
+                Some(Value::Date(text.clone()))
+            } else {
+                None
+            };
+            (value, "DATE'YYYY-MM-DD', a day that exists")
+        } else if is("TIME") {
+            let value = is_time(b).then(|| Value::Time(text.clone()));
+            (
+                value,
+                "TIME'HH:MI:SS[.FF]' (0 to 9 fraction digits), a time that exists",
+            )
+        } else {
+            return Err(Fail {
+                message: format!(
+                    "{keyword}'{text}' is not a literal form cdcctl reads (DM8 writes DATE'...', \
+                     TIME'...' and TIMESTAMP'...')"
+                ),
+                position: at,
+            });
+        };
+        value.ok_or_else(|| Fail {
+            message: format!(
+                "{keyword}'{text}' is not a valid {}: expected {expected}",
+                keyword.to_ascii_lowercase()
+            ),
+            position: at,
+        })
+    }
+
+    /// `OUT_CLOB` or `OUT_CLOB(LOB_ID: 525301)` (after the word): DM8 logs
+    /// a large LOB's place, never its content.
+    fn out_clob(&mut self) -> Res<Value<'a>> {
+        if self.eat(b'(') {
+            self.expect_keyword(b"LOB_ID", "inside OUT_CLOB(")?;
+            self.expect(b':', "after LOB_ID")?;
+            self.skip_ws();
+            let at = self.pos;
+            let id = self.word();
+            if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+                self.pos = at;
+                return self.fail(format!(
+                    "expected the LOB_ID number in OUT_CLOB(, found {}",
+                    self.found()
+                ));
+            }
+            self.close_paren("OUT_CLOB")?;
+        }
+        Ok(Value::LobNotLogged)
     }
 }
 

@@ -11,7 +11,8 @@ pub enum Value<'a> {
     Null,
     /// Strings, numbers (quoted or not) and decoded UNISTR text.
     Text(Cow<'a, str>),
-    /// `TO_DATE` text, `YYYY-MM-DD HH24:MI:SS`.
+    /// `TO_DATE` text, `YYYY-MM-DD HH24:MI:SS`; DM8's `DATE'YYYY-MM-DD'`
+    /// gives the date alone (midnight).
     Date(Cow<'a, str>),
     /// `TO_TIMESTAMP` text, `YYYY-MM-DD HH24:MI:SS[.FF]`.
     Timestamp(Cow<'a, str>),
@@ -19,6 +20,14 @@ pub enum Value<'a> {
     TimestampTz(Cow<'a, str>),
     /// `HEXTORAW` digits as written.
     Raw(Cow<'a, str>),
+    /// DM8's `0x...` digits (without `0x`): always a binary column's bytes,
+    /// since DM8 prints character data as text.
+    Bytes(Cow<'a, str>),
+    /// DM8's `TIME'HH:MI:SS[.FF]'` text.
+    Time(Cow<'a, str>),
+    /// DM8's `OUT_CLOB` / `OUT_CLOB(LOB_ID: n)`: a large LOB whose content
+    /// DM8 never writes to its log.
+    LobNotLogged,
     /// `TO_YMINTERVAL` / `TO_DSINTERVAL` text.
     Interval(Cow<'a, str>),
     /// `EMPTY_CLOB()`: the data follows in LOB_WRITE rows.
@@ -65,7 +74,9 @@ impl<'a> Value<'a> {
         match self.canonical() {
             // HEXTORAW left as such is bytes; character data in it was
             // already decoded to text where the dictionary allowed.
-            Some(hex) if matches!(self, Value::Raw(_)) => Field::Binary(hex.into_owned()),
+            Some(hex) if matches!(self, Value::Raw(_) | Value::Bytes(_)) => {
+                Field::Binary(hex.into_owned())
+            }
             Some(text) => Field::Text(text.into_owned()),
             None if matches!(self, Value::Null) => Field::Null,
             None if matches!(self, Value::EmptyBlob) => Field::UnavailableBinary,
@@ -78,7 +89,7 @@ impl<'a> Value<'a> {
     pub fn into_field(self) -> Field {
         match self {
             Value::Text(s) | Value::Interval(s) => Field::Text(s.into_owned()),
-            Value::Raw(s) if !s.bytes().any(|b| b.is_ascii_uppercase()) => {
+            Value::Raw(s) | Value::Bytes(s) if !s.bytes().any(|b| b.is_ascii_uppercase()) => {
                 Field::Binary(s.into_owned())
             }
             other => other.to_field(),
@@ -93,6 +104,7 @@ impl<'a> Value<'a> {
             | Value::EmptyLob
             | Value::EmptyBlob
             | Value::Unsupported
+            | Value::LobNotLogged
             | Value::JsonUnavailable => None,
             Value::JsonBytes(hex) => Some(match json_text(hex) {
                 Some(text) => Cow::Owned(text),
@@ -101,7 +113,9 @@ impl<'a> Value<'a> {
             Value::Text(s) | Value::Interval(s) => Some(Cow::Borrowed(s)),
             Value::Date(s) | Value::Timestamp(s) => Some(Cow::Owned(iso_date_time(s))),
             Value::TimestampTz(s) => Some(Cow::Owned(iso_timestamp_tz(s))),
-            Value::Raw(s) => Some(if s.bytes().any(|b| b.is_ascii_uppercase()) {
+            Value::Time(s) if s.ends_with('.') => Some(Cow::Owned(format!("{s}0"))),
+            Value::Time(s) => Some(Cow::Borrowed(s)),
+            Value::Raw(s) | Value::Bytes(s) => Some(if s.bytes().any(|b| b.is_ascii_uppercase()) {
                 Cow::Owned(s.to_ascii_lowercase())
             } else {
                 Cow::Borrowed(s)
@@ -113,9 +127,14 @@ impl<'a> Value<'a> {
 /// `2025-03-01 09:00:00[.fff]` → `2025-03-01T09:00:00[.fff]`; the shape was
 /// checked when parsing, so byte 10 is the date/time separator. An empty
 /// fraction (TIMESTAMP(0) under a `...SS.FF` format prints `00:00:00.`)
-/// reads as `.0`.
+/// reads as `.0`. A date alone (DM8's `DATE'2026-01-02'`) is at midnight.
 fn iso_date_time(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 1);
+    let mut out = String::with_capacity(s.len() + 9);
+    if s.len() == 10 {
+        out.push_str(s);
+        out.push_str("T00:00:00");
+        return out;
+    }
     match (s.get(..10), s.get(11..)) {
         (Some(date), Some(time)) => {
             out.push_str(date);
@@ -312,6 +331,70 @@ pub(super) fn is_date_time(b: &[u8]) -> bool {
         && digits(&b[14..16])
         && b[16] == b':'
         && digits(&b[17..19])
+}
+
+fn number(b: &[u8]) -> i64 {
+    b.iter()
+        .fold(0i64, |n, &d| n * 10 + i64::from(d.wrapping_sub(b'0')))
+}
+
+/// Whether a `YYYY-MM-DD` (shape already checked) is a day the calendar has.
+fn day_exists(b: &[u8]) -> bool {
+    let (year, month, day) = (number(&b[0..4]), number(&b[5..7]), number(&b[8..10]));
+    (1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month)
+}
+
+/// Whether an `HH:MI:SS` (shape already checked) is a time the clock has.
+fn clock_exists(b: &[u8]) -> bool {
+    number(&b[0..2]) <= 23 && number(&b[3..5]) <= 59 && number(&b[6..8]) <= 59
+}
+
+/// `YYYY-MM-DD` exactly, a day the calendar has: DM8's `DATE'...'`.
+pub(super) fn is_calendar_date(b: &[u8]) -> bool {
+    b.len() == 10
+        && digits(&b[0..4])
+        && b[4] == b'-'
+        && digits(&b[5..7])
+        && b[7] == b'-'
+        && digits(&b[8..10])
+        && day_exists(b)
+}
+
+/// `HH:MI:SS`, optionally `.` and 0–9 fraction digits, a time the clock
+/// has: DM8's `TIME'...'`.
+pub(super) fn is_time(b: &[u8]) -> bool {
+    let shape = b.len() >= 8
+        && digits(&b[0..2])
+        && b[2] == b':'
+        && digits(&b[3..5])
+        && b[5] == b':'
+        && digits(&b[6..8]);
+    let fraction = match b.get(8..) {
+        Some([]) => true,
+        Some([b'.', rest @ ..]) => rest.len() <= 9 && digits(rest),
+        _ => false,
+    };
+    shape && fraction && clock_exists(b)
+}
+
+/// For text [`is_timestamp`] or [`is_timestamp_tz`] took: whether its day
+/// and time exist and a numeric offset is one a zone can have (at most 14
+/// hours, 59 minutes). Those checks only test the shape; DM8's literals
+/// are checked in full so a corrupt value is an error, not an event.
+pub(super) fn timestamp_exists(b: &[u8]) -> bool {
+    let Some(end) = timestamp_end(b) else {
+        return false;
+    };
+    let zone = &b[end..];
+    let zone = zone.strip_prefix(b" ").unwrap_or(zone);
+    let offset_ok = match zone {
+        [b'+' | b'-', rest @ ..] => match rest.iter().position(|&c| c == b':') {
+            Some(colon) => number(&rest[..colon]) <= 14 && number(&rest[colon + 1..]) <= 59,
+            None => false,
+        },
+        _ => true,
+    };
+    day_exists(&b[..10]) && clock_exists(&b[11..19]) && offset_ok
 }
 
 /// Where the date, time and fraction (`.` and 0–9 digits) of `b` end, when

@@ -5,8 +5,9 @@ use super::need;
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
+use crate::preflight::remedy;
 use crate::preflight::rules::tables::recent_ddl;
-use crate::source::DmFacts;
+use crate::source::{DmFacts, TableFacts, TableName};
 
 fn dm(f: &Facts) -> Result<&DmFacts, Outcome> {
     match f.instance.as_ref() {
@@ -123,4 +124,110 @@ pub fn topology_ddl(f: &Facts, def: &CheckDef) -> Outcome {
         t.warn(format!("{r} (the DM8 dictionary is online only: statements on changed or dropped tables cannot be rebuilt)"));
     }
     t.finish("single-node deployment and no recent DDL")
+}
+
+/// What mining reads, with the grant each needs; `DBMS_LOGMNR` stands for
+/// the package (its absence or a missing EXECUTE).
+const MINING_OBJECTS: [&str; 5] = [
+    "V$LOGMNR_CONTENTS",
+    "V$ARCH_FILE",
+    "V$RLOG",
+    "V$DM_INI",
+    "DBMS_LOGMNR",
+];
+
+pub fn grants(f: &Facts, _d: &CheckDef) -> Outcome {
+    let s = need!(f, session, "session");
+    // A package that is not installed is dm-pkg's finding, not a grant.
+    let uninstalled = dm(f).is_ok_and(|d| d.logmnr_package_installed == Some(false));
+    let mut t = Tally::default();
+    for object in MINING_OBJECTS {
+        if object == "DBMS_LOGMNR" && uninstalled {
+            continue;
+        }
+        if let Some(code) = s.inaccessible_objects.get(object) {
+            t.fail(format!("{object} cannot be used (error {code})"));
+        }
+    }
+    t.note(
+        "EXECUTE ON DBMS_LOGMNR reads every change of every table, whatever the table grants: \
+         treat the connector user as able to read the whole database",
+    );
+    t.finish(format!(
+        "{} can read what mining needs",
+        if s.user.is_empty() {
+            "the user"
+        } else {
+            &s.user
+        }
+    ))
+}
+
+fn has_key(t: &TableFacts) -> bool {
+    t.constraints
+        .iter()
+        .any(|c| c.enabled && (c.constraint_type == "P" || c.constraint_type == "U"))
+}
+
+pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
+    let tables = need!(f, tables, "tables");
+    if tables.is_empty() {
+        return Outcome::skip("no table in scope");
+    }
+    let mut t = Tally::default();
+    let keyless: Vec<&TableName> = tables
+        .iter()
+        .filter(|tab| !has_key(tab))
+        .map(|tab| &tab.name)
+        .collect();
+    for name in &keyless {
+        t.warn(format!(
+            "{name}: no primary or unique key: events carry no key for Kafka message keys, \
+             Flink upserts or snapshot chunks"
+        ));
+    }
+    t.finish(format!("{} table(s) have a key", tables.len()))
+        .fix(remedy::per_table(KEY_FIX, keyless))
+}
+
+const KEY_FIX: &str = "ALTER TABLE owner.table ADD PRIMARY KEY (...);";
+
+/// DM8's large-object types: a value past the inline size is logged as
+/// `OUT_CLOB`, without its content.
+fn is_dm_lob(data_type: &str) -> bool {
+    let base = data_type
+        .split('(')
+        .next()
+        .unwrap_or(data_type)
+        .trim()
+        .to_ascii_uppercase();
+    matches!(
+        base.as_str(),
+        "BLOB" | "CLOB" | "TEXT" | "IMAGE" | "LONGVARCHAR" | "LONGVARBINARY" | "LONG"
+    )
+}
+
+pub fn tbl_types(f: &Facts, _d: &CheckDef) -> Outcome {
+    let tables = need!(f, tables, "tables");
+    if tables.is_empty() {
+        return Outcome::skip("no table in scope");
+    }
+    let mut t = Tally::default();
+    for tab in tables {
+        let lobs: Vec<String> = tab
+            .columns
+            .iter()
+            .filter(|c| is_dm_lob(&c.data_type))
+            .map(|c| format!("{} {}", c.name, c.data_type))
+            .collect();
+        if !lobs.is_empty() {
+            t.warn(format!(
+                "{}: {}: a large value is logged as OUT_CLOB without its content and arrives as \
+                 the unavailable-value placeholder",
+                tab.name,
+                lobs.join(", ")
+            ));
+        }
+    }
+    t.finish(format!("{} table(s) have no LOB column", tables.len()))
 }

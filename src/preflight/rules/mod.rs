@@ -75,6 +75,9 @@ pub fn rule_for(id: &str) -> Option<Rule> {
         "dm-pkg" => dm::pkg,
         "dm-archive-only" => dm::archive_only,
         "dm-topology-ddl" => dm::topology_ddl,
+        "dm-grants" => dm::grants,
+        "dm-tbl-key" => dm::tbl_key,
+        "dm-tbl-types" => dm::tbl_types,
         "ys-pool" => yashandb::pool,
         "ys-arch-supp" => yashandb::arch_supp,
         "ys-server" => yashandb::server,
@@ -649,5 +652,121 @@ mod tests {
         assert!(old.contains("GRANT EXECUTE_CATALOG_ROLE"), "{old}");
         assert!(!old.contains("LOGMINING"), "11g has no LOGMINING: {old}");
         assert_ne!(missing, grants);
+    }
+
+    fn dm_table(name: &str, key: bool, types: &[&str]) -> crate::source::TableFacts {
+        use crate::source::{ColumnFacts, KeyConstraint, TableFacts, TableName};
+        TableFacts {
+            name: TableName {
+                owner: "CDC_TEST".into(),
+                table: name.into(),
+            },
+            columns: types
+                .iter()
+                .enumerate()
+                .map(|(i, t)| ColumnFacts {
+                    name: format!("C{i}"),
+                    data_type: (*t).into(),
+                    ..Default::default()
+                })
+                .collect(),
+            constraints: key
+                .then(|| KeyConstraint {
+                    name: "PK".into(),
+                    constraint_type: "P".into(),
+                    columns: vec!["C0".into()],
+                    enabled: true,
+                })
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn dm8_grants_fail_per_unreadable_view_and_leave_a_missing_package_to_dm_pkg() {
+        let mut session = SessionFacts {
+            user: "DM_CDC".into(),
+            ..Default::default()
+        };
+        let instance = |installed| InstanceFacts {
+            dialect: crate::source::Dialect::Dm,
+            dm: Some(crate::source::DmFacts {
+                logmnr_package_installed: Some(installed),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut f = Facts {
+            instance: Some(instance(true)),
+            session: Some(session.clone()),
+            ..Default::default()
+        };
+        let out = (rule_for("dm-grants").unwrap())(&f, &def("dm-grants"));
+        assert_eq!(out.status, Status::Pass);
+        assert!(out.detail.contains("DM_CDC"), "{}", out.detail);
+        assert!(out
+            .evidence
+            .iter()
+            .any(|e| e.contains("every change of every table")));
+
+        session
+            .inaccessible_objects
+            .insert("V$ARCH_FILE".into(), 2106);
+        session
+            .inaccessible_objects
+            .insert("DBMS_LOGMNR".into(), 2207);
+        f.session = Some(session);
+        let out = (rule_for("dm-grants").unwrap())(&f, &def("dm-grants"));
+        assert_eq!(out.status, Status::Fail);
+        assert!(out.detail.contains("V$ARCH_FILE") && out.detail.contains("DBMS_LOGMNR"));
+
+        f.instance = Some(instance(false));
+        let out = (rule_for("dm-grants").unwrap())(&f, &def("dm-grants"));
+        assert_eq!(out.status, Status::Fail);
+        assert!(!out.detail.contains("DBMS_LOGMNR"), "{}", out.detail);
+    }
+
+    #[test]
+    fn dm8_keyless_tables_warn_and_name_the_table() {
+        let mut f = Facts {
+            tables: Some(vec![dm_table("T_BASIC", true, &["INT"])]),
+            ..Default::default()
+        };
+        assert_eq!(run("dm-tbl-key", &f), Status::Pass);
+        f.tables = Some(vec![
+            dm_table("T_BASIC", true, &["INT"]),
+            dm_table("T_NO_PK", false, &["INT"]),
+        ]);
+        let out = (rule_for("dm-tbl-key").unwrap())(&f, &def("dm-tbl-key"));
+        assert_eq!(out.status, Status::Warn);
+        assert!(out.detail.contains("CDC_TEST.T_NO_PK"), "{}", out.detail);
+        assert!(!out.detail.contains("T_BASIC"), "{}", out.detail);
+    }
+
+    #[test]
+    fn dm8_lob_columns_warn_that_large_values_are_never_logged() {
+        let mut f = Facts {
+            tables: Some(vec![dm_table(
+                "T_BASIC",
+                true,
+                &["INT", "VARCHAR(50)", "DOUBLE"],
+            )]),
+            ..Default::default()
+        };
+        assert_eq!(run("dm-tbl-types", &f), Status::Pass);
+        f.tables = Some(vec![dm_table(
+            "T_LOB",
+            true,
+            &["INT", "CLOB", "blob", "TEXT"],
+        )]);
+        let out = (rule_for("dm-tbl-types").unwrap())(&f, &def("dm-tbl-types"));
+        assert_eq!(out.status, Status::Warn);
+        assert!(
+            out.detail.contains("C1 CLOB, C2 blob, C3 TEXT"),
+            "{}",
+            out.detail
+        );
+        assert!(out.detail.contains("OUT_CLOB"), "{}", out.detail);
     }
 }

@@ -1,0 +1,1 @@
+UPDATE "S"."T" SET "C" = 'new', "D" = 9999.0001, "B" = 0x0A0B WHERE "ID" = 1 AND "C" = 'old' AND "D" = -1.5 AND "DAY" = DATE '2026-01-02' AND "L" = OUT_CLOB AND "E" IS NULL

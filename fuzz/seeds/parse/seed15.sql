@@ -1,0 +1,1 @@
+DELETE FROM "S"."T" WHERE "ID" = 1 AND "TZ" = timestamp'2026-01-01 03:00:00.000001 -05:30' AND "AT" = Time'23:59:59.' AND "B" = 0x

@@ -1,0 +1,292 @@
+//! Maps errors of the `dm-pure` driver and of the DM8 server to
+//! `SourceError`, and says what each DM8 code means for capture.
+//!
+//! DM8's codes are negative (`[-2106]`). The ones named here come from
+//! DM8's error-code table (`SELECT * FROM V$ERR_INFO`, as published in DM's
+//! code listings), from the descriptions `dm-pure` carries for the codes
+//! it raises itself, and from DM's `DBMS_LOGMNR` examples (`[-4546]` when a
+//! log cannot be opened). A code not listed is still reported, with DM's
+//! own message, as a database error.
+
+use crate::source::SourceError;
+
+/// What a DM8 error means for cdcctl, which decides its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmClass {
+    /// The network: no server at the address, or the connection dropped.
+    Connection,
+    /// The server refused the login.
+    Login,
+    /// A table or view that does not exist or that the user cannot see.
+    MissingObject,
+    /// The user lacks a privilege.
+    NoPrivilege,
+    /// `DBMS_LOGMNR` is not created in this database.
+    MissingPackage,
+    /// A log file LogMiner was given cannot be opened.
+    MissingLog,
+}
+
+/// What a DM8 code means and what to do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DmAdvice {
+    pub code: i32,
+    pub meaning: &'static str,
+    pub advice: &'static str,
+    pub class: DmClass,
+    /// Retrying after a reconnect may succeed.
+    pub transient: bool,
+}
+
+/// `dm-pure` raises this for every socket error: connect refused, host
+/// unknown, timeout, a connection reset while reading.
+pub const NETWORK: i32 = -6852;
+/// 用户名或密码错误: invalid user name or password.
+pub const BAD_LOGIN: i32 = -2501;
+/// 无效的表或视图名: the table or view does not exist (or is not visible).
+pub const NO_OBJECT: i32 = -2106;
+/// 无法解析的成员访问表达式: a package member that cannot be resolved,
+/// which is what a call into an uncreated `DBMS_LOGMNR` raises.
+pub const NO_PACKAGE_MEMBER: i32 = -2207;
+/// `[DBMS_LOGMNR.ADD_LOGFILE] 打开文件失败`: the log file cannot be opened.
+pub const LOG_OPEN_FAILED: i32 = -4546;
+
+const ADVICE: &[DmAdvice] = &[
+    DmAdvice { code: NETWORK, meaning: "network error: no DM8 server answered, or the connection dropped", advice: "check host and port (DM8 listens on 5236 by default) and that dmserver runs; cdcctl reconnects after transient drops", class: DmClass::Connection, transient: true },
+    DmAdvice { code: BAD_LOGIN, meaning: "invalid user name or password", advice: "check the user (DM8 compares user names exactly, case included); the password comes from CDCCTL_PASSWORD or the prompt on a terminal", class: DmClass::Login, transient: false },
+    DmAdvice { code: NO_OBJECT, meaning: "invalid table or view name (it does not exist, or the user may not see it)", advice: "grant SELECT on the view (GRANT SELECT ON SYS.V$ARCH_FILE TO user) or check the name's case", class: DmClass::MissingObject, transient: false },
+    DmAdvice { code: NO_PACKAGE_MEMBER, meaning: "a package member cannot be resolved: DBMS_LOGMNR is not created, or not granted", advice: "a DBA runs SP_CREATE_SYSTEM_PACKAGES(1, 'DBMS_LOGMNR') once and grants EXECUTE ON SYS.DBMS_LOGMNR to the capture user", class: DmClass::MissingPackage, transient: false },
+    DmAdvice { code: LOG_OPEN_FAILED, meaning: "DBMS_LOGMNR cannot open the log file: it was removed from the archive destination, or it is an online redo file", advice: "restore the archived file into the archive destination, or take a new snapshot: changes in it cannot be captured; keep archives longer than the longest outage", class: DmClass::MissingLog, transient: false },
+];
+
+/// Looks a DM8 code up in cdcctl's advice table.
+pub fn dm_advice(code: i32) -> Option<&'static DmAdvice> {
+    ADVICE.iter().find(|a| a.code == code)
+}
+
+/// Every code the table knows, for tests and help text.
+pub fn known_dm_codes() -> impl Iterator<Item = &'static DmAdvice> {
+    ADVICE.iter()
+}
+
+/// The advice when `DBMS_LOGMNR` is found missing before it is called.
+pub const MISSING_PACKAGE_MESSAGE: &str =
+    "the DBMS_LOGMNR package is not created in this DM8 database (SF_CHECK_SYSTEM_PACKAGE('DBMS_LOGMNR') = 0)";
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("").trim()
+}
+
+/// The driver's connect failure reads `连接 HOST:PORT 失败: <io error>`;
+/// the address is said by cdcctl's own message, the I/O error is kept.
+/// A connection the server closed reads `连接关闭（...）`.
+fn io_detail(message: &str) -> &str {
+    let line = first_line(message);
+    if line.starts_with("连接关闭") {
+        return "the server closed the connection";
+    }
+    match line.split_once("失败: ") {
+        Some((_, detail)) if !detail.trim().is_empty() => detail.trim(),
+        _ => line,
+    }
+}
+
+/// Messages of a refused login, for a code this table does not know.
+fn is_login_message(message: &str) -> bool {
+    let lower = message.to_lowercase();
+    [
+        "用户名或密码错误",
+        "invalid username or password",
+        "用户已被锁定",
+        "account locked",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
+}
+
+/// Maps an error from its parts: DM's code, its message, and the address
+/// (`host:port`) for the messages that need it. `connecting` says whether
+/// the error came from opening the session.
+pub fn classify(code: i32, message: &str, address: &str, connecting: bool) -> SourceError {
+    if code == NETWORK {
+        let detail = io_detail(message);
+        return SourceError::Unreachable(if connecting {
+            format!(
+                "cannot connect to DM8 at {address}: {detail} (is dmserver running and listening there? DM8's default port is 5236)"
+            )
+        } else {
+            format!("the connection to DM8 at {address} dropped: {detail}")
+        });
+    }
+    if code == BAD_LOGIN || is_login_message(message) {
+        return SourceError::Authentication(format!(
+            "DM8 at {address} refused the login: [{code}] {} (DM8 compares user names case included)",
+            first_line(message)
+        ));
+    }
+    SourceError::Dm {
+        code,
+        message: first_line(message).to_string(),
+    }
+}
+
+/// Maps an error of the `dm-pure` driver.
+pub fn map_error(err: &dm_pure::DmError, address: &str, connecting: bool) -> SourceError {
+    classify(err.code, &err.msg, address, connecting)
+}
+
+/// The DM8 code of an error, if it carries one.
+pub fn dm_code(e: &SourceError) -> Option<i32> {
+    match e {
+        SourceError::Dm { code, .. } => Some(*code),
+        _ => None,
+    }
+}
+
+/// An error that only means "this fact cannot be read here": a view that
+/// does not exist or is not granted, or a missing privilege. DM names no
+/// single code for every privilege error, so its message is read too.
+pub fn is_missing_fact(e: &SourceError) -> bool {
+    match e {
+        SourceError::Dm { code, message } => {
+            matches!(
+                dm_advice(*code).map(|a| a.class),
+                Some(DmClass::MissingObject | DmClass::NoPrivilege)
+            ) || message.contains("权限")
+                || message.to_lowercase().contains("privilege")
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AT: &str = "127.0.0.1:5236";
+
+    #[test]
+    fn connection_refused_is_unreachable_transient_and_keeps_the_io_error() {
+        let e = classify(
+            NETWORK,
+            "连接 127.0.0.1:5236 失败: Connection refused (os error 111)",
+            AT,
+            true,
+        );
+        assert_eq!(
+            e,
+            SourceError::Unreachable(
+                "cannot connect to DM8 at 127.0.0.1:5236: Connection refused (os error 111) \
+                 (is dmserver running and listening there? DM8's default port is 5236)"
+                    .into()
+            )
+        );
+        assert!(e.is_transient());
+        let closed = classify(NETWORK, "连接关闭（读取帧头）", AT, true);
+        assert!(
+            closed
+                .to_string()
+                .contains("the server closed the connection"),
+            "{closed}"
+        );
+        let dropped = classify(NETWORK, "Broken pipe (os error 32)", AT, false);
+        assert!(dropped.to_string().contains("dropped"), "{dropped}");
+        assert!(dropped.is_transient());
+    }
+
+    #[test]
+    fn bad_login_is_authentication_by_code_or_by_message() {
+        let e = classify(BAD_LOGIN, "用户名或密码错误", AT, true);
+        let SourceError::Authentication(text) = &e else {
+            panic!("expected Authentication, got {e:?}");
+        };
+        assert!(text.contains("[-2501]") && text.contains(AT), "{text}");
+        let locked = classify(-2999, "用户已被锁定", AT, true);
+        assert!(
+            matches!(locked, SourceError::Authentication(_)),
+            "{locked:?}"
+        );
+    }
+
+    #[test]
+    fn other_codes_stay_dm_errors_with_their_code_and_first_line() {
+        let e = classify(
+            NO_OBJECT,
+            "无效的表或视图名[V$ARCH_FILE]\nat line 1",
+            AT,
+            false,
+        );
+        assert_eq!(
+            e,
+            SourceError::Dm {
+                code: NO_OBJECT,
+                message: "无效的表或视图名[V$ARCH_FILE]".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "DM8 error [-2106]: 无效的表或视图名[V$ARCH_FILE]"
+        );
+        assert_eq!(dm_code(&e), Some(NO_OBJECT));
+        assert!(is_missing_fact(&e));
+        assert!(e.advice().is_some_and(|a| a.contains("GRANT SELECT")));
+    }
+
+    #[test]
+    fn a_missing_package_and_a_missing_log_have_advice_and_are_not_transient() {
+        let pkg = classify(
+            NO_PACKAGE_MEMBER,
+            "无法解析的成员访问表达式[DBMS_LOGMNR.START_LOGMNR]",
+            AT,
+            false,
+        );
+        assert!(pkg
+            .advice()
+            .is_some_and(|a| a.contains("SP_CREATE_SYSTEM_PACKAGES(1, 'DBMS_LOGMNR')")));
+        assert!(!pkg.is_transient());
+        assert!(!is_missing_fact(&pkg));
+        let log = classify(
+            LOG_OPEN_FAILED,
+            "[DBMS_LOGMNR.ADD_LOGFILE] 打开文件失败.",
+            AT,
+            false,
+        );
+        assert_eq!(
+            dm_advice(LOG_OPEN_FAILED).map(|a| a.class),
+            Some(DmClass::MissingLog)
+        );
+        assert!(log.advice().is_some());
+    }
+
+    #[test]
+    fn privilege_messages_are_missing_facts_and_other_errors_are_not() {
+        let e = SourceError::Dm {
+            code: -5555,
+            message: "没有[V$DM_INI]对象的查询权限".into(),
+        };
+        assert!(is_missing_fact(&e));
+        let syntax = SourceError::Dm {
+            code: -2007,
+            message: "语法分析出错".into(),
+        };
+        assert!(!is_missing_fact(&syntax));
+        assert!(!is_missing_fact(&SourceError::Unreachable("x".into())));
+    }
+
+    #[test]
+    fn the_driver_error_with_no_server_maps_through_map_error() {
+        let err =
+            dm_pure::DmError::conn("连接 127.0.0.1:1 失败: Connection refused (os error 111)");
+        let e = map_error(&err, "127.0.0.1:1", true);
+        assert!(matches!(e, SourceError::Unreachable(_)), "{e:?}");
+    }
+
+    #[test]
+    fn advice_table_has_no_duplicate_codes() {
+        let mut codes: Vec<i32> = known_dm_codes().map(|a| a.code).collect();
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n);
+    }
+}
