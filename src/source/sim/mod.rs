@@ -704,6 +704,10 @@ impl RedoSource for Sim {
     ) -> Result<SnapshotChunk, SourceError> {
         self.tick(false);
         self.check_link()?;
+        // As the live DM8 source: no consistent read of a DM8 table is wired.
+        if self.model.scenario.is_dm() {
+            return Err(crate::source::dm::snapshot_unsupported(table));
+        }
         // A flashback read runs in the session's current container, whose
         // dictionary alone names the table: from the root a PDB's table
         // does not exist (ORA-00942).

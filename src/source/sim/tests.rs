@@ -838,3 +838,18 @@ fn dm8_truth_gives_long_lobs_as_unavailable_even_when_lobs_are_captured() {
     }
     assert!(inline > 0 && out > 0, "inline {inline}, out of row {out}");
 }
+
+#[test]
+fn dm8_snapshot_reads_are_refused_as_the_live_dm8_source_refuses_them() {
+    let mut s = Sim::from_spec("dm8").expect("dm8");
+    let scn = s.model().scn;
+    let table = TableName {
+        owner: "APP".into(),
+        table: "ORDERS".into(),
+    };
+    let e = s
+        .snapshot_chunk(&table, scn, None, 10)
+        .expect_err("no consistent DM8 read is wired");
+    assert!(matches!(e, SourceError::Unsupported(_)), "{e:?}");
+    assert!(e.to_string().contains("--snapshot never"), "{e}");
+}
