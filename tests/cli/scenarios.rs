@@ -68,9 +68,19 @@ struct Run {
 /// Captures (from, until], restarting from a checkpoint after every
 /// `restart_every` events when given (the source survives, as the database would).
 fn capture(name: &str, from: Scn, until: Scn, restart_every: Option<usize>) -> Run {
-    let s = sim(name);
+    capture_from(sim(name), name, from, until, restart_every)
+}
+
+/// [`capture`] of a given simulator.
+fn capture_from(
+    source: Sim,
+    name: &str,
+    from: Scn,
+    until: Scn,
+    restart_every: Option<usize>,
+) -> Run {
     let mut start = StartAt::Scn(from);
-    let mut source = s;
+    let mut source = source;
     let mut events = Vec::new();
     let mut findings = Vec::new();
     for _restart in 0..10_000 {
@@ -346,16 +356,12 @@ fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
 #[test]
 fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
     for rows in ["none", "flagged"] {
-        let (run, want, restart_scn) = dm8_variant(
-            &[
-                (
-                    "rollback_rows = \"none\"",
-                    &format!("rollback_rows = \"{rows}\""),
-                ),
-                ("rollback_pct = 5.0", "rollback_pct = 30.0"),
-            ],
-            4_000,
-        );
+        let model = format!("rollback_rows = \"{rows}\"");
+        let edits = [
+            ("rollback_rows = \"none\"", model.as_str()),
+            ("rollback_pct = 5.0", "rollback_pct = 30.0"),
+        ];
+        let (run, want, restart_scn) = dm8_variant(&edits, 4_000);
         assert!(
             run.error.is_none(),
             "{rows}: {:?}",
@@ -370,7 +376,43 @@ fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
             restart_scn + 1_000 > want_last,
             "{rows}: restart SCN {restart_scn} is pinned far behind the last commit at {want_last}"
         );
+        // The same from the scenario's start, restarting from checkpoints.
+        let scenario = dm8_scenario(&edits);
+        let from = scenario.instance.start_scn;
+        let until = from + 4_000;
+        let mut t = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+        t.advance_to_scn(until + 1);
+        let want: Vec<CapturedEvent> = t
+            .truth_between(from, until)
+            .filter(|e| matches!(e, CapturedEvent::Change(_)))
+            .cloned()
+            .collect();
+        for every in [7, 100] {
+            let source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+            let run = capture_from(source, "dm8 variant", from, until, Some(every));
+            assert!(
+                run.error.is_none(),
+                "{rows}/{every}: {:?}",
+                run.error.map(|e| e.to_string())
+            );
+            assert_same(
+                &format!("dm8 rollback rows {rows} restarting every {every}"),
+                &run.events,
+                &want,
+            );
+        }
     }
+}
+
+/// The `dm8` built-in with edits to its text.
+fn dm8_scenario(edits: &[(&str, &str)]) -> Scenario {
+    let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
+    let mut text = b.text.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "dm8 has no `{from}`");
+        text = text.replacen(from, to, 1);
+    }
+    Scenario::parse(&text, "dm8 variant").expect("a valid variant")
 }
 
 /// A DM8 scenario with edits to its text, captured through the engine
@@ -379,13 +421,7 @@ fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
 /// transactions committed in that range and the restart SCN of the last
 /// checkpoint.
 fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>, Scn) {
-    let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
-    let mut text = b.text.to_string();
-    for (from, to) in edits {
-        assert!(text.contains(from), "dm8 has no `{from}`");
-        text = text.replacen(from, to, 1);
-    }
-    let scenario = Scenario::parse(&text, "dm8 variant").expect("a valid variant");
+    let scenario = dm8_scenario(edits);
     let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
     let from = source.model().scn;
     let until = from + scns;

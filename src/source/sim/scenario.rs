@@ -1192,6 +1192,17 @@ impl Scenario {
                 )));
             }
         }
+        if !self.faults.is_empty() || !w.maintenance.is_empty() {
+            return Err(invalid(
+                "faults and workload.maintenance raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
+            ));
+        }
+        if let Some(t) = self.tables.iter().find(|t| t.partitioning.is_some()) {
+            return Err(invalid(format!(
+                "table {}.{}: the DM8 mode does not model partitioned tables",
+                t.owner, t.name
+            )));
+        }
         if self.instance.cdb || self.instance.threads != 1 {
             return Err(invalid(
                 "a DM8 instance is single-node without containers: instance.cdb = false, instance.threads = 1".into(),

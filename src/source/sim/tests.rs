@@ -748,7 +748,7 @@ fn dm8_append_logic_0_shows_nothing_and_flagged_rollbacks_show_undo_rows_without
 }
 
 #[test]
-fn dm8_partial_rollbacks_are_refused_as_unverified() {
+fn dm8_partial_rollbacks_and_oracle_faults_are_refused() {
     let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
     let text = b.text.replacen(
         "rollback_pct = 5.0",
@@ -759,6 +759,14 @@ fn dm8_partial_rollbacks_are_refused_as_unverified() {
         .expect_err("refused")
         .to_string();
     assert!(e.contains("workload.savepoint_pct"), "{e}");
+    let text = format!(
+        "{}\n[[faults]]\nkind = \"connection_drop\"\nat_s = 10\n",
+        b.text
+    );
+    let e = Scenario::parse(&text, "dm8")
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains("does not model"), "{e}");
 }
 
 #[test]
