@@ -271,6 +271,8 @@ pub struct Capture<S: RedoSource> {
     /// A source whose rollbacks leave no end row (DM8): the transactions it
     /// listed open, see [`EndedCheck`].
     ended_check: Option<EndedCheck>,
+    /// The source refused to list its open transactions (told once).
+    ended_unlisted: bool,
 }
 
 /// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
@@ -382,6 +384,7 @@ impl<S: RedoSource> Capture<S> {
             archives_checked: None,
             lob_told: BTreeSet::new(),
             ended_check: None,
+            ended_unlisted: false,
         })
     }
 
@@ -575,7 +578,19 @@ impl<S: RedoSource> Capture<S> {
             && self.ended_check.is_none()
             && self.buffer.open_count() > 0
         {
-            Some(self.source.open_transactions()?)
+            match self.source.open_transactions() {
+                Ok(open) => Some(open),
+                Err(e) if e.is_transient() => return Err(e.into()),
+                // Without the list a rolled-back transaction stays buffered:
+                // nothing is lost, the restart SCN waits at its start.
+                Err(e) => {
+                    if !self.ended_unlisted {
+                        self.ended_unlisted = true;
+                        tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
+                    }
+                    None
+                }
+            }
         } else {
             None
         };
