@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use chrono::NaiveDateTime;
 
 use crate::source::{
-    flushed_redo_end, ContentsQuery, Incarnation, LogInventory, RedoSource, RedoThread,
+    flushed_redo_end, ContentsQuery, Dialect, Incarnation, LogInventory, RedoSource, RedoThread,
     SourceError, TableName, TablePattern,
 };
 
@@ -268,6 +268,21 @@ pub struct Capture<S: RedoSource> {
     archives_checked: Option<Scn>,
     /// LOB columns already handed out as `LobUnavailable`, by either source.
     lob_told: BTreeSet<(String, String, String)>,
+    /// A source whose rollbacks leave no end row (DM8): the transactions it
+    /// listed open, see [`EndedCheck`].
+    ended_check: Option<EndedCheck>,
+    /// The source refused to list its open transactions (told once).
+    ended_unlisted: bool,
+}
+
+/// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
+/// `listed_by` is read, a buffered transaction started at or below
+/// `listed_from` and not listed has ended without a COMMIT row: it rolled
+/// back.
+struct EndedCheck {
+    listed_from: Scn,
+    listed_by: Scn,
+    open: std::collections::HashSet<String>,
 }
 
 /// The log inventory as last read, with what it was read for.
@@ -368,6 +383,8 @@ impl<S: RedoSource> Capture<S> {
             book: None,
             archives_checked: None,
             lob_told: BTreeSet::new(),
+            ended_check: None,
+            ended_unlisted: false,
         })
     }
 
@@ -554,7 +571,37 @@ impl<S: RedoSource> Capture<S> {
         &mut self,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Progress, CaptureError> {
+        // Every transaction started at or below the SCN read by the last
+        // poll is either listed now or over.
+        let listed_from = self.status.current_scn;
+        let listed = if self.source.dialect() == Dialect::Dm
+            && self.ended_check.is_none()
+            && self.buffer.open_count() > 0
+        {
+            match self.source.open_transactions() {
+                Ok(open) => Some(open),
+                Err(e) if e.is_transient() => return Err(e.into()),
+                // Without the list a rolled-back transaction stays buffered:
+                // nothing is lost, the restart SCN waits at its start.
+                Err(e) => {
+                    if !self.ended_unlisted {
+                        self.ended_unlisted = true;
+                        tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
+                    }
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let now = self.source.current_scn()?;
+        if let Some(open) = listed {
+            self.ended_check = Some(EndedCheck {
+                listed_from,
+                listed_by: now.scn,
+                open: open.into_iter().map(|t| t.xid).collect(),
+            });
+        }
         self.status.current_scn = now.scn;
         self.status.current_time = Some(now.time);
         let mut upper = now.scn;
@@ -602,6 +649,7 @@ impl<S: RedoSource> Capture<S> {
             pdb: self.config.pdb.clone(),
         };
         self.source.query_contents(&query)?;
+        let dialect = self.source.dialect();
         let mut read = 0u64;
         loop {
             self.rows.clear();
@@ -638,6 +686,7 @@ impl<S: RedoSource> Capture<S> {
                         mark_binary_columns(&self.config.binary_columns, c);
                         check_before_image(
                             &self.config.key_columns,
+                            dialect,
                             &mut self.partial_reported,
                             &mut self.findings,
                             c,
@@ -652,6 +701,9 @@ impl<S: RedoSource> Capture<S> {
             }
         }
         self.buffer.finish_window(plan.end_scn, sink)?;
+        if let Some(check) = self.ended_check.take_if(|c| plan.end_scn >= c.listed_by) {
+            self.buffer.drop_ended(&check.open, check.listed_from);
+        }
         self.warnings.extend(self.buffer.abandon_expired());
         tracing::trace!(rows = read, to = plan.end_scn, "window mined");
         self.mined_scn = plan.end_scn;
@@ -1047,6 +1099,7 @@ fn fill_unlogged_lobs(
 /// logging reached the redo, so before images hold just what changed.
 fn check_before_image(
     keys: &BTreeMap<TableName, Vec<String>>,
+    dialect: Dialect,
     reported: &mut BTreeSet<TableName>,
     findings: &mut Vec<TxnFinding>,
     change: &ChangeEvent,
@@ -1064,7 +1117,24 @@ fn check_before_image(
     let Some(before) = &change.before else {
         return;
     };
-    if key.is_empty() || key.iter().all(|k| image_get(before, k).is_some()) {
+    let has_key = key.iter().all(|k| image_get(before, k).is_some());
+    // On DM8 the WHERE carries the whole before image or, at
+    // RLOG_APPEND_LOGIC = 1, the key alone. (A table of key columns only
+    // is reported too: no finer test tells the two apart from the row.)
+    if dialect == Dialect::Dm && !key.is_empty() && has_key && before.len() == key.len() {
+        if reported.insert(name) {
+            findings.push(TxnFinding {
+                xid: change.source.xid.clone(),
+                scn: change.source.scn,
+                finding: Finding::KeyOnlyBeforeImage {
+                    schema: change.source.schema.clone(),
+                    table: change.source.table.clone(),
+                },
+            });
+        }
+        return;
+    }
+    if key.is_empty() || has_key {
         return;
     }
     if reported.insert(name) {

@@ -72,6 +72,10 @@ pub enum Finding {
         /// `unavailable` or `oson_hex`.
         form: String,
     },
+    /// A DM8 UPDATE or DELETE whose WHERE holds the key columns alone:
+    /// `RLOG_APPEND_LOGIC = 1` logs only the key of a table with a primary
+    /// key, so the before image lacks every other column.
+    KeyOnlyBeforeImage { schema: String, table: String },
 }
 
 impl Finding {
@@ -87,6 +91,7 @@ impl Finding {
             Finding::CharacterHex { .. } => "character_hex",
             Finding::LobUnavailable { .. } => "lob_unavailable",
             Finding::LobNotLogged { .. } => "lob_not_logged",
+            Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
         }
     }
 
@@ -134,6 +139,10 @@ impl Finding {
             Finding::JsonUndecoded { schema, table, column, .. } => format!(
                 "{schema}.{table}.{column}: native JSON value in binary OSON form, which cdcctl does not decode; \
                  the value is unavailable"
+            ),
+            Finding::KeyOnlyBeforeImage { schema, table } => format!(
+                "{schema}.{table}: the DM8 before image holds the key columns alone (RLOG_APPEND_LOGIC = 1); \
+                 run SP_SET_PARA_VALUE(1, 'RLOG_APPEND_LOGIC', 2) for full before images"
             ),
         }
     }

@@ -1321,6 +1321,8 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::JsonUndecoded { .. } => {
             Some("read the JSON column by snapshot where the full value is needed")
         }
+        // The message names the parameter to set.
+        Finding::KeyOnlyBeforeImage { .. } => None,
     }
 }
 

@@ -49,7 +49,12 @@ fn flink_type(t: &ColType) -> String {
         | ColType::XmlType
         | ColType::IntervalYm
         | ColType::IntervalDs
-        | ColType::Json => "STRING".into(),
+        | ColType::Json
+        | ColType::Time => "STRING".into(),
+        ColType::Int => "INT".into(),
+        ColType::BigInt => "BIGINT".into(),
+        ColType::Double => "DOUBLE".into(),
+        ColType::DateOnly => "TIMESTAMP(0)".into(),
     }
 }
 

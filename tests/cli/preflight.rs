@@ -885,6 +885,86 @@ fn each_scenario_flags_exactly_its_misconfiguration() {
 }
 
 #[test]
+fn dm8_scenarios_flag_exactly_their_misconfiguration_and_run_only_dm8_checks() {
+    /// Scenario, its (check, status) findings, the exit code.
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], i32);
+    // Every DM8 scenario has APP.EVENTS without a key and LOB columns
+    // whose large values DM8 does not log.
+    let cases: &[Case] = &[
+        (
+            "dm8",
+            &[("dm-tbl-key", "warn"), ("dm-tbl-types", "warn")],
+            0,
+        ),
+        (
+            "dm8-append-logic-0",
+            &[
+                ("dm-tbl-key", "warn"),
+                ("dm-tbl-types", "warn"),
+                ("dm-logic-log", "fail"),
+            ],
+            1,
+        ),
+        (
+            "dm8-no-arch",
+            &[
+                ("dm-tbl-key", "warn"),
+                ("dm-tbl-types", "warn"),
+                ("dm-arch", "fail"),
+                ("dm-arch-dest", "fail"),
+                ("dm-archive-only", "fail"),
+            ],
+            1,
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (scenario, flagged, code) in cases {
+        let (r, o) = json_report(&["--source", &format!("sim:{scenario}"), "preflight"]);
+        assert_eq!(o.status.code(), Some(*code), "{scenario}: {}", stderr(&o));
+        // Oracle's checks have no meaning on DM8: none is evaluated, and
+        // the DM8 ones all are, none skipped for want of a fact.
+        let ids: BTreeSet<&str> = r.checks.iter().map(|c| c.id.as_str()).collect();
+        assert!(
+            ids.iter().all(|id| id.starts_with("dm-")),
+            "{scenario}: {ids:?}"
+        );
+        for id in [
+            "dm-arch",
+            "dm-arch-dest",
+            "dm-archive-only",
+            "dm-logic-log",
+            "dm-pkg",
+            "dm-grants",
+        ] {
+            assert!(ids.contains(id), "{scenario}: {id} not evaluated");
+        }
+        assert_eq!(
+            r.summary.skip,
+            0,
+            "{scenario}: {:?}",
+            r.checks
+                .iter()
+                .filter(|c| c.status == "skip")
+                .map(|c| &c.id)
+                .collect::<Vec<_>>()
+        );
+        let expected: BTreeSet<(String, String)> = flagged
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        let got = findings(&r);
+        if got != expected {
+            wrong.push(format!(
+                "{scenario}: unexpected {:?}, missing {:?}",
+                got.difference(&expected).collect::<Vec<_>>(),
+                expected.difference(&got).collect::<Vec<_>>()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+#[test]
 fn evidence_from_each_scenario_evaluates_to_the_same_findings_as_the_live_run() {
     use cdcctl::preflight::facts::{Facts, RuleOptions};
     use cdcctl::source::evidence::{

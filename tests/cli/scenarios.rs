@@ -68,9 +68,19 @@ struct Run {
 /// Captures (from, until], restarting from a checkpoint after every
 /// `restart_every` events when given (the source survives, as the database would).
 fn capture(name: &str, from: Scn, until: Scn, restart_every: Option<usize>) -> Run {
-    let s = sim(name);
+    capture_from(sim(name), name, from, until, restart_every)
+}
+
+/// [`capture`] of a given simulator.
+fn capture_from(
+    source: Sim,
+    name: &str,
+    from: Scn,
+    until: Scn,
+    restart_every: Option<usize>,
+) -> Run {
     let mut start = StartAt::Scn(from);
-    let mut source = s;
+    let mut source = source;
     let mut events = Vec::new();
     let mut findings = Vec::new();
     for _restart in 0..10_000 {
@@ -315,6 +325,194 @@ fn no_supplemental_logging_is_reported_and_after_images_still_match() {
 }
 
 #[test]
+fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
+    let (from, until) = window("dm8", 10_000);
+    let want = truth("dm8", from, until);
+    assert!(
+        want.len() > 100,
+        "only {} changes in the window",
+        want.len()
+    );
+    let run = capture("dm8", from, until, None);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert_same("dm8", &run.events, &want);
+    let (from, until) = window("dm8", 4_000);
+    let want = truth("dm8", from, until);
+    for every in [13, 250] {
+        let run = capture("dm8", from, until, Some(every));
+        assert!(
+            run.error.is_none(),
+            "dm8/{every}: {:?}",
+            run.error.map(|e| e.to_string())
+        );
+        assert_same(&format!("dm8 restarting every {every}"), &run.events, &want);
+    }
+}
+
+#[test]
+fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
+    for rows in ["none", "flagged"] {
+        let model = format!("rollback_rows = \"{rows}\"");
+        let edits = [
+            ("rollback_rows = \"none\"", model.as_str()),
+            ("rollback_pct = 5.0", "rollback_pct = 30.0"),
+        ];
+        let (run, want, restart_scn) = dm8_variant(&edits, 4_000);
+        assert!(
+            run.error.is_none(),
+            "{rows}: {:?}",
+            run.error.map(|e| e.to_string())
+        );
+        assert!(want.len() > 50, "{rows}: {} changes", want.len());
+        assert_same(&format!("dm8 rollback rows {rows}"), &run.events, &want);
+        // No end row marks a DM8 rollback: left in the buffer, a rolled-back
+        // transaction would pin the restart SCN at its start for good.
+        let want_last = want.last().map_or(0, |e| e.source().commit_scn);
+        assert!(
+            restart_scn + 1_000 > want_last,
+            "{rows}: restart SCN {restart_scn} is pinned far behind the last commit at {want_last}"
+        );
+        // The same from the scenario's start, restarting from checkpoints.
+        let scenario = dm8_scenario(&edits);
+        let from = scenario.instance.start_scn;
+        let until = from + 4_000;
+        let mut t = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+        t.advance_to_scn(until + 1);
+        let want: Vec<CapturedEvent> = t
+            .truth_between(from, until)
+            .filter(|e| matches!(e, CapturedEvent::Change(_)))
+            .cloned()
+            .collect();
+        for every in [7, 100] {
+            let source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+            let run = capture_from(source, "dm8 variant", from, until, Some(every));
+            assert!(
+                run.error.is_none(),
+                "{rows}/{every}: {:?}",
+                run.error.map(|e| e.to_string())
+            );
+            assert_same(
+                &format!("dm8 rollback rows {rows} restarting every {every}"),
+                &run.events,
+                &want,
+            );
+        }
+    }
+}
+
+/// The `dm8` built-in with edits to its text.
+fn dm8_scenario(edits: &[(&str, &str)]) -> Scenario {
+    let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
+    let mut text = b.text.to_string();
+    for (from, to) in edits {
+        assert!(text.contains(from), "dm8 has no `{from}`");
+        text = text.replacen(from, to, 1);
+    }
+    Scenario::parse(&text, "dm8 variant").expect("a valid variant")
+}
+
+/// A DM8 scenario with edits to its text, captured through the engine
+/// from where its warm-up left it for `scns` SCNs, polled as a running
+/// capture polls (a second of database time each), with the truth of the
+/// transactions committed in that range and the restart SCN of the last
+/// checkpoint.
+fn dm8_variant(edits: &[(&str, &str)], scns: Scn) -> (Run, Vec<CapturedEvent>, Scn) {
+    let scenario = dm8_scenario(edits);
+    let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+    let from = source.model().scn;
+    let until = from + scns;
+    let cfg = config(&mut source, StartAt::Scn(from), until);
+    let mut cap = Capture::new(source, cfg).expect("capture");
+    let mut events = Vec::new();
+    let mut findings = Vec::new();
+    let error = loop {
+        let r = cap.poll(&mut |e: CapturedEvent| -> Result<(), SinkError> {
+            events.push(e);
+            Ok(())
+        });
+        findings.extend(cap.take_findings().into_iter().map(|f| f.finding));
+        match r {
+            Ok(Progress::Finished) => break None,
+            Ok(_) => continue,
+            Err(e) => break Some(e),
+        }
+    };
+    let restart_scn = cap.checkpoint().restart_scn;
+    let mut t = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
+    t.advance_to_scn(until + 1);
+    // Transactions under way at the start point are read from their start.
+    let want = t
+        .truth()
+        .filter(|e| {
+            matches!(e, CapturedEvent::Change(c)
+                if c.source.commit_scn > from && c.source.commit_scn <= until)
+        })
+        .cloned()
+        .collect();
+    (
+        Run {
+            events,
+            findings,
+            error,
+        },
+        want,
+        restart_scn,
+    )
+}
+
+#[test]
+fn dm8_key_only_before_images_are_reported_and_inserts_still_match() {
+    let (run, want, _) = dm8_variant(&[("rlog_append_logic = 2", "rlog_append_logic = 1")], 4_000);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert!(
+        run.findings
+            .iter()
+            .any(|f| matches!(f, Finding::KeyOnlyBeforeImage { table, .. } if table == "ORDERS")),
+        "got {:?}",
+        run.findings.iter().map(Finding::code).collect::<Vec<_>>()
+    );
+    assert_eq!(run.events.len(), want.len());
+    for (g, w) in run.events.iter().zip(&want) {
+        let (CapturedEvent::Change(g), CapturedEvent::Change(w)) = (g, w) else {
+            panic!("only changes are compared");
+        };
+        assert_eq!((g.op, &g.source.xid), (w.op, &w.source.xid));
+        if g.op == cdcctl::engine::event::Op::Create {
+            assert_eq!(known(&g.after), known(&w.after));
+        }
+    }
+}
+
+#[test]
+fn dm8_without_logical_logging_captures_nothing_and_without_archiving_cannot_start() {
+    let (from, until) = window("dm8-append-logic-0", 4_000);
+    let run = capture("dm8-append-logic-0", from, until, None);
+    assert!(
+        run.error.is_none(),
+        "{:?}",
+        run.error.map(|e| e.to_string())
+    );
+    assert!(
+        run.events.is_empty(),
+        "V$LOGMNR_CONTENTS is empty at RLOG_APPEND_LOGIC = 0"
+    );
+    assert!(!truth("dm8-append-logic-0", from, until).is_empty());
+    let (from, until) = window("dm8-no-arch", 4_000);
+    let run = capture("dm8-no-arch", from, until, None);
+    let err = run.error.expect("no archived file: nothing to mine");
+    assert!(err.is_untrusted_data(), "{err}");
+    assert!(run.events.is_empty());
+}
+
+#[test]
 fn every_builtin_is_covered_by_an_expectation_here() {
     let covered: Vec<&str> = HEALTHY
         .iter()
@@ -325,6 +523,9 @@ fn every_builtin_is_covered_by_an_expectation_here() {
             "archive-gap",
             "no-supplemental-logging",
             "example",
+            "dm8",
+            "dm8-append-logic-0",
+            "dm8-no-arch",
             // Run with --snapshot against its table contents in snapshot.rs.
             "snapshot-under-fire",
         ])

@@ -101,7 +101,12 @@ fn every_builtin_scenario_loads_and_answers_the_catalog() {
         let inst = s.instance().unwrap();
         assert!(inst.major_version().is_some(), "{}", b.name);
         let inv = Catalog::log_inventory(&mut s).unwrap();
-        assert!(inv.current_log(1).is_some(), "{}: no CURRENT log", b.name);
+        // DM8 without archiving has no file being archived to list.
+        assert!(
+            inv.current_log(1).is_some() || b.name == "dm8-no-arch",
+            "{}: no CURRENT log",
+            b.name
+        );
         assert!(
             !s.tables(&[]).unwrap().is_empty() || b.name == "wrong-container",
             "{}",

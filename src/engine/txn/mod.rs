@@ -1479,6 +1479,29 @@ impl TxnBuffer {
         out
     }
 
+    /// Drops buffered transactions the database no longer lists open
+    /// (`still_open`, read when every transaction started at or below
+    /// `listed_from` was either listed or over) once the rows up to the
+    /// listing were read: such a transaction ended without a COMMIT row in
+    /// that redo, so it rolled back. DM8 writes no end row for a rollback
+    /// (dm8-contract), so only this ends it and frees the restart SCN it
+    /// pins. Returns how many were dropped.
+    pub fn drop_ended(&mut self, still_open: &HashSet<String>, listed_from: Scn) -> usize {
+        let ended: Vec<String> = self
+            .open
+            .values()
+            .filter(|t| t.start_scn <= listed_from && !still_open.contains(&t.xid))
+            .map(|t| t.xid.clone())
+            .collect();
+        for xid in &ended {
+            if let Some(t) = self.open.remove(xid) {
+                self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
+                self.counts.rollbacks += 1;
+            }
+        }
+        ended.len()
+    }
+
     /// Open transactions older than `older_than` in redo time, oldest first.
     pub fn long_running(&self, older_than: Duration) -> Vec<LongRunning> {
         let Some(now) = self.redo_now else {

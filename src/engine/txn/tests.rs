@@ -1381,3 +1381,28 @@ mod model {
         }
     }
 }
+
+#[test]
+fn a_transaction_the_source_no_longer_lists_open_is_dropped_when_it_started_before_the_listing() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    run(
+        &mut buf,
+        vec![
+            start(1, A),
+            insert(2, A, 1),
+            start(10, B),
+            insert(11, B, 2),
+            start(50, C),
+            insert(51, C, 3),
+        ],
+    );
+    assert_eq!(buf.restart_scn(), 0);
+    // Listed at SCN 40 with only B open: A ended without a COMMIT row
+    // (a DM8 rollback); C started after the listing and is kept.
+    let open: std::collections::HashSet<String> = [B.to_string()].into_iter().collect();
+    assert_eq!(buf.drop_ended(&open, 40), 1);
+    assert_eq!(buf.open_count(), 2);
+    assert_eq!(buf.restart_scn(), 9);
+    let events = run(&mut buf, vec![commit(60, B), commit(61, C)]);
+    assert_eq!(ids(&events), pairs(&[(B, "c2"), (C, "c3")]));
+}

@@ -52,6 +52,9 @@ pub fn can_execute_logmnr(privileges: &[String], roles: &[String], execute_on: &
 }
 
 pub fn instance(m: &Model) -> InstanceFacts {
+    if m.scenario.is_dm() {
+        return super::dm::instance(m);
+    }
     let s = &m.scenario;
     let i = &s.instance;
     let version = s.version_full().unwrap_or_default();
@@ -230,6 +233,9 @@ pub fn session(
     roles: &[String],
     container: &str,
 ) -> SessionFacts {
+    if m.scenario.is_dm() {
+        return super::dm::session(m, privileges, roles);
+    }
     let c = &m.scenario.connection;
     let common = m.scenario.instance.cdb && c.user.to_ascii_uppercase().starts_with("C##");
     let mut inaccessible = BTreeMap::new();
@@ -304,7 +310,11 @@ pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<Tabl
                     };
                     ColumnFacts {
                         name: c.name.clone(),
-                        data_type: c.ty.data_type(),
+                        data_type: if m.scenario.is_dm() {
+                            c.ty.dm_data_type()
+                        } else {
+                            c.ty.data_type()
+                        },
                         data_type_owner: None,
                         nullable: c.nullable,
                         data_length: Some(c.ty.data_length()),
@@ -555,6 +565,9 @@ fn standby_service(s: &super::scenario::Scenario, dest_id: u32) -> Option<String
 }
 
 pub fn log_inventory(m: &Model) -> LogInventory {
+    if m.scenario.is_dm() {
+        return super::dm::log_inventory(m);
+    }
     let s = &m.scenario;
     let mut online = Vec::new();
     for t in &m.threads {
@@ -625,6 +638,9 @@ pub fn log_inventory(m: &Model) -> LogInventory {
 
 /// `V$THREAD`: one row per redo thread.
 pub fn redo_threads(m: &Model) -> Vec<RedoThread> {
+    if m.scenario.is_dm() {
+        return super::dm::redo_threads(m);
+    }
     m.threads
         .iter()
         .map(|t| match t.enable_change {

@@ -122,6 +122,10 @@ pub fn start(
     req: &SessionRequest,
 ) -> Result<Session, SourceError> {
     let inst = &model.scenario.instance;
+    let dm = model.scenario.is_dm();
+    if dm {
+        super::dm::check_start(model, conn.privileges, conn.roles)?;
+    }
     let in_pdb = inst.cdb && !conn.container.eq_ignore_ascii_case("CDB$ROOT");
     if in_pdb && (!req.log_files.is_empty() || model.version_major < 19) {
         let call = if req.log_files.is_empty() {
@@ -138,13 +142,14 @@ pub fn start(
         ));
     }
     let c = &model.scenario.connection;
-    if !super::facts::can_execute_logmnr(conn.privileges, conn.roles, &c.execute_on) {
+    if !dm && !super::facts::can_execute_logmnr(conn.privileges, conn.roles, &c.execute_on) {
         return Err(SourceError::oracle(
             6550,
             "line 1, column 7: PLS-00201: identifier 'SYS.DBMS_LOGMNR' must be declared",
         ));
     }
-    let can_mine = conn.has_role("DBA")
+    let can_mine = dm
+        || conn.has_role("DBA")
         || if model.version_major >= 12 {
             conn.has_priv("LOGMINING")
         } else {
@@ -176,7 +181,8 @@ pub fn start(
         }
         files.push(f);
     }
-    if req.options.continuous_mine && model.version_major >= 19 {
+    // DM8 ignores the option bits it does not implement.
+    if !dm && req.options.continuous_mine && model.version_major >= 19 {
         return Err(SourceError::oracle(
             44609,
             "CONTINUOUS_MINE is desupported for use with DBMS_LOGMNR.START_LOGMNR",
@@ -318,6 +324,7 @@ impl Session {
         let lo = q.from_scn.max(self.start_scn.saturating_sub(1));
         let hi = q.to_scn.min(self.end_scn);
         let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
+        let dm = model.scenario.is_dm();
         let mut rows: Vec<LogMinerRow> = Vec::new();
         let mut started_in_session = self.started_in_session(model, &files, lo);
         let start_idx = model.records.partition_point(|r| r.scn <= lo);
@@ -337,6 +344,15 @@ impl Session {
             if !written {
                 continue;
             }
+            if dm {
+                if super::dm::shows(model, rec) {
+                    let row = super::dm::render(model, rec);
+                    if passes(&row, &owners) {
+                        super::dm::split(row, &mut rows);
+                    }
+                }
+                continue;
+            }
             let mut row = self.render(model, rec);
             if matches!(rec.body, Body::Start) {
                 started_in_session.insert(rec.xid.clone());
@@ -353,26 +369,7 @@ impl Session {
                     continue;
                 }
             }
-            let passes = match row.operation_code {
-                OperationCode::Start
-                | OperationCode::Commit
-                | OperationCode::Rollback
-                | OperationCode::ReplicationMarker
-                | OperationCode::Ddl => true,
-                _ => {
-                    let owner = row.seg_owner.as_deref().unwrap_or("");
-                    // Rows LogMiner cannot map to a dictionary object carry
-                    // owner UNKNOWN; they pass so the engine can report the
-                    // mismatch (clients add `OR SEG_OWNER = 'UNKNOWN'`).
-                    owner == "UNKNOWN"
-                        || if owners.is_empty() {
-                            !matches!(owner, "SYS" | "SYSTEM")
-                        } else {
-                            owners.iter().any(|o| crate::source::like(o, owner))
-                        }
-                }
-            };
-            if passes {
+            if passes(&row, &owners) {
                 split_csf(row, &mut rows);
             }
         }
@@ -726,6 +723,30 @@ impl Session {
             }
         }
         row
+    }
+}
+
+/// Whether a row passes the contents query's owner filter: control rows
+/// always, DML of the listed owners (or of any but SYS and SYSTEM).
+fn passes(row: &LogMinerRow, owners: &[String]) -> bool {
+    match row.operation_code {
+        OperationCode::Start
+        | OperationCode::Commit
+        | OperationCode::Rollback
+        | OperationCode::ReplicationMarker
+        | OperationCode::Ddl => true,
+        _ => {
+            let owner = row.seg_owner.as_deref().unwrap_or("");
+            // Rows LogMiner cannot map to a dictionary object carry
+            // owner UNKNOWN; they pass so the engine can report the
+            // mismatch (clients add `OR SEG_OWNER = 'UNKNOWN'`).
+            owner == "UNKNOWN"
+                || if owners.is_empty() {
+                    !matches!(owner, "SYS" | "SYSTEM")
+                } else {
+                    owners.iter().any(|o| crate::source::like(o, owner))
+                }
+        }
     }
 }
 

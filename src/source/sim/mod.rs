@@ -8,6 +8,7 @@
 //! committed change so tests can compare what a capture engine produced.
 
 pub mod charset;
+pub mod dm;
 pub mod facts;
 pub mod logminer;
 pub mod model;
@@ -120,11 +121,15 @@ impl Sim {
         model.advance_to(warmup_ms);
         let major = model.version_major;
         let c = &model.scenario.connection;
-        let privileges = c
-            .privileges
-            .clone()
-            .unwrap_or_else(|| facts::default_privileges(major));
-        let roles = if c.privileges.is_none() && c.roles.is_empty() {
+        let dm = model.scenario.is_dm();
+        let privileges = c.privileges.clone().unwrap_or_else(|| {
+            if dm {
+                dm::default_privileges()
+            } else {
+                facts::default_privileges(major)
+            }
+        });
+        let roles = if c.privileges.is_none() && c.roles.is_empty() && !dm {
             facts::default_roles(major)
         } else {
             c.roles.clone()
@@ -393,6 +398,15 @@ impl Sim {
 
     /// Renders every redo record still held, for tests (no CSF splitting).
     pub fn all_rows(&self) -> Vec<LogMinerRow> {
+        if self.model.scenario.is_dm() {
+            return self
+                .model
+                .records
+                .iter()
+                .filter(|r| dm::shows(&self.model, r))
+                .map(|r| dm::render(&self.model, r))
+                .collect();
+        }
         let s = Session::unrestricted(&self.model);
         self.model
             .records
@@ -538,6 +552,10 @@ impl RedoSource for Sim {
         format!("sim:{}", self.model.scenario.name)
     }
 
+    fn dialect(&self) -> crate::source::Dialect {
+        self.model.scenario.instance.dialect
+    }
+
     fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
         self.tick(true);
         self.check_link()?;
@@ -634,10 +652,14 @@ impl RedoSource for Sim {
         let Some(session) = &self.session else {
             return Err(SourceError::oracle(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents"));
         };
-        if !(self.has_priv("SELECT ANY DICTIONARY")
-            || self.has_role("SELECT_CATALOG_ROLE")
-            || self.has_role("DBA"))
-        {
+        let readable = if self.model.scenario.is_dm() {
+            dm::can_read_contents(&self.privileges, &self.roles)
+        } else {
+            self.has_priv("SELECT ANY DICTIONARY")
+                || self.has_role("SELECT_CATALOG_ROLE")
+                || self.has_role("DBA")
+        };
+        if !readable {
             return Err(SourceError::oracle(
                 942,
                 "table or view does not exist (V$LOGMNR_CONTENTS)",
@@ -682,6 +704,10 @@ impl RedoSource for Sim {
     ) -> Result<SnapshotChunk, SourceError> {
         self.tick(false);
         self.check_link()?;
+        // As the live DM8 source: no consistent read of a DM8 table is wired.
+        if self.model.scenario.is_dm() {
+            return Err(crate::source::dm::snapshot_unsupported(table));
+        }
         // A flashback read runs in the session's current container, whose
         // dictionary alone names the table: from the root a PDB's table
         // does not exist (ORA-00942).

@@ -48,6 +48,9 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("rac", "two-node RAC 19c CDB: two redo threads, node 2 quiet for minutes at a time"),
     builtin!("lobs", "19c CDB with MAX_STRING_SIZE = EXTENDED: CLOB/BLOB (EMPTY_LOB inserts, dbms_lob rewrites), XMLType and 32k VARCHAR2 values in their LOB, XML DOC and 32K rows"),
     builtin!("redo-forms", "21c CDB in ZHS16GBK: table aliases, TIMESTAMP(0) under a SS.FF format, native JSON, character data LogMiner prints as HEXTORAW"),
+    builtin!("dm8", "healthy Dameng DM8: ARCH on, RLOG_APPEND_LOGIC = 2, DBMS_LOGMNR installed, a table of every DM8 column type with long LOBs as OUT_CLOB"),
+    builtin!("dm8-append-logic-0", "DM8 with RLOG_APPEND_LOGIC = 0: files are archived but V$LOGMNR_CONTENTS comes back empty"),
+    builtin!("dm8-no-arch", "DM8 with archiving off: no archived file for DBMS_LOGMNR to mine"),
     builtin!("example", "the fully commented example scenario (every key with its default)"),
 ];
 
@@ -133,6 +136,68 @@ pub struct Scenario {
     pub logminer: LogMinerSpec,
     #[serde(default)]
     pub faults: Vec<FaultSpec>,
+    /// The DM8 settings of an `instance.dialect = "dm"` scenario.
+    #[serde(default)]
+    pub dm: DmSpec,
+}
+
+/// What DM8 writes for a transaction that ends in ROLLBACK when mining
+/// without COMMITTED_DATA_ONLY: DM8's documentation does not say, so the
+/// simulator models both forms and the engine must be right under each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DmRollbackRows {
+    /// Nothing after the transaction's DML: no undo rows, no end row.
+    #[default]
+    None,
+    /// Undo rows flagged `ROLL_BACK = 1`, still no end row.
+    Flagged,
+}
+
+fn d_append_logic() -> u8 {
+    2
+}
+
+/// `[dm]`: the DM8 instance settings (`V$DM_INI`, packages, topology).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DmSpec {
+    /// `ARCH_INI = 1`: archiving configured in dmarch.ini.
+    #[serde(default = "yes")]
+    pub arch_ini: bool,
+    /// `RLOG_APPEND_LOGIC`: 0 logs nothing for LogMiner, 1 the key in
+    /// before images, 2 the full before image.
+    #[serde(default = "d_append_logic")]
+    pub rlog_append_logic: u8,
+    /// `MPP_INI = 1`: an MPP cluster, which DBMS_LOGMNR does not support.
+    #[serde(default)]
+    pub mpp: bool,
+    /// `SF_CHECK_SYSTEM_PACKAGE('DBMS_LOGMNR')`.
+    #[serde(default = "yes")]
+    pub logmnr_package: bool,
+    /// `LOGMNR_PARSE_LOB = 1`: long LOBs print `OUT_CLOB(LOB_ID: n)`.
+    #[serde(default)]
+    pub parse_lob: bool,
+    /// What a rolled-back transaction leaves in `V$LOGMNR_CONTENTS`.
+    #[serde(default)]
+    pub rollback_rows: DmRollbackRows,
+    /// `ENABLE_FLASHBACK`.
+    #[serde(default)]
+    pub enable_flashback: bool,
+}
+
+impl Default for DmSpec {
+    fn default() -> Self {
+        DmSpec {
+            arch_ini: true,
+            rlog_append_logic: d_append_logic(),
+            mpp: false,
+            logmnr_package: true,
+            parse_lob: false,
+            rollback_rows: DmRollbackRows::None,
+            enable_flashback: false,
+        }
+    }
 }
 
 fn d_timestamp_format() -> String {
@@ -205,7 +270,13 @@ fn d_open() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InstanceSpec {
-    /// `11.2`, `12.2`, `19c`, `21c`, `23ai`, or a full `19.22.0.0.0`.
+    /// `oracle` (the default) or `dm`: a Dameng DM8 instance, whose
+    /// settings are in `[dm]`, whose column types are DM8's and whose
+    /// LogMiner prints DM8's rows.
+    #[serde(default)]
+    pub dialect: crate::source::Dialect,
+    /// `11.2`, `12.2`, `19c`, `21c`, `23ai`, or a full `19.22.0.0.0`; a
+    /// DM8 instance gives its own (`8.1.4.6`).
     pub version: Spanned<String>,
     #[serde(default = "d_db")]
     pub db_name: String,
@@ -764,6 +835,29 @@ impl Scenario {
             origin: origin.to_string(),
             message,
         };
+        if self.instance.dialect == crate::source::Dialect::Yashandb {
+            return Err(invalid(
+                "instance.dialect: the simulator models `oracle` and `dm` instances, not yashandb"
+                    .into(),
+            ));
+        }
+        if self.is_dm() && self.version_full().is_none() {
+            return Err(Self::spanned_error(
+                text,
+                origin,
+                self.instance.version.span(),
+                "instance.version",
+                format!(
+                    "`{}` is not a DM8 version (write four numbers starting with 8, such as 8.1.4.6)",
+                    self.instance.version.get_ref()
+                ),
+            ));
+        }
+        if self.is_dm() {
+            self.validate_dm(origin)?;
+            // DM8 has no incarnations: every position is of the one log.
+            self.instance.resetlogs_change = 0;
+        }
         if self.version_full().is_none() {
             let allowed: Vec<&str> = VERSIONS.iter().map(|v| v.0).collect();
             return Err(Self::spanned_error(
@@ -841,11 +935,11 @@ impl Scenario {
                     .columns
                     .iter()
                     .find(|c| &c.name == k)
-                    .map(|c| ColType::parse(c.ty.get_ref()));
+                    .map(|c| ColType::parse_in(c.ty.get_ref(), self.instance.dialect));
                 if let Some(Ok(ty)) = ty {
-                    if !matches!(ty, ColType::Number { .. }) {
+                    if !ty.is_integral_key() {
                         return Err(invalid(format!(
-                            "table {}.{}: primary_key column {k} must be a NUMBER (the simulator generates keys in sequence)",
+                            "table {}.{}: primary_key column {k} must be a NUMBER (DM8: INT, BIGINT or DECIMAL; the simulator generates keys in sequence)",
                             t.owner, t.name
                         )));
                     }
@@ -856,7 +950,7 @@ impl Scenario {
                     .columns
                     .iter()
                     .find(|c| c.name == p.column)
-                    .map(|c| ColType::parse(c.ty.get_ref()));
+                    .map(|c| ColType::parse_in(c.ty.get_ref(), self.instance.dialect));
                 if p.kind == PartitionKind::Interval && !matches!(ty, Some(Ok(ColType::Date))) {
                     return Err(invalid(format!(
                         "table {}.{}: interval partitioning needs a DATE column (interval_months); {} is not one",
@@ -873,8 +967,9 @@ impl Scenario {
                 .version_full()
                 .and_then(|v| v.split('.').next()?.parse::<u32>().ok())
                 .is_some_and(|major| major >= 21);
+            let dialect = self.instance.dialect;
             for c in &t.columns {
-                match ColType::parse(c.ty.get_ref()) {
+                match ColType::parse_in(c.ty.get_ref(), dialect) {
                     Err(m) => {
                         return Err(Self::spanned_error(text, origin, c.ty.span(), "type", m));
                     }
@@ -1076,9 +1171,70 @@ impl Scenario {
         Ok(())
     }
 
+    /// What a DM8 scenario may not ask for: Oracle-only settings, and
+    /// behaviour of DM8 nobody has verified (partial rollbacks to a
+    /// savepoint or of one failed statement, whose redo form is unknown).
+    fn validate_dm(&self, origin: &str) -> Result<(), ScenarioError> {
+        let invalid = |message: String| ScenarioError::Invalid {
+            origin: origin.to_string(),
+            message,
+        };
+        let w = &self.workload;
+        for (key, pct) in [
+            ("workload.savepoint_pct", w.savepoint_pct),
+            ("workload.statement_rollback_pct", w.statement_rollback_pct),
+            ("workload.lob_update_pct", w.lob_update_pct),
+            ("logminer.table_alias_pct", self.logminer.table_alias_pct),
+        ] {
+            if pct != 0.0 {
+                return Err(invalid(format!(
+                    "{key}: a DM8 scenario cannot set it (how DM8 logs it is not verified, or it is Oracle's form); leave it 0"
+                )));
+            }
+        }
+        if !self.faults.is_empty() || !w.maintenance.is_empty() {
+            return Err(invalid(
+                "faults and workload.maintenance raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
+            ));
+        }
+        if let Some(t) = self.tables.iter().find(|t| t.partitioning.is_some()) {
+            return Err(invalid(format!(
+                "table {}.{}: the DM8 mode does not model partitioned tables",
+                t.owner, t.name
+            )));
+        }
+        if self.instance.cdb || self.instance.threads != 1 {
+            return Err(invalid(
+                "a DM8 instance is single-node without containers: instance.cdb = false, instance.threads = 1".into(),
+            ));
+        }
+        if self.dm.rlog_append_logic > 4 {
+            return Err(invalid(format!(
+                "dm.rlog_append_logic: {} is not a value DM8 takes (0 to 4)",
+                self.dm.rlog_append_logic
+            )));
+        }
+        Ok(())
+    }
+
+    /// Whether the scenario simulates a Dameng DM8 instance.
+    pub fn is_dm(&self) -> bool {
+        self.instance.dialect == crate::source::Dialect::Dm
+    }
+
     /// `VERSION_FULL` for the scenario's version.
     pub fn version_full(&self) -> Option<String> {
         let v = self.instance.version.get_ref().trim();
+        if self.is_dm() {
+            // DM8 versions read `8.1.4.6`: four numbers, the first 8.
+            let parts: Vec<&str> = v.split('.').collect();
+            let ok = parts.len() == 4
+                && parts[0] == "8"
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            return ok.then(|| v.to_string());
+        }
         if let Some((_, full)) = VERSIONS.iter().find(|(a, _)| a.eq_ignore_ascii_case(v)) {
             return Some((*full).to_string());
         }

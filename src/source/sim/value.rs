@@ -72,6 +72,16 @@ pub enum ColType {
     IntervalDs,
     /// Native JSON (21c+), stored as binary OSON.
     Json,
+    /// DM8 `INT` (32-bit); values are [`Value::Number`].
+    Int,
+    /// DM8 `BIGINT`; values are [`Value::Number`].
+    BigInt,
+    /// DM8 `DOUBLE`; values are [`Value::Double`].
+    Double,
+    /// DM8 `DATE`: a day without time of day (Oracle's DATE has one).
+    DateOnly,
+    /// DM8 `TIME` (seconds); values are [`Value::Time`].
+    Time,
 }
 
 /// The most bytes a VARCHAR2 value LogMiner prints inline may hold: longer
@@ -94,7 +104,88 @@ fn args(text: &str, prefix: &str) -> Option<Vec<u32>> {
         .collect()
 }
 
+/// The DM8 type names a scenario may use, for error messages.
+pub const ALLOWED_DM_TYPES: &str =
+    "INT, BIGINT, DECIMAL(p,s), DOUBLE, VARCHAR(n), CHAR(n), DATE, TIME, \
+TIMESTAMP, TIMESTAMP WITH TIME ZONE, BLOB, CLOB";
+
 impl ColType {
+    /// Parses a type name of the scenario's dialect.
+    pub fn parse_in(text: &str, dialect: crate::source::Dialect) -> Result<ColType, String> {
+        match dialect {
+            crate::source::Dialect::Dm => ColType::parse_dm(text),
+            _ => ColType::parse(text),
+        }
+    }
+
+    /// Parses a DM8 type name as a scenario writes it.
+    pub fn parse_dm(text: &str) -> Result<ColType, String> {
+        let t = text.trim().to_ascii_uppercase();
+        let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let bad =
+            || format!("`{text}` is not a supported DM8 column type (allowed: {ALLOWED_DM_TYPES})");
+        match t.as_str() {
+            "INT" | "INTEGER" => return Ok(ColType::Int),
+            "BIGINT" => return Ok(ColType::BigInt),
+            "DOUBLE" => return Ok(ColType::Double),
+            "DATE" => return Ok(ColType::DateOnly),
+            "TIME" => return Ok(ColType::Time),
+            // DM8's TIMESTAMP defaults to six fraction digits, as printed.
+            "TIMESTAMP" => return Ok(ColType::Timestamp(6)),
+            "TIMESTAMP WITH TIME ZONE" => return Ok(ColType::TimestampTz(6)),
+            "CLOB" | "TEXT" => return Ok(ColType::Clob),
+            "BLOB" => return Ok(ColType::Blob),
+            _ => {}
+        }
+        if t.starts_with("DECIMAL") {
+            return match args(&t, "DECIMAL").ok_or_else(bad)?.as_slice() {
+                [p, s] if (1..=38).contains(p) && s <= p => Ok(ColType::Number {
+                    precision: Some(*p),
+                    scale: Some(*s as i32),
+                }),
+                [p] if (1..=38).contains(p) => Ok(ColType::Number {
+                    precision: Some(*p),
+                    scale: Some(0),
+                }),
+                _ => Err(bad()),
+            };
+        }
+        let one = |prefix: &str| -> Result<u32, String> {
+            match args(&t, prefix).ok_or_else(bad)?.as_slice() {
+                [n] if *n > 0 => Ok(*n),
+                _ => Err(bad()),
+            }
+        };
+        if t.starts_with("VARCHAR") && !t.starts_with("VARCHAR2") {
+            return Ok(ColType::Varchar2(one("VARCHAR")?));
+        }
+        if t.starts_with("CHAR") {
+            return Ok(ColType::Char(one("CHAR")?));
+        }
+        Err(bad())
+    }
+
+    /// A type whose values the simulator can generate keys of in sequence.
+    pub fn is_integral_key(&self) -> bool {
+        matches!(
+            self,
+            ColType::Number { .. } | ColType::Int | ColType::BigInt
+        )
+    }
+
+    /// The type name DM8's `ALL_TAB_COLUMNS.DATA_TYPE` shows.
+    pub fn dm_data_type(&self) -> String {
+        match self {
+            ColType::Number { .. } => "DECIMAL".into(),
+            ColType::Varchar2(_) | ColType::NVarchar2(_) => "VARCHAR".into(),
+            ColType::Timestamp(_) => "TIMESTAMP".into(),
+            ColType::TimestampTz(_) => "TIMESTAMP WITH TIME ZONE".into(),
+            ColType::DateOnly | ColType::Date => "DATE".into(),
+            ColType::Raw(_) => "VARBINARY".into(),
+            other => other.data_type(),
+        }
+    }
+
     /// Parses an Oracle type name as a scenario writes it.
     pub fn parse(text: &str) -> Result<ColType, String> {
         let t = text.trim().to_ascii_uppercase();
@@ -186,6 +277,11 @@ impl ColType {
             ColType::IntervalYm => "INTERVAL YEAR(2) TO MONTH".into(),
             ColType::IntervalDs => "INTERVAL DAY(2) TO SECOND(6)".into(),
             ColType::Json => "JSON".into(),
+            ColType::Int => "INT".into(),
+            ColType::BigInt => "BIGINT".into(),
+            ColType::Double => "DOUBLE".into(),
+            ColType::DateOnly => "DATE".into(),
+            ColType::Time => "TIME".into(),
         }
     }
 
@@ -201,6 +297,10 @@ impl ColType {
             ColType::Clob | ColType::Blob | ColType::XmlType | ColType::Json => 4000,
             ColType::IntervalYm => 5,
             ColType::IntervalDs => 11,
+            ColType::Int => 4,
+            ColType::BigInt | ColType::Double => 8,
+            ColType::DateOnly => 3,
+            ColType::Time => 5,
         }
     }
 
@@ -254,6 +354,10 @@ pub enum Value {
     IntervalDs(String),
     /// A native JSON document, as JSON text.
     Json(String),
+    /// A DM8 DOUBLE as DM8 prints it (`3.14159E0`).
+    Double(String),
+    /// A DM8 TIME.
+    Time(chrono::NaiveTime),
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -501,6 +605,8 @@ impl Value {
             Value::IntervalYm(s) => format!("TO_YMINTERVAL('{s}')"),
             Value::IntervalDs(s) => format!("TO_DSINTERVAL('{s}')"),
             Value::Json(doc) => format!("/* JSON */ HEXTORAW('{}')", hex(&oson(doc))),
+            Value::Double(d) => quote(d),
+            Value::Time(t) => format!("'{}'", t.format("%H:%M:%S")),
         }
     }
 
@@ -520,7 +626,10 @@ impl Value {
             // Binary OSON no capture decodes, or no value at all.
             Value::Clob(_) | Value::Xml(_) | Value::Json(_) => Field::Unavailable,
             Value::Blob(_) => Field::UnavailableBinary,
-            Value::IntervalYm(s) | Value::IntervalDs(s) => Field::text(s.clone()),
+            Value::IntervalYm(s) | Value::IntervalDs(s) | Value::Double(s) => {
+                Field::text(s.clone())
+            }
+            Value::Time(t) => Field::text(t.format("%H:%M:%S").to_string()),
         }
     }
 
@@ -549,8 +658,9 @@ impl Value {
                 b
             }
             Value::Raw(b) | Value::Blob(b) => b.clone(),
-            Value::IntervalYm(s) | Value::IntervalDs(s) => s.as_bytes().to_vec(),
+            Value::IntervalYm(s) | Value::IntervalDs(s) | Value::Double(s) => s.as_bytes().to_vec(),
             Value::Json(doc) => oson(doc),
+            Value::Time(t) => t.format("%H:%M:%S").to_string().into_bytes(),
         }
     }
 
@@ -564,6 +674,96 @@ impl Value {
             }
             Value::Raw(b) | Value::Blob(b) => b.len() + 1,
             _ => 12,
+        }
+    }
+}
+
+/// LOB values up to this many bytes are printed inline by the simulated
+/// DM8 LogMiner (a CLOB as a string, a BLOB as `0x…`); longer ones print
+/// `OUT_CLOB`. DM8 keeps short LOBs in the row and larger ones out of it;
+/// the exact limit is the simulator's choice, not a measured DM8 figure.
+pub const DM_INLINE_LOB_BYTES: usize = 900;
+
+/// How the simulated DM8 LogMiner prints a LOB it does not show inline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmLobForm {
+    /// `OUT_CLOB`.
+    Bare,
+    /// `OUT_CLOB(LOB_ID: n)`, with `LOGMNR_PARSE_LOB = 1`.
+    WithId(u64),
+}
+
+/// A number as DM8 prints it: unquoted, with a zero before a leading point.
+fn dm_number(n: &str) -> String {
+    if let Some(rest) = n.strip_prefix("-.") {
+        format!("-0.{rest}")
+    } else if n.starts_with('.') {
+        format!("0{n}")
+    } else {
+        n.to_string()
+    }
+}
+
+impl Value {
+    /// A LOB DM8's LogMiner shows inline; other values always are.
+    pub fn dm_inline(&self) -> bool {
+        match self {
+            Value::Clob(s) => s.len() <= DM_INLINE_LOB_BYTES,
+            Value::Blob(b) => b.len() <= DM_INLINE_LOB_BYTES,
+            _ => true,
+        }
+    }
+
+    /// The literal DM8's LogMiner writes in SQL_REDO for a value of column
+    /// type `ty` (dm8-contract: unquoted numbers, `DATE'…'`, `TIME'…'`,
+    /// `TIMESTAMP'…'`, `0x…`, `OUT_CLOB` for a LOB kept out of the row).
+    pub fn dm_literal(&self, ty: &ColType, lob: DmLobForm) -> String {
+        let digits = match ty {
+            ColType::Timestamp(p) | ColType::TimestampTz(p) => usize::from(*p),
+            _ => 6,
+        };
+        let out_clob = || match lob {
+            DmLobForm::Bare => "OUT_CLOB".to_string(),
+            DmLobForm::WithId(id) => format!("OUT_CLOB(LOB_ID: {id})"),
+        };
+        match self {
+            Value::Null => "NULL".into(),
+            Value::Number(n) => dm_number(n),
+            Value::Double(d) => d.clone(),
+            Value::Str(s) | Value::NStr(s) => quote(s),
+            Value::Date(t) => format!("DATE'{}'", t.format("%Y-%m-%d")),
+            Value::Time(t) => format!("TIME'{}'", t.format("%H:%M:%S")),
+            Value::Timestamp(t) => format!("TIMESTAMP'{}'", fmt_digits(t, digits)),
+            Value::TimestampTz(t, off) => {
+                format!("TIMESTAMP'{} {}'", fmt_digits(t, digits), fmt_offset(*off))
+            }
+            Value::Raw(b) => format!("0x{}", hex(b).to_ascii_uppercase()),
+            Value::Clob(c) if self.dm_inline() => quote(c),
+            Value::Blob(b) if self.dm_inline() => format!("0x{}", hex(b).to_ascii_uppercase()),
+            Value::Clob(_) | Value::Blob(_) => out_clob(),
+            other => other.sql_literal(),
+        }
+    }
+
+    /// The envelope's value a capture of DM8's LogMiner can give: what the
+    /// literal shows, and nothing for a LOB kept out of the row, whose
+    /// content DM8 never logs.
+    pub fn dm_field(&self, ty: &ColType) -> Field {
+        let digits = match ty {
+            ColType::Timestamp(p) | ColType::TimestampTz(p) => usize::from(*p),
+            _ => 6,
+        };
+        match self {
+            Value::Number(n) => Field::text(dm_number(n)),
+            Value::Timestamp(t) => Field::text(iso_digits(t, digits)),
+            Value::TimestampTz(t, off) => {
+                let utc = *t - chrono::TimeDelta::minutes(i64::from(*off));
+                Field::text(format!("{}Z", iso_digits(&utc, digits)))
+            }
+            Value::Clob(c) if self.dm_inline() => Field::text(c.clone()),
+            Value::Blob(b) if self.dm_inline() => Field::Binary(hex(b)),
+            Value::Clob(_) | Value::Blob(_) => Field::Unavailable,
+            other => other.field(),
         }
     }
 }
@@ -901,6 +1101,45 @@ impl ValueGen {
                 }
                 doc.push_str("]}");
                 Value::Json(doc)
+            }
+            ColType::Int => {
+                let n = i64::from(rng.below(2_000_000_000) as u32) - 1_000_000_000;
+                Value::Number(n.to_string())
+            }
+            ColType::BigInt => {
+                if rng.chance(0.05) {
+                    return Value::Number(i64::MAX.to_string());
+                }
+                let n = rng.below(1 << 62) as i64 - (1 << 61);
+                Value::Number(n.to_string())
+            }
+            ColType::Double => {
+                // DM8 prints a DOUBLE as one digit, a fraction and an
+                // exponent: 3.14159E0.
+                let first = rng.range(1, 9);
+                let frac_digits = rng.range(1, 6) as u32;
+                let mut frac = rng.below(10u64.pow(frac_digits));
+                if frac % 10 == 0 {
+                    frac += 1;
+                }
+                let sign = if rng.chance(0.2) { "-" } else { "" };
+                let exp = rng.below(10) as i64 - 3;
+                Value::Double(format!(
+                    "{sign}{first}.{frac:0width$}E{exp}",
+                    width = frac_digits as usize
+                ))
+            }
+            ColType::DateOnly => {
+                let back = rng.below(400) as i64;
+                let day = (now - chrono::Duration::days(back)).date();
+                Value::Date(day.and_hms_opt(0, 0, 0).unwrap_or(now))
+            }
+            ColType::Time => {
+                let secs = rng.below(86_400) as u32;
+                Value::Time(
+                    chrono::NaiveTime::from_num_seconds_from_midnight_opt(secs, 0)
+                        .unwrap_or_default(),
+                )
             }
             ColType::IntervalYm => {
                 let sign = if rng.chance(0.2) { '-' } else { '+' };

@@ -124,7 +124,9 @@ impl Table {
     pub(super) fn key_value(&self, key: i64) -> Option<(usize, Value)> {
         let first = *self.pk.first()?;
         match self.columns.get(first)?.ty {
-            ColType::Number { .. } => Some((first, Value::Number(key.to_string()))),
+            ColType::Number { .. } | ColType::Int | ColType::BigInt => {
+                Some((first, Value::Number(key.to_string())))
+            }
             _ => None,
         }
     }
@@ -204,7 +206,8 @@ pub(super) fn build_tables(
             .iter()
             .map(|c| Column {
                 name: c.name.clone(),
-                ty: ColType::parse(c.ty.get_ref()).unwrap_or(ColType::Varchar2(100)),
+                ty: ColType::parse_in(c.ty.get_ref(), scenario.instance.dialect)
+                    .unwrap_or(ColType::Varchar2(100)),
                 nullable: c.nullable && !spec.primary_key.contains(&c.name),
             })
             .collect();

@@ -206,7 +206,13 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
                     } else {
                         ((b'a' + m as u8) as char).to_string()
                     };
-                    format!("/u01/app/oracle/oradata/{db}/redo{number:02}{suffix}.log")
+                    if scenario.is_dm() {
+                        // What DM8 mines is the archive file still being
+                        // written (V$ARCH_FILE.STATUS = 'ACTIVE').
+                        format!("/dm8/arch/ARCHIVE_LOCAL1_ACTIVE{number:02}{suffix}.log")
+                    } else {
+                        format!("/u01/app/oracle/oradata/{db}/redo{number:02}{suffix}.log")
+                    }
                 })
                 .collect();
             groups.push(Group {

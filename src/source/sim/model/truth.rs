@@ -89,6 +89,9 @@ impl Model {
             DmlOp::Delete => Op::Delete,
         };
         let table = &self.tables[c.table];
+        if self.scenario.is_dm() {
+            return self.dm_change_event(txn, c, op, commit_scn, commit_ts_ms, index, table_order);
+        }
         let capture = self.lob_capture;
         // What LogMiner leaves out of DML text: LOB and XMLType columns, and
         // VARCHAR2 values past 4000 bytes (MAX_STRING_SIZE = EXTENDED).
@@ -168,6 +171,88 @@ impl Model {
             before = Some(key);
             after = Some(image);
         }
+        self.change_with_images(
+            txn,
+            c,
+            op,
+            before,
+            after,
+            commit_scn,
+            commit_ts_ms,
+            index,
+            table_order,
+        )
+    }
+
+    /// A change as DM8's LogMiner lets a capture see it: every value the
+    /// statement prints (the full before image at RLOG_APPEND_LOGIC = 2,
+    /// LOB columns excepted: they are never in a WHERE), and a LOB kept out
+    /// of the row unavailable whatever `lob_capture` says, since DM8 never
+    /// logs its content.
+    #[allow(clippy::too_many_arguments)]
+    fn dm_change_event(
+        &self,
+        txn: &Txn,
+        c: &Change,
+        op: Op,
+        commit_scn: Scn,
+        commit_ts_ms: i64,
+        index: u32,
+        table_order: u32,
+    ) -> ChangeEvent {
+        let table = &self.tables[c.table];
+        let col = |i: usize| &table.columns[i];
+        let where_field = |i: usize, v: &Value| {
+            if col(i).ty.is_lob() {
+                Field::Unavailable
+            } else {
+                v.dm_field(&col(i).ty)
+            }
+        };
+        let before: Option<Image> = c.before.as_ref().map(|vals| {
+            vals.iter()
+                .enumerate()
+                .map(|(i, v)| (col(i).name.clone(), where_field(i, v)))
+                .collect()
+        });
+        let after: Option<Image> = c.after.as_ref().map(|vals| {
+            vals.iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let f = match c.op {
+                        DmlOp::Update if !c.changed.contains(&i) => where_field(i, v),
+                        _ => v.dm_field(&col(i).ty),
+                    };
+                    (col(i).name.clone(), f)
+                })
+                .collect()
+        });
+        self.change_with_images(
+            txn,
+            c,
+            op,
+            before,
+            after,
+            commit_scn,
+            commit_ts_ms,
+            index,
+            table_order,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn change_with_images(
+        &self,
+        txn: &Txn,
+        c: &Change,
+        op: Op,
+        before: Option<Image>,
+        after: Option<Image>,
+        commit_scn: Scn,
+        commit_ts_ms: i64,
+        index: u32,
+        table_order: u32,
+    ) -> ChangeEvent {
         ChangeEvent {
             op,
             before,

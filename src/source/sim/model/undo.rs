@@ -27,6 +27,11 @@ impl Model {
     pub(super) fn new_xid(&mut self) -> Arc<str> {
         self.next_usn_slot += 1;
         self.next_sqn += 1;
+        if self.scenario.is_dm() {
+            // DM8's XID is a BINARY(8) transaction number, printed as 16
+            // upper-case hex digits.
+            return Arc::from(format!("{:016X}", 0x4600 + u64::from(self.next_usn_slot)));
+        }
         let usn = (self.next_usn_slot % 10 + 1) as u16;
         let slot = ((self.next_usn_slot / 10) % 34) as u16;
         Arc::from(format_xid(usn, slot, self.next_sqn))
