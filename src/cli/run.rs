@@ -725,6 +725,7 @@ fn run_inner(
             .pdb_filter
             .clone()
             .unwrap_or_else(|| opened.db_name.clone()),
+        dialect: opened.source.dialect(),
     };
     let sink: Box<dyn EventSink> = match kafka_sink.take() {
         Some((mut k, _)) => {
@@ -1183,6 +1184,7 @@ struct OpenedTables {
     binary_columns: std::collections::BTreeMap<cdcctl::source::TableName, Vec<String>>,
     server_name: String,
     db: String,
+    dialect: cdcctl::source::Dialect,
 }
 
 /// The snapshot this run takes or resumes, if any: an unfinished one in the
@@ -1200,6 +1202,7 @@ fn plan_snapshot(
         server_name: tables.server_name.clone(),
         db: tables.db.clone(),
         binary_columns: tables.binary_columns.clone(),
+        dialect: tables.dialect,
     };
     let progress = match stored {
         Some(p) if !p.finished() && mode == SnapshotMode::Never && args.snapshot.is_some() => {

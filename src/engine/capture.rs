@@ -311,7 +311,8 @@ fn threads_key(threads: &[RedoThread]) -> Vec<(u16, u64, String, String)> {
 
 impl<S: RedoSource> Capture<S> {
     /// Resolves the start position and prepares the buffer.
-    pub fn new(mut source: S, config: CaptureConfig) -> Result<Self, CaptureError> {
+    pub fn new(mut source: S, mut config: CaptureConfig) -> Result<Self, CaptureError> {
+        config.buffer.dialect = source.dialect();
         let mut warnings = Vec::new();
         let mut first_start = None;
         let incarnation = source.incarnation()?;

@@ -38,6 +38,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::row::Scn;
+use crate::source::Dialect;
 
 /// What Debezium emits for a value the source could not provide.
 pub const UNAVAILABLE_VALUE: &str = "__debezium_unavailable_value";
@@ -321,6 +322,8 @@ pub struct SourcePosition {
     pub ssn: u64,
     pub thread: u16,
     pub row_id: Option<String>,
+    /// `source.connector`: the database family (`oracle`, `dm`).
+    pub dialect: Dialect,
 }
 
 /// A committed row change.
@@ -375,7 +378,7 @@ impl Serialize for SourceRef<'_> {
         let p = &e.source;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("version", VERSION)?;
-        m.serialize_entry("connector", "oracle")?;
+        m.serialize_entry("connector", p.dialect.connector())?;
         m.serialize_entry("name", &p.name)?;
         m.serialize_entry("ts_ms", &p.change_ts_ms)?;
         m.serialize_entry("snapshot", e.snapshot_marker())?;
@@ -562,7 +565,7 @@ impl Serialize for DdlSourceRef<'_> {
         let p = &self.0.source;
         let mut m = s.serialize_map(None)?;
         m.serialize_entry("version", VERSION)?;
-        m.serialize_entry("connector", "oracle")?;
+        m.serialize_entry("connector", p.dialect.connector())?;
         m.serialize_entry("name", &p.name)?;
         m.serialize_entry("ts_ms", &p.change_ts_ms)?;
         m.serialize_entry("snapshot", "false")?;
@@ -593,7 +596,9 @@ mod envelope {
         image(out, e.after.as_ref(), forms);
         out.push_str(",\"source\":{\"version\":");
         string(out, VERSION);
-        out.push_str(",\"connector\":\"oracle\",\"name\":");
+        out.push_str(",\"connector\":\"");
+        out.push_str(p.dialect.connector());
+        out.push_str("\",\"name\":");
         string(out, &p.name);
         out.push_str(",\"ts_ms\":");
         int(out, p.change_ts_ms);
@@ -830,6 +835,7 @@ mod tests {
                 ssn: 0,
                 thread: 1,
                 row_id: None,
+                dialect: crate::source::Dialect::Oracle,
             },
             snapshot: false,
             partial: false,

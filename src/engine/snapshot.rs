@@ -347,6 +347,8 @@ pub struct SnapshotConfig {
     /// RAW, LONG RAW and BLOB columns per table: a read returns their
     /// bytes as hex, written as bytes like the stream writes them.
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
+    /// `source.connector`: the source's database family.
+    pub dialect: crate::source::Dialect,
 }
 
 /// Reads the snapshot chunk by chunk (see the module docs).
@@ -542,6 +544,7 @@ impl Snapshotter {
                 ssn: 0,
                 thread: 0,
                 row_id: None,
+                dialect: self.config.dialect,
             },
             snapshot: true,
             partial: false,

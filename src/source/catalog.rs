@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::row::Scn;
 
 /// Which database family a source speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
     #[default]
@@ -22,6 +22,17 @@ pub enum Dialect {
     /// Dameng DM8.
     Dm,
     Yashandb,
+}
+
+impl Dialect {
+    /// `source.connector` of the events captured from it.
+    pub fn connector(self) -> &'static str {
+        match self {
+            Dialect::Oracle => "oracle",
+            Dialect::Dm => "dm",
+            Dialect::Yashandb => "yashandb",
+        }
+    }
 }
 
 /// A row of `V$PDBS`.

@@ -131,6 +131,7 @@ fn position(i: u64, table: &str) -> SourcePosition {
             "AAAR3sAAEAAAACXAA{}",
             (b'A' + (i % 26) as u8) as char
         )),
+        dialect: crate::source::Dialect::Oracle,
     }
 }
 

@@ -859,3 +859,42 @@ fn issue11_retried_connection_drops_are_one_alert_per_error_with_a_count() {
     t.keys("q");
     t.wait_for("exit", |s| s.contains("EXIT=0"));
 }
+
+#[test]
+fn issue15_dm8_tail_names_dm_as_the_connector_and_its_literals_decode() {
+    let out = cdcctl(&[
+        "--source",
+        "sim:dm8?clock=virtual",
+        "tail",
+        "APP.ORDERS",
+        "--plain",
+        "--count",
+        "20",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.len(), 20);
+    let mut timestamps = 0;
+    for v in &lines {
+        assert_eq!(v["source"]["connector"], "dm", "{v}");
+        assert_eq!(v["source"]["db"], "DAMENG", "{v}");
+        let image = if v["op"] == "d" {
+            &v["before"]
+        } else {
+            &v["after"]
+        };
+        if let Some(created) = image["CREATED_AT"].as_str() {
+            assert!(
+                created.len() >= 19 && created.as_bytes()[10] == b'T',
+                "a DM8 TIMESTAMP literal is ISO text: {v}"
+            );
+            timestamps += 1;
+        }
+    }
+    assert!(timestamps > 0, "no CREATED_AT value in 20 events");
+}

@@ -97,6 +97,7 @@ fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
             server_name: "cdcctl".into(),
             db: "ORCLPDB1".into(),
             binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
+            dialect: crate::source::Dialect::Oracle,
         },
     )
 }

@@ -158,6 +158,9 @@ pub struct BufferConfig {
     /// Reassemble LOB and XMLType values, or give them as the unavailable
     /// marker (extended strings are reassembled either way).
     pub lob: LobMode,
+    /// The source's database family, named in each event's
+    /// `source.connector`; the capture sets it from its source.
+    pub dialect: crate::source::Dialect,
 }
 
 impl Default for BufferConfig {
@@ -173,6 +176,7 @@ impl Default for BufferConfig {
             spill_dir: None,
             abandon_after: None,
             lob: LobMode::Placeholder,
+            dialect: crate::source::Dialect::Oracle,
         }
     }
 }
@@ -1246,6 +1250,7 @@ impl TxnBuffer {
             ssn: row.ssn,
             thread: row.thread,
             row_id: row.row_id.clone(),
+            dialect: self.config.dialect,
         }
     }
 
@@ -1266,6 +1271,7 @@ impl TxnBuffer {
             ssn: row.ssn,
             thread: row.thread,
             row_id: row.row_id,
+            dialect: self.config.dialect,
         }
     }
 

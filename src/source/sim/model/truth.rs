@@ -71,6 +71,7 @@ impl Model {
             ssn: 0,
             thread,
             row_id,
+            dialect: self.scenario.instance.dialect,
         }
     }
 
