@@ -145,7 +145,8 @@ pub fn announce_simulator(command: &str, spec: &str) {
             log::Level::Info,
             &format!(
                 "reading the built-in simulator (scenario {name}), not a database; \
-                 point at one with --source oracle://USER@HOST:PORT/SERVICE or CDCCTL_SOURCE"
+                 point at one with --source oracle://USER@HOST:PORT/SERVICE (or dm://USER@HOST:PORT) \
+                 or CDCCTL_SOURCE"
             ),
             None,
             &[],

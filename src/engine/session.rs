@@ -112,7 +112,10 @@ pub enum PlanError {
         gap_sequences(*from, *to)
     )]
     SequenceGap { thread: u16, from: u64, to: u64 },
-    #[error("thread {0} has no CURRENT online log")]
+    #[error(
+        "thread {0} has no CURRENT online log (on DM8: V$ARCH_FILE lists no ACTIVE archive \
+         file, so archiving is off; see `cdcctl preflight`, check dm-arch)"
+    )]
     NoCurrentLog(u16),
 }
 

@@ -562,6 +562,7 @@ fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
             ("dm_probe_logmnr_contents", "V$LOGMNR_CONTENTS"),
             ("dm_probe_arch_file", "V$ARCH_FILE"),
             ("dm_probe_rlog", "V$RLOG"),
+            ("dm_probe_trx", "V$TRX"),
             ("dm_ini", "V$DM_INI"),
         ] {
             if let Some(QueryRows::Error { error }) = ev.queries.get(query) {

@@ -108,7 +108,8 @@ pub fn archive_only(f: &Facts, _d: &CheckDef) -> Outcome {
         )
     } else {
         Outcome::pass(format!(
-            "{available} archived log(s); DM8 mines archived logs only, so latency follows the archive switch rate"
+            "{available} archived log(s); DM8 mines archive files only, the one being written \
+             included, so latency follows the archive flush, not the log switch"
         ))
     }
 }
@@ -128,11 +129,14 @@ pub fn topology_ddl(f: &Facts, def: &CheckDef) -> Outcome {
 
 /// What mining reads, with the grant each needs; `DBMS_LOGMNR` stands for
 /// the package (its absence or a missing EXECUTE).
-const MINING_OBJECTS: [&str; 5] = [
+const MINING_OBJECTS: [&str; 6] = [
     "V$LOGMNR_CONTENTS",
     "V$ARCH_FILE",
     "V$RLOG",
     "V$DM_INI",
+    // DM8 writes no end row for a rollback: the open-transaction listing
+    // is what ends a rolled-back transaction and frees the restart point.
+    "V$TRX",
     "DBMS_LOGMNR",
 ];
 
