@@ -1206,3 +1206,61 @@ fn issue16_schema_changes_go_inline_nowhere_or_to_their_own_file() {
     assert_eq!((file_rows, file_ddl), (rows, 0));
     assert_eq!((side_ddl, side_all), (ddl, ddl), "only DDL, all of it");
 }
+
+#[test]
+fn issue15_dm8_run_streams_without_a_snapshot_resumes_and_refuses_one_asked_for() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let base = [
+        "--source",
+        "sim:dm8?clock=virtual",
+        "run",
+        "APP.ORDERS",
+        "-o",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--count",
+        "40",
+    ];
+    let mut asked = base.to_vec();
+    asked.extend(["--snapshot", "initial"]);
+    let o = cdcctl(dir.path(), &asked);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--snapshot never"));
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("read dir")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "a refused start leaves nothing: {left:?}");
+
+    let first = cdcctl(dir.path(), &base);
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(String::from_utf8_lossy(&first.stderr).contains("no initial snapshot"));
+    let second = cdcctl(dir.path(), &base);
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let events = lines(&text);
+    assert_eq!(events.len(), 80);
+    let mut seen = std::collections::HashSet::new();
+    for e in &events {
+        assert_eq!(e["source"]["connector"], "dm");
+        assert_ne!(e["op"], "r", "no snapshot rows on DM8");
+        let at = (
+            e["source"]["scn"].to_string(),
+            e["source"]["txId"].to_string(),
+            e["transaction"]["total_order"].to_string(),
+        );
+        assert!(seen.insert(at), "written twice across the restart: {e}");
+    }
+}
