@@ -12,6 +12,7 @@
 //! `yashandb` reads YashanDB's catalog through ODBC (the `yashandb-odbc`
 //! build feature) and maps its rows as `evidence` maps a collected file.
 
+pub mod address;
 pub mod catalog;
 pub mod dm;
 pub mod error;

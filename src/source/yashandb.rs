@@ -12,6 +12,9 @@
 
 use crate::source::SourceError;
 
+/// YashanDB's listener port when the address names none.
+pub const DEFAULT_PORT: u16 = 1688;
+
 /// The driver name the connection string asks for, unless
 /// `CDCCTL_YASHANDB_ODBC_DRIVER` names another (as odbcinst.ini spells it).
 pub const DEFAULT_DRIVER: &str = "YashanDB";
@@ -53,20 +56,18 @@ impl YashanUrl {
         if user.is_empty() {
             return Err(bad("no user"));
         }
-        let (host, port) = match hostport.rsplit_once(':') {
-            Some((h, p)) => (
-                h,
-                p.parse::<u16>()
-                    .map_err(|_| bad("the port is not a number"))?,
-            ),
-            None => (hostport, 1688),
-        };
-        if host.is_empty() {
-            return Err(bad("no host"));
-        }
+        let (host, port) = crate::source::address::split_host_port(hostport, DEFAULT_PORT)
+            .map_err(|e| match e {
+                crate::source::address::HostPortError::BadHost(_) => {
+                    bad("the host is not a valid host name or address")
+                }
+                crate::source::address::HostPortError::BadPort(_) => {
+                    bad("the port is not a number between 1 and 65535")
+                }
+            })?;
         Ok(YashanUrl {
             user: user.to_string(),
-            host: host.to_string(),
+            host,
             port,
         })
     }

@@ -7,6 +7,7 @@
 //! part of the address: it comes from `CDCCTL_PASSWORD` or the prompt,
 //! as for `oracle://`.
 
+use crate::source::address::{self, HostPortError};
 use std::fmt;
 
 /// DM8's default port.
@@ -103,44 +104,10 @@ impl fmt::Display for DmSpec {
 }
 
 fn split_host_port(text: &str) -> Result<(String, u16), DmUrlError> {
-    let (host, port) = if let Some(inner) = text.strip_prefix('[') {
-        let (addr, after) = inner
-            .split_once(']')
-            .ok_or_else(|| DmUrlError::BadHost(text.to_string()))?;
-        if addr.is_empty() || !addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':') {
-            return Err(DmUrlError::BadHost(text.to_string()));
-        }
-        let port = match after {
-            "" => None,
-            p => Some(
-                p.strip_prefix(':')
-                    .ok_or_else(|| DmUrlError::BadHost(text.to_string()))?,
-            ),
-        };
-        (addr.to_string(), port)
-    } else {
-        let (h, p) = match text.split_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (text, None),
-        };
-        let ok = !h.is_empty()
-            && h.len() <= 253
-            && !h.starts_with('-')
-            && h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
-        if !ok {
-            return Err(DmUrlError::BadHost(h.to_string()));
-        }
-        (h.to_string(), p)
-    };
-    let port = match port {
-        None => DEFAULT_PORT,
-        Some(p) => match p.parse::<u16>() {
-            Ok(n) if n > 0 => n,
-            _ => return Err(DmUrlError::BadPort(p.to_string())),
-        },
-    };
-    Ok((host, port))
+    address::split_host_port(text, DEFAULT_PORT).map_err(|e| match e {
+        HostPortError::BadHost(h) => DmUrlError::BadHost(h),
+        HostPortError::BadPort(p) => DmUrlError::BadPort(p),
+    })
 }
 
 #[cfg(test)]

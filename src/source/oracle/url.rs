@@ -10,6 +10,7 @@
 //! A password is never part of the address: it comes from `CDCCTL_PASSWORD`,
 //! a prompt the CLI shows, or the wallet.
 
+use crate::source::address::{self, HostPortError};
 use std::fmt;
 
 /// The environment variable a password is read from.
@@ -201,46 +202,10 @@ fn parse_alias(text: &str) -> Result<Target, UrlError> {
 }
 
 fn split_host_port(text: &str) -> Result<(String, u16), UrlError> {
-    let (host, port) = if let Some(inner) = text.strip_prefix('[') {
-        // [IPv6]:port
-        let (addr, after) = inner
-            .split_once(']')
-            .ok_or_else(|| UrlError::BadHost(text.to_string()))?;
-        let ok = !addr.is_empty() && addr.chars().all(|c| c.is_ascii_hexdigit() || c == ':');
-        if !ok {
-            return Err(UrlError::BadHost(text.to_string()));
-        }
-        let port = match after {
-            "" => None,
-            p => Some(
-                p.strip_prefix(':')
-                    .ok_or_else(|| UrlError::BadHost(text.to_string()))?,
-            ),
-        };
-        (addr.to_string(), port)
-    } else {
-        let (h, p) = match text.split_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (text, None),
-        };
-        let ok = !h.is_empty()
-            && h.len() <= 253
-            && h.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'))
-            && !h.starts_with('-');
-        if !ok {
-            return Err(UrlError::BadHost(h.to_string()));
-        }
-        (h.to_string(), p)
-    };
-    let port = match port {
-        None => DEFAULT_PORT,
-        Some(p) => match p.parse::<u16>() {
-            Ok(n) if n > 0 => n,
-            _ => return Err(UrlError::BadPort(p.to_string())),
-        },
-    };
-    Ok((host, port))
+    address::split_host_port(text, DEFAULT_PORT).map_err(|e| match e {
+        HostPortError::BadHost(h) => UrlError::BadHost(h),
+        HostPortError::BadPort(p) => UrlError::BadPort(p),
+    })
 }
 
 /// A password held in memory only; its `Debug` never prints it.
