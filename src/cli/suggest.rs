@@ -1,19 +1,27 @@
 //! "Did you mean": the close names to offer when an operator mistypes a
 //! table, a scenario, a check id or an option.
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters, a swap of two neighbours counting as one
+/// edit (`dmeo` is one edit from `demo`, two from `dm8`).
 pub fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    let mut rows = vec![(0..=b.len()).collect::<Vec<usize>>()];
+    for (i, ca) in a.iter().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+            let prev = &rows[i];
+            let mut d = (prev[j] + usize::from(ca != cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
+            if i > 0 && j > 0 && *ca == b[j - 1] && a[i - 1] == *cb {
+                d = d.min(rows[i - 1][j - 1] + 1);
+            }
+            cur.push(d);
         }
-        prev = cur;
+        rows.push(cur);
     }
-    prev[b.len()]
+    rows[a.len()][b.len()]
 }
 
 /// Up to three candidates close to `wanted` (case-insensitive), closest
@@ -44,7 +52,14 @@ pub fn close<'a>(wanted: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .collect();
     scored.sort();
     scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(3).map(|(_, c)| c).collect()
+    // The closest only: `demo` for `dmeo`, not `dm8` one edit further.
+    let best = scored.first().map_or(0, |(d, _)| *d);
+    scored
+        .into_iter()
+        .take_while(|(d, _)| *d == best)
+        .take(3)
+        .map(|(_, c)| c)
+        .collect()
 }
 
 /// `": did you mean A, B or C?"`, or nothing when nothing is close: the
@@ -78,6 +93,8 @@ mod tests {
             vec!["interval-partition-churn"]
         );
         assert_eq!(did_you_mean("DOC", names), ": did you mean DOCS?");
+        assert_eq!(close("dmeo", ["demo", "dm8", "rac"]), vec!["demo"]);
+        assert_eq!(close("dm9", ["demo", "dm8", "dm7"]), vec!["dm7", "dm8"]);
         assert_eq!(question(&["A", "B", "C"]), ": did you mean A, B or C?");
         assert_eq!(question(&[]), "");
     }
