@@ -10,7 +10,8 @@
 #
 # RATE=N overrides the scenario's `[workload] rate` (actions/s; with
 # 10-change transactions, changes/s are 10/11 of it); DURATION_S and
-# SAMPLE_S override the length and the sampling period in seconds.
+# SAMPLE_S override the length and the sampling period in seconds; SOAK_TOML
+# another scenario file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES=${1:-10}
@@ -21,9 +22,9 @@ TMUX=${TMUX_BIN:-/usr/bin/tmux}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/cdcctl-soak.XXXXXX")
 SCENARIO="$DIR/soak.toml"
 if [ -n "${RATE:-}" ]; then
-  sed "s/^rate = .*/rate = $RATE/" benches/soak.toml >"$SCENARIO"
+  sed "s/^rate = .*/rate = $RATE/" "${SOAK_TOML:-benches/soak.toml}" >"$SCENARIO"
 else
-  cp benches/soak.toml "$SCENARIO"
+  cp "${SOAK_TOML:-benches/soak.toml}" "$SCENARIO"
 fi
 SOCK="$DIR/tmux.sock"
 HZ=$(getconf CLK_TCK)
