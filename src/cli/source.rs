@@ -166,7 +166,14 @@ fn prompt_password(user: &str) -> Option<Password> {
 /// Starts the simulator named by a `sim[:NAME|:PATH.toml]` spec.
 pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
     match Sim::from_source(spec) {
-        Some(Ok(sim)) => Ok(sim),
+        Some(Ok(mut sim)) => {
+            // Commands that open the simulator as a source read its redo,
+            // never its ground truth (`cdcctl sim truth` loads its own), so
+            // none is recorded: at tens of thousands of changes a second it
+            // would be the largest thing in memory.
+            sim.set_truth_limit(Some(0));
+            Ok(sim)
+        }
         Some(Err(e)) => Err(OpenError {
             exit_code: exit::USAGE,
             transient: false,

@@ -328,9 +328,15 @@ impl Sim {
     }
 
     /// How many truth events to keep (`None`: all; `Some(0)`: record none).
-    /// Older ones are dropped and counted, so an interactive sim stays bounded.
+    /// Older ones are dropped and counted, so an interactive sim stays
+    /// bounded; those the warm-up recorded beyond the limit go at once.
     pub fn set_truth_limit(&mut self, limit: Option<usize>) {
         self.model.truth_limit = limit;
+        if let Some(limit) = limit {
+            let over = self.model.truth.len().saturating_sub(limit);
+            self.model.truth.drain(..over);
+            self.model.truth_dropped += over as u64;
+        }
     }
 
     /// Generates at least `n` more redo records without any engine: the
@@ -756,8 +762,9 @@ impl RedoSource for Sim {
             return Err(SourceError::oracle(
                 1555,
                 format!(
-                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten; undo_retention = {})",
-                    self.model.scenario.instance.undo_retention_s
+                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten; undo_retention = {}, undo_tablespace_mb = {})",
+                    self.model.scenario.instance.undo_retention_s,
+                    self.model.scenario.instance.undo_tablespace_mb
                 ),
             ));
         }
@@ -782,8 +789,9 @@ impl RedoSource for Sim {
             return Err(SourceError::oracle(
                 1555,
                 format!(
-                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten while it was read; undo_retention = {})",
-                    self.model.scenario.instance.undo_retention_s
+                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten while it was read; undo_retention = {}, undo_tablespace_mb = {})",
+                    self.model.scenario.instance.undo_retention_s,
+                    self.model.scenario.instance.undo_tablespace_mb
                 ),
             ));
         }

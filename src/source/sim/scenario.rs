@@ -239,6 +239,9 @@ fn d_undo_ret() -> u64 {
 fn d_undo_ts() -> String {
     "UNDOTBS1".into()
 }
+fn d_undo_mb() -> u64 {
+    256
+}
 fn d_fra_size() -> u64 {
     20 << 30
 }
@@ -296,6 +299,13 @@ pub struct InstanceSpec {
     pub undo_retention_s: u64,
     #[serde(default = "d_undo_ts")]
     pub undo_tablespace: String,
+    /// Size of the undo tablespace, MiB (autoextended as far as it may
+    /// go). Committed undo is kept for `undo_retention_s` only while it
+    /// fits: beyond it the oldest is overwritten and `AS OF` reads that need
+    /// it raise ORA-01555, as without RETENTION GUARANTEE. It also bounds
+    /// the simulator's memory at high change rates.
+    #[serde(default = "d_undo_mb")]
+    pub undo_tablespace_mb: u64,
     #[serde(default)]
     pub undo_retention_guarantee: bool,
     #[serde(default = "yes")]
@@ -567,8 +577,9 @@ pub struct PartitionSpec {
 const MAX_ROWS: u64 = 10_000_000;
 /// Database time simulated before the first answer.
 const MAX_WARMUP_S: u64 = 86_400;
-/// Transactions per second of database time.
-const MAX_RATE: f64 = 10_000.0;
+/// Workload actions (row changes and commits) per second of database time:
+/// enough for a 50k changes/s soak, finite so a typo cannot spin for ever.
+const MAX_RATE: f64 = 100_000.0;
 /// Changes in one generated transaction.
 const MAX_TXN_SIZE: u32 = 1_000_000;
 
@@ -1061,10 +1072,15 @@ impl Scenario {
                 self.warmup_s
             )));
         }
+        if self.instance.undo_tablespace_mb == 0 {
+            return Err(invalid(
+                "instance.undo_tablespace_mb must be at least 1".into(),
+            ));
+        }
         let w = &self.workload;
         if w.rate > MAX_RATE {
             return Err(invalid(format!(
-                "workload.rate must be at most {MAX_RATE} transactions per second (got {})",
+                "workload.rate must be at most {MAX_RATE} changes per second (got {})",
                 w.rate
             )));
         }

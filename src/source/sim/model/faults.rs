@@ -58,13 +58,7 @@ impl Model {
                 }
                 self.prune_records();
             }
-            FaultKind::UndoOverwritten => {
-                let scn = self.scn;
-                for t in &mut self.tables {
-                    t.undo.clear();
-                    t.undo_lost_scn = scn;
-                }
-            }
+            FaultKind::UndoOverwritten => self.overwrite_all_undo(),
             FaultKind::ArchiveGap => self.gap_pending += count.unwrap_or(1),
             FaultKind::Resetlogs => {
                 // OPEN RESETLOGS: the new incarnation starts at the next

@@ -99,6 +99,8 @@ pub struct Model {
     pub switches: Vec<NaiveDateTime>,
     pub rows_generated: u64,
     pub snapshot_too_old_errors: u64,
+    /// Bytes of committed undo held (see `undo::prune_undo`).
+    undo_bytes: u64,
     /// `V$DATABASE.RESETLOGS_TIME` of the current incarnation (its
     /// RESETLOGS_CHANGE# is `scenario.instance.resetlogs_change`).
     pub resetlogs_time: NaiveDateTime,
@@ -163,6 +165,7 @@ impl Model {
             switches: Vec::new(),
             rows_generated: 0,
             snapshot_too_old_errors: scenario.instance.snapshot_too_old_errors,
+            undo_bytes: 0,
             // The incarnation was opened a month before the scenario starts.
             resetlogs_time: start - Duration::days(30),
             rng: Rng::new(0),

@@ -1,5 +1,6 @@
 //! Undo: transaction ids (undo segment, slot, sequence), the committed
-//! before images undo retention keeps, the SCN below which they are lost,
+//! before images the undo tablespace keeps (for `undo_retention_s` while
+//! they fit in `undo_tablespace_mb`), the SCN below which they are lost,
 //! and `SELECT ... AS OF SCN` reads built from them.
 
 use std::collections::BTreeMap;
@@ -19,6 +20,20 @@ pub(super) struct UndoEntry {
     pub(super) commit_time: NaiveDateTime,
     pub(super) key: i64,
     pub(super) before: Option<Arc<Vec<Value>>>,
+    /// Bytes this undo record takes in the undo tablespace.
+    pub(super) bytes: u32,
+}
+
+/// An undo record's own bytes besides the before image (header, row
+/// address, column count): what an INSERT's undo (delete the row) takes.
+const UNDO_RECORD_OVERHEAD: u32 = 64;
+
+impl UndoEntry {
+    /// Bytes an undo record with this before image takes.
+    pub(super) fn size_of(before: Option<&[Value]>) -> u32 {
+        let image: usize = before.map_or(0, |b| b.iter().map(Value::redo_len).sum());
+        UNDO_RECORD_OVERHEAD.saturating_add(u32::try_from(image).unwrap_or(u32::MAX))
+    }
 }
 
 impl Model {
@@ -37,18 +52,71 @@ impl Model {
         Arc::from(format_xid(usn, slot, self.next_sqn))
     }
 
+    /// Keeps committed undo for `undo_retention_s`, then, while the undo
+    /// kept is over `undo_tablespace_mb`, overwrites the oldest of any table
+    /// even though retention asked to keep it (Oracle without RETENTION
+    /// GUARANTEE): reads that needed it then raise ORA-01555.
     pub(super) fn prune_undo(&mut self) {
         let limit =
             self.now_sec() - Duration::seconds(self.scenario.instance.undo_retention_s as i64);
+        let mut freed = 0u64;
         for t in &mut self.tables {
             while let Some(u) = t.undo.front() {
                 if u.commit_time >= limit {
                     break;
                 }
                 t.undo_lost_scn = t.undo_lost_scn.max(u.commit_scn);
+                freed += u64::from(u.bytes);
                 t.undo.pop_front();
             }
         }
+        self.undo_bytes = self.undo_bytes.saturating_sub(freed);
+        let cap = self.undo_capacity();
+        while self.undo_bytes > cap {
+            // The oldest commit across tables goes first, as undo segments
+            // are reused in the order they were written.
+            let oldest = self
+                .tables
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| t.undo.front().map(|u| (u.commit_scn, i)))
+                .min();
+            let Some((_, i)) = oldest else {
+                self.undo_bytes = 0;
+                break;
+            };
+            let t = &mut self.tables[i];
+            if let Some(u) = t.undo.pop_front() {
+                t.undo_lost_scn = t.undo_lost_scn.max(u.commit_scn);
+                self.undo_bytes = self.undo_bytes.saturating_sub(u64::from(u.bytes));
+            }
+        }
+    }
+
+    /// Bytes of committed undo the tablespace holds at most.
+    pub fn undo_capacity(&self) -> u64 {
+        self.scenario
+            .instance
+            .undo_tablespace_mb
+            .saturating_mul(1 << 20)
+    }
+
+    /// Bytes of committed undo held now, and how many undo records.
+    pub fn undo_usage(&self) -> (u64, usize) {
+        (
+            self.undo_bytes,
+            self.tables.iter().map(|t| t.undo.len()).sum(),
+        )
+    }
+
+    /// Undo lost all at once (the `undo_overwritten` fault).
+    pub(super) fn overwrite_all_undo(&mut self) {
+        let scn = self.scn;
+        for t in &mut self.tables {
+            t.undo.clear();
+            t.undo_lost_scn = scn;
+        }
+        self.undo_bytes = 0;
     }
 
     /// `SELECT ... AS OF SCN` for one chunk, in key order.

@@ -497,12 +497,15 @@ impl Model {
                 self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
                 index += 1;
             }
+            let bytes = UndoEntry::size_of(c.before.as_deref().map(Vec::as_slice));
+            self.undo_bytes += u64::from(bytes);
             let tb = &mut self.tables[c.table];
             tb.undo.push_back(UndoEntry {
                 commit_scn,
                 commit_time,
                 key: c.key,
                 before: c.before.clone(),
+                bytes,
             });
         }
         self.prune_undo();
