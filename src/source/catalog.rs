@@ -274,6 +274,14 @@ pub struct TablePattern {
 }
 
 impl TablePattern {
+    /// `%.%`: what an empty pattern list asks [`Catalog::tables`] for.
+    pub fn every_table() -> Self {
+        TablePattern {
+            owner: "%".into(),
+            table: "%".into(),
+        }
+    }
+
     /// Parses `SCHEMA.TABLE`; unquoted names are upper-cased as Oracle does,
     /// `"quoted"` ones keep their case.
     pub fn parse(text: &str) -> Result<Self, String> {

@@ -212,12 +212,9 @@ impl Catalog for DmSource {
     }
 
     fn tables(&mut self, patterns: &[TablePattern]) -> Result<Vec<TableFacts>, SourceError> {
-        let all = [TablePattern {
-            owner: "%".into(),
-            table: "%".into(),
-        }];
+        let every = TablePattern::every_table();
         let patterns = if patterns.is_empty() {
-            &all[..]
+            std::slice::from_ref(&every)
         } else {
             patterns
         };

@@ -296,11 +296,7 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             changed,
             ..
         } => {
-            row.operation_code = match op {
-                DmlOp::Insert => OperationCode::Insert,
-                DmlOp::Update => OperationCode::Update,
-                DmlOp::Delete => OperationCode::Delete,
-            };
+            row.operation_code = op.operation_code();
             row.rollback = *rollback;
             row.row_id = Some(rowid.to_string());
             let Some(t) = m.tables.get(*table) else {

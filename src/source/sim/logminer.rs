@@ -475,11 +475,7 @@ impl Session {
                 after,
                 changed,
             } => {
-                row.operation_code = match op {
-                    DmlOp::Insert => OperationCode::Insert,
-                    DmlOp::Update => OperationCode::Update,
-                    DmlOp::Delete => OperationCode::Delete,
-                };
+                row.operation_code = op.operation_code();
                 row.rollback = *rollback;
                 row.row_id = Some(rowid.to_string());
                 row.data_obj = Some(*obj);

@@ -23,6 +23,18 @@ pub enum DmlOp {
     Delete,
 }
 
+impl DmlOp {
+    /// The `OPERATION_CODE` LogMiner shows for it.
+    pub fn operation_code(self) -> crate::engine::row::OperationCode {
+        use crate::engine::row::OperationCode;
+        match self {
+            DmlOp::Insert => OperationCode::Insert,
+            DmlOp::Update => OperationCode::Update,
+            DmlOp::Delete => OperationCode::Delete,
+        }
+    }
+}
+
 /// What a redo record holds.
 #[derive(Debug, Clone)]
 pub enum Body {
