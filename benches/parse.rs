@@ -5,6 +5,11 @@
 //! first use by `shared/bench/gen-redo-corpus` when that script is found
 //! next to the crate. Runs: `$CDCCTL_BENCH_RUNS` (default 7); figures are
 //! medians. Run with `cargo bench --bench parse`.
+//!
+//! Also runs `cdcctl redo parse --file CORPUS` (output to /dev/null) as a
+//! child process, end to end: reading, parsing and writing JSON lines; its
+//! on-CPU time is the child's user + system time. The ratios at the end
+//! compare figures of this run only, which is what holds across hosts.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -79,6 +84,50 @@ fn measure(runs: usize, mut f: impl FnMut()) -> (Duration, Option<Duration>) {
     (median(wall), cpu)
 }
 
+/// User + system time of finished children so far (Linux, macOS).
+fn children_cpu() -> Option<Duration> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage writes a whole rusage into the pointer it is given.
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr()) };
+    if rc != 0 {
+        return None;
+    }
+    // SAFETY: zero-initialised, then filled by a successful getrusage.
+    let u = unsafe { usage.assume_init() };
+    let t = |tv: libc::timeval| {
+        Duration::from_secs(tv.tv_sec as u64) + Duration::from_micros(tv.tv_usec as u64)
+    };
+    Some(t(u.ru_utime) + t(u.ru_stime))
+}
+
+/// Median wall and on-CPU time of `runs` runs of `redo parse --file`.
+fn redo_parse(path: &Path, runs: usize) -> Option<(Duration, Option<Duration>)> {
+    let exe = env!("CARGO_BIN_EXE_cdcctl");
+    let run = || -> Option<(Duration, Option<Duration>)> {
+        let before = children_cpu();
+        let t = Instant::now();
+        let status = Command::new(exe)
+            .args(["redo", "parse", "--file"])
+            .arg(path)
+            .stdout(std::process::Stdio::null())
+            .status()
+            .ok()?;
+        let wall = t.elapsed();
+        let cpu = before.zip(children_cpu()).map(|(b, a)| a.saturating_sub(b));
+        status.success().then_some((wall, cpu))
+    };
+    run()?;
+    let mut wall = Vec::new();
+    let mut cpu = Vec::new();
+    for _ in 0..runs {
+        let (w, c) = run()?;
+        wall.push(w);
+        cpu.extend(c);
+    }
+    let cpu = (cpu.len() == runs).then(|| median(cpu));
+    Some((median(wall), cpu))
+}
+
 fn main() {
     let path = match corpus_path() {
         Ok(p) => p,
@@ -124,10 +173,11 @@ fn main() {
     let with_images = measure(runs, || {
         for l in &lines {
             if let Ok(s) = parse(black_box(l)) {
-                black_box((s.before_image(), s.after_image()));
+                black_box(s.images());
             }
         }
     });
+    let end_to_end = redo_parse(&path, runs);
 
     let rate = |d: Duration| (mb / d.as_secs_f64(), n / d.as_secs_f64());
     println!(
@@ -137,17 +187,34 @@ fn main() {
         lines.len()
     );
     println!("                       wall clock                       on-CPU time of the thread");
-    for (name, (wall, cpu)) in [
+    let mut rows = vec![
         ("memchr newline pass", newline),
         ("parse", parse_only),
         ("parse + both images", with_images),
-    ] {
+    ];
+    rows.extend(end_to_end.map(|r| ("redo parse --file", r)));
+    for (name, (wall, cpu)) in rows {
         let (wm, ws) = rate(wall);
         let cpu = cpu.map_or_else(String::new, |c| {
             let (cm, cs) = rate(c);
             format!("{cm:>9.1} MB/s  {cs:>10.0} statements/s")
         });
         println!("{name:<21} {wm:>9.1} MB/s  {ws:>10.0} statements/s   {cpu}");
+    }
+    // Ratios of times (lower is faster), on-CPU where every figure has it.
+    let pick = |(wall, cpu): (Duration, Option<Duration>)| cpu.unwrap_or(wall).as_secs_f64();
+    let (base, p, pi) = (pick(newline), pick(parse_only), pick(with_images));
+    println!("ratios of on-CPU time in this run:");
+    println!(
+        "  parse / memchr pass                     {:>6.1}",
+        p / base
+    );
+    println!("  parse + both images / parse             {:>6.2}", pi / p);
+    if let Some(e) = end_to_end {
+        println!(
+            "  redo parse --file / parse + both images {:>6.2}",
+            pick(e) / pi
+        );
     }
     println!(
         "failed statements     {failed} of {} ({:.3}%)",

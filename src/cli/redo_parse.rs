@@ -20,10 +20,12 @@ use std::process::ExitCode;
 use serde_json::{Map, Value};
 
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
-use cdcctl::engine::event::{Field, Image, UNAVAILABLE_VALUE};
+use cdcctl::engine::event::{push_json_string, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
-use cdcctl::engine::redo::{finding_for_status, lob, parse_with, ParseOptions};
+use cdcctl::engine::redo::{
+    finding_for_status, lob, parse_with, FieldText, ParseOptions, Value as RedoValue,
+};
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
 use super::exit;
@@ -102,6 +104,8 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     let input = crate::cli::bounded::lines(input);
     let mut out = Printer {
         out: BufWriter::new(io::stdout().lock()),
+        line: String::new(),
+        scratch: String::new(),
         failed: 0,
         options: ParseOptions {
             relaxed_quotes: args.relaxed_quotes,
@@ -158,13 +162,19 @@ enum Kind {
 }
 
 fn classify(sql: &str) -> Kind {
-    let word: String = sql
-        .trim_start()
-        .chars()
-        .take_while(char::is_ascii_alphabetic)
-        .collect::<String>()
-        .to_ascii_lowercase();
-    match word.as_str() {
+    let sql = sql.trim_start();
+    let end = sql
+        .bytes()
+        .position(|b| !b.is_ascii_alphabetic())
+        .unwrap_or(sql.len());
+    // Longer than any keyword below: not one of them.
+    let mut word = [0u8; 10];
+    let Some(slot) = word.get_mut(..end) else {
+        return Kind::Dml;
+    };
+    slot.copy_from_slice(&sql.as_bytes()[..end]);
+    slot.make_ascii_lowercase();
+    match std::str::from_utf8(slot).unwrap_or_default() {
         "commit" | "rollback" | "set" | "savepoint" => Kind::Control,
         "create" | "alter" | "drop" | "truncate" | "rename" | "comment" | "grant" | "revoke"
         | "analyze" | "audit" | "noaudit" | "purge" | "flashback" => Kind::Ddl,
@@ -186,6 +196,10 @@ struct Origin<'r> {
 
 struct Printer<W: Write> {
     out: W,
+    /// One statement's line, reused so that writing it allocates nothing.
+    line: String,
+    /// Converted values (ISO dates, lower-case hex) on their way out.
+    scratch: String,
     failed: usize,
     options: ParseOptions,
     /// Rows carrying LOB, XML or 32k-string pieces, by operation: skipped,
@@ -245,42 +259,94 @@ impl<W: Write> Printer<W> {
             Ok(s) => s,
             Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
         };
-        let mut obj = Map::new();
-        obj.insert("op".into(), stmt.kind.as_str().into());
-        obj.insert("schema".into(), stmt.schema().into());
-        obj.insert("table".into(), stmt.table().into());
-        obj.insert("before".into(), image_json(stmt.before_image()));
-        obj.insert("after".into(), image_json(stmt.after_image()));
-        let findings = origin
-            .status
-            .iter()
-            .chain(stmt.findings())
-            .map(finding_json)
-            .collect();
-        obj.insert("findings".into(), Value::Array(findings));
-        self.line(obj, origin)
+        // Written straight into the line, in the key order `line` writes
+        // (a test holds the two equal): this is the path every statement
+        // takes.
+        let mut out = std::mem::take(&mut self.line);
+        out.clear();
+        out.push_str("{\"op\":");
+        push_json_string(&mut out, stmt.kind.as_str());
+        out.push_str(",\"schema\":");
+        push_json_string(&mut out, stmt.schema());
+        out.push_str(",\"table\":");
+        push_json_string(&mut out, stmt.table());
+        // The images' values go from the statement to the line: building
+        // owned images first would only copy them once more.
+        out.push_str(",\"before\":");
+        let mut scratch = std::mem::take(&mut self.scratch);
+        push_image(
+            &mut out,
+            &mut scratch,
+            stmt.before_pairs().map(|p| p.iter().map(|(c, v)| (*c, v))),
+        );
+        out.push_str(",\"after\":");
+        push_image(&mut out, &mut scratch, stmt.after_pairs());
+        self.scratch = scratch;
+        out.push_str(",\"findings\":[");
+        for (i, f) in origin.status.iter().chain(stmt.findings()).enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&finding_json(f).to_string());
+        }
+        out.push(']');
+        if let Some(scn) = origin.scn {
+            out.push_str(",\"scn\":");
+            push_json_string(&mut out, &scn.to_string());
+        }
+        if let Some(rs_id) = origin.rs_id {
+            out.push_str(",\"rs_id\":");
+            match rs_id {
+                Some(r) => push_json_string(&mut out, r),
+                None => out.push_str("null"),
+            }
+        }
+        if let Some(ssn) = origin.ssn {
+            out.push_str(",\"ssn\":");
+            out.push_str(&ssn.to_string());
+        }
+        if origin.rollback {
+            out.push_str(",\"rollback\":true");
+        }
+        out.push_str("}\n");
+        let written = self.out.write_all(out.as_bytes());
+        self.line = out;
+        written
     }
 }
 
-fn image_json(image: Option<Image>) -> Value {
-    let Some(image) = image else {
-        return Value::Null;
+/// An image as a JSON object, from the statement's pairs; `scratch` holds
+/// the text of values whose canonical form differs from the statement's.
+fn push_image<'v>(
+    out: &mut String,
+    scratch: &mut String,
+    pairs: Option<impl Iterator<Item = (&'v str, &'v RedoValue<'v>)>>,
+) {
+    let Some(pairs) = pairs else {
+        out.push_str("null");
+        return;
     };
-    let map: Map<String, Value> = image
-        .into_iter()
-        .map(|(c, f)| {
-            let v = match f {
-                Field::Null => Value::Null,
-                // Diagnostics show bytes as LogMiner printed them: hex.
-                Field::Text(t) | Field::Binary(t) => Value::String(t),
-                Field::Unavailable | Field::UnavailableBinary => {
-                    Value::String(UNAVAILABLE_VALUE.into())
-                }
-            };
-            (c, v)
-        })
-        .collect();
-    Value::Object(map)
+    out.push('{');
+    for (i, (c, v)) in pairs.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_string(out, c);
+        out.push(':');
+        scratch.clear();
+        match v.field_text(scratch) {
+            FieldText::Null => out.push_str("null"),
+            // Diagnostics show bytes as LogMiner printed them: hex.
+            FieldText::Text(t) | FieldText::Binary(t) => push_json_string(out, t),
+            FieldText::TextAppended(r) | FieldText::BinaryAppended(r) => {
+                push_json_string(out, scratch.get(r).unwrap_or_default())
+            }
+            FieldText::Unavailable | FieldText::UnavailableBinary => {
+                push_json_string(out, UNAVAILABLE_VALUE)
+            }
+        }
+    }
+    out.push('}');
 }
 
 fn finding_json(f: &Finding) -> Value {

@@ -98,7 +98,7 @@ fn omit_unlogged_lobs(e: &CapturedEvent) -> CapturedEvent {
         CapturedEvent::Change(c) if c.op != Op::Create => {
             let mut c = c.clone();
             for image in [&mut c.before, &mut c.after].into_iter().flatten() {
-                image.retain(|(_, f)| !f.is_unavailable());
+                image.retain(|_, f| !f.is_unavailable());
             }
             CapturedEvent::Change(c)
         }

@@ -31,7 +31,7 @@ use crate::source::{
 
 use super::checkpoint::Checkpoint;
 use super::detail::RedoBook;
-use super::event::{image_get, CapturedEvent, ChangeEvent, Field, Op};
+use super::event::{CapturedEvent, ChangeEvent, Field, Op};
 use super::finding::Finding;
 use super::inflight;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState, MissingArchive};
@@ -1043,11 +1043,13 @@ fn mark_binary_columns(binary: &BTreeMap<TableName, Vec<String>>, change: &mut C
         .into_iter()
         .flatten()
     {
-        for (column, field) in image.iter_mut() {
-            if columns.contains(column) {
-                *field = std::mem::replace(field, Field::Null).into_binary();
+        image.update(|column, field| {
+            if !columns.iter().any(|c| c == column) {
+                return None;
             }
-        }
+            let binary = field.to_field().into_binary();
+            (binary != field).then_some(binary)
+        });
     }
 }
 
@@ -1076,8 +1078,8 @@ fn fill_unlogged_lobs(
             .into_iter()
             .flatten()
         {
-            if image_get(image, column).is_none() {
-                image.push((column.clone(), Field::Unavailable));
+            if !image.contains(column) {
+                image.push(column, &Field::Unavailable);
                 filled = true;
             }
         }
@@ -1118,7 +1120,7 @@ fn check_before_image(
     let Some(before) = &change.before else {
         return;
     };
-    let has_key = key.iter().all(|k| image_get(before, k).is_some());
+    let has_key = key.iter().all(|k| before.contains(k));
     // On DM8 the WHERE carries the whole before image or, at
     // RLOG_APPEND_LOGIC = 1, the key alone. (A table of key columns only
     // is reported too: no finer test tells the two apart from the row.)
@@ -1673,7 +1675,8 @@ mod tests {
             let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
                 if let CapturedEvent::Change(c) = e {
                     let after = c.after.unwrap_or_default();
-                    let id = crate::engine::event::image_get(&after, "ORDER_ID")
+                    let id = after
+                        .get("ORDER_ID")
                         .and_then(|f| f.as_str().map(str::to_string))
                         .unwrap_or_default();
                     ids.push(format!("{}:{id}", c.source.xid));
@@ -1720,7 +1723,11 @@ mod tests {
             let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
                 if let CapturedEvent::Change(c) = e {
                     let after = c.after.unwrap_or_default();
-                    notes.push(crate::engine::event::image_get(&after, "NOTE").cloned());
+                    notes.push(
+                        after
+                            .get("NOTE")
+                            .map(crate::engine::event::FieldRef::to_field),
+                    );
                 }
                 Ok(())
             };

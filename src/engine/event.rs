@@ -195,8 +195,8 @@ impl ValueForms {
 
     /// A field as these forms write it in an image (for keys built
     /// outside the envelope, which must match its values).
-    pub fn field_json(self, field: &Field) -> serde_json::Value {
-        serde_json::to_value(FieldRef(field, self, None)).unwrap_or(serde_json::Value::Null)
+    pub fn field_json<'f>(self, field: impl Into<FieldRef<'f>>) -> serde_json::Value {
+        serde_json::to_value(Formed(field.into(), self, None)).unwrap_or(serde_json::Value::Null)
     }
 
     fn unavailable_binary(self) -> String {
@@ -231,13 +231,13 @@ fn hex_of(bytes: &[u8]) -> String {
 
 /// A field with the forms it is written in, and its column's kind when
 /// the dictionary gave it.
-struct FieldRef<'a>(&'a Field, ValueForms, Option<ColumnKind>);
+struct Formed<'a>(FieldRef<'a>, ValueForms, Option<ColumnKind>);
 
-impl Serialize for FieldRef<'_> {
+impl Serialize for Formed<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self.0 {
-            Field::Null => s.serialize_none(),
-            Field::Text(t) => match (self.2, self.1) {
+            FieldRef::Null => s.serialize_none(),
+            FieldRef::Text(t) => match (self.2, self.1) {
                 (
                     Some(ColumnKind::Number),
                     ValueForms {
@@ -260,26 +260,20 @@ impl Serialize for FieldRef<'_> {
                 },
                 _ => s.serialize_str(t),
             },
-            Field::Binary(hex) => s.serialize_str(&self.1.binary_text(hex)),
-            Field::Unavailable => s.serialize_str(UNAVAILABLE_VALUE),
-            Field::UnavailableBinary => s.serialize_str(&self.1.unavailable_binary()),
+            FieldRef::Binary(hex) => s.serialize_str(&self.1.binary_text(hex)),
+            FieldRef::Unavailable => s.serialize_str(UNAVAILABLE_VALUE),
+            FieldRef::UnavailableBinary => s.serialize_str(&self.1.unavailable_binary()),
         }
     }
 }
 
 impl Serialize for Field {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        FieldRef(self, ValueForms::default(), None).serialize(s)
+        Formed(self.as_ref(), ValueForms::default(), None).serialize(s)
     }
 }
 
-/// Column name and value, in the table's column order.
-pub type Image = Vec<(String, Field)>;
-
-/// Looks a column up in an image.
-pub fn image_get<'a>(image: &'a Image, column: &str) -> Option<&'a Field> {
-    image.iter().find(|(c, _)| c == column).map(|(_, v)| v)
-}
+pub use super::image::{FieldRef, Image};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -364,7 +358,7 @@ impl Serialize for ImageRef<'_> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
         for (k, v) in self.0 {
             let kind = self.2.and_then(|kinds| kinds.get(k)).copied();
-            m.serialize_entry(k, &FieldRef(v, self.1, kind))?;
+            m.serialize_entry(k, &Formed(v, self.1, kind))?;
         }
         m.end()
     }
@@ -579,13 +573,19 @@ impl Serialize for DdlSourceRef<'_> {
     }
 }
 
+/// Appends `s` as a JSON string, escaped as serde_json escapes it, for
+/// writers of other JSON lines that keep the envelope's pace.
+pub fn push_json_string(out: &mut String, s: &str) {
+    envelope::string(out, s);
+}
+
 /// The envelope written straight into a string, for the forms whose values
 /// do not depend on column kinds: the same bytes as serialising
 /// [`ChangeRef`] with serde_json (a test compares the two), without the
 /// serializer's per-call overhead or its regrowing buffer.
 mod envelope {
     use super::{
-        BinaryHandling, ChangeEvent, Field, Image, Op, ValueForms, UNAVAILABLE_VALUE, VERSION,
+        BinaryHandling, ChangeEvent, FieldRef, Image, Op, ValueForms, UNAVAILABLE_VALUE, VERSION,
     };
 
     pub(super) fn write_change(out: &mut String, e: &ChangeEvent, forms: ValueForms) {
@@ -665,11 +665,11 @@ mod envelope {
             string(out, column);
             out.push(':');
             match value {
-                Field::Null => out.push_str("null"),
-                Field::Text(t) => string(out, t),
-                Field::Binary(hex) => binary(out, hex, forms),
-                Field::Unavailable => string(out, UNAVAILABLE_VALUE),
-                Field::UnavailableBinary => string(out, &forms.unavailable_binary()),
+                FieldRef::Null => out.push_str("null"),
+                FieldRef::Text(t) => string(out, t),
+                FieldRef::Binary(hex) => binary(out, hex, forms),
+                FieldRef::Unavailable => string(out, UNAVAILABLE_VALUE),
+                FieldRef::UnavailableBinary => string(out, &forms.unavailable_binary()),
             }
         }
         out.push('}');
@@ -710,7 +710,7 @@ mod envelope {
     /// text is tested a block at a time and only a block holding something
     /// to escape is walked byte by byte: long text columns are mostly clean
     /// blocks, with a newline or quote here and there.
-    fn string(out: &mut String, s: &str) {
+    pub(super) fn string(out: &mut String, s: &str) {
         const BLOCK: usize = 32;
         let b = s.as_bytes();
         out.reserve(b.len() + 2);
@@ -814,14 +814,20 @@ mod tests {
     fn sample() -> ChangeEvent {
         ChangeEvent {
             op: Op::Update,
-            before: Some(vec![
-                ("ORDER_ID".into(), Field::text("1001")),
-                ("NOTE".into(), Field::Null),
-            ]),
-            after: Some(vec![
-                ("ORDER_ID".into(), Field::text("1001")),
-                ("NOTE".into(), Field::Unavailable),
-            ]),
+            before: Some(
+                vec![
+                    ("ORDER_ID".into(), Field::text("1001")),
+                    ("NOTE".into(), Field::Null),
+                ]
+                .into(),
+            ),
+            after: Some(
+                vec![
+                    ("ORDER_ID".into(), Field::text("1001")),
+                    ("NOTE".into(), Field::Unavailable),
+                ]
+                .into(),
+            ),
             source: SourcePosition {
                 name: "cdcctl".into(),
                 db: "ORCLPDB1".into(),
@@ -879,24 +885,27 @@ mod tests {
                 e.source.commit_scn = 0;
                 e.source.row_id = Some("AAAS\"x\\".into());
                 e.source.name = every_byte.clone();
-                e.before = (op != Op::Create).then(Vec::new);
-                e.after = Some(vec![
-                    ("ASCII".into(), Field::text(every_byte.clone())),
-                    (
-                        "WIDE".into(),
-                        Field::text("中文 é \u{1F600}\u{7f}\u{2028}".repeat(9)),
-                    ),
-                    (
-                        "LONG".into(),
-                        Field::text(format!("{}\"{}", "x".repeat(40), "y".repeat(17))),
-                    ),
-                    ("\"Q\tK\"".into(), Field::Null),
-                    ("RAW".into(), Field::Binary("00ff7f".into())),
-                    ("ODD".into(), Field::Binary("abc".into())),
-                    ("GONE".into(), Field::Unavailable),
-                    ("GONE_BIN".into(), Field::UnavailableBinary),
-                    ("EMPTY".into(), Field::text("")),
-                ]);
+                e.before = (op != Op::Create).then(Image::new);
+                e.after = Some(
+                    vec![
+                        ("ASCII".into(), Field::text(every_byte.clone())),
+                        (
+                            "WIDE".into(),
+                            Field::text("中文 é \u{1F600}\u{7f}\u{2028}".repeat(9)),
+                        ),
+                        (
+                            "LONG".into(),
+                            Field::text(format!("{}\"{}", "x".repeat(40), "y".repeat(17))),
+                        ),
+                        ("\"Q\tK\"".into(), Field::Null),
+                        ("RAW".into(), Field::Binary("00ff7f".into())),
+                        ("ODD".into(), Field::Binary("abc".into())),
+                        ("GONE".into(), Field::Unavailable),
+                        ("GONE_BIN".into(), Field::UnavailableBinary),
+                        ("EMPTY".into(), Field::text("")),
+                    ]
+                    .into(),
+                );
                 variants.push(e);
             }
         }
@@ -933,10 +942,13 @@ mod tests {
     #[test]
     fn binary_values_and_their_placeholder_follow_the_binary_handling() {
         let mut e = sample();
-        e.after = Some(vec![
-            ("IMAGE".into(), Field::UnavailableBinary),
-            ("TOKEN".into(), Field::Binary("a5ff".into())),
-        ]);
+        e.after = Some(
+            vec![
+                ("IMAGE".into(), Field::UnavailableBinary),
+                ("TOKEN".into(), Field::Binary("a5ff".into())),
+            ]
+            .into(),
+        );
         let written = |binary| {
             let line = e.to_json_line_with(ValueForms {
                 binary,
@@ -968,16 +980,19 @@ mod tests {
     #[test]
     fn numbers_and_times_follow_their_options_only_where_the_column_kind_is_known() {
         let mut e = sample();
-        e.after = Some(vec![
-            ("AMOUNT".into(), Field::text("1234.50")),
-            ("BIG".into(), Field::text("1.0E+30")),
-            (
-                "ORDER_DATE".into(),
-                Field::text("2025-03-01T09:00:00.123456789"),
-            ),
-            ("CODE".into(), Field::text("0042")),
-            ("ODD".into(), Field::text("not a time")),
-        ]);
+        e.after = Some(
+            vec![
+                ("AMOUNT".into(), Field::text("1234.50")),
+                ("BIG".into(), Field::text("1.0E+30")),
+                (
+                    "ORDER_DATE".into(),
+                    Field::text("2025-03-01T09:00:00.123456789"),
+                ),
+                ("CODE".into(), Field::text("0042")),
+                ("ODD".into(), Field::text("not a time")),
+            ]
+            .into(),
+        );
         let table = (e.source.schema.clone(), e.source.table.clone());
         let kinds: ColumnKinds = [(
             table,

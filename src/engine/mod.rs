@@ -10,6 +10,7 @@ pub mod contents_csv;
 pub mod detail;
 pub mod event;
 pub mod finding;
+mod image;
 pub mod inflight;
 pub mod metrics;
 pub mod redo;

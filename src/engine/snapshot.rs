@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::source::{RedoSource, SourceError, TableName};
 
-use super::event::{CapturedEvent, ChangeEvent, Field, Op, SourcePosition, SNAPSHOT_LAST};
+use super::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, SNAPSHOT_LAST};
 use super::row::Scn;
 use super::txn::SinkError;
 
@@ -438,7 +438,7 @@ impl Snapshotter {
                 .zip(&binary)
                 .map(|((c, v), &bin)| {
                     let f = v.map_or(Field::Null, Field::Text);
-                    (c.clone(), if bin { f.into_binary() } else { f })
+                    (c, if bin { f.into_binary() } else { f })
                 })
                 .collect();
             let last = last_table && i + 1 == n;
@@ -524,7 +524,7 @@ impl Snapshotter {
         scn: Scn,
         ts_ms: i64,
         seq: u64,
-        image: Vec<(String, Field)>,
+        image: Image,
         last: bool,
     ) -> ChangeEvent {
         ChangeEvent {

@@ -32,7 +32,7 @@ use rdkafka::TopicPartitionList;
 
 use super::{EventSink, SinkError};
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
-use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, ColumnKinds, Op, ValueForms};
+use crate::engine::event::{CapturedEvent, ChangeEvent, ColumnKinds, Op, ValueForms};
 use crate::source::catalog::TableName;
 
 /// How the sink reaches Kafka and names what it writes.
@@ -103,7 +103,7 @@ pub fn message_key(
     };
     let mut key = serde_json::Map::new();
     for col in key_columns {
-        let value = image_get(image, col)?;
+        let value = image.get(col)?;
         key.insert(col.clone(), forms.field_json(value));
     }
     serde_json::to_string(&key).ok()
@@ -599,13 +599,13 @@ impl EventSink for KafkaSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::event::{Field, SourcePosition};
+    use crate::engine::event::{Field, Image, SourcePosition};
 
     fn change(op: Op) -> ChangeEvent {
-        let image = vec![
+        let image = Image::from(vec![
             ("ID".to_string(), Field::text("7")),
             ("NAME".to_string(), Field::text("x")),
-        ];
+        ]);
         ChangeEvent {
             op,
             before: (op != Op::Create).then(|| image.clone()),
@@ -652,7 +652,7 @@ mod tests {
     fn key_writes_binary_columns_in_the_envelope_forms() {
         use crate::engine::event::BinaryHandling;
         let mut c = change(Op::Create);
-        c.after = Some(vec![("ID".to_string(), Field::Binary("0aff".into()))]);
+        c.after = Some(vec![("ID".to_string(), Field::Binary("0aff".into()))].into());
         let cols = vec!["ID".to_string()];
         assert_eq!(
             message_key(&c, &cols, ValueForms::default()).as_deref(),

@@ -403,7 +403,7 @@ mod tests {
         CapturedEvent::Change(ChangeEvent {
             op: Op::Create,
             before: None,
-            after: Some(vec![("ID".into(), Field::text(index.to_string()))]),
+            after: Some(vec![("ID".into(), Field::text(index.to_string()))].into()),
             source: SourcePosition {
                 xid: xid.into(),
                 commit_scn,

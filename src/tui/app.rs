@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image};
+use crate::engine::event::{CapturedEvent, ChangeEvent, FieldRef, Image};
 use crate::engine::finding::Finding;
 use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState, RedoDetail};
 
@@ -223,11 +223,11 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn field_text(f: &Field) -> String {
+fn field_text(f: FieldRef<'_>) -> String {
     match f {
-        Field::Null => "NULL".into(),
-        Field::Text(t) | Field::Binary(t) => t.clone(),
-        Field::Unavailable | Field::UnavailableBinary => "?".into(),
+        FieldRef::Null => "NULL".into(),
+        FieldRef::Text(t) | FieldRef::Binary(t) => t.to_string(),
+        FieldRef::Unavailable | FieldRef::UnavailableBinary => "?".into(),
     }
 }
 
@@ -237,12 +237,9 @@ fn key_text(c: &ChangeEvent, key_columns: Option<&Vec<String>>) -> String {
     };
     let pick = |col: &str| {
         // A key missing from the after image (a partial update) is in the before image.
-        crate::engine::event::image_get(image, col)
-            .or_else(|| {
-                c.before
-                    .as_ref()
-                    .and_then(|b| crate::engine::event::image_get(b, col))
-            })
+        image
+            .get(col)
+            .or_else(|| c.before.as_ref().and_then(|b| b.get(col)))
             .map(field_text)
     };
     match key_columns.filter(|k| !k.is_empty()) {
@@ -252,7 +249,8 @@ fn key_text(c: &ChangeEvent, key_columns: Option<&Vec<String>>) -> String {
             .collect::<Vec<_>>()
             .join(","),
         None => image
-            .first()
+            .iter()
+            .next()
             .map(|(_, v)| field_text(v))
             .unwrap_or_default(),
     }
@@ -264,13 +262,13 @@ pub fn changed_columns(c: &ChangeEvent) -> Vec<String> {
     match (&c.before, &c.after) {
         (Some(before), Some(after)) => after
             .iter()
-            .filter(|(col, v)| crate::engine::event::image_get(before, col) != Some(v))
-            .map(|(col, _)| col.clone())
+            .filter(|(col, v)| before.get(col) != Some(*v))
+            .map(|(col, _)| col.to_string())
             .collect(),
         (None, Some(img)) | (Some(img), None) => img
             .iter()
-            .filter(|(_, v)| *v != Field::Null)
-            .map(|(col, _)| col.clone())
+            .filter(|(_, v)| *v != FieldRef::Null)
+            .map(|(col, _)| col.to_string())
             .collect(),
         (None, None) => Vec::new(),
     }

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use chrono::{NaiveDate, NaiveDateTime};
 
-use crate::engine::event::{CapturedEvent, ChangeEvent, DdlEvent, Field, Op, SourcePosition};
+use crate::engine::event::{
+    CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Image, Op, SourcePosition,
+};
 use crate::engine::finding::Finding;
 use crate::engine::metrics::{
     CaptureStatus, EngineMessage, MinedLog, MiningState, OpCounts, OpenTxnSummary,
@@ -140,7 +142,8 @@ fn position(i: u64, table: &str) -> SourcePosition {
 pub fn sample_change(i: u64) -> CapturedEvent {
     let order = (1000 + i / 3).to_string();
     let ts = |s: u64| format!("2026-03-01 09:{:02}:{:02}", (s / 60) % 60, s % 60);
-    let (op, table, before, after) = match i % 3 {
+    type Pairs = Option<Vec<(String, Field)>>;
+    let (op, table, before, after): (Op, &str, Pairs, Pairs) = match i % 3 {
         0 => (
             Op::Create,
             "ORDERS",
@@ -199,8 +202,8 @@ pub fn sample_change(i: u64) -> CapturedEvent {
     let commit_ts_ms = source.change_ts_ms + 120;
     CapturedEvent::Change(ChangeEvent {
         op,
-        before,
-        after,
+        before: before.map(Image::from),
+        after: after.map(Image::from),
         source,
         snapshot: false,
         partial: false,
@@ -224,11 +227,11 @@ pub fn sample_redo(i: u64) -> crate::engine::metrics::RedoDetail {
             }
         }
     };
-    let quoted = |img: &Option<Vec<(String, Field)>>, sep: &str| {
+    let quoted = |img: &Option<Image>, sep: &str| {
         img.iter()
             .flatten()
             .map(|(col, v)| match v {
-                Field::Text(t) => format!("\"{col}\" = '{t}'"),
+                FieldRef::Text(t) => format!("\"{col}\" = '{t}'"),
                 _ => format!("\"{col}\" IS NULL"),
             })
             .collect::<Vec<_>>()
@@ -243,7 +246,7 @@ pub fn sample_redo(i: u64) -> crate::engine::metrics::RedoDetail {
             let vals: Vec<String> = img
                 .iter()
                 .map(|(_, v)| match v {
-                    Field::Text(t) => format!("'{t}'"),
+                    FieldRef::Text(t) => format!("'{t}'"),
                     _ => "NULL".into(),
                 })
                 .collect();

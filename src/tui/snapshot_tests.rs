@@ -381,7 +381,7 @@ fn tui_detail_of_a_row_longer_than_the_pane_pages_with_pgup_pgdn_at_80x24() {
             .map(|i| char::from(b'a' + (i % 26) as u8))
             .collect::<String>();
         if let Some(after) = c.after.as_mut() {
-            after.push(("NOTE_LONG".into(), crate::engine::event::Field::text(&note)));
+            after.push("NOTE_LONG", &crate::engine::event::Field::text(&note));
         }
     }
     app.update(AppEvent::Engine(EngineMessage::Events(vec![wide])));

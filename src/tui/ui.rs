@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 use ratatui::Frame;
 
-use crate::engine::event::{image_get, CapturedEvent, ChangeEvent, Field};
+use crate::engine::event::{CapturedEvent, ChangeEvent, FieldRef};
 use crate::engine::metrics::MiningState;
 
 use super::app::{changed_columns, time_lag_s, Alert, AlertKind, App, Entry, Level, Mode};
@@ -560,11 +560,11 @@ fn changed_values(e: &Entry) -> String {
     changed_columns(c)
         .iter()
         .map(|col| {
-            let v = image.and_then(|i| image_get(i, col));
+            let v = image.and_then(|i| i.get(col));
             let text = match v {
-                Some(Field::Text(t) | Field::Binary(t)) => t.clone(),
-                Some(Field::Null) => "NULL".into(),
-                Some(Field::Unavailable | Field::UnavailableBinary) => "?".into(),
+                Some(FieldRef::Text(t) | FieldRef::Binary(t)) => t.to_string(),
+                Some(FieldRef::Null) => "NULL".into(),
+                Some(FieldRef::Unavailable | FieldRef::UnavailableBinary) => "?".into(),
                 None => String::new(),
             };
             format!("{col}={text}")
@@ -693,12 +693,12 @@ fn render_list(app: &App, visible: &[&Entry], area: Rect, buf: &mut Buffer) {
     }
 }
 
-fn field_span(f: Option<&Field>) -> Span<'static> {
+fn field_span(f: Option<FieldRef<'_>>) -> Span<'static> {
     match f {
         None => Span::raw(""),
-        Some(Field::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
-        Some(Field::Text(t) | Field::Binary(t)) => Span::raw(t.clone()),
-        Some(Field::Unavailable | Field::UnavailableBinary) => {
+        Some(FieldRef::Null) => Span::styled("NULL", Style::new().fg(Color::DarkGray)),
+        Some(FieldRef::Text(t) | FieldRef::Binary(t)) => Span::raw(t.to_string()),
+        Some(FieldRef::Unavailable | FieldRef::UnavailableBinary) => {
             Span::styled("⟨unavailable⟩", Style::new().fg(Color::Magenta))
         }
     }
@@ -775,7 +775,7 @@ fn chunks(s: &str, w: usize) -> Vec<String> {
 /// lines as they need), then the change's USERNAME and SQL_REDO.
 fn render_images(c: &ChangeEvent, entry: &Entry, app: &App, area: Rect, buf: &mut Buffer) {
     let changed = changed_columns(c);
-    let mut columns: Vec<&String> = Vec::new();
+    let mut columns: Vec<&str> = Vec::new();
     for img in [&c.before, &c.after].into_iter().flatten() {
         for (col, _) in img {
             if !columns.contains(&col) {
@@ -798,14 +798,14 @@ fn render_images(c: &ChangeEvent, entry: &Entry, app: &App, area: Rect, buf: &mu
         Span::styled(fit("AFTER", half), bold),
     ])];
     for col in &columns {
-        let is_changed = changed.contains(col);
-        let before = field_span(c.before.as_ref().and_then(|b| image_get(b, col)));
-        let after = field_span(c.after.as_ref().and_then(|a| image_get(a, col)));
+        let is_changed = changed.iter().any(|c| c == col);
+        let before = field_span(c.before.as_ref().and_then(|b| b.get(col)));
+        let after = field_span(c.after.as_ref().and_then(|a| a.get(col)));
         let b = chunks(&before.content, half);
         let a = chunks(&after.content, half);
         for i in 0..b.len().max(a.len()) {
             let marker = if is_changed && i == 0 { "* " } else { "  " };
-            let name = if i == 0 { col.as_str() } else { "" };
+            let name = if i == 0 { col } else { "" };
             let mut line = Line::from(vec![
                 Span::raw(format!("{marker}{} ", fit(name, name_w))),
                 Span::styled(

@@ -9,7 +9,7 @@ pub fn known(image: &Option<Image>) -> Option<Image> {
     image.as_ref().map(|i| {
         i.iter()
             .filter(|(_, f)| !f.is_unavailable())
-            .cloned()
+            .map(|(c, f)| (c, f.to_field()))
             .collect()
     })
 }

@@ -159,7 +159,7 @@ fn lines(events: &[CapturedEvent]) -> Vec<String> {
                 // rows comes after the statement's own columns.
                 let sorted = |img: Option<Image>| {
                     img.map(|mut i| {
-                        i.sort_by(|a, b| a.0.cmp(&b.0));
+                        i.sort_by_name();
                         i
                     })
                 };

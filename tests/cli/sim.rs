@@ -972,7 +972,7 @@ fn issue9_capture_engine_with_lob_capture_reproduces_the_lobs_truth() {
         for e in &mut events {
             if let CapturedEvent::Change(c) = e {
                 for image in [&mut c.before, &mut c.after].into_iter().flatten() {
-                    image.sort_by(|a, b| a.0.cmp(&b.0));
+                    image.sort_by_name();
                 }
             }
         }
@@ -1692,7 +1692,7 @@ columns = [
             let mut want = where_image(&m, &after);
             if json_changed {
                 let f = if after[json].is_null() { Field::Null } else { Field::Unavailable };
-                want.push(("J".to_string(), f));
+                want.push("J", &f);
             }
             prop_assert_eq!(after_upd, Some(want), "{}", sql);
             prop_assert_eq!(row_id.as_deref(), Some("AAASEQAAMAAAACKAAK"));

@@ -74,7 +74,7 @@ fn json_of(field: Field) -> String {
     let event = ChangeEvent {
         op: Op::Create,
         before: None,
-        after: Some(vec![("C".into(), field)]),
+        after: Some(vec![("C".to_string(), field)].into()),
         source: SourcePosition::default(),
         snapshot: false,
         partial: false,
@@ -143,7 +143,7 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
             let st = parse(&sql).unwrap_or_else(|e| panic!("{ty}: {e}: {sql}"));
             assert_eq!(
                 st.after_image(),
-                Some(vec![("C".to_string(), field.clone())]),
+                Some(vec![("C".to_string(), field.clone())].into()),
                 "{ty}: the parser reads {printed} as the simulator's truth has it"
             );
         }

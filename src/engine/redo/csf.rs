@@ -253,7 +253,7 @@ mod tests {
         let sql = rows[0].sql_redo.as_deref().unwrap();
         let stmt = parse(sql).unwrap();
         assert_eq!(
-            stmt.after_image().unwrap()[0].1.as_str(),
+            stmt.after_image().unwrap().to_vec()[0].1.as_str(),
             Some("it's a long note")
         );
     }
@@ -275,7 +275,10 @@ mod tests {
             ("文');", false),
         ]);
         let stmt = parse(rows[0].sql_redo.as_deref().unwrap()).unwrap();
-        assert_eq!(stmt.after_image().unwrap()[0].1.as_str(), Some("中文"));
+        assert_eq!(
+            stmt.after_image().unwrap().to_vec()[0].1.as_str(),
+            Some("中文")
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ fn one(literal: &str) -> Field {
         .after_image()
         .unwrap();
     assert_eq!(image.len(), 1);
-    image[0].1.clone()
+    image.to_vec()[0].1.clone()
 }
 
 /// The error a one-column DM8 insert of `literal` gives.
@@ -85,7 +85,7 @@ fn dm8_insert_with_every_literal_form_gives_the_exact_after_image() {
         ("GONE", Field::Null),
     ]);
     assert_eq!(s.after_image().unwrap(), expected);
-    assert_eq!(s.clone().into_images(), (None, Some(expected)));
+    assert_eq!(s.images(), (None, Some(expected)));
     assert_eq!(
         lob_findings(&s),
         [
@@ -127,7 +127,7 @@ fn dm8_update_before_is_the_full_where_image_with_is_null_and_after_merges_set()
     assert_eq!(s.after_image().unwrap(), after);
     assert_eq!(s.row_id(), None);
     assert!(s.findings().is_empty(), "{:?}", s.findings());
-    assert_eq!(s.into_images(), (Some(before), Some(after)));
+    assert_eq!(s.images(), (Some(before), Some(after)));
 }
 
 #[test]
@@ -263,7 +263,7 @@ fn dm8_binary_is_lower_case_bytes_and_never_taken_for_character_hex() {
     s.decode_character_hex(None);
     assert!(s.findings().is_empty(), "{:?}", s.findings());
     assert_eq!(
-        s.into_images().1.unwrap(),
+        s.images().1.unwrap(),
         image(&[("B", bin("e4b8ad")), ("C", text("中"))])
     );
 }

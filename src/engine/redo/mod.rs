@@ -66,11 +66,15 @@ mod dm8_tests;
 mod tests;
 
 use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
 
 use super::charset::CharsetDictionary;
-use super::event::{Field, Image};
+use super::event::Image;
 use super::finding::Finding;
+use super::image::{Col, Slot};
 use scan::{Fail, Res, Scanner};
+pub use value::FieldText;
 pub use value::Value;
 
 /// Which DML a statement is.
@@ -94,10 +98,13 @@ impl DmlKind {
 /// A column name and its value, both borrowed from the statement.
 pub type Pair<'a> = (&'a str, Value<'a>);
 
-/// A parsed `insert`/`update`/`delete` statement.
-#[derive(Debug, Clone, PartialEq)]
+/// A parsed `insert`/`update`/`delete` statement. Two statements are equal
+/// when they say the same, whatever their whitespace or trailing `;`.
+#[derive(Debug, Clone)]
 pub struct Statement<'a> {
     pub kind: DmlKind,
+    /// The whole statement, which names and values are slices of.
+    sql: &'a str,
     schema: &'a str,
     table: &'a str,
     /// INSERT's VALUES or UPDATE's SET, in statement order.
@@ -106,6 +113,16 @@ pub struct Statement<'a> {
     matched: Vec<Pair<'a>>,
     row_id: Option<Cow<'a, str>>,
     findings: Vec<Finding>,
+}
+
+impl PartialEq for Statement<'_> {
+    fn eq(&self, o: &Self) -> bool {
+        (self.kind, self.schema, self.table) == (o.kind, o.schema, o.table)
+            && self.assigned == o.assigned
+            && self.matched == o.matched
+            && self.row_id == o.row_id
+            && self.findings == o.findings
+    }
 }
 
 /// A statement that could not be parsed.
@@ -149,63 +166,167 @@ impl<'a> Statement<'a> {
         &self.matched
     }
 
+    /// The before image's names and values as the statement has them:
+    /// UPDATE/DELETE's WHERE; `None` for INSERT.
+    pub fn before_pairs(&self) -> Option<&[Pair<'a>]> {
+        (self.kind != DmlKind::Insert).then_some(&self.matched[..])
+    }
+
+    /// The after image's names and values as the statement has them,
+    /// without building the image: INSERT's values, or UPDATE's WHERE with
+    /// each column's last SET value over it and the SET columns the WHERE
+    /// lacks after it; `None` for DELETE.
+    pub fn after_pairs(&self) -> Option<impl Iterator<Item = (&'a str, &Value<'a>)> + '_> {
+        let last_set = |col: &str| self.assigned.iter().rev().find(|(c, _)| *c == col);
+        let (base, added): (&[Pair<'a>], &[Pair<'a>]) = match self.kind {
+            DmlKind::Delete => return None,
+            DmlKind::Insert => (&self.assigned, &[]),
+            DmlKind::Update => (&self.matched, &self.assigned),
+        };
+        let base = base.iter().map(move |(c, v)| match self.kind {
+            DmlKind::Update => last_set(c).map_or((*c, v), |(c, v)| (*c, v)),
+            _ => (*c, v),
+        });
+        let added = added.iter().enumerate().filter_map(move |(k, (c, _))| {
+            let new = !self.matched.iter().any(|(m, _)| m == c)
+                && !self.assigned[..k].iter().any(|(a, _)| a == c);
+            new.then(|| last_set(c).map(|(c, v)| (*c, v)))?
+        });
+        Some(base.chain(added))
+    }
+
     /// Before image: the WHERE columns of UPDATE/DELETE; `None` for INSERT.
     pub fn before_image(&self) -> Option<Image> {
-        match self.kind {
-            DmlKind::Insert => None,
-            DmlKind::Update | DmlKind::Delete => Some(to_image(&self.matched)),
-        }
+        self.images().0
     }
 
     /// After image: INSERT's values, or UPDATE's before image with the SET
     /// columns replaced (new ones appended); `None` for DELETE.
     pub fn after_image(&self) -> Option<Image> {
-        match self.kind {
-            DmlKind::Delete => None,
-            DmlKind::Insert => Some(to_image(&self.assigned)),
+        self.images().1
+    }
+
+    /// Both images, as [`Statement::before_image`] and
+    /// [`Statement::after_image`] give them, over one copy of the
+    /// statement.
+    pub fn images(&self) -> (Option<Image>, Option<Image>) {
+        let located = self.locate();
+        let mut text = String::with_capacity(self.sql.len() + located.extra.len());
+        text.push_str(self.sql);
+        located.into_images(text)
+    }
+
+    /// Where each image's names and values are in the statement's text:
+    /// the parts of [`Statement::images`] that need the statement, so the
+    /// caller can drop it and hand over the text it owns.
+    pub(crate) fn locate(&self) -> Located {
+        let mut text = ImageText {
+            sql: self.sql,
+            // Room for the usual converted values (dates, timestamps) of a
+            // row without regrowing.
+            extra: String::with_capacity(self.sql.len() / 4),
+        };
+        let (before, after) = match self.kind {
+            DmlKind::Insert => (None, Some(text.cols(&self.assigned))),
+            DmlKind::Delete => (Some(text.cols(&self.matched)), None),
             DmlKind::Update => {
-                let mut image = to_image(&self.matched);
+                let before = text.cols(&self.matched);
+                let mut after = before.clone();
+                // SET columns the WHERE lacks, in the order appended.
+                let mut appended: Vec<&str> = Vec::new();
                 for (col, v) in &self.assigned {
-                    match image.iter_mut().find(|(c, _)| c == col) {
-                        Some((_, slot)) => *slot = v.to_field(),
-                        None => image.push(((*col).to_string(), v.to_field())),
+                    let at = self.matched.iter().position(|(c, _)| c == col).or_else(|| {
+                        let i = appended.iter().position(|c| c == col)?;
+                        Some(self.matched.len() + i)
+                    });
+                    match at {
+                        Some(i) => after[i].value = text.slot(v),
+                        None => {
+                            after.push(text.col(col, v));
+                            appended.push(col);
+                        }
                     }
                 }
-                Some(image)
+                (Some(before), Some(after))
             }
+        };
+        Located {
+            before,
+            after,
+            extra: text.extra,
+        }
+    }
+}
+
+/// A statement's images as column ranges into its text followed by
+/// `extra`, the canonical text of values that differ from what LogMiner
+/// printed.
+pub(crate) struct Located {
+    before: Option<Vec<Col>>,
+    after: Option<Vec<Col>>,
+    extra: String,
+}
+
+impl Located {
+    /// The images over `sql`, the statement's own text (its allocation is
+    /// reused: the images share it).
+    pub(crate) fn into_images(self, mut sql: String) -> (Option<Image>, Option<Image>) {
+        sql.push_str(&self.extra);
+        let text = Arc::new(sql);
+        let before = self.before.map(|c| Image::from_parts(Arc::clone(&text), c));
+        let after = self.after.map(|c| Image::from_parts(text, c));
+        (before, after)
+    }
+}
+
+/// Locates names and values in a statement's text, appending those that
+/// are not in it (unescaped quotes, ISO dates, decoded hex) to `extra`.
+struct ImageText<'s> {
+    sql: &'s str,
+    extra: String,
+}
+
+impl ImageText<'_> {
+    fn cols(&mut self, pairs: &[Pair<'_>]) -> Vec<Col> {
+        pairs.iter().map(|(c, v)| self.col(c, v)).collect()
+    }
+
+    fn col(&mut self, name: &str, v: &Value<'_>) -> Col {
+        Col {
+            name: self.range(name),
+            value: self.slot(v),
+        }
+    }
+
+    /// Where `s` is in the statement, when it is a slice of it (names and
+    /// most values are); elsewhere it is appended.
+    fn range(&mut self, s: &str) -> Range<usize> {
+        let base = self.sql.as_ptr() as usize;
+        let at = (s.as_ptr() as usize).wrapping_sub(base);
+        if at <= self.sql.len() && s.len() <= self.sql.len() - at {
+            return at..at + s.len();
+        }
+        let start = self.sql.len() + self.extra.len();
+        self.extra.push_str(s);
+        start..start + s.len()
+    }
+
+    fn slot(&mut self, v: &Value<'_>) -> Slot {
+        let base = self.sql.len();
+        let moved = |r: Range<usize>| base + r.start..base + r.end;
+        match v.field_text(&mut self.extra) {
+            FieldText::Null => Slot::Null,
+            FieldText::Unavailable => Slot::Unavailable,
+            FieldText::UnavailableBinary => Slot::UnavailableBinary,
+            FieldText::Text(t) => Slot::Text(self.range(t)),
+            FieldText::Binary(t) => Slot::Binary(self.range(t)),
+            FieldText::TextAppended(r) => Slot::Text(moved(r)),
+            FieldText::BinaryAppended(r) => Slot::Binary(moved(r)),
         }
     }
 }
 
 impl Statement<'_> {
-    /// Both images, as [`Statement::before_image`] and
-    /// [`Statement::after_image`] give them, built by taking the values
-    /// apart: each is converted once, and an UPDATE's after image starts as
-    /// a copy of its before image.
-    pub(crate) fn into_images(self) -> (Option<Image>, Option<Image>) {
-        let owned = |pairs: Vec<Pair<'_>>| -> Image {
-            pairs
-                .into_iter()
-                .map(|(c, v)| (c.to_string(), v.into_field()))
-                .collect()
-        };
-        match self.kind {
-            DmlKind::Insert => (None, Some(owned(self.assigned))),
-            DmlKind::Delete => (Some(owned(self.matched)), None),
-            DmlKind::Update => {
-                let before = owned(self.matched);
-                let mut after = before.clone();
-                for (col, v) in self.assigned {
-                    match after.iter_mut().find(|(c, _)| c == col) {
-                        Some((_, slot)) => *slot = v.into_field(),
-                        None => after.push((col.to_string(), v.into_field())),
-                    }
-                }
-                (Some(before), Some(after))
-            }
-        }
-    }
-
     /// Decodes `HEXTORAW` values of character columns (VARCHAR2, CHAR,
     /// NVARCHAR2, ...) with the dictionary's database or national character
     /// set; LogMiner prints character data that way when it cannot show it
@@ -248,13 +369,6 @@ impl Statement<'_> {
     }
 }
 
-fn to_image(pairs: &[Pair<'_>]) -> Image {
-    pairs
-        .iter()
-        .map(|(c, v)| ((*c).to_string(), v.to_field()))
-        .collect::<Vec<(String, Field)>>()
-}
-
 /// Parses one SQL_REDO statement.
 ///
 /// Takes `insert into "S"."T"(...) values (...)`, `update "S"."T" set ...
@@ -267,6 +381,7 @@ pub fn parse(sql: &str) -> Result<Statement<'_>, ParseError> {
     match statement(&mut s) {
         Ok(mut stmt) => {
             stmt.findings = findings(&stmt);
+            stmt.sql = sql;
             Ok(stmt)
         }
         Err(Fail { message, position }) => Err(ParseError {
@@ -299,6 +414,7 @@ pub fn parse_with(sql: &str, options: ParseOptions) -> Result<Statement<'_>, Par
     }
     match relaxed::parse_relaxed(sql) {
         Ok((mut stmt, recovered)) => {
+            stmt.sql = sql;
             let mut found = findings(&stmt);
             found.extend(recovered.into_iter().map(|column| Finding::UnescapedQuote {
                 schema: stmt.schema.to_string(),
@@ -370,6 +486,7 @@ fn new_statement<'a>(
 ) -> Statement<'a> {
     Statement {
         kind,
+        sql: "",
         schema,
         table,
         assigned,

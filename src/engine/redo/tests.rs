@@ -1,7 +1,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::engine::event::{image_get, Field};
+use crate::engine::event::Field;
 
 fn text(s: &str) -> Field {
     Field::text(s)
@@ -16,7 +16,7 @@ fn one(literal: &str) -> Field {
     let sql = format!(r#"insert into "APP"."T"("C") values ({literal});"#);
     let image = after(&sql);
     assert_eq!(image.len(), 1);
-    image[0].1.clone()
+    image.to_vec()[0].1.clone()
 }
 
 const INSERT: &str = r#"insert into "APP"."ORDERS"("ORDER_ID","STATUS","AMOUNT","ORDER_DATE","NOTE") values ('1001','NEW','99.5',TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS'),NULL);"#;
@@ -48,14 +48,14 @@ fn update_before_is_where_and_after_merges_set_over_it() {
     assert_eq!(s.kind, DmlKind::Update);
     let before = s.before_image().unwrap();
     assert_eq!(before.len(), 5);
-    assert_eq!(image_get(&before, "STATUS"), Some(&text("NEW")));
-    assert_eq!(image_get(&before, "NOTE"), Some(&Field::Null));
+    assert_eq!(before.get_field("STATUS"), Some(text("NEW")));
+    assert_eq!(before.get_field("NOTE"), Some(Field::Null));
     let after = s.after_image().unwrap();
-    let cols: Vec<_> = after.iter().map(|(c, _)| c.as_str()).collect();
+    let cols: Vec<_> = after.names().collect();
     assert_eq!(cols, ["ORDER_ID", "STATUS", "AMOUNT", "ORDER_DATE", "NOTE"]);
-    assert_eq!(image_get(&after, "STATUS"), Some(&text("PAID")));
-    assert_eq!(image_get(&after, "NOTE"), Some(&text("O'Brien")));
-    assert_eq!(image_get(&after, "AMOUNT"), Some(&text("99.5")));
+    assert_eq!(after.get_field("STATUS"), Some(text("PAID")));
+    assert_eq!(after.get_field("NOTE"), Some(text("O'Brien")));
+    assert_eq!(after.get_field("AMOUNT"), Some(text("99.5")));
     assert!(s.findings().is_empty());
 }
 
@@ -75,7 +75,7 @@ fn delete_before_is_the_whole_where_and_after_is_none() {
     assert_eq!(s.after_image(), None);
     let before = s.before_image().unwrap();
     assert_eq!(before.len(), 5);
-    assert_eq!(image_get(&before, "NOTE"), Some(&text("O'Brien")));
+    assert_eq!(before.get_field("NOTE"), Some(text("O'Brien")));
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn keywords_are_case_insensitive_and_whitespace_may_be_anywhere() {
     );
     let u =
         parse("UPDATE \"A\".\"T\" SET \"X\" = 'b' WHERE \"X\" = 'a' AND \"Y\" is null;").unwrap();
-    assert_eq!(u.before_image().unwrap()[1].1, Field::Null);
+    assert_eq!(u.before_image().unwrap().to_vec()[1].1, Field::Null);
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn unquoted_numbers_as_dm8_writes_them_are_taken() {
     assert_eq!(one("2e-5"), text("2e-5"));
     assert_eq!(one(".5"), text(".5"));
     let s = parse(r#"delete from "A"."T" where "ID" = 42 and "V" = -3"#).unwrap();
-    assert_eq!(s.before_image().unwrap()[0].1, text("42"));
+    assert_eq!(s.before_image().unwrap().to_vec()[0].1, text("42"));
 }
 
 #[test]
@@ -329,12 +329,12 @@ fn native_json_binary_oson_is_unavailable_with_a_finding_once_per_column() {
     );
     let s = parse(&sql).unwrap();
     assert_eq!(
-        image_get(&s.after_image().unwrap(), "DOC"),
-        Some(&Field::Unavailable)
+        s.after_image().unwrap().get_field("DOC"),
+        Some(Field::Unavailable)
     );
     assert_eq!(
-        image_get(&s.before_image().unwrap(), "DOC"),
-        Some(&Field::Unavailable)
+        s.before_image().unwrap().get_field("DOC"),
+        Some(Field::Unavailable)
     );
     assert_eq!(json_findings(&s), [("DOC".into(), "oson_hex".into())]);
 }
@@ -443,8 +443,8 @@ fn relaxed_quotes_recover_insert_values_from_the_column_count() {
     )
     .unwrap();
     assert_eq!(
-        image_get(&s.after_image().unwrap(), "A"),
-        Some(&text("say 'hi', then"))
+        s.after_image().unwrap().get_field("A"),
+        Some(text("say 'hi', then"))
     );
     assert_eq!(recovered_columns(&s), ["A"]);
 }
@@ -462,8 +462,8 @@ fn relaxed_quotes_recover_set_and_where_values_and_keep_the_rest_exact() {
         ]
     );
     assert_eq!(
-        image_get(&s.after_image().unwrap(), "NAME"),
-        Some(&text("O'Brien"))
+        s.after_image().unwrap().get_field("NAME"),
+        Some(text("O'Brien"))
     );
     assert_eq!(s.row_id(), Some("AAAR3s"));
     assert_eq!(recovered_columns(&s), ["NAME", "NAME"]);
@@ -473,8 +473,8 @@ fn relaxed_quotes_recover_set_and_where_values_and_keep_the_rest_exact() {
     )
     .unwrap();
     assert_eq!(
-        image_get(&s.before_image().unwrap(), "V"),
-        Some(&text("rock 'n' roll"))
+        s.before_image().unwrap().get_field("V"),
+        Some(text("rock 'n' roll"))
     );
 }
 
@@ -487,10 +487,7 @@ fn relaxed_quotes_refuse_a_statement_with_two_readings_never_truncating() {
     assert_eq!(s.assigned()[1], ("D", Value::Text("z".into())));
     let sql = r#"insert into "A"."T"("A","B","C") values ('p', 'q', 'r's')"#;
     let s = parse_with(sql, RELAXED).unwrap();
-    assert_eq!(
-        image_get(&s.after_image().unwrap(), "C"),
-        Some(&text("r's"))
-    );
+    assert_eq!(s.after_image().unwrap().get_field("C"), Some(text("r's")));
     let sql = r#"insert into "A"."T"("A","B") values ('p', 'q', 'r', 's')"#;
     let err = parse_with(sql, RELAXED).unwrap_err();
     assert!(err.message.contains("more than one way"), "{}", err.message);
@@ -569,8 +566,8 @@ fn hextoraw_kept_as_hex_says_why_once_per_column() {
     let mut s = parse(sql).unwrap();
     s.decode_character_hex(None);
     assert_eq!(
-        image_get(&s.after_image().unwrap(), "NAME"),
-        Some(&Field::Binary("ff".into()))
+        s.after_image().unwrap().get_field("NAME"),
+        Some(Field::Binary("ff".into()))
     );
     let found = hex_findings(&s);
     assert_eq!(found.len(), 2, "{found:?}");
@@ -580,13 +577,10 @@ fn hextoraw_kept_as_hex_says_why_once_per_column() {
     let mut s = parse(sql).unwrap();
     s.decode_character_hex(Some(&dictionary("AL32UTF8", "AL16UTF16")));
     assert_eq!(
-        image_get(&s.after_image().unwrap(), "NAME"),
-        Some(&Field::Binary("ff".into()))
+        s.after_image().unwrap().get_field("NAME"),
+        Some(Field::Binary("ff".into()))
     );
-    assert_eq!(
-        image_get(&s.before_image().unwrap(), "NAME"),
-        Some(&text("A"))
-    );
+    assert_eq!(s.before_image().unwrap().get_field("NAME"), Some(text("A")));
     assert_eq!(
         hex_findings(&s),
         [("NAME".into(), "the bytes are not valid AL32UTF8".into())]
@@ -594,7 +588,9 @@ fn hextoraw_kept_as_hex_says_why_once_per_column() {
     // A table the dictionary does not know.
     let mut s = parse(r#"insert into "APP"."OTHER"("C") values (HEXTORAW('41'))"#).unwrap();
     s.decode_character_hex(Some(&dictionary("AL32UTF8", "AL16UTF16")));
-    assert!(hex_findings(&s)[0].1.contains("does not know the table"));
+    assert!(hex_findings(&s).to_vec()[0]
+        .1
+        .contains("does not know the table"));
 }
 
 #[test]
@@ -691,8 +687,8 @@ fn unsupported_type_in_where_is_unavailable_and_a_finding_once_per_column() {
     )
     .unwrap();
     assert_eq!(
-        image_get(&s.before_image().unwrap(), "BODY"),
-        Some(&Field::Unavailable)
+        s.before_image().unwrap().get_field("BODY"),
+        Some(Field::Unavailable)
     );
     let cols: Vec<_> = s
         .findings()
@@ -759,7 +755,7 @@ fn rowid_alone_in_where_is_partial_for_update_and_delete() {
             matches!(s.findings(), [Finding::PartialBeforeImage { .. }]),
             "{sql}"
         );
-        assert_eq!(s.before_image(), Some(vec![]));
+        assert_eq!(s.before_image(), Some(Image::new()));
     }
 }
 
@@ -884,7 +880,7 @@ fn table_alias_in_delete_and_in_upper_case_is_taken() {
         vec![("K".into(), text("2")), ("C".into(), text("1"))]
     );
     let s = parse(r#"delete from "A"."T" a;"#).unwrap();
-    assert_eq!(s.before_image(), Some(vec![]));
+    assert_eq!(s.before_image(), Some(Image::new()));
 }
 
 #[test]
@@ -1051,7 +1047,11 @@ proptest! {
             }
             DmlKind::Delete => st.before_image(),
         };
-        let got: Vec<Field> = image.unwrap_or_default().into_iter().map(|(_, f)| f).collect();
+        let got: Vec<Field> = image
+            .unwrap_or_default()
+            .iter()
+            .map(|(_, f)| f.to_field())
+            .collect();
         prop_assert_eq!(got, expected);
     }
 
@@ -1099,15 +1099,37 @@ proptest! {
 }
 
 #[test]
-fn images_taken_apart_equal_the_images_built_by_reference() {
+fn images_located_in_the_statement_equal_images_of_each_value_converted_alone() {
     let statements = [
         r#"insert into "S"."T"("A","B","C","D") values ('it''s',UNISTR('caf\00E9'),HEXTORAW('0AbC'),TO_TIMESTAMP_TZ('2025-03-01 08:11:06.894032000 +08:00'));"#,
         r#"update "S"."T" set "A" = 'x''y', "E" = HEXTORAW('ff') where "A" = 'a''''b' and "B" IS NULL and "C" = HEXTORAW('0A0b') and "D" = TO_DATE('2025-02-15 10:22:37', 'YYYY-MM-DD HH24:MI:SS') and ROWID = 'AAAS';"#,
         r#"delete from "S"."T" where "A" = 'q' || UNISTR('\00E9') and "B" = TO_YMINTERVAL('+01-02') and "C" = EMPTY_CLOB();"#,
     ];
+    // The images as they were built before they shared the statement's
+    // text: a name and a converted value per column, an UPDATE's SET over
+    // its WHERE.
+    fn reference(stmt: &Statement<'_>) -> (Option<Image>, Option<Image>) {
+        let owned = |pairs: &[Pair<'_>]| -> Image {
+            pairs.iter().map(|(c, v)| (*c, v.to_field())).collect()
+        };
+        match stmt.kind {
+            DmlKind::Insert => (None, Some(owned(stmt.assigned()))),
+            DmlKind::Delete => (Some(owned(stmt.matched())), None),
+            DmlKind::Update => {
+                let before = owned(stmt.matched());
+                let mut after = before.clone();
+                for (c, v) in stmt.assigned() {
+                    after.set(c, &v.to_field());
+                }
+                (Some(before), Some(after))
+            }
+        }
+    }
     for sql in statements {
         let stmt = parse(sql).unwrap();
-        let by_reference = (stmt.before_image(), stmt.after_image());
-        assert_eq!(stmt.into_images(), by_reference, "{sql}");
+        let expected = reference(&stmt);
+        assert_eq!(stmt.images(), expected, "{sql}");
+        let owned = stmt.locate().into_images(sql.to_string());
+        assert_eq!(owned, expected, "{sql}");
     }
 }

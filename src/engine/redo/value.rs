@@ -2,6 +2,7 @@
 //! carry): borrowed from the statement unless unescaping needed a copy.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use crate::engine::event::Field;
 
@@ -66,21 +67,38 @@ impl<'a> Value<'a> {
 
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
+        let mut out = String::new();
+        match self.field_text(&mut out) {
+            FieldText::Null => Field::Null,
+            FieldText::Unavailable => Field::Unavailable,
+            FieldText::UnavailableBinary => Field::UnavailableBinary,
+            FieldText::Text(t) => Field::Text(t.to_string()),
+            FieldText::Binary(t) => Field::Binary(t.to_string()),
+            FieldText::TextAppended(_) => Field::Text(out),
+            FieldText::BinaryAppended(_) => Field::Binary(out),
+        }
+    }
+
+    /// [`Value::to_field`] without allocating: text that is the value as
+    /// written is borrowed, and text that had to be converted (dates to
+    /// ISO, hex to lower case) is appended to `out`.
+    pub fn field_text(&self, out: &mut String) -> FieldText<'_> {
         // Binary OSON is a JSON document cdcctl cannot read: its hex as a
         // string would pass for the document's value downstream.
         if self.is_undecoded_json() {
-            return Field::Unavailable;
+            return FieldText::Unavailable;
         }
-        match self.canonical() {
-            // HEXTORAW left as such is bytes; character data in it was
-            // already decoded to text where the dictionary allowed.
-            Some(hex) if matches!(self, Value::Raw(_) | Value::Bytes(_)) => {
-                Field::Binary(hex.into_owned())
-            }
-            Some(text) => Field::Text(text.into_owned()),
-            None if matches!(self, Value::Null) => Field::Null,
-            None if matches!(self, Value::EmptyBlob) => Field::UnavailableBinary,
-            None => Field::Unavailable,
+        // HEXTORAW left as such is bytes; character data in it was
+        // already decoded to text where the dictionary allowed.
+        let binary = matches!(self, Value::Raw(_) | Value::Bytes(_));
+        match (self.canonical_into(out), binary) {
+            (Some(Canon::Borrowed(t)), false) => FieldText::Text(t),
+            (Some(Canon::Borrowed(t)), true) => FieldText::Binary(t),
+            (Some(Canon::Appended(r)), false) => FieldText::TextAppended(r),
+            (Some(Canon::Appended(r)), true) => FieldText::BinaryAppended(r),
+            (None, _) if matches!(self, Value::Null) => FieldText::Null,
+            (None, _) if matches!(self, Value::EmptyBlob) => FieldText::UnavailableBinary,
+            (None, _) => FieldText::Unavailable,
         }
     }
 
@@ -99,6 +117,18 @@ impl<'a> Value<'a> {
     /// The canonical text, or `None` for NULL and for values LogMiner did
     /// not show (LOB placeholders, `Unsupported Type`).
     pub fn canonical(&self) -> Option<Cow<'_, str>> {
+        let mut out = String::new();
+        match self.canonical_into(&mut out)? {
+            Canon::Borrowed(t) => Some(Cow::Borrowed(t)),
+            Canon::Appended(_) => Some(Cow::Owned(out)),
+        }
+    }
+
+    /// [`Value::canonical`], appending text that differs from the value as
+    /// written to `out` instead of allocating it.
+    fn canonical_into(&self, out: &mut String) -> Option<Canon<'_>> {
+        let start = out.len();
+        let appended = |out: &mut String| Some(Canon::Appended(start..out.len()));
         match self {
             Value::Null
             | Value::EmptyLob
@@ -106,34 +136,70 @@ impl<'a> Value<'a> {
             | Value::Unsupported
             | Value::LobNotLogged
             | Value::JsonUnavailable => None,
-            Value::JsonBytes(hex) => Some(match json_text(hex) {
-                Some(text) => Cow::Owned(text),
-                None => Cow::Owned(hex.to_ascii_lowercase()),
-            }),
-            Value::Text(s) | Value::Interval(s) => Some(Cow::Borrowed(s)),
-            Value::Date(s) | Value::Timestamp(s) => Some(Cow::Owned(iso_date_time(s))),
-            Value::TimestampTz(s) => Some(Cow::Owned(iso_timestamp_tz(s))),
-            Value::Time(s) if s.ends_with('.') => Some(Cow::Owned(format!("{s}0"))),
-            Value::Time(s) => Some(Cow::Borrowed(s)),
-            Value::Raw(s) | Value::Bytes(s) => Some(if s.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(s.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(s)
-            }),
+            Value::JsonBytes(hex) => {
+                match json_text(hex) {
+                    Some(text) => out.push_str(&text),
+                    None => push_lowercase(out, hex),
+                }
+                appended(out)
+            }
+            Value::Text(s) | Value::Interval(s) => Some(Canon::Borrowed(s)),
+            Value::Date(s) | Value::Timestamp(s) => {
+                push_iso_date_time(out, s);
+                appended(out)
+            }
+            Value::TimestampTz(s) => {
+                push_iso_timestamp_tz(out, s);
+                appended(out)
+            }
+            Value::Time(s) if s.ends_with('.') => {
+                out.push_str(s);
+                out.push('0');
+                appended(out)
+            }
+            Value::Time(s) => Some(Canon::Borrowed(s)),
+            Value::Raw(s) | Value::Bytes(s) if s.bytes().any(|b| b.is_ascii_uppercase()) => {
+                push_lowercase(out, s);
+                appended(out)
+            }
+            Value::Raw(s) | Value::Bytes(s) => Some(Canon::Borrowed(s)),
         }
     }
+}
+
+/// Where a value's canonical text is: in the value, or appended to the
+/// buffer [`Value::canonical_into`] was given, at this range.
+enum Canon<'v> {
+    Borrowed(&'v str),
+    Appended(Range<usize>),
+}
+
+/// What [`Value::field_text`] found: the [`Field`] a value becomes, with
+/// its text borrowed from the value or appended to the caller's buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldText<'v> {
+    Null,
+    Unavailable,
+    UnavailableBinary,
+    Text(&'v str),
+    Binary(&'v str),
+    TextAppended(Range<usize>),
+    BinaryAppended(Range<usize>),
+}
+
+fn push_lowercase(out: &mut String, s: &str) {
+    out.extend(s.chars().map(|c| c.to_ascii_lowercase()));
 }
 
 /// `2025-03-01 09:00:00[.fff]` → `2025-03-01T09:00:00[.fff]`; the shape was
 /// checked when parsing, so byte 10 is the date/time separator. An empty
 /// fraction (TIMESTAMP(0) under a `...SS.FF` format prints `00:00:00.`)
 /// reads as `.0`. A date alone (DM8's `DATE'2026-01-02'`) is at midnight.
-fn iso_date_time(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 9);
+fn push_iso_date_time(out: &mut String, s: &str) {
     if s.len() == 10 {
         out.push_str(s);
         out.push_str("T00:00:00");
-        return out;
+        return;
     }
     match (s.get(..10), s.get(11..)) {
         (Some(date), Some(time)) => {
@@ -146,31 +212,31 @@ fn iso_date_time(s: &str) -> String {
         }
         _ => out.push_str(s),
     }
-    out
 }
 
-/// Like [`iso_date_time`], as the same instant in UTC written with `Z`:
+/// Like [`push_iso_date_time`], as the same instant in UTC written with `Z`:
 /// `... 09:00:00.1 +08:00` → `...T01:00:00.1Z`. The fraction's digits are
 /// kept as printed. A region name (spools from sessions with a `TZR`
 /// format) keeps its space and is not converted: that needs the time zone
 /// database LogMiner's session used.
-fn iso_timestamp_tz(s: &str) -> String {
+fn push_iso_timestamp_tz(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let end = timestamp_end(b).unwrap_or(b.len());
     let zone = s[end..].trim_start_matches(' ');
-    if let Some(utc) = utc_of(&s[..end], zone) {
-        return utc;
+    if push_utc_of(out, &s[..end], zone).is_some() {
+        return;
     }
-    let mut out = iso_date_time(&s[..end]);
+    push_iso_date_time(out, &s[..end]);
     if !matches!(zone.as_bytes().first(), Some(b'+' | b'-')) && zone != "Z" {
         out.push(' ');
     }
     out.push_str(zone);
-    out
 }
 
-/// `date time[.fraction]` at a numeric offset (or `Z`), in UTC.
-fn utc_of(local: &str, zone: &str) -> Option<String> {
+/// `date time[.fraction]` at a numeric offset (or `Z`), in UTC, appended
+/// to `out`; `None` (and nothing appended) when the zone is not an offset
+/// or the time cannot be read.
+fn push_utc_of(out: &mut String, local: &str, zone: &str) -> Option<()> {
     let offset_minutes = match zone.as_bytes() {
         b"Z" | b"UTC" | b"GMT" | b"Etc/UTC" | b"Etc/GMT" => 0,
         [sign @ (b'+' | b'-'), rest @ ..] => {
@@ -185,7 +251,6 @@ fn utc_of(local: &str, zone: &str) -> Option<String> {
         _ => return None,
     };
     let (date_time, fraction) = (local.get(..19)?, &local[19..]);
-    let mut out = String::with_capacity(local.len() + 1);
     match shifted(date_time.as_bytes(), offset_minutes) {
         Some(utc) => utc.iter().for_each(|&b| out.push(char::from(b))),
         None => {
@@ -203,7 +268,7 @@ fn utc_of(local: &str, zone: &str) -> Option<String> {
         out.push('0');
     }
     out.push('Z');
-    Some(out)
+    Some(())
 }
 
 /// `YYYY-MM-DD HH:MI:SS` moved back by `offset_minutes`, written
@@ -575,7 +640,10 @@ mod tests {
         );
         // Whatever it declines still converts, through chrono.
         assert_eq!(
-            utc_of("2025-01-01 23:59:60", "+01:00"),
+            {
+                let mut out = String::new();
+                push_utc_of(&mut out, "2025-01-01 23:59:60", "+01:00").map(|()| out)
+            },
             by_chrono("2025-01-01 23:59:60", 60).map(|t| t + "Z")
         );
     }

@@ -20,12 +20,14 @@ pub(crate) struct Decoded {
     pub empty_lobs: Vec<(String, bool)>,
 }
 
+/// Decodes `sql`, whose text becomes the images' (the images share it
+/// rather than a copy of each name and value).
 pub(crate) fn decode(
-    sql: &str,
+    sql: String,
     relaxed_quotes: bool,
     charsets: Option<&CharsetDictionary>,
 ) -> Result<Decoded, ParseError> {
-    let mut stmt = redo::parse_with(sql, redo::ParseOptions { relaxed_quotes })?;
+    let mut stmt = redo::parse_with(&sql, redo::ParseOptions { relaxed_quotes })?;
     stmt.decode_character_hex(charsets);
     let kind = stmt.kind;
     let schema = stmt.schema().to_string();
@@ -41,7 +43,8 @@ pub(crate) fn decode(
             _ => None,
         })
         .collect();
-    let (before, after) = stmt.into_images();
+    let located = stmt.locate();
+    let (before, after) = located.into_images(sql);
     Ok(Decoded {
         kind,
         schema,

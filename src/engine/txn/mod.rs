@@ -76,7 +76,7 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 
 use super::checkpoint::{Checkpoint, ReplayFilter};
-use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Field, Op, SourcePosition};
+use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Op, SourcePosition};
 use super::finding::Finding;
 use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
 use super::redo::csf::{CsfAssembler, CsfError};
@@ -1113,19 +1113,15 @@ impl TxnBuffer {
             let finding = pieces::unavailable(&row, &target);
             match ctx.pending.as_mut().filter(|_| same) {
                 Some(p) => {
-                    let current = p
-                        .event
-                        .after
-                        .as_ref()
-                        .and_then(|a| crate::engine::event::image_get(a, &target.column));
+                    let current = p.event.after.as_ref().and_then(|a| a.get(&target.column));
                     let carried = matches!(
                         current,
-                        Some(Field::Text(_) | Field::Binary(_) | Field::Null)
+                        Some(FieldRef::Text(_) | FieldRef::Binary(_) | FieldRef::Null)
                     );
                     if !carried {
                         // A BLOB's placeholder stays binary (`EMPTY_BLOB()`).
                         let marker = match current {
-                            Some(Field::UnavailableBinary) => Field::UnavailableBinary,
+                            Some(FieldRef::UnavailableBinary) => Field::UnavailableBinary,
                             _ => Field::Unavailable,
                         };
                         pieces::set_after(&mut p.event, &target.column, marker);
@@ -1277,12 +1273,14 @@ impl TxnBuffer {
 
     fn change_event(
         &mut self,
-        row: LogMinerRow,
+        mut row: LogMinerRow,
         commit_scn: Scn,
         commit_ts_ms: i64,
         table_orders: &mut TableOrders,
         findings: &mut Vec<TxnFinding>,
     ) -> Result<Option<ChangeEvent>, TxnError> {
+        // The statement's text becomes its images' text: taken, not copied.
+        let sql = row.sql_redo.take().unwrap_or_default();
         let tie = |finding| TxnFinding {
             xid: row.xid.clone(),
             scn: row.scn,
@@ -1292,7 +1290,6 @@ impl TxnBuffer {
             findings.push(tie(f));
             return Ok(None);
         }
-        let sql = row.sql_redo.as_deref().unwrap_or("");
         let mut decoded = match decode::decode(
             sql,
             self.config.relaxed_quotes,
@@ -1310,15 +1307,12 @@ impl TxnBuffer {
             match self.config.lob {
                 LobMode::Capture => {
                     if let Some(after) = decoded.after.as_mut() {
-                        for (c, v) in after.iter_mut() {
-                            if c == column {
-                                *v = if *binary {
-                                    Field::Binary(String::new())
-                                } else {
-                                    Field::Text(String::new())
-                                };
-                            }
-                        }
+                        let empty = if *binary {
+                            Field::Binary(String::new())
+                        } else {
+                            Field::Text(String::new())
+                        };
+                        after.update(|c, _| (c == column).then(|| empty.clone()));
                     }
                 }
                 LobMode::Placeholder => findings.push(tie(Finding::LobUnavailable {
@@ -1337,7 +1331,6 @@ impl TxnBuffer {
         // The row is spent here: its strings move into the event rather
         // than being copied, and the statement's names replace the row's
         // without copying those first.
-        let mut row = row;
         if !decoded.schema.is_empty() {
             row.seg_owner = Some(decoded.schema);
         }

@@ -16,7 +16,7 @@
 //! (no trim to the written length) starts from an empty value: the redo does
 //! not carry the rest.
 
-use crate::engine::event::{ChangeEvent, Field, Op};
+use crate::engine::event::{ChangeEvent, Field, FieldRef, Image, Op};
 use crate::engine::finding::Finding;
 use crate::engine::redo::lob::{self, LobData, LobValue, Piece, Target};
 use crate::engine::row::LogMinerRow;
@@ -109,7 +109,7 @@ impl Assembly {
                     let value = pending
                         .filter(|p| same_row(p, &target))
                         .and_then(|p| p.after.as_ref())
-                        .and_then(|a| crate::engine::event::image_get(a, &target.column))
+                        .and_then(|a| a.get(&target.column))
                         .and_then(|f| start_value(f, binary))
                         .unwrap_or_else(|| LobValue::empty(binary));
                     self.lob = Some(OpenLob {
@@ -250,9 +250,9 @@ impl Assembly {
 /// A LOB's value before its writes: what the change before holds (an
 /// inline value), else empty (`EMPTY_CLOB()`, or a value the redo does not
 /// carry).
-fn start_value(field: &Field, binary: bool) -> Option<LobValue> {
+fn start_value(field: FieldRef<'_>, binary: bool) -> Option<LobValue> {
     let t = match field {
-        Field::Text(t) | Field::Binary(t) => t,
+        FieldRef::Text(t) | FieldRef::Binary(t) => t,
         _ => return None,
     };
     if !binary {
@@ -273,11 +273,10 @@ fn start_value(field: &Field, binary: bool) -> Option<LobValue> {
 
 /// Puts a value into the pending change's after image.
 pub(super) fn set_after(event: &mut ChangeEvent, column: &str, field: Field) {
-    let after = event.after.get_or_insert_with(Vec::new);
-    match after.iter_mut().find(|(c, _)| c == column) {
-        Some((_, slot)) => *slot = field,
-        None => after.push((column.to_string(), field)),
-    }
+    event
+        .after
+        .get_or_insert_with(Image::new)
+        .set(column, &field);
 }
 
 /// The UPDATE event of a row whose value changed with no DML row before
@@ -288,7 +287,7 @@ pub(super) fn standalone_update(
     source: crate::engine::event::SourcePosition,
 ) -> ChangeEvent {
     let mut after = target.key.clone();
-    after.push((target.column.clone(), field));
+    after.push(&target.column, &field);
     let mut source = source;
     source.schema = target.schema.clone();
     source.table = target.table.clone();

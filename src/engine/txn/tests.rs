@@ -2,7 +2,7 @@
 //! SCN, spill, abandonment, DDL, findings and restarts from checkpoints.
 
 use super::*;
-use crate::engine::event::Field;
+use crate::engine::event::{Field, FieldRef, Image};
 use chrono::NaiveDate;
 
 const A: &str = "0A0014005D3C0000";
@@ -95,8 +95,9 @@ fn ids(events: &[CapturedEvent]) -> Vec<(String, String)> {
         .map(|e| match e {
             CapturedEvent::Change(c) => {
                 let img = c.after.as_ref().or(c.before.as_ref()).unwrap();
-                let id = crate::engine::event::image_get(img, "ORDER_ID")
-                    .and_then(Field::as_str)
+                let id = img
+                    .get("ORDER_ID")
+                    .and_then(FieldRef::as_str)
                     .unwrap_or("?")
                     .to_string();
                 (c.source.xid.clone(), format!("{}{}", c.op.code(), id))
@@ -852,7 +853,7 @@ fn lob_buffer(lob: LobMode, on_parse_error: OnParseError) -> TxnBuffer {
 
 fn after_of(e: &CapturedEvent) -> Vec<(String, Field)> {
     match e {
-        CapturedEvent::Change(c) => c.after.clone().unwrap_or_default(),
+        CapturedEvent::Change(c) => c.after.as_ref().map(Image::to_vec).unwrap_or_default(),
         CapturedEvent::Ddl(_) => Vec::new(),
     }
 }
@@ -927,13 +928,10 @@ fn issue9_lob_written_alone_becomes_an_update_of_its_row() {
         panic!("a change event, got {:?}", events[0])
     };
     assert_eq!(c.op, Op::Update);
-    assert_eq!(c.before, Some(vec![("ID".into(), text("5"))]));
+    assert_eq!(c.before, Some(vec![("ID".into(), text("5"))].into()));
     assert_eq!(
         c.after,
-        Some(vec![
-            ("ID".into(), text("5")),
-            ("BODY".into(), text("new text"))
-        ])
+        Some(vec![("ID".into(), text("5")), ("BODY".into(), text("new text"))].into())
     );
     assert_eq!(c.source.row_id.as_deref(), Some(rowid(5).as_str()));
     // Without capture such a change carries nothing: no event, a finding.

@@ -9,6 +9,7 @@ use super::logminer::Session;
 use super::model::{Body, DmlOp, Rec};
 use super::value::Value;
 use super::*;
+use crate::engine::event::FieldRef;
 use crate::engine::row::OperationCode;
 use crate::source::MiningOptions;
 
@@ -573,7 +574,7 @@ mod hextoraw_text {
             prop_assert_eq!(st.findings().len(), 0, "{}", sql);
             prop_assert_eq!(
                 st.after_image(),
-                Some(vec![("C".to_string(), stored.field())])
+                Some(vec![("C".to_string(), stored.field())].into())
             );
         }
     }
@@ -824,7 +825,7 @@ fn dm8_catalog_and_inventory_follow_the_contract_mapping() {
 
 #[test]
 fn dm8_truth_gives_long_lobs_as_unavailable_even_when_lobs_are_captured() {
-    use crate::engine::event::{CapturedEvent, Field};
+    use crate::engine::event::CapturedEvent;
     let mut s = Sim::from_spec("dm8").expect("dm8");
     s.set_lob_truth(true);
     s.advance_ms(600_000);
@@ -837,8 +838,8 @@ fn dm8_truth_gives_long_lobs_as_unavailable_even_when_lobs_are_captured() {
         for (name, f) in c.after.iter().flatten() {
             if name == "BODY" || name == "PHOTO" {
                 match f {
-                    Field::Unavailable => out += 1,
-                    Field::Null => {}
+                    FieldRef::Unavailable => out += 1,
+                    FieldRef::Null => {}
                     _ => inline += 1,
                 }
             }

@@ -166,7 +166,7 @@ impl Model {
             let mut image = key.clone();
             for &i in &c.changed {
                 if let Some(v) = c.after.as_ref().and_then(|a| a.get(i)) {
-                    image.push((name(i), carried(i, v)));
+                    image.push(&name(i), &carried(i, v));
                 }
             }
             before = Some(key);
