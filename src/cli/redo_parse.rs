@@ -260,8 +260,8 @@ impl<W: Write> Printer<W> {
             Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
         };
         // Written straight into the line, in the key order `line` writes
-        // (a test holds the two equal): this is the path every statement
-        // takes.
+        // (pinned byte for byte by a test): this is the path every
+        // statement takes.
         let mut out = std::mem::take(&mut self.line);
         out.clear();
         out.push_str("{\"op\":");

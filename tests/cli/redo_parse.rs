@@ -335,3 +335,29 @@ fn issue15_dm8_statements_parse_and_dm8_garbage_gives_the_raw_row_and_exit_4() {
         "{error}"
     );
 }
+
+/// Statement lines are written straight from the parsed values rather than
+/// through a JSON tree: pinned byte for byte, the key order the other lines
+/// have (position fields last) and serde_json's escapes included.
+#[test]
+fn issue12_a_statement_line_is_written_in_the_documented_key_order_byte_for_byte() {
+    let csv = concat!(
+        "SCN,XID,OPERATION_CODE,SEG_OWNER,TABLE_NAME,RS_ID,SSN,CSF,SQL_REDO,ROLLBACK,STATUS,INFO\n",
+        "101,0A0014005D3C0000,3,APP,ORDERS, 0x03.11 ,2,0,\"update \"\"APP\"\".\"\"ORDERS\"\" set \"\"NOTE\"\" = 'tab\there \"\"q\"\" \\' where \"\"ID\"\" = '7' and \"\"D\"\" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and \"\"R\"\" = HEXTORAW('0A0B') and \"\"NOTE\"\" IS NULL;\",1,0,\n",
+    );
+    let out = cdcctl(&["redo", "parse", "--csv"], csv);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = concat!(
+        r#"{"op":"update","schema":"APP","table":"ORDERS","#,
+        r#""before":{"ID":"7","D":"2025-03-01T09:00:00","R":"0a0b","NOTE":null},"#,
+        r#""after":{"ID":"7","D":"2025-03-01T09:00:00","R":"0a0b","NOTE":"tab\there \"q\" \\"},"#,
+        r#""findings":[],"scn":"101","rs_id":" 0x03.11 ","ssn":2,"rollback":true}"#,
+        "\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}
