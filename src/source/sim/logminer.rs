@@ -8,6 +8,7 @@
 //! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use crate::engine::row::{LogMinerRow, OperationCode, Scn};
 use crate::source::{ContentsQuery, MiningOptions, SessionRequest, SourceError};
@@ -43,6 +44,20 @@ pub struct Session {
     known_below: u64,
     /// Mining from inside a PDB (21c+) shows only that PDB's redo.
     container: Option<String>,
+    /// Transactions known to have started in the session's range, kept
+    /// from one query to the next: the engine re-queries the same session
+    /// with a rising lower bound, and rescanning from the session start
+    /// each time cost time in proportion to the session's length.
+    started: StartedCache,
+}
+
+/// XIDs of START records in the session's files with an SCN from the
+/// session start through `through`. Only SCNs below the database's SCN are
+/// cached: no record can still be written there, so the set is final.
+#[derive(Debug, Clone, Default)]
+struct StartedCache {
+    through: Option<Scn>,
+    xids: HashSet<Arc<str>>,
 }
 
 /// Which container the connection is in, for mining rules.
@@ -248,6 +263,7 @@ pub fn start(
         options: req.options,
         dropped: model.dropped_objects.clone(),
         container: in_pdb.then(|| conn.container.to_string()),
+        started: StartedCache::default(),
         known_below: model
             .tables
             .iter()
@@ -277,6 +293,7 @@ impl Session {
             dropped: model.dropped_objects.clone(),
             known_below: u64::MAX,
             container: None,
+            started: StartedCache::default(),
         }
     }
 
@@ -319,14 +336,15 @@ impl Session {
     }
 
     /// The rows `SELECT ... FROM V$LOGMNR_CONTENTS WHERE ...` returns, in view order.
-    pub fn query(&self, model: &Model, q: &ContentsQuery) -> Vec<LogMinerRow> {
+    pub fn query(&mut self, model: &Model, q: &ContentsQuery) -> Vec<LogMinerRow> {
         let files: HashSet<(u16, u64)> = self.files.iter().map(|f| (f.thread, f.seq)).collect();
         let lo = q.from_scn.max(self.start_scn.saturating_sub(1));
         let hi = q.to_scn.min(self.end_scn);
         let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
         let dm = model.scenario.is_dm();
         let mut rows: Vec<LogMinerRow> = Vec::new();
-        let mut started_in_session = self.started_in_session(model, &files, lo);
+        let mut started_recent = self.started_in_session(model, &files, lo);
+        let started_before = &self.started.xids;
         let start_idx = model.records.partition_point(|r| r.scn <= lo);
         for rec in model.records.range(start_idx..) {
             if rec.scn > hi {
@@ -355,8 +373,11 @@ impl Session {
             }
             let mut row = self.render(model, rec);
             if matches!(rec.body, Body::Start) {
-                started_in_session.insert(rec.xid.clone());
-            } else if is_undo(&row) && !started_in_session.contains(&rec.xid) {
+                started_recent.insert(rec.xid.clone());
+            } else if is_undo(&row)
+                && !started_before.contains(&rec.xid)
+                && !started_recent.contains(&rec.xid)
+            {
                 row.xid = undo_xid(&row.xid);
             }
             if let Some(c) = &self.container {
@@ -385,22 +406,54 @@ impl Session {
     /// range; otherwise it knows the undo segment and slot but not the
     /// sequence (Debezium DBZ-5090, debezium#1145).
     fn started_in_session(
-        &self,
+        &mut self,
         model: &Model,
         files: &HashSet<(u16, u64)>,
         lo: Scn,
-    ) -> HashSet<std::sync::Arc<str>> {
-        let mut started = HashSet::new();
+    ) -> HashSet<Arc<str>> {
+        if self.started.through.is_some_and(|t| t > lo) {
+            self.started = StartedCache::default();
+        }
+        let is_start =
+            |rec: &Rec| matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq));
         let from = model.records.partition_point(|r| r.scn < self.start_scn);
+        let from = match self.started.through {
+            Some(t) => from.max(model.records.partition_point(|r| r.scn <= t)),
+            None => from,
+        };
+        let settled = lo.min(model.scn.saturating_sub(1));
+        let mut recent = HashSet::new();
         for rec in model.records.range(from..) {
             if rec.scn > lo {
                 break;
             }
-            if matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq)) {
-                started.insert(rec.xid.clone());
+            if !is_start(rec) {
+                continue;
+            }
+            if rec.scn <= settled {
+                self.started.xids.insert(rec.xid.clone());
+            } else {
+                recent.insert(rec.xid.clone());
             }
         }
-        started
+        if self.started.through.is_none_or(|t| t < settled) {
+            self.started.through = Some(settled);
+        }
+        recent
+    }
+
+    /// Keeps what `previous` learnt of the transactions started in its
+    /// range when this session mines the same logs from the same SCN: the
+    /// engine restarts LogMiner each poll with only the upper bound moved.
+    pub fn carry_over(&mut self, previous: Session) {
+        let logs = |s: &Session| {
+            let mut l: Vec<(u16, u64)> = s.files.iter().map(|f| (f.thread, f.seq)).collect();
+            l.sort_unstable();
+            l
+        };
+        if previous.start_scn == self.start_scn && logs(&previous) == logs(self) {
+            self.started = previous.started;
+        }
     }
 
     /// Whether the session's dictionary maps the object: without
@@ -523,13 +576,7 @@ impl Session {
                     if known || v.is_null() {
                         v.literal_in(&t.columns[i].ty, nls, insert)
                     } else {
-                        format!(
-                            "HEXTORAW('{}')",
-                            bytes_of(v)
-                                .iter()
-                                .map(|x| format!("{x:02x}"))
-                                .collect::<String>()
-                        )
+                        format!("HEXTORAW('{}')", super::value::hex(&bytes_of(v)))
                     }
                 };
                 let lit = |i: usize, v: &Value| lit_at(i, v, false);
@@ -711,7 +758,7 @@ impl Session {
                     } else {
                         format!(
                             " buf_c := '{}'; \n  dbms_lob.write(loc_c, {}, {offset}, buf_c);\nEND;",
-                            data.replace('\'', "''"),
+                            escape_quotes(data),
                             data.chars().count()
                         )
                     });
@@ -719,6 +766,16 @@ impl Session {
             }
         }
         row
+    }
+}
+
+/// `text` with each quote doubled, as in a SQL string literal; borrowed
+/// when there is none, as in most LOB pieces.
+fn escape_quotes(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\'') {
+        text.replace('\'', "''").into()
+    } else {
+        text.into()
     }
 }
 

@@ -542,7 +542,7 @@ impl Model {
         )];
         if doc.len() > 4000 {
             for piece in doc.as_bytes().chunks(1000) {
-                let hex: String = piece.iter().map(|b| format!("{b:02x}")).collect();
+                let hex = crate::source::sim::value::hex(piece);
                 out.push((
                     70,
                     Some(format!("XML_REDO := HEXTORAW('{hex}'):{}", piece.len())),
@@ -625,7 +625,7 @@ impl Model {
         };
         let data = match v {
             Value::Clob(s) => s.clone(),
-            Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+            Value::Blob(b) => crate::source::sim::value::hex(b),
             _ => return none,
         };
         let (thread, user, pdb) = (
@@ -652,10 +652,9 @@ impl Model {
         );
         let blob = matches!(v, Value::Blob(_));
         let chunk = if blob { 2000 } else { 1000 };
-        let chars: Vec<char> = data.chars().collect();
         let mut offset = 1u64;
-        for piece in chars.chunks(chunk) {
-            let s: String = piece.iter().collect();
+        for (s, chars) in char_chunks(&data, chunk) {
+            let s = s.to_string();
             let size = s.len() as u64;
             self.emit(
                 thread,
@@ -674,11 +673,7 @@ impl Model {
                 size,
                 false,
             );
-            offset += if blob {
-                piece.len() as u64 / 2
-            } else {
-                piece.len() as u64
-            };
+            offset += if blob { chars as u64 / 2 } else { chars as u64 };
         }
         if trim {
             let var = if blob { "loc_b" } else { "loc_c" };
@@ -835,4 +830,24 @@ fn with_control_character(rng: &mut Rng, v: Value) -> Value {
 fn pieces_type(ty: &ColType) -> bool {
     matches!(ty, ColType::XmlType)
         || matches!(ty, ColType::Varchar2(n) if *n as usize > crate::source::sim::value::INLINE_STRING_BYTES)
+}
+
+/// `text` cut into pieces of `n` characters (the last may be shorter), each
+/// with its length in characters; borrowed, so a long LOB is not copied
+/// character by character to be cut.
+fn char_chunks(text: &str, n: usize) -> impl Iterator<Item = (&str, usize)> {
+    let n = n.max(1);
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (end, chars) = match rest.char_indices().nth(n) {
+            Some((end, _)) => (end, n),
+            None => (rest.len(), rest.chars().count()),
+        };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some((piece, chars))
+    })
 }
