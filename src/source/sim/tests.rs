@@ -998,3 +998,50 @@ fn a_session_restarted_over_the_same_logs_resolves_undo_xids_as_a_fresh_one_does
         .zip(&fresh)
         .all(|(a, b)| format!("{a:?}") == format!("{b:?}")));
 }
+
+#[test]
+fn deletes_as_likely_as_inserts_keep_a_busy_table_at_its_size() {
+    let text = r#"
+seed = 21
+warmup_s = 1
+[instance]
+version = "11.2"
+cdb = false
+[connection]
+user = "CDC"
+[[tables]]
+owner = "APP"
+name = "ORDERS"
+rows = 2000
+primary_key = ["ID"]
+columns = [
+  { name = "ID", type = "NUMBER(10)", nullable = false },
+  { name = "NAME", type = "VARCHAR2(50)" },
+]
+[workload]
+rate = 55000.0
+insert = 25
+update = 50
+delete = 25
+txn_size = [10, 10]
+concurrency = 8
+"#;
+    let mut s = Sim::new(Scenario::parse(text, "test").unwrap(), Clock::default());
+    s.set_truth_limit(None);
+    s.drain_truth();
+    s.pregenerate(300_000);
+    let count = |op: crate::engine::event::Op| {
+        s.truth()
+            .filter(|e| matches!(e, CapturedEvent::Change(c) if c.op == op))
+            .count() as f64
+    };
+    let (inserts, deletes) = (
+        count(crate::engine::event::Op::Create),
+        count(crate::engine::event::Op::Delete),
+    );
+    assert!(deletes > 50_000.0, "{deletes} deletes");
+    assert!(
+        (inserts / deletes - 1.0).abs() < 0.02,
+        "{inserts} inserts against {deletes} deletes"
+    );
+}

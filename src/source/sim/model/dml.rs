@@ -193,18 +193,31 @@ impl Model {
         values
     }
 
+    /// A row for an UPDATE or DELETE: one no open transaction holds.
+    /// `None` only when there is no such row at all.
     fn pick_row(&mut self, t: usize) -> Option<i64> {
         let table = &self.tables[t];
         let (&lo, _) = table.rows.first_key_value()?;
         let (&hi, _) = table.rows.last_key_value()?;
+        let mut k = lo;
         for _ in 0..4 {
-            let k = lo + self.rng.below((hi - lo + 1) as u64) as i64;
+            k = lo + self.rng.below((hi - lo + 1) as u64) as i64;
             let key = *self.tables[t].rows.range(k..).next()?.0;
             if !self.locks.contains_key(&(t, key)) {
                 return Some(key);
             }
         }
-        None
+        // Every draw hit a row an open transaction holds. The draws land on
+        // the rows after gaps that deletes left in the key range, which
+        // recent changes hold more and more often as the table ages; giving
+        // up here turned the statement into an INSERT, so the table grew
+        // although inserts and deletes had the same weight. The next free
+        // row after the last draw (wrapping round) is taken instead.
+        let rows = &self.tables[t].rows;
+        rows.range(k..)
+            .chain(rows.range(..k))
+            .map(|(&key, _)| key)
+            .find(|&key| !self.locks.contains_key(&(t, key)))
     }
 
     pub(super) fn dml(&mut self, i: usize) {
@@ -350,6 +363,8 @@ impl Model {
                     Vec::new(),
                 );
             }
+            // An INSERT, or an UPDATE or DELETE that finds no row free (an
+            // empty table fills this way).
             _ => {
                 let values = self.new_row(&mut rng, t, false);
                 let key = self.tables[t].next_key;
