@@ -8,6 +8,7 @@
 //! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::engine::row::{LogMinerRow, OperationCode, Scn};
@@ -555,11 +556,16 @@ impl Session {
                     && !matches!(op, DmlOp::Insert)
                     && drawn(rec, model.scenario.logminer.table_alias_pct);
                 let qualifier = if alias { "a." } else { "" };
-                let col = |i: usize| -> String {
+                // The statement is written into one buffer: rendering is
+                // a large share of what serving V$LOGMNR_CONTENTS costs.
+                let push_col = |out: &mut String, i: usize| {
                     if known {
-                        format!("{qualifier}\"{}\"", t.columns[i].name)
+                        out.push_str(qualifier);
+                        out.push('"');
+                        out.push_str(&t.columns[i].name);
+                        out.push('"');
                     } else {
-                        format!("\"COL {}\"", i + 1)
+                        let _ = write!(out, "\"COL {}\"", i + 1);
                     }
                 };
                 let bytes_of = |v: &Value| -> Vec<u8> {
@@ -572,100 +578,128 @@ impl Session {
                         other => other.storage_bytes(),
                     }
                 };
-                let lit_at = |i: usize, v: &Value, insert: bool| -> String {
+                let push_lit = |out: &mut String, i: usize, v: &Value, insert: bool| {
                     if known || v.is_null() {
-                        v.literal_in(&t.columns[i].ty, nls, insert)
+                        out.push_str(&v.literal_in(&t.columns[i].ty, nls, insert));
                     } else {
-                        format!("HEXTORAW('{}')", super::value::hex(&bytes_of(v)))
+                        out.push_str("HEXTORAW('");
+                        out.push_str(&super::value::hex(&bytes_of(v)));
+                        out.push_str("')");
                     }
                 };
-                let lit = |i: usize, v: &Value| lit_at(i, v, false);
-                let target = if alias {
-                    format!("\"{owner}\".\"{name}\" a")
-                } else {
-                    format!("\"{owner}\".\"{name}\"")
+                let push_target = |out: &mut String| {
+                    out.push('"');
+                    out.push_str(&owner);
+                    out.push_str("\".\"");
+                    out.push_str(&name);
+                    out.push('"');
+                    if alias {
+                        out.push_str(" a");
+                    }
                 };
-                let cond = |i: usize, v: &Value| -> String {
+                let push_cond = |out: &mut String, i: usize, v: &Value| {
+                    push_col(out, i);
                     if v.is_null() {
-                        format!("{} IS NULL", col(i))
+                        out.push_str(" IS NULL");
                     } else {
-                        format!("{} = {}", col(i), lit(i, v))
+                        out.push_str(" = ");
+                        push_lit(out, i, v, false);
                     }
                 };
-                let non_lob: Vec<usize> = (0..t.columns.len())
-                    .filter(|&i| !t.columns[i].ty.is_lob_like())
-                    .collect();
-                let rowid_clause = |w: &mut String| {
-                    if !no_rowid {
-                        if !w.is_empty() {
-                            w.push_str(" and ");
+                // `cols` of `values` as `a = 1 and b IS NULL`, then the ROWID.
+                let push_where =
+                    |out: &mut String, values: &[Value], cols: &mut dyn Iterator<Item = usize>| {
+                        let mut first = true;
+                        for i in cols {
+                            let Some(v) = values.get(i).filter(|v| !v.in_pieces()) else {
+                                continue;
+                            };
+                            if !first {
+                                out.push_str(" and ");
+                            }
+                            first = false;
+                            push_cond(out, i, v);
                         }
-                        w.push_str(&format!("ROWID = '{rowid}'"));
-                    }
-                };
-                let sql = match op {
+                        if !no_rowid {
+                            if !first {
+                                out.push_str(" and ");
+                            }
+                            let _ = write!(out, "ROWID = '{rowid}'");
+                        }
+                    };
+                let non_lob = || (0..t.columns.len()).filter(|&i| !t.columns[i].ty.is_lob_like());
+                let mut sql = String::with_capacity(256);
+                match op {
                     DmlOp::Insert => {
                         let vals = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         // XMLType and extended strings are left out: XML DOC
                         // and 32K rows carry them (LOBs show EMPTY_LOB()).
-                        let shown: Vec<usize> = (0..vals.len())
-                            .filter(|&i| {
+                        let shown = || {
+                            (0..vals.len()).filter(|&i| {
                                 !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string()
                             })
-                            .collect();
-                        let cols: Vec<String> = shown.iter().map(|&i| col(i)).collect();
-                        let lits: Vec<String> =
-                            shown.iter().map(|&i| lit_at(i, &vals[i], true)).collect();
-                        format!(
-                            "insert into {target}({}) values ({});",
-                            cols.join(","),
-                            lits.join(",")
-                        )
+                        };
+                        sql.push_str("insert into ");
+                        push_target(&mut sql);
+                        sql.push('(');
+                        for (n, i) in shown().enumerate() {
+                            if n > 0 {
+                                sql.push(',');
+                            }
+                            push_col(&mut sql, i);
+                        }
+                        sql.push_str(") values (");
+                        for (n, i) in shown().enumerate() {
+                            if n > 0 {
+                                sql.push(',');
+                            }
+                            push_lit(&mut sql, i, &vals[i], true);
+                        }
+                        sql.push_str(");");
                     }
                     DmlOp::Update => {
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let set: Vec<String> = changed
-                            .iter()
-                            .filter_map(|&i| {
-                                a.get(i)
-                                    .filter(|v| !v.in_pieces())
-                                    .map(|v| format!("{} = {}", col(i), lit(i, v)))
-                            })
-                            .collect();
-                        let where_cols: Vec<usize> = match level {
-                            SuppLevel::All => non_lob.clone(),
-                            SuppLevel::Pk => non_lob
-                                .iter()
-                                .copied()
-                                .filter(|i| t.pk.contains(i) || changed.contains(i))
-                                .collect(),
-                            SuppLevel::Min | SuppLevel::None => changed.clone(),
-                        };
-                        let mut w = where_cols
-                            .iter()
-                            .filter_map(|&i| {
-                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" and ");
-                        rowid_clause(&mut w);
-                        format!("update {target} set {} where {w};", set.join(", "))
+                        sql.push_str("update ");
+                        push_target(&mut sql);
+                        sql.push_str(" set ");
+                        let mut first = true;
+                        for &i in changed {
+                            let Some(v) = a.get(i).filter(|v| !v.in_pieces()) else {
+                                continue;
+                            };
+                            if !first {
+                                sql.push_str(", ");
+                            }
+                            first = false;
+                            push_col(&mut sql, i);
+                            sql.push_str(" = ");
+                            push_lit(&mut sql, i, v, false);
+                        }
+                        sql.push_str(" where ");
+                        match level {
+                            SuppLevel::All => push_where(&mut sql, b, &mut non_lob()),
+                            SuppLevel::Pk => push_where(
+                                &mut sql,
+                                b,
+                                &mut non_lob().filter(|i| t.pk.contains(i) || changed.contains(i)),
+                            ),
+                            SuppLevel::Min | SuppLevel::None => {
+                                push_where(&mut sql, b, &mut changed.iter().copied())
+                            }
+                        }
+                        sql.push(';');
                     }
                     DmlOp::Delete => {
                         // The undo of a delete holds the whole row, whatever the logging level.
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let mut w = non_lob
-                            .iter()
-                            .filter_map(|&i| {
-                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" and ");
-                        rowid_clause(&mut w);
-                        format!("delete from {target} where {w};")
+                        sql.push_str("delete from ");
+                        push_target(&mut sql);
+                        sql.push_str(" where ");
+                        push_where(&mut sql, b, &mut non_lob());
+                        sql.push(';');
                     }
-                };
+                }
                 row.sql_redo = Some(sql);
             }
             Body::LobLocator {
