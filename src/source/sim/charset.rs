@@ -69,7 +69,7 @@ pub fn encode(charset: Charset, text: &str) -> Option<Vec<u8>> {
 /// The text a column in `charset` holds after storing `text`: each
 /// character the set cannot represent becomes `?`.
 pub fn stored(charset: Charset, text: &str) -> String {
-    if encode(charset, text).is_some() {
+    if representable(charset, text) {
         return text.to_string();
     }
     let mut buf = [0u8; 4];
@@ -84,9 +84,37 @@ pub fn stored(charset: Charset, text: &str) -> String {
         .collect()
 }
 
+/// Whether every character of `text` has a code in `charset`: what
+/// [`encode`] answers, without building the bytes for the Unicode sets
+/// (which represent any text) and the single-byte ones.
+pub fn representable(charset: Charset, text: &str) -> bool {
+    match charset {
+        Charset::Utf8 | Charset::Cesu8 => true,
+        Charset::Latin1 => text.chars().all(|c| u32::from(c) <= 0xFF),
+        Charset::Ascii => text.is_ascii(),
+        Charset::Whatwg(enc) if enc == encoding_rs::UTF_16BE || enc == encoding_rs::UTF_16LE => {
+            true
+        }
+        Charset::Whatwg(_) => encode(charset, text).is_some(),
+    }
+}
+
+/// The text a column in `charset` holds after storing `text` (see
+/// [`stored`]), reusing `text` when nothing needs replacing.
+pub fn stored_owned(charset: Charset, text: String) -> String {
+    if representable(charset, &text) {
+        text
+    } else {
+        stored(charset, &text)
+    }
+}
+
 /// The number of bytes `text` takes in `charset` (its UTF-8 length when a
 /// character has no code there, which [`stored`] rules out).
 pub fn byte_len(charset: Charset, text: &str) -> usize {
+    if charset == Charset::Utf8 {
+        return text.len();
+    }
     encode(charset, text).map_or(text.len(), |b| b.len())
 }
 
@@ -145,5 +173,26 @@ mod tests {
         assert_eq!(stored(cs("ZHS16GBK"), "中文 😀"), "中文 ?");
         assert_eq!(stored(cs("AL32UTF8"), "中文 😀"), "中文 😀");
         assert_eq!(byte_len(cs("ZHS16GBK"), "中文a"), 5);
+    }
+
+    #[test]
+    fn representable_answers_what_encoding_answers() {
+        for name in [
+            "AL32UTF8",
+            "UTF8",
+            "WE8ISO8859P1",
+            "US7ASCII",
+            "ZHS16GBK",
+            "WE8MSWIN1252",
+            "AL16UTF16",
+        ] {
+            for text in ["plain", "café", "中文", "😀", "a€b", ""] {
+                assert_eq!(
+                    representable(cs(name), text),
+                    encode(cs(name), text).is_some(),
+                    "{name} {text:?}"
+                );
+            }
+        }
     }
 }

@@ -8,6 +8,8 @@
 //! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 use crate::engine::row::{LogMinerRow, OperationCode, Scn};
 use crate::source::{ContentsQuery, MiningOptions, SessionRequest, SourceError};
@@ -43,6 +45,20 @@ pub struct Session {
     known_below: u64,
     /// Mining from inside a PDB (21c+) shows only that PDB's redo.
     container: Option<String>,
+    /// Transactions known to have started in the session's range, kept
+    /// from one query to the next: the engine re-queries the same session
+    /// with a rising lower bound, and rescanning from the session start
+    /// each time cost time in proportion to the session's length.
+    started: StartedCache,
+}
+
+/// XIDs of START records in the session's files with an SCN from the
+/// session start through `through`. Only SCNs below the database's SCN are
+/// cached: no record can still be written there, so the set is final.
+#[derive(Debug, Clone, Default)]
+struct StartedCache {
+    through: Option<Scn>,
+    xids: HashSet<Arc<str>>,
 }
 
 /// Which container the connection is in, for mining rules.
@@ -248,6 +264,7 @@ pub fn start(
         options: req.options,
         dropped: model.dropped_objects.clone(),
         container: in_pdb.then(|| conn.container.to_string()),
+        started: StartedCache::default(),
         known_below: model
             .tables
             .iter()
@@ -277,6 +294,7 @@ impl Session {
             dropped: model.dropped_objects.clone(),
             known_below: u64::MAX,
             container: None,
+            started: StartedCache::default(),
         }
     }
 
@@ -319,14 +337,15 @@ impl Session {
     }
 
     /// The rows `SELECT ... FROM V$LOGMNR_CONTENTS WHERE ...` returns, in view order.
-    pub fn query(&self, model: &Model, q: &ContentsQuery) -> Vec<LogMinerRow> {
+    pub fn query(&mut self, model: &Model, q: &ContentsQuery) -> Vec<LogMinerRow> {
         let files: HashSet<(u16, u64)> = self.files.iter().map(|f| (f.thread, f.seq)).collect();
         let lo = q.from_scn.max(self.start_scn.saturating_sub(1));
         let hi = q.to_scn.min(self.end_scn);
         let owners: Vec<String> = q.owners.iter().map(|o| o.to_ascii_uppercase()).collect();
         let dm = model.scenario.is_dm();
         let mut rows: Vec<LogMinerRow> = Vec::new();
-        let mut started_in_session = self.started_in_session(model, &files, lo);
+        let mut started_recent = self.started_in_session(model, &files, lo);
+        let started_before = &self.started.xids;
         let start_idx = model.records.partition_point(|r| r.scn <= lo);
         for rec in model.records.range(start_idx..) {
             if rec.scn > hi {
@@ -355,8 +374,11 @@ impl Session {
             }
             let mut row = self.render(model, rec);
             if matches!(rec.body, Body::Start) {
-                started_in_session.insert(rec.xid.clone());
-            } else if is_undo(&row) && !started_in_session.contains(&rec.xid) {
+                started_recent.insert(rec.xid.clone());
+            } else if is_undo(&row)
+                && !started_before.contains(&rec.xid)
+                && !started_recent.contains(&rec.xid)
+            {
                 row.xid = undo_xid(&row.xid);
             }
             if let Some(c) = &self.container {
@@ -385,22 +407,54 @@ impl Session {
     /// range; otherwise it knows the undo segment and slot but not the
     /// sequence (Debezium DBZ-5090, debezium#1145).
     fn started_in_session(
-        &self,
+        &mut self,
         model: &Model,
         files: &HashSet<(u16, u64)>,
         lo: Scn,
-    ) -> HashSet<std::sync::Arc<str>> {
-        let mut started = HashSet::new();
+    ) -> HashSet<Arc<str>> {
+        if self.started.through.is_some_and(|t| t > lo) {
+            self.started = StartedCache::default();
+        }
+        let is_start =
+            |rec: &Rec| matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq));
         let from = model.records.partition_point(|r| r.scn < self.start_scn);
+        let from = match self.started.through {
+            Some(t) => from.max(model.records.partition_point(|r| r.scn <= t)),
+            None => from,
+        };
+        let settled = lo.min(model.scn.saturating_sub(1));
+        let mut recent = HashSet::new();
         for rec in model.records.range(from..) {
             if rec.scn > lo {
                 break;
             }
-            if matches!(rec.body, Body::Start) && files.contains(&(rec.thread, rec.seq)) {
-                started.insert(rec.xid.clone());
+            if !is_start(rec) {
+                continue;
+            }
+            if rec.scn <= settled {
+                self.started.xids.insert(rec.xid.clone());
+            } else {
+                recent.insert(rec.xid.clone());
             }
         }
-        started
+        if self.started.through.is_none_or(|t| t < settled) {
+            self.started.through = Some(settled);
+        }
+        recent
+    }
+
+    /// Keeps what `previous` learnt of the transactions started in its
+    /// range when this session mines the same logs from the same SCN: the
+    /// engine restarts LogMiner each poll with only the upper bound moved.
+    pub fn carry_over(&mut self, previous: Session) {
+        let logs = |s: &Session| {
+            let mut l: Vec<(u16, u64)> = s.files.iter().map(|f| (f.thread, f.seq)).collect();
+            l.sort_unstable();
+            l
+        };
+        if previous.start_scn == self.start_scn && logs(&previous) == logs(self) {
+            self.started = previous.started;
+        }
     }
 
     /// Whether the session's dictionary maps the object: without
@@ -502,11 +556,16 @@ impl Session {
                     && !matches!(op, DmlOp::Insert)
                     && drawn(rec, model.scenario.logminer.table_alias_pct);
                 let qualifier = if alias { "a." } else { "" };
-                let col = |i: usize| -> String {
+                // The statement is written into one buffer: rendering is
+                // a large share of what serving V$LOGMNR_CONTENTS costs.
+                let push_col = |out: &mut String, i: usize| {
                     if known {
-                        format!("{qualifier}\"{}\"", t.columns[i].name)
+                        out.push_str(qualifier);
+                        out.push('"');
+                        out.push_str(&t.columns[i].name);
+                        out.push('"');
                     } else {
-                        format!("\"COL {}\"", i + 1)
+                        let _ = write!(out, "\"COL {}\"", i + 1);
                     }
                 };
                 let bytes_of = |v: &Value| -> Vec<u8> {
@@ -519,106 +578,128 @@ impl Session {
                         other => other.storage_bytes(),
                     }
                 };
-                let lit_at = |i: usize, v: &Value, insert: bool| -> String {
+                let push_lit = |out: &mut String, i: usize, v: &Value, insert: bool| {
                     if known || v.is_null() {
-                        v.literal_in(&t.columns[i].ty, nls, insert)
+                        out.push_str(&v.literal_in(&t.columns[i].ty, nls, insert));
                     } else {
-                        format!(
-                            "HEXTORAW('{}')",
-                            bytes_of(v)
-                                .iter()
-                                .map(|x| format!("{x:02x}"))
-                                .collect::<String>()
-                        )
+                        out.push_str("HEXTORAW('");
+                        out.push_str(&super::value::hex(&bytes_of(v)));
+                        out.push_str("')");
                     }
                 };
-                let lit = |i: usize, v: &Value| lit_at(i, v, false);
-                let target = if alias {
-                    format!("\"{owner}\".\"{name}\" a")
-                } else {
-                    format!("\"{owner}\".\"{name}\"")
+                let push_target = |out: &mut String| {
+                    out.push('"');
+                    out.push_str(&owner);
+                    out.push_str("\".\"");
+                    out.push_str(&name);
+                    out.push('"');
+                    if alias {
+                        out.push_str(" a");
+                    }
                 };
-                let cond = |i: usize, v: &Value| -> String {
+                let push_cond = |out: &mut String, i: usize, v: &Value| {
+                    push_col(out, i);
                     if v.is_null() {
-                        format!("{} IS NULL", col(i))
+                        out.push_str(" IS NULL");
                     } else {
-                        format!("{} = {}", col(i), lit(i, v))
+                        out.push_str(" = ");
+                        push_lit(out, i, v, false);
                     }
                 };
-                let non_lob: Vec<usize> = (0..t.columns.len())
-                    .filter(|&i| !t.columns[i].ty.is_lob_like())
-                    .collect();
-                let rowid_clause = |w: &mut String| {
-                    if !no_rowid {
-                        if !w.is_empty() {
-                            w.push_str(" and ");
+                // `cols` of `values` as `a = 1 and b IS NULL`, then the ROWID.
+                let push_where =
+                    |out: &mut String, values: &[Value], cols: &mut dyn Iterator<Item = usize>| {
+                        let mut first = true;
+                        for i in cols {
+                            let Some(v) = values.get(i).filter(|v| !v.in_pieces()) else {
+                                continue;
+                            };
+                            if !first {
+                                out.push_str(" and ");
+                            }
+                            first = false;
+                            push_cond(out, i, v);
                         }
-                        w.push_str(&format!("ROWID = '{rowid}'"));
-                    }
-                };
-                let sql = match op {
+                        if !no_rowid {
+                            if !first {
+                                out.push_str(" and ");
+                            }
+                            let _ = write!(out, "ROWID = '{rowid}'");
+                        }
+                    };
+                let non_lob = || (0..t.columns.len()).filter(|&i| !t.columns[i].ty.is_lob_like());
+                let mut sql = String::with_capacity(256);
+                match op {
                     DmlOp::Insert => {
                         let vals = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         // XMLType and extended strings are left out: XML DOC
                         // and 32K rows carry them (LOBs show EMPTY_LOB()).
-                        let shown: Vec<usize> = (0..vals.len())
-                            .filter(|&i| {
+                        let shown = || {
+                            (0..vals.len()).filter(|&i| {
                                 !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string()
                             })
-                            .collect();
-                        let cols: Vec<String> = shown.iter().map(|&i| col(i)).collect();
-                        let lits: Vec<String> =
-                            shown.iter().map(|&i| lit_at(i, &vals[i], true)).collect();
-                        format!(
-                            "insert into {target}({}) values ({});",
-                            cols.join(","),
-                            lits.join(",")
-                        )
+                        };
+                        sql.push_str("insert into ");
+                        push_target(&mut sql);
+                        sql.push('(');
+                        for (n, i) in shown().enumerate() {
+                            if n > 0 {
+                                sql.push(',');
+                            }
+                            push_col(&mut sql, i);
+                        }
+                        sql.push_str(") values (");
+                        for (n, i) in shown().enumerate() {
+                            if n > 0 {
+                                sql.push(',');
+                            }
+                            push_lit(&mut sql, i, &vals[i], true);
+                        }
+                        sql.push_str(");");
                     }
                     DmlOp::Update => {
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
                         let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let set: Vec<String> = changed
-                            .iter()
-                            .filter_map(|&i| {
-                                a.get(i)
-                                    .filter(|v| !v.in_pieces())
-                                    .map(|v| format!("{} = {}", col(i), lit(i, v)))
-                            })
-                            .collect();
-                        let where_cols: Vec<usize> = match level {
-                            SuppLevel::All => non_lob.clone(),
-                            SuppLevel::Pk => non_lob
-                                .iter()
-                                .copied()
-                                .filter(|i| t.pk.contains(i) || changed.contains(i))
-                                .collect(),
-                            SuppLevel::Min | SuppLevel::None => changed.clone(),
-                        };
-                        let mut w = where_cols
-                            .iter()
-                            .filter_map(|&i| {
-                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" and ");
-                        rowid_clause(&mut w);
-                        format!("update {target} set {} where {w};", set.join(", "))
+                        sql.push_str("update ");
+                        push_target(&mut sql);
+                        sql.push_str(" set ");
+                        let mut first = true;
+                        for &i in changed {
+                            let Some(v) = a.get(i).filter(|v| !v.in_pieces()) else {
+                                continue;
+                            };
+                            if !first {
+                                sql.push_str(", ");
+                            }
+                            first = false;
+                            push_col(&mut sql, i);
+                            sql.push_str(" = ");
+                            push_lit(&mut sql, i, v, false);
+                        }
+                        sql.push_str(" where ");
+                        match level {
+                            SuppLevel::All => push_where(&mut sql, b, &mut non_lob()),
+                            SuppLevel::Pk => push_where(
+                                &mut sql,
+                                b,
+                                &mut non_lob().filter(|i| t.pk.contains(i) || changed.contains(i)),
+                            ),
+                            SuppLevel::Min | SuppLevel::None => {
+                                push_where(&mut sql, b, &mut changed.iter().copied())
+                            }
+                        }
+                        sql.push(';');
                     }
                     DmlOp::Delete => {
                         // The undo of a delete holds the whole row, whatever the logging level.
                         let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let mut w = non_lob
-                            .iter()
-                            .filter_map(|&i| {
-                                b.get(i).filter(|v| !v.in_pieces()).map(|v| cond(i, v))
-                            })
-                            .collect::<Vec<_>>()
-                            .join(" and ");
-                        rowid_clause(&mut w);
-                        format!("delete from {target} where {w};")
+                        sql.push_str("delete from ");
+                        push_target(&mut sql);
+                        sql.push_str(" where ");
+                        push_where(&mut sql, b, &mut non_lob());
+                        sql.push(';');
                     }
-                };
+                }
                 row.sql_redo = Some(sql);
             }
             Body::LobLocator {
@@ -711,7 +792,7 @@ impl Session {
                     } else {
                         format!(
                             " buf_c := '{}'; \n  dbms_lob.write(loc_c, {}, {offset}, buf_c);\nEND;",
-                            data.replace('\'', "''"),
+                            escape_quotes(data),
                             data.chars().count()
                         )
                     });
@@ -719,6 +800,16 @@ impl Session {
             }
         }
         row
+    }
+}
+
+/// `text` with each quote doubled, as in a SQL string literal; borrowed
+/// when there is none, as in most LOB pieces.
+fn escape_quotes(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\'') {
+        text.replace('\'', "''").into()
+    } else {
+        text.into()
     }
 }
 

@@ -645,7 +645,10 @@ impl RedoSource for Sim {
             self.added_logs = request.log_files.clone();
         }
         self.sent(1);
-        let session = logminer::start(&self.model, &self.conn(), request)?;
+        let mut session = logminer::start(&self.model, &self.conn(), request)?;
+        if let Some(previous) = self.session.take() {
+            session.carry_over(previous);
+        }
         self.session = Some(session);
         self.pending = None;
         Ok(())
@@ -655,9 +658,11 @@ impl RedoSource for Sim {
         self.tick(false);
         self.check_link()?;
         self.sent(1);
-        let Some(session) = &self.session else {
-            return Err(SourceError::oracle(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents"));
-        };
+        const NOT_STARTED: &str =
+            "dbms_logmnr.start_logmnr() must be invoked before selecting from v$logmnr_contents";
+        if self.session.is_none() {
+            return Err(SourceError::oracle(1306, NOT_STARTED));
+        }
         let readable = if self.model.scenario.is_dm() {
             dm::can_read_contents(&self.privileges, &self.roles)
         } else {
@@ -671,6 +676,9 @@ impl RedoSource for Sim {
                 "table or view does not exist (V$LOGMNR_CONTENTS)",
             ));
         }
+        let Some(session) = self.session.as_mut() else {
+            return Err(SourceError::oracle(1306, NOT_STARTED));
+        };
         session.check_files(&self.model)?;
         let rows = session.query(&self.model, query);
         self.pending = Some(rows.into());

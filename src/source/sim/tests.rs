@@ -946,3 +946,103 @@ fn a_truth_limit_set_after_the_warm_up_drops_what_it_recorded_beyond_the_limit()
     s.advance_ms(2_000);
     assert_eq!(s.truth().count(), 0, "none recorded from then on");
 }
+
+/// Mines `windows` consecutive SCN windows of the demo the way the engine
+/// does, restarting LogMiner over the same logs for each; `fresh` ends the
+/// session first, so nothing of the previous one is kept.
+fn mine_windows(windows: usize, fresh: bool) -> Vec<LogMinerRow> {
+    let mut s = Sim::from_spec("demo").unwrap();
+    let start = s.model().scn;
+    s.advance_ms(600_000);
+    let end = s.model().scn;
+    let files = s.plan_logs(start);
+    let step = (end - start) / windows as u64;
+    let mut out = Vec::new();
+    for w in 0..windows as u64 {
+        if fresh {
+            s.end_session().unwrap();
+        }
+        s.start_session(&SessionRequest {
+            log_files: files.clone(),
+            start_scn: start,
+            end_scn: end,
+            options: MiningOptions {
+                dict_from_online_catalog: true,
+                ..MiningOptions::default()
+            },
+        })
+        .unwrap();
+        s.query_contents(&ContentsQuery {
+            from_scn: start + w * step,
+            to_scn: start + (w + 1) * step,
+            ..ContentsQuery::default()
+        })
+        .unwrap();
+        while s.fetch(1000, &mut out).unwrap() > 0 {}
+    }
+    out
+}
+
+#[test]
+fn a_session_restarted_over_the_same_logs_resolves_undo_xids_as_a_fresh_one_does() {
+    let kept = mine_windows(40, false);
+    let fresh = mine_windows(40, true);
+    let undo: Vec<&LogMinerRow> = kept.iter().filter(|r| r.rollback).collect();
+    assert!(!undo.is_empty(), "the demo's rollbacks write undo rows");
+    assert!(
+        undo.iter().any(|r| !r.xid.ends_with("FFFFFFFF")),
+        "some undo rows' transactions started inside the session"
+    );
+    assert_eq!(kept.len(), fresh.len());
+    assert!(kept
+        .iter()
+        .zip(&fresh)
+        .all(|(a, b)| format!("{a:?}") == format!("{b:?}")));
+}
+
+#[test]
+fn deletes_as_likely_as_inserts_keep_a_busy_table_at_its_size() {
+    let text = r#"
+seed = 21
+warmup_s = 1
+[instance]
+version = "11.2"
+cdb = false
+[connection]
+user = "CDC"
+[[tables]]
+owner = "APP"
+name = "ORDERS"
+rows = 2000
+primary_key = ["ID"]
+columns = [
+  { name = "ID", type = "NUMBER(10)", nullable = false },
+  { name = "NAME", type = "VARCHAR2(50)" },
+]
+[workload]
+rate = 55000.0
+insert = 25
+update = 50
+delete = 25
+txn_size = [10, 10]
+concurrency = 8
+"#;
+    let mut s = Sim::new(Scenario::parse(text, "test").unwrap(), Clock::default());
+    s.set_truth_limit(None);
+    s.drain_truth();
+    s.pregenerate(300_000);
+    let count = |op: crate::engine::event::Op| {
+        s.truth()
+            .filter(|e| matches!(e, CapturedEvent::Change(c) if c.op == op))
+            .count() as f64
+    };
+    let (inserts, deletes) = (
+        count(crate::engine::event::Op::Create),
+        count(crate::engine::event::Op::Delete),
+    );
+    assert!(deletes > 50_000.0, "{deletes} deletes");
+    assert!(
+        (inserts / deletes - 1.0).abs() < 0.02,
+        "{inserts} inserts against {deletes} deletes"
+    );
+}

@@ -360,22 +360,28 @@ pub enum Value {
     Time(chrono::NaiveTime),
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push_str(&format!("{b:02x}"));
+/// Lower-case hex of `bytes`, two digits a byte, as HEXTORAW and LOB
+/// writes print them. Built by table lookup: BLOB content runs to
+/// kilobytes and is hexed for every write, so a formatter call per byte
+/// dominated generating it.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 0x0f)]);
     }
-    s
+    String::from_utf8(out).unwrap_or_default()
 }
 
 fn quote(text: &str) -> String {
     let mut s = String::with_capacity(text.len() + 2);
     s.push('\'');
-    for c in text.chars() {
-        if c == '\'' {
-            s.push('\'');
+    for (i, run) in text.split('\'').enumerate() {
+        if i > 0 {
+            s.push_str("''");
         }
-        s.push(c);
+        s.push_str(run);
     }
     s.push('\'');
     s
@@ -431,7 +437,24 @@ pub fn render_nvarchar(text: &str, chain: bool) -> String {
 }
 
 fn fmt_date(t: &NaiveDateTime) -> String {
-    t.format("%Y-%m-%d %H:%M:%S").to_string()
+    use std::fmt::Write;
+    // chrono parses its format string on every call; every DATE and
+    // TIMESTAMP literal of every rendered row comes through here.
+    if !(0..=9999).contains(&t.year()) || t.nanosecond() >= 1_000_000_000 {
+        return t.format("%Y-%m-%d %H:%M:%S").to_string();
+    }
+    let mut s = String::with_capacity(19);
+    let _ = write!(
+        s,
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}",
+        t.year(),
+        t.month(),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second()
+    );
+    s
 }
 
 fn fmt_frac(t: &NaiveDateTime) -> String {
@@ -576,10 +599,10 @@ impl Value {
                 }
                 Value::Str(s)
             }
-            (Value::Str(s), _) => Value::Str(charset::stored(charsets.database, &s)),
-            (Value::Clob(s), _) => Value::Clob(charset::stored(charsets.database, &s)),
-            (Value::Xml(s), _) => Value::Xml(charset::stored(charsets.database, &s)),
-            (Value::NStr(s), _) => Value::NStr(charset::stored(charsets.national, &s)),
+            (Value::Str(s), _) => Value::Str(charset::stored_owned(charsets.database, s)),
+            (Value::Clob(s), _) => Value::Clob(charset::stored_owned(charsets.database, s)),
+            (Value::Xml(s), _) => Value::Xml(charset::stored_owned(charsets.database, s)),
+            (Value::NStr(s), _) => Value::NStr(charset::stored_owned(charsets.national, s)),
             (other, _) => other,
         }
     }
@@ -615,7 +638,7 @@ impl Value {
         match self {
             Value::Null => Field::Null,
             Value::Number(s) | Value::Str(s) | Value::NStr(s) => Field::text(s.clone()),
-            Value::Date(t) => Field::text(t.format("%Y-%m-%dT%H:%M:%S").to_string()),
+            Value::Date(t) => Field::text(fmt_date(t).replacen(' ', "T", 1)),
             Value::Timestamp(t) => Field::text(fmt_frac(t).replacen(' ', "T", 1)),
             // The envelope gives the instant in UTC (see engine::event).
             Value::TimestampTz(t, off) => {
@@ -1281,5 +1304,25 @@ mod tests {
         let err = ColType::parse("VARCHAR").unwrap_err();
         assert!(err.contains("allowed: NUMBER"), "{err}");
         assert!(ColType::parse("VARCHAR2").is_err());
+    }
+
+    #[test]
+    fn hex_dates_and_quotes_print_as_the_formatters_do() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        let by_format: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&bytes), by_format);
+        for (y, mo, d, h, mi, se) in [
+            (2024, 2, 29, 23, 59, 59),
+            (1, 1, 1, 0, 0, 0),
+            (12345, 6, 7, 8, 9, 10),
+            (-44, 3, 15, 12, 0, 0),
+        ] {
+            let t = NaiveDate::from_ymd_opt(y, mo, d)
+                .and_then(|x| x.and_hms_opt(h, mi, se))
+                .unwrap();
+            assert_eq!(fmt_date(&t), t.format("%Y-%m-%d %H:%M:%S").to_string());
+        }
+        assert_eq!(quote("it's 'x'"), "'it''s ''x'''");
+        assert_eq!(quote(""), "''");
     }
 }

@@ -193,18 +193,31 @@ impl Model {
         values
     }
 
+    /// A row for an UPDATE or DELETE: one no open transaction holds.
+    /// `None` only when there is no such row at all.
     fn pick_row(&mut self, t: usize) -> Option<i64> {
         let table = &self.tables[t];
         let (&lo, _) = table.rows.first_key_value()?;
         let (&hi, _) = table.rows.last_key_value()?;
+        let mut k = lo;
         for _ in 0..4 {
-            let k = lo + self.rng.below((hi - lo + 1) as u64) as i64;
+            k = lo + self.rng.below((hi - lo + 1) as u64) as i64;
             let key = *self.tables[t].rows.range(k..).next()?.0;
             if !self.locks.contains_key(&(t, key)) {
                 return Some(key);
             }
         }
-        None
+        // Every draw hit a row an open transaction holds. The draws land on
+        // the rows after gaps that deletes left in the key range, which
+        // recent changes hold more and more often as the table ages; giving
+        // up here turned the statement into an INSERT, so the table grew
+        // although inserts and deletes had the same weight. The next free
+        // row after the last draw (wrapping round) is taken instead.
+        let rows = &self.tables[t].rows;
+        rows.range(k..)
+            .chain(rows.range(..k))
+            .map(|(&key, _)| key)
+            .find(|&key| !self.locks.contains_key(&(t, key)))
     }
 
     pub(super) fn dml(&mut self, i: usize) {
@@ -350,6 +363,8 @@ impl Model {
                     Vec::new(),
                 );
             }
+            // An INSERT, or an UPDATE or DELETE that finds no row free (an
+            // empty table fills this way).
             _ => {
                 let values = self.new_row(&mut rng, t, false);
                 let key = self.tables[t].next_key;
@@ -542,7 +557,7 @@ impl Model {
         )];
         if doc.len() > 4000 {
             for piece in doc.as_bytes().chunks(1000) {
-                let hex: String = piece.iter().map(|b| format!("{b:02x}")).collect();
+                let hex = crate::source::sim::value::hex(piece);
                 out.push((
                     70,
                     Some(format!("XML_REDO := HEXTORAW('{hex}'):{}", piece.len())),
@@ -625,7 +640,7 @@ impl Model {
         };
         let data = match v {
             Value::Clob(s) => s.clone(),
-            Value::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+            Value::Blob(b) => crate::source::sim::value::hex(b),
             _ => return none,
         };
         let (thread, user, pdb) = (
@@ -652,10 +667,9 @@ impl Model {
         );
         let blob = matches!(v, Value::Blob(_));
         let chunk = if blob { 2000 } else { 1000 };
-        let chars: Vec<char> = data.chars().collect();
         let mut offset = 1u64;
-        for piece in chars.chunks(chunk) {
-            let s: String = piece.iter().collect();
+        for (s, chars) in char_chunks(&data, chunk) {
+            let s = s.to_string();
             let size = s.len() as u64;
             self.emit(
                 thread,
@@ -674,11 +688,7 @@ impl Model {
                 size,
                 false,
             );
-            offset += if blob {
-                piece.len() as u64 / 2
-            } else {
-                piece.len() as u64
-            };
+            offset += if blob { chars as u64 / 2 } else { chars as u64 };
         }
         if trim {
             let var = if blob { "loc_b" } else { "loc_c" };
@@ -835,4 +845,24 @@ fn with_control_character(rng: &mut Rng, v: Value) -> Value {
 fn pieces_type(ty: &ColType) -> bool {
     matches!(ty, ColType::XmlType)
         || matches!(ty, ColType::Varchar2(n) if *n as usize > crate::source::sim::value::INLINE_STRING_BYTES)
+}
+
+/// `text` cut into pieces of `n` characters (the last may be shorter), each
+/// with its length in characters; borrowed, so a long LOB is not copied
+/// character by character to be cut.
+fn char_chunks(text: &str, n: usize) -> impl Iterator<Item = (&str, usize)> {
+    let n = n.max(1);
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (end, chars) = match rest.char_indices().nth(n) {
+            Some((end, _)) => (end, n),
+            None => (rest.len(), rest.chars().count()),
+        };
+        let (piece, tail) = rest.split_at(end);
+        rest = tail;
+        Some((piece, chars))
+    })
 }

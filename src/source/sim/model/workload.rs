@@ -484,17 +484,39 @@ impl Model {
         let commit_ts_ms = ms(commit_time);
         let mut per_table: HashMap<usize, u32> = HashMap::new();
         let mut index = 0usize;
+        // Without LOB reassembly a LOB written alone is no event: its rows
+        // carry nothing else.
+        let lob_capture = self.lob_capture;
+        let shown = |c: &super::dml::Change| !c.lob_only || lob_capture;
+        // Events the truth limit would drop as soon as this transaction's
+        // later ones are recorded are counted as dropped without being built.
+        let unkept = match self.truth_limit {
+            Some(limit) => txn
+                .changes
+                .iter()
+                .filter(|c| shown(c))
+                .count()
+                .saturating_sub(limit),
+            None => 0,
+        };
         for c in txn.changes.iter() {
-            // Without LOB reassembly a LOB written alone is no event: its
-            // rows carry nothing else.
-            let shown = !c.lob_only || self.lob_capture;
-            if shown && self.truth_limit != Some(0) {
+            if shown(c) && self.truth_limit != Some(0) {
                 let order = per_table.entry(c.table).or_insert(0);
                 *order += 1;
                 let table_order = *order;
-                let ev =
-                    self.change_event(&txn, c, commit_scn, commit_ts_ms, index as u32, table_order);
-                self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+                if index < unkept {
+                    self.truth_dropped += 1;
+                } else {
+                    let ev = self.change_event(
+                        &txn,
+                        c,
+                        commit_scn,
+                        commit_ts_ms,
+                        index as u32,
+                        table_order,
+                    );
+                    self.record_truth(txn.start_scn, CapturedEvent::Change(ev));
+                }
                 index += 1;
             }
             let bytes = UndoEntry::size_of(c.before.as_deref().map(Vec::as_slice));
