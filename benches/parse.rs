@@ -3,8 +3,8 @@
 //!
 //! Corpus: `$CDCCTL_CORPUS`, else `target/redo-corpus.sql`, generated on
 //! first use by `shared/bench/gen-redo-corpus` when that script is found
-//! next to the crate. Runs: `$CDCCTL_BENCH_RUNS` (default 7); figures are
-//! medians. Run with `cargo bench --bench parse`.
+//! next to the crate. Rounds: `$CDCCTL_BENCH_RUNS` (default 7), each
+//! running every pass once; figures are medians. Run with `cargo bench --bench parse`.
 //!
 //! Also runs `cdcctl redo parse --file CORPUS` (output to /dev/null) as a
 //! child process, end to end: reading, parsing and writing JSON lines; its
@@ -66,22 +66,15 @@ fn cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-/// Median wall time and median on-CPU time of `runs` calls.
-fn measure(runs: usize, mut f: impl FnMut()) -> (Duration, Option<Duration>) {
-    f(); // warm caches and the allocator
-    let mut wall = Vec::with_capacity(runs);
-    let mut cpu = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        let c = cpu_time();
-        let t = Instant::now();
-        f();
-        wall.push(t.elapsed());
-        if let (Some(before), Some(after)) = (c, cpu_time()) {
-            cpu.push(after.saturating_sub(before));
-        }
-    }
-    let cpu = (cpu.len() == runs).then(|| median(cpu));
-    (median(wall), cpu)
+/// Wall time and on-CPU time of one call.
+type Timing = (Duration, Option<Duration>);
+
+fn time_once(f: &mut dyn FnMut()) -> Timing {
+    let c = cpu_time();
+    let t = Instant::now();
+    f();
+    let wall = t.elapsed();
+    (wall, c.zip(cpu_time()).map(|(b, a)| a.saturating_sub(b)))
 }
 
 /// User + system time of finished children so far (Linux, macOS).
@@ -100,32 +93,20 @@ fn children_cpu() -> Option<Duration> {
     Some(t(u.ru_utime) + t(u.ru_stime))
 }
 
-/// Median wall and on-CPU time of `runs` runs of `redo parse --file`.
-fn redo_parse(path: &Path, runs: usize) -> Option<(Duration, Option<Duration>)> {
-    let exe = env!("CARGO_BIN_EXE_cdcctl");
-    let run = || -> Option<(Duration, Option<Duration>)> {
-        let before = children_cpu();
-        let t = Instant::now();
-        let status = Command::new(exe)
-            .args(["redo", "parse", "--file"])
-            .arg(path)
-            .stdout(std::process::Stdio::null())
-            .status()
-            .ok()?;
-        let wall = t.elapsed();
-        let cpu = before.zip(children_cpu()).map(|(b, a)| a.saturating_sub(b));
-        status.success().then_some((wall, cpu))
-    };
-    run()?;
-    let mut wall = Vec::new();
-    let mut cpu = Vec::new();
-    for _ in 0..runs {
-        let (w, c) = run()?;
-        wall.push(w);
-        cpu.extend(c);
-    }
-    let cpu = (cpu.len() == runs).then(|| median(cpu));
-    Some((median(wall), cpu))
+/// One run of `redo parse --file`: its wall time and the child's on-CPU
+/// time; `None` when it cannot run or fails.
+fn redo_parse_once(path: &Path) -> Option<Timing> {
+    let before = children_cpu();
+    let t = Instant::now();
+    let status = Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(["redo", "parse", "--file"])
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let wall = t.elapsed();
+    let cpu = before.zip(children_cpu()).map(|(b, a)| a.saturating_sub(b));
+    status.success().then_some((wall, cpu))
 }
 
 fn main() {
@@ -162,22 +143,49 @@ fn main() {
         }
     }
 
-    let newline = measure(runs, || {
+    let mut newline_pass = || {
         black_box(memchr::memchr_iter(b'\n', text.as_bytes()).count());
-    });
-    let parse_only = measure(runs, || {
+    };
+    let mut parse_pass = || {
         for l in &lines {
             let _ = black_box(parse(black_box(l)));
         }
-    });
-    let with_images = measure(runs, || {
+    };
+    let mut images_pass = || {
         for l in &lines {
             if let Ok(s) = parse(black_box(l)) {
                 black_box(s.images());
             }
         }
-    });
-    let end_to_end = redo_parse(&path, runs);
+    };
+    // Rounds alternate the passes, so that a neighbour's burst on a shared
+    // machine lands on all of them alike; ratios are taken per round.
+    let passes: [&mut dyn FnMut(); 3] = [&mut newline_pass, &mut parse_pass, &mut images_pass];
+    for f in passes {
+        f(); // warm caches and the allocator
+    }
+    let mut end_to_end_runs = redo_parse_once(&path).is_some();
+    let mut timings: [Vec<Timing>; 4] = Default::default();
+    for _ in 0..runs {
+        timings[0].push(time_once(&mut newline_pass));
+        timings[1].push(time_once(&mut parse_pass));
+        timings[2].push(time_once(&mut images_pass));
+        if end_to_end_runs {
+            match redo_parse_once(&path) {
+                Some(t) => timings[3].push(t),
+                None => end_to_end_runs = false,
+            }
+        }
+    }
+    let summary = |v: &[Timing]| -> Timing {
+        let cpu: Vec<Duration> = v.iter().filter_map(|t| t.1).collect();
+        let cpu = (cpu.len() == v.len()).then(|| median(cpu));
+        (median(v.iter().map(|t| t.0).collect()), cpu)
+    };
+    let newline = summary(&timings[0]);
+    let parse_only = summary(&timings[1]);
+    let with_images = summary(&timings[2]);
+    let end_to_end = (end_to_end_runs && timings[3].len() == runs).then(|| summary(&timings[3]));
 
     let rate = |d: Duration| (mb / d.as_secs_f64(), n / d.as_secs_f64());
     println!(
@@ -201,19 +209,31 @@ fn main() {
         });
         println!("{name:<21} {wm:>9.1} MB/s  {ws:>10.0} statements/s   {cpu}");
     }
-    // Ratios of times (lower is faster), on-CPU where every figure has it.
-    let pick = |(wall, cpu): (Duration, Option<Duration>)| cpu.unwrap_or(wall).as_secs_f64();
-    let (base, p, pi) = (pick(newline), pick(parse_only), pick(with_images));
-    println!("ratios of on-CPU time in this run:");
+    // Ratios of times (lower is faster), on-CPU where every figure has
+    // it, each the median of the rounds' own ratios.
+    let pick = |t: &Timing| t.1.unwrap_or(t.0).as_secs_f64();
+    let ratio = |num: usize, den: usize| {
+        let mut r: Vec<f64> = timings[num]
+            .iter()
+            .zip(&timings[den])
+            .map(|(a, b)| pick(a) / pick(b))
+            .collect();
+        r.sort_by(f64::total_cmp);
+        r[r.len() / 2]
+    };
+    println!("ratios of on-CPU time, median of the {runs} rounds' ratios:");
     println!(
         "  parse / memchr pass                     {:>6.1}",
-        p / base
+        ratio(1, 0)
     );
-    println!("  parse + both images / parse             {:>6.2}", pi / p);
-    if let Some(e) = end_to_end {
+    println!(
+        "  parse + both images / parse             {:>6.2}",
+        ratio(2, 1)
+    );
+    if end_to_end.is_some() {
         println!(
             "  redo parse --file / parse + both images {:>6.2}",
-            pick(e) / pi
+            ratio(3, 2)
         );
     }
     println!(

@@ -210,21 +210,33 @@ impl<'a> Statement<'a> {
     /// [`Statement::after_image`] give them, over one copy of the
     /// statement.
     pub fn images(&self) -> (Option<Image>, Option<Image>) {
-        let located = self.locate();
-        let mut text = String::with_capacity(self.sql.len() + located.extra.len());
+        // One buffer: the copy of the statement, converted values after it.
+        let mut text = String::with_capacity(self.sql.len() + self.sql.len() / 4);
         text.push_str(self.sql);
-        located.into_images(text)
+        let Located {
+            before,
+            after,
+            extra,
+        } = self.locate_with(text, 0);
+        Located::share(Arc::new(extra), before, after)
     }
 
     /// Where each image's names and values are in the statement's text:
     /// the parts of [`Statement::images`] that need the statement, so the
     /// caller can drop it and hand over the text it owns.
     pub(crate) fn locate(&self) -> Located {
+        // Room for the usual converted values (dates, timestamps) of a row
+        // without regrowing.
+        self.locate_with(String::with_capacity(self.sql.len() / 4), self.sql.len())
+    }
+
+    /// [`Statement::locate`], appending converted values to `extra`, whose
+    /// text will start at `base` in the images' buffer.
+    fn locate_with(&self, extra: String, base: usize) -> Located {
         let mut text = ImageText {
             sql: self.sql,
-            // Room for the usual converted values (dates, timestamps) of a
-            // row without regrowing.
-            extra: String::with_capacity(self.sql.len() / 4),
+            extra,
+            base,
         };
         let (before, after) = match self.kind {
             DmlKind::Insert => (None, Some(text.cols(&self.assigned))),
@@ -272,9 +284,16 @@ impl Located {
     /// reused: the images share it).
     pub(crate) fn into_images(self, mut sql: String) -> (Option<Image>, Option<Image>) {
         sql.push_str(&self.extra);
-        let text = Arc::new(sql);
-        let before = self.before.map(|c| Image::from_parts(Arc::clone(&text), c));
-        let after = self.after.map(|c| Image::from_parts(text, c));
+        Located::share(Arc::new(sql), self.before, self.after)
+    }
+
+    fn share(
+        text: Arc<String>,
+        before: Option<Vec<Col>>,
+        after: Option<Vec<Col>>,
+    ) -> (Option<Image>, Option<Image>) {
+        let before = before.map(|c| Image::from_parts(Arc::clone(&text), c));
+        let after = after.map(|c| Image::from_parts(text, c));
         (before, after)
     }
 }
@@ -284,6 +303,9 @@ impl Located {
 struct ImageText<'s> {
     sql: &'s str,
     extra: String,
+    /// Where `extra` starts in the images' buffer: after the statement,
+    /// or 0 when `extra` begins with a copy of it.
+    base: usize,
 }
 
 impl ImageText<'_> {
@@ -306,13 +328,13 @@ impl ImageText<'_> {
         if at <= self.sql.len() && s.len() <= self.sql.len() - at {
             return at..at + s.len();
         }
-        let start = self.sql.len() + self.extra.len();
+        let start = self.base + self.extra.len();
         self.extra.push_str(s);
         start..start + s.len()
     }
 
     fn slot(&mut self, v: &Value<'_>) -> Slot {
-        let base = self.sql.len();
+        let base = self.base;
         let moved = |r: Range<usize>| base + r.start..base + r.end;
         match v.field_text(&mut self.extra) {
             FieldText::Null => Slot::Null,
