@@ -506,7 +506,12 @@ pub fn open_redo_source_at(
             }
             let db_name = sim.db_name().to_string();
             let scenario = sim.scenario().name.clone();
-            let mut o = opened(sim, spec, Some(db_name), tables, pdb, every_table)?;
+            let mut o = if sim.on_real_clock() {
+                let sim = cdcctl::source::sim::threaded::Threaded::spawn(sim);
+                opened(sim, spec, Some(db_name), tables, pdb, every_table)?
+            } else {
+                opened(sim, spec, Some(db_name), tables, pdb, every_table)?
+            };
             o.simulator = Some(scenario);
             Ok(o)
         }

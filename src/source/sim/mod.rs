@@ -14,6 +14,7 @@ pub mod logminer;
 pub mod model;
 pub mod rng;
 pub mod scenario;
+pub mod threaded;
 pub mod value;
 
 use std::time::Instant;
@@ -419,6 +420,17 @@ impl Sim {
             .iter()
             .map(|r| s.render(&self.model, r))
             .collect()
+    }
+
+    /// Database time as the clock says now (the real clock's wall time),
+    /// with all that happened up to it: what a database does between reads.
+    pub fn advance_to_now(&mut self) {
+        self.tick(false);
+    }
+
+    /// Whether database time follows the wall clock.
+    pub fn on_real_clock(&self) -> bool {
+        matches!(self.clock, Clock::Real)
     }
 
     fn tick(&mut self, advance: bool) {
