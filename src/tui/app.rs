@@ -187,27 +187,38 @@ pub struct Entry {
     pub seq: u64,
     pub event: CapturedEvent,
     pub key: String,
-    pub changed: String,
+    /// The changed columns, worked out when first shown: at tens of
+    /// thousands of changes a second most entries leave the ring unseen.
+    changed: std::cell::OnceCell<String>,
     /// `SQL_REDO` and `USERNAME` of the change, once the engine sent them.
     pub redo: Option<RedoDetail>,
 }
 
 impl Entry {
     fn new(seq: u64, event: CapturedEvent, keys: &BTreeMap<String, Vec<String>>) -> Self {
-        let (key, changed) = match &event {
+        let key = match &event {
             CapturedEvent::Change(c) => {
                 let table = format!("{}.{}", c.source.schema, c.source.table);
-                (key_text(c, keys.get(&table)), changed_text(c))
+                key_text(c, keys.get(&table))
             }
-            CapturedEvent::Ddl(d) => (String::new(), one_line(&d.ddl)),
+            CapturedEvent::Ddl(_) => String::new(),
         };
         Entry {
             seq,
             event,
             key,
-            changed,
+            changed: std::cell::OnceCell::new(),
             redo: None,
         }
+    }
+
+    /// The changed columns of a change (`STATUS,UPDATED_AT`), or a DDL's
+    /// statement on one line.
+    pub fn changed(&self) -> &str {
+        self.changed.get_or_init(|| match &self.event {
+            CapturedEvent::Change(c) => changed_text(c),
+            CapturedEvent::Ddl(d) => one_line(&d.ddl),
+        })
     }
 
     /// `c`, `u`, `d`, `r` or `ddl`.
@@ -456,6 +467,8 @@ pub struct App {
     pub status_at: Option<Duration>,
     pub now: Duration,
     ring: VecDeque<Entry>,
+    /// Where entries that left the ring go to be freed (see `retire`).
+    retired: Option<std::sync::mpsc::Sender<Vec<Entry>>>,
     /// Arrived while paused; joins the ring on resume.
     pending: VecDeque<Entry>,
     next_seq: u64,
@@ -516,6 +529,7 @@ impl App {
             status_at: None,
             now: Duration::ZERO,
             ring: VecDeque::new(),
+            retired: None,
             pending: VecDeque::new(),
             next_seq: 0,
             received: 0,
@@ -882,8 +896,10 @@ impl App {
 
     fn trim_ring(&mut self) {
         let cap = self.config.ring_capacity.max(1);
-        while self.ring.len() > cap {
-            self.ring.pop_front();
+        let excess = self.ring.len().saturating_sub(cap);
+        if excess > 0 {
+            let old: Vec<Entry> = self.ring.drain(..excess).collect();
+            self.retire(old);
         }
         if let Some(front) = self.ring.front().map(|e| e.seq) {
             while self.matches.front().is_some_and(|&s| s < front) {
@@ -894,6 +910,26 @@ impl App {
         if let (Some(sel), Some(front)) = (self.selected, self.ring.front()) {
             if sel < front.seq {
                 self.selected = Some(front.seq);
+            }
+        }
+    }
+
+    /// Frees entries that left the ring on a thread of their own: at tens
+    /// of thousands of changes a second, freeing their images and strings
+    /// was a third of the UI thread's time, and the screen need not wait
+    /// for it. Without that thread they are freed here.
+    fn retire(&mut self, old: Vec<Entry>) {
+        if self.retired.is_none() {
+            let (tx, rx) = std::sync::mpsc::channel::<Vec<Entry>>();
+            let spawned = std::thread::Builder::new()
+                .name("tui-free".into())
+                .spawn(move || rx.into_iter().for_each(drop));
+            self.retired = spawned.ok().map(|_| tx);
+        }
+        if let Some(tx) = &self.retired {
+            if let Err(std::sync::mpsc::SendError(old)) = tx.send(old) {
+                self.retired = None;
+                drop(old);
             }
         }
     }
@@ -1717,7 +1753,7 @@ mod tests {
         assert_eq!(ddl.len(), 1);
         assert_eq!(ddl[0].op_label(), "ddl");
         assert_eq!(
-            ddl[0].changed,
+            ddl[0].changed(),
             "ALTER TABLE \"APP\".\"ORDERS\" ADD (\"CHANNEL\" VARCHAR2(16))"
         );
     }

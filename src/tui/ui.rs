@@ -554,7 +554,7 @@ const WIDE: u16 = 160;
 /// (the old one for a delete).
 fn changed_values(e: &Entry) -> String {
     let CapturedEvent::Change(c) = &e.event else {
-        return e.changed.clone();
+        return e.changed().to_string();
     };
     let image = c.after.as_ref().or(c.before.as_ref());
     changed_columns(c)
@@ -585,7 +585,7 @@ fn entry_cells(e: &Entry, dated: bool, values: bool) -> Vec<String> {
         if values {
             changed_values(e)
         } else {
-            e.changed.clone()
+            e.changed().to_string()
         },
     ]
 }
