@@ -31,7 +31,7 @@ use crate::source::{
 
 use super::checkpoint::Checkpoint;
 use super::detail::RedoBook;
-use super::event::{CapturedEvent, ChangeEvent, Field, Op};
+use super::event::{CapturedEvent, ChangeEvent, Field, FieldRef, Op};
 use super::finding::Finding;
 use super::inflight;
 use super::metrics::{CaptureStatus, EngineMessage, MinedLog, MiningState, MissingArchive};
@@ -1044,7 +1044,13 @@ fn mark_binary_columns(binary: &BTreeMap<TableName, Vec<String>>, change: &mut C
         .flatten()
     {
         image.update(|column, field| {
-            if !columns.iter().any(|c| c == column) {
+            // Values already binary (HEXTORAW) or NULL stay as they are:
+            // most values of a RAW column, so no copy is made for them.
+            if matches!(
+                field,
+                FieldRef::Binary(_) | FieldRef::Null | FieldRef::UnavailableBinary
+            ) || !columns.iter().any(|c| c == column)
+            {
                 return None;
             }
             let binary = field.to_field().into_binary();
@@ -1723,11 +1729,7 @@ mod tests {
             let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
                 if let CapturedEvent::Change(c) = e {
                     let after = c.after.unwrap_or_default();
-                    notes.push(
-                        after
-                            .get("NOTE")
-                            .map(crate::engine::event::FieldRef::to_field),
-                    );
+                    notes.push(after.get("NOTE").map(FieldRef::to_field));
                 }
                 Ok(())
             };

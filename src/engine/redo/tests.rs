@@ -1133,3 +1133,28 @@ fn images_located_in_the_statement_equal_images_of_each_value_converted_alone() 
         assert_eq!(owned, expected, "{sql}");
     }
 }
+
+/// `redo parse` writes the after image from `after_pairs`, the engine from
+/// the located image: the two must agree, SET columns the WHERE lacks and
+/// a column SET twice included.
+#[test]
+fn after_pairs_give_the_after_image_column_for_column() {
+    let statements = [
+        INSERT,
+        UPDATE,
+        DELETE,
+        r#"update "A"."T" set "X" = '2', "Y" = '3', "X" = '4' where "ID" = '1' and "X" = '0'"#,
+        r#"update "A"."T" set "Z" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS'), "Z" = NULL where "ID" = '1'"#,
+    ];
+    for sql in statements {
+        let s = parse(sql).unwrap();
+        let from_pairs: Option<Image> = s
+            .after_pairs()
+            .map(|pairs| pairs.map(|(c, v)| (c, v.to_field())).collect());
+        assert_eq!(from_pairs, s.after_image(), "{sql}");
+        let before: Option<Image> = s
+            .before_pairs()
+            .map(|p| p.iter().map(|(c, v)| (*c, v.to_field())).collect());
+        assert_eq!(before, s.before_image(), "{sql}");
+    }
+}
