@@ -5,17 +5,26 @@
 //!
 //! `cargo bench --bench engine` (optionally `-- N` changes, default 200000,
 //! and scenario names to run only those, `engine-only` to skip the runs
-//! with generation). Reports the median of five runs of each, and the
-//! demo/oracle11g ratio of the engine-only figures (wide rows against
-//! narrow ones, from the same run).
+//! with generation). The engine-only runs alternate between the scenarios
+//! in each of `$CDCCTL_BENCH_RUNS` rounds (default 7): each scenario's
+//! figure is the median over rounds, in wall time and in on-CPU time of
+//! the thread (which a shared machine disturbs less), and the
+//! demo/oracle11g ratio (wide rows against narrow ones) is the median of
+//! the rounds' own ratios.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cdcctl::engine::capture::{Capture, CaptureConfig, Progress, StartAt};
 use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::row::LogMinerRow;
 use cdcctl::engine::txn::{BufferConfig, SinkError, TxnBuffer};
 use cdcctl::source::sim::Sim;
 use cdcctl::source::Catalog;
+
+/// The allocator the `cdcctl` binary ships with, so the figures are the
+/// binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -32,6 +41,55 @@ fn sim(scenario: &str) -> Sim {
     }
 }
 
+/// Time this thread spent on a CPU, from `/proc/thread-self/schedstat`
+/// (Linux).
+fn cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: u64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+/// One scenario's pre-generated rows.
+struct Workload {
+    scenario: String,
+    db: String,
+    rows: Vec<LogMinerRow>,
+}
+
+/// Events and the wall and on-CPU seconds of one pass of the engine alone.
+#[inline(never)]
+fn engine_pass(w: &Workload) -> (u64, f64, Option<f64>) {
+    let mut buffer = TxnBuffer::new(BufferConfig {
+        db_name: w.db.clone(),
+        ..BufferConfig::default()
+    });
+    let mut count = 0u64;
+    let mut json = 0usize;
+    let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
+        count += 1;
+        // Serialising is part of what every consumer pays.
+        json += e.to_json_line().len();
+        Ok(())
+    };
+    // The rows as a source hands them over: owned, copied before the
+    // clock starts.
+    let run_rows = w.rows.clone();
+    let c = cpu_time();
+    let t = Instant::now();
+    for row in run_rows {
+        if let Err(e) = buffer.push(row, &mut sink) {
+            eprintln!("{}: {e}", w.scenario);
+            std::process::exit(4);
+        }
+    }
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = c
+        .zip(cpu_time())
+        .map(|(b, a)| a.saturating_sub(b).as_secs_f64());
+    std::hint::black_box(json);
+    (count, wall, cpu)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
@@ -39,6 +97,11 @@ fn main() {
         .collect();
     let n: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(200_000);
     let engine_only = args.iter().any(|a| a == "engine-only");
+    let rounds: usize = std::env::var("CDCCTL_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(7);
     let mut scenarios: Vec<&str> = args
         .iter()
         .map(String::as_str)
@@ -47,63 +110,73 @@ fn main() {
     if scenarios.is_empty() {
         scenarios = vec!["oracle11g", "demo"];
     }
-    println!("engine throughput, {n} generated changes per run, median of 5 runs");
-    let mut engine_rates = std::collections::BTreeMap::new();
-    for scenario in scenarios {
-        // Engine alone: rows rendered up front, then buffered, parsed at
-        // commit and turned into envelopes.
-        let mut s = sim(scenario);
-        s.set_truth_limit(Some(1));
-        let db = s.db_name().to_string();
-        let _ = Catalog::instance(&mut s);
-        s.pregenerate(n);
-        let rows = s.all_rows();
-        let bytes: usize = rows
+    println!("engine throughput, {n} generated changes per run, median of {rounds} rounds");
+    let workloads: Vec<Workload> = scenarios
+        .iter()
+        .map(|&scenario| {
+            let mut s = sim(scenario);
+            s.set_truth_limit(Some(1));
+            let db = s.db_name().to_string();
+            let _ = Catalog::instance(&mut s);
+            s.pregenerate(n);
+            Workload {
+                scenario: scenario.to_string(),
+                db,
+                rows: s.all_rows(),
+            }
+        })
+        .collect();
+    // Per scenario, per round: events/s in wall time and on the CPU.
+    let mut wall_rates = vec![Vec::new(); workloads.len()];
+    let mut cpu_rates = vec![Vec::new(); workloads.len()];
+    let mut events = vec![0u64; workloads.len()];
+    for _ in 0..rounds {
+        for (i, w) in workloads.iter().enumerate() {
+            let (count, wall, cpu) = engine_pass(w);
+            events[i] = count;
+            wall_rates[i].push(count as f64 / wall);
+            if let Some(cpu) = cpu {
+                cpu_rates[i].push(count as f64 / cpu);
+            }
+        }
+    }
+    for (i, w) in workloads.iter().enumerate() {
+        let bytes: usize = w
+            .rows
             .iter()
             .map(|r| r.sql_redo.as_ref().map_or(0, String::len))
             .sum();
-        let mut rates = Vec::new();
-        let mut events = 0u64;
-        for _ in 0..5 {
-            let mut buffer = TxnBuffer::new(BufferConfig {
-                db_name: db.clone(),
-                ..BufferConfig::default()
-            });
-            let mut count = 0u64;
-            let mut json = 0usize;
-            let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
-                count += 1;
-                // Serialising is part of what every consumer pays.
-                json += e.to_json_line().len();
-                Ok(())
-            };
-            // The rows as a source hands them over: owned, copied before
-            // the clock starts.
-            let run_rows = rows.clone();
-            let t = Instant::now();
-            for row in run_rows {
-                if let Err(e) = buffer.push(row, &mut sink) {
-                    eprintln!("{scenario}: {e}");
-                    std::process::exit(4);
-                }
-            }
-            let elapsed = t.elapsed().as_secs_f64();
-            std::hint::black_box(json);
-            events = count;
-            rates.push(count as f64 / elapsed);
-        }
-        let rate = median(rates);
-        engine_rates.insert(scenario, rate);
+        let cpu = if cpu_rates[i].is_empty() {
+            "n/a".to_string()
+        } else {
+            format!("{:.0}", median(cpu_rates[i].clone()))
+        };
         println!(
-            "{scenario:>10} engine only (pre-generated rows): {rate:>9.0} events/s  ({} rows, {} events, {:.1} MB SQL_REDO)",
-            rows.len(),
-            events,
+            "{:>10} engine only (pre-generated rows): {:>9.0} events/s, {cpu} on CPU  ({} rows, {} events, {:.1} MB SQL_REDO)",
+            w.scenario,
+            median(wall_rates[i].clone()),
+            w.rows.len(),
+            events[i],
             bytes as f64 / 1e6
         );
-        if engine_only {
-            continue;
-        }
-
+    }
+    let at = |name: &str| workloads.iter().position(|w| w.scenario == name);
+    if let (Some(d), Some(o)) = (at("demo"), at("oracle11g")) {
+        let ratio = |rates: &[Vec<f64>]| {
+            let per_round: Vec<f64> = rates[d].iter().zip(&rates[o]).map(|(a, b)| a / b).collect();
+            (!per_round.is_empty()).then(|| median(per_round))
+        };
+        let fmt = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.2}"));
+        println!(
+            "demo / oracle11g, engine only: {} in wall time, {} on CPU (medians of the rounds' ratios)",
+            fmt(ratio(&wall_rates)),
+            fmt(ratio(&cpu_rates))
+        );
+    }
+    if engine_only {
+        return;
+    }
+    for scenario in scenarios {
         // Engine plus generation: the capture loop over a fresh simulator.
         let mut rates = Vec::new();
         for _ in 0..5 {
@@ -153,8 +226,5 @@ fn main() {
             "{scenario:>10} engine + simulator generating:   {:>9.0} events/s",
             median(rates)
         );
-    }
-    if let (Some(demo), Some(narrow)) = (engine_rates.get("demo"), engine_rates.get("oracle11g")) {
-        println!("demo / oracle11g, engine only: {:.2}", demo / narrow);
     }
 }

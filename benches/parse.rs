@@ -18,6 +18,11 @@ use std::time::{Duration, Instant};
 
 use cdcctl::engine::redo::parse;
 
+/// The allocator the `cdcctl` binary ships with, so the in-process passes
+/// allocate as `redo parse` does.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn corpus_path() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("CDCCTL_CORPUS") {
         return Ok(PathBuf::from(p));

@@ -35,7 +35,7 @@ fn b64(c: u8) -> Option<u128> {
 
 /// The key of a ROW_ID value.
 pub(crate) fn key(row_id: Option<&str>) -> u128 {
-    let Some(id) = row_id.map(str::trim).filter(|s| !s.is_empty()) else {
+    let Some(id) = row_id.map(str::trim_ascii).filter(|s| !s.is_empty()) else {
         return NONE;
     };
     if id.len() == 18 {
