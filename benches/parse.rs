@@ -3,8 +3,11 @@
 //!
 //! Corpus: `$CDCCTL_CORPUS`, else `target/redo-corpus.sql`, generated on
 //! first use by `shared/bench/gen-redo-corpus` when that script is found
-//! next to the crate. Rounds: `$CDCCTL_BENCH_RUNS` (default 7), each
-//! running every pass once; figures are medians. Run with `cargo bench --bench parse`.
+//! next to the crate. Rounds: `$CDCCTL_BENCH_RUNS` (default 25), each
+//! running every pass once; figures are medians. A round takes about a
+//! second; on a shared 2-core host the medians of 9 rounds' ratios still
+//! moved by ±0.15 from run to run, those of 25 by ±0.01. Run with
+//! `cargo bench --bench parse`.
 //!
 //! Also runs `cdcctl redo parse --file CORPUS` (output to /dev/null) as a
 //! child process, end to end: reading, parsing and writing JSON lines; its
@@ -133,7 +136,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(7);
+        .unwrap_or(25);
     let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
     let bytes = text.len() as f64;
     let mb = bytes / 1e6;

@@ -750,6 +750,8 @@ mod envelope {
             start = at + 1;
             i = at + 1;
         }
+        // The last few bytes one at a time: padding them into a word costs
+        // more than this short loop.
         for (j, &c) in b.iter().enumerate().skip(i) {
             if needs_escape(c) {
                 out.push_str(&s[start..j]);
