@@ -414,12 +414,24 @@ impl Snapshotter {
             Ok(c) => c,
             Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
         };
+        let later_tables = self.progress.tables[t + 1..]
+            .iter()
+            .any(|x| x.state == TableState::Reading);
+        let mut exhausted = chunk.last_key.is_none();
+        if !exhausted && !later_tables {
+            // A full chunk of the last table may hold its final rows (a
+            // table of exactly so many chunks); the marker belongs on this
+            // chunk's last row then, or on none at all, since the next
+            // read would come back empty. One row past it, read at the
+            // same SCN, is the same consistent read: nothing can be
+            // inserted or deleted between the two.
+            match source.snapshot_chunk(&table, scn, chunk.last_key.as_deref(), 1) {
+                Ok(next) => exhausted = next.rows.is_empty(),
+                Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
+            }
+        }
         self.too_old_before = false;
-        let exhausted = chunk.last_key.is_none();
-        let last_table = exhausted
-            && !self.progress.tables[t + 1..]
-                .iter()
-                .any(|x| x.state == TableState::Reading);
+        let last_table = exhausted && !later_tables;
         let seq = self.progress.chunks + 1;
         let n = chunk.rows.len();
         let binary: Vec<bool> = {

@@ -591,3 +591,53 @@ fn issue13_status_and_tail_show_an_unfinished_snapshot_from_the_checkpoint() {
         String::from_utf8_lossy(&missing.stderr).contains("--checkpoint nope.json: no such file")
     );
 }
+
+#[test]
+fn a_table_of_exactly_full_chunks_ends_its_snapshot_with_one_last_row() {
+    // 40 rows, no changes while they are read, 10-row chunks: the fourth
+    // chunk is full and nothing follows it.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut scenario = include_str!("../../benches/soak.toml").to_string();
+    for (from, to) in [
+        ("rows = 20000", "rows = 40"),
+        ("rate = 55000.0", "rate = 0.01"),
+        ("warmup_s = 5", "warmup_s = 0"),
+    ] {
+        assert!(
+            scenario.contains(from),
+            "benches/soak.toml no longer has `{from}`"
+        );
+        scenario = scenario.replace(from, to);
+    }
+    std::fs::write(dir.path().join("quiet.toml"), scenario).expect("scenario");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:quiet.toml?clock=virtual",
+            "run",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--snapshot",
+            "initial-only",
+            "--snapshot-chunk-rows",
+            "10",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = output(dir.path());
+    let markers: Vec<String> = events
+        .iter()
+        .map(|e| str_of(&e["source"]["snapshot"]))
+        .collect();
+    assert_eq!(markers.len(), 40);
+    assert!(markers[..39].iter().all(|m| m == "true"), "{markers:?}");
+    assert_eq!(markers[39], "last");
+}

@@ -115,6 +115,14 @@ fn step(s: &mut Snapshotter, src: &mut ScriptedReads, scn: Scn) -> (Step, Vec<Ch
     (step, out)
 }
 
+/// `source.snapshot` of the rows of several steps, in order.
+fn markers(steps: &[&[ChangeEvent]]) -> Vec<&'static str> {
+    steps
+        .iter()
+        .flat_map(|s| s.iter().map(ChangeEvent::snapshot_marker))
+        .collect()
+}
+
 #[test]
 fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
     let mut s = snapshotter(&["A", "B"], 2);
@@ -127,14 +135,7 @@ fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
     assert_eq!(step(&mut s, &mut src, 110).0, Step::Finished);
     assert_eq!(src.asked[1], (name("A"), 105, Some(vec!["2".into()]), 2));
     assert_eq!(src.asked[2], (name("B"), 109, None, 2));
-    let markers: Vec<&str> = [&a1[..], &a2, &b1]
-        .concat()
-        .iter()
-        .map(|e| e.snapshot_marker())
-        .collect::<Vec<_>>()
-        .into_iter()
-        .collect();
-    assert_eq!(markers, ["true", "true", "true", "last"]);
+    assert_eq!(markers(&[&a1, &a2, &b1]), ["true", "true", "true", "last"]);
     let v: serde_json::Value = serde_json::from_str(&b1[0].to_json_line()).expect("json");
     assert_eq!(v["op"], "r");
     assert_eq!(v["source"]["scn"], "109");
@@ -142,6 +143,54 @@ fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
     assert!(v["source"]["txId"].is_null() && v["transaction"].is_null());
     assert!(v["after"]["NOTE"].is_null());
     assert_eq!(s.progress().rows(), 4);
+}
+
+#[test]
+fn a_last_table_of_exactly_full_chunks_marks_its_final_row_last() {
+    let mut s = snapshotter(&["A"], 2);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        chunk(&[1, 2], true),
+        // One row past the chunk, at the chunk's SCN: there is more.
+        chunk(&[3], false),
+        chunk(&[3, 4], true),
+        // Nothing past it: the chunk held the table's final rows.
+        chunk(&[], false),
+    ]);
+    let (_, first) = step(&mut s, &mut src, 100);
+    let (_, second) = step(&mut s, &mut src, 104);
+    assert_eq!(step(&mut s, &mut src, 108).0, Step::Finished);
+    assert_eq!(
+        markers(&[&first, &second]),
+        ["true", "true", "true", "last"]
+    );
+    assert_eq!(
+        src.asked,
+        [
+            (name("A"), 100, None, 2),
+            (name("A"), 100, Some(vec!["2".into()]), 1),
+            (name("A"), 104, Some(vec!["2".into()]), 2),
+            (name("A"), 104, Some(vec!["4".into()]), 1),
+        ]
+    );
+    assert!(s.finished());
+}
+
+#[test]
+fn a_failed_look_past_a_full_chunk_retries_the_chunk_and_emits_nothing() {
+    let mut s = snapshotter(&["A"], 2);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        chunk(&[1, 2], true),
+        Err(SourceError::oracle(1555, "snapshot too old")),
+        chunk(&[1, 2], false),
+    ]);
+    let (retry, none) = step(&mut s, &mut src, 100);
+    assert_eq!(retry, Step::Retry);
+    assert!(none.is_empty());
+    let (_, rows) = step(&mut s, &mut src, 101);
+    assert_eq!(markers(&[&rows]), ["true", "last"]);
+    assert_eq!(src.asked[2], (name("A"), 101, None, 2));
 }
 
 #[test]
