@@ -605,6 +605,7 @@ impl<S: RedoSource> Capture<S> {
         }
         self.status.current_scn = now.scn;
         self.status.current_time = Some(now.time);
+        self.status.polled_at = Some(Instant::now());
         let mut upper = now.scn;
         if let Some(until) = self.config.until_scn {
             if self.mined_scn >= until {

@@ -2,6 +2,8 @@
 //! lag, open transactions, the logs being mined, counts. `tail` draws it and
 //! `run` exports it; both read the same snapshot type.
 
+use std::time::Instant;
+
 use chrono::NaiveDateTime;
 use serde::Serialize;
 
@@ -77,6 +79,13 @@ pub struct CaptureStatus {
     /// Database `CURRENT_SCN` and time at the last poll.
     pub current_scn: Scn,
     pub current_time: Option<NaiveDateTime>,
+    /// When the last poll read `current_time`, on this process's clock. A
+    /// window reaches the SCN read at its poll, so when it is done the
+    /// mined position equals that reading however long reading it took:
+    /// the database's time has moved on by that long, and the lag a screen
+    /// shows must count it ([`Self::time_lag_s_at`]).
+    #[serde(skip)]
+    pub polled_at: Option<Instant>,
     /// Highest SCN read from `V$LOGMNR_CONTENTS`.
     pub mined_scn: Scn,
     /// Redo timestamp of the last row read.
@@ -119,9 +128,30 @@ impl CaptureStatus {
         self.current_scn.saturating_sub(self.mined_scn)
     }
 
-    /// `now − redo time of the last mined row`, in seconds.
+    /// `now − redo time of the last mined row`, in seconds, with `now`
+    /// the database time read at the last poll.
     pub fn time_lag_s(&self) -> Option<i64> {
         Some((self.current_time? - self.mined_time?).num_seconds().max(0))
+    }
+
+    /// The time lag at `now` on this process's clock: the database time
+    /// read at the last poll plus what has passed since, less the redo
+    /// time of the last mined row. A reader slower than the redo makes
+    /// each window longer than the last while every status, sent when a
+    /// window is done, shows [`Self::time_lag_s`] near zero; this grows
+    /// with the backlog instead. Without a poll instant it is
+    /// [`Self::time_lag_s`].
+    pub fn time_lag_s_at(&self, now: Instant) -> Option<i64> {
+        let since = self
+            .polled_at
+            .map(|p| now.saturating_duration_since(p))
+            .and_then(|d| chrono::Duration::from_std(d).ok())
+            .unwrap_or_default();
+        Some(
+            (self.current_time? + since - self.mined_time?)
+                .num_seconds()
+                .max(0),
+        )
     }
 }
 
@@ -183,4 +213,51 @@ pub struct RedoDetail {
     pub index: u32,
     pub sql_redo: Option<String>,
     pub username: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn at(s: &str) -> Option<NaiveDateTime> {
+        NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").ok()
+    }
+
+    #[test]
+    fn time_lag_grows_with_the_time_a_window_takes_to_read() {
+        let polled = Instant::now();
+        // The window reached the SCN read at its poll: as of that poll,
+        // nothing is behind.
+        let st = CaptureStatus {
+            state: MiningState::Mining,
+            current_time: at("2025-03-01 10:00:00"),
+            mined_time: at("2025-03-01 10:00:00"),
+            polled_at: Some(polled),
+            ..CaptureStatus::default()
+        };
+        assert_eq!(st.time_lag_s(), Some(0));
+        assert_eq!(st.time_lag_s_at(polled), Some(0));
+        // Reading it took 7 s: that much redo waits now.
+        assert_eq!(st.time_lag_s_at(polled + Duration::from_secs(7)), Some(7));
+        let behind = CaptureStatus {
+            mined_time: at("2025-03-01 09:59:58"),
+            ..st
+        };
+        assert_eq!(
+            behind.time_lag_s_at(polled + Duration::from_millis(3500)),
+            Some(5)
+        );
+    }
+
+    #[test]
+    fn time_lag_without_a_poll_instant_is_the_lag_at_the_last_poll() {
+        let st = CaptureStatus {
+            current_time: at("2025-03-01 10:00:09"),
+            mined_time: at("2025-03-01 10:00:00"),
+            ..CaptureStatus::default()
+        };
+        assert_eq!(st.time_lag_s_at(Instant::now()), Some(9));
+    }
 }

@@ -1322,12 +1322,17 @@ fn ora_code_of(message: &str) -> Option<String> {
 }
 
 /// Time lag as the screen shows it: zero while the engine is caught up
-/// (idle), since then no redo is waiting however old the last row is.
+/// (idle), since then no redo is waiting however old the last row is;
+/// otherwise as of now, counting the time since the engine's last poll, so
+/// that a reader falling behind shows its backlog while it reads a window
+/// and when it is done with it.
 pub fn time_lag_s(status: &CaptureStatus) -> Option<u64> {
     if status.state == MiningState::Idle {
         return Some(0);
     }
-    status.time_lag_s().map(|s| s.max(0) as u64)
+    status
+        .time_lag_s_at(std::time::Instant::now())
+        .map(|s| s.max(0) as u64)
 }
 
 /// What to do about a finding, where its message does not say it already.
@@ -1925,6 +1930,18 @@ mod tests {
             feed::steady_status(0),
         ))));
         assert!(app.alerts[0].resolved);
+    }
+
+    #[test]
+    fn time_lag_counts_the_time_since_the_engine_polled_while_it_reads_a_window() {
+        // At the end of a window the mined position is the SCN its poll
+        // read; the 6 s the window took to read are redo waiting now.
+        let mut st = feed::status_with_lag(5, 100, 0, 0);
+        st.state = MiningState::Mining;
+        assert_eq!(time_lag_s(&st), Some(0));
+        st.polled_at = std::time::Instant::now().checked_sub(std::time::Duration::from_secs(6));
+        assert!(st.polled_at.is_some());
+        assert!(time_lag_s(&st).is_some_and(|s| s >= 6));
     }
 
     #[test]

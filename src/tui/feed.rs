@@ -338,6 +338,8 @@ pub fn status_with_lag(at: u64, events: u64, lag_s: u64, scn_lag: u64) -> Captur
         state: MiningState::Mining,
         current_scn,
         current_time: Some(now),
+        // A scripted feed has no engine clock: its lag is the one scripted.
+        polled_at: None,
         mined_scn,
         mined_time: Some(now - chrono::Duration::seconds(lag_s as i64)),
         restart_scn: BASE_SCN - 118,

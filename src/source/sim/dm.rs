@@ -267,9 +267,9 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
     let mut row = LogMinerRow {
         scn: rec.scn,
         timestamp: Some(rec.time),
-        xid: rec.xid.to_string(),
-        username: Some(rec.username.to_string()),
-        rs_id: Some(rec.rs_id.to_string()),
+        xid: rec.xid().to_string(),
+        username: Some(rec.username().to_string()),
+        rs_id: Some(rec.rs_id()),
         ssn: 0,
         thread: 1,
         sequence: rec.seq,

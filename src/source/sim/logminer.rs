@@ -374,10 +374,10 @@ impl Session {
             }
             let mut row = self.render(model, rec);
             if matches!(rec.body, Body::Start) {
-                started_recent.insert(rec.xid.clone());
+                started_recent.insert(rec.xid().clone());
             } else if is_undo(&row)
-                && !started_before.contains(&rec.xid)
-                && !started_recent.contains(&rec.xid)
+                && !started_before.contains(rec.xid())
+                && !started_recent.contains(rec.xid())
             {
                 row.xid = undo_xid(&row.xid);
             }
@@ -432,9 +432,9 @@ impl Session {
                 continue;
             }
             if rec.scn <= settled {
-                self.started.xids.insert(rec.xid.clone());
+                self.started.xids.insert(rec.xid().clone());
             } else {
-                recent.insert(rec.xid.clone());
+                recent.insert(rec.xid().clone());
             }
         }
         if self.started.through.is_none_or(|t| t < settled) {
@@ -471,14 +471,15 @@ impl Session {
         let mut row = LogMinerRow {
             scn: rec.scn,
             timestamp: Some(rec.time),
-            xid: rec.xid.to_string(),
-            username: Some(rec.username.to_string()),
-            rs_id: Some(rec.rs_id.to_string()),
-            ssn: rec.ssn,
+            xid: rec.xid().to_string(),
+            username: Some(rec.username().to_string()),
+            rs_id: Some(rec.rs_id()),
+            // Records are never split across SQL statements here.
+            ssn: 0,
             thread: rec.thread,
             sequence: rec.seq,
             src_con_name: if inst.cdb {
-                rec.pdb.as_ref().map(|p| p.to_string())
+                rec.pdb().as_ref().map(|p| p.to_string())
             } else {
                 None
             },
@@ -844,12 +845,13 @@ fn drawn(rec: &Rec, pct: f64) -> bool {
         return false;
     }
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let rs_id = rec.rs_id();
     for b in rec
         .scn
         .to_le_bytes()
         .iter()
-        .chain(rec.rs_id.as_bytes())
-        .chain(&rec.ssn.to_le_bytes())
+        .chain(rs_id.as_bytes())
+        .chain(&0u64.to_le_bytes())
     {
         h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::NaiveDate;
 
 use super::logminer::Session;
-use super::model::{Body, DmlOp, Rec};
+use super::model::{Body, DmlOp, Rec, TxnTag};
 use super::value::Value;
 use super::*;
 use crate::engine::event::FieldRef;
@@ -64,11 +64,12 @@ fn dml(
         time: m.now(),
         thread: 1,
         seq: 100,
-        rs_id: Arc::from(" 0x000064.00000002.0010 "),
-        ssn: 0,
-        xid: Arc::from("0A0014005D3C0000"),
-        username: Arc::from("APP"),
-        pdb: Some(Arc::from("ORCLPDB1")),
+        block: 2,
+        txn: TxnTag::new(
+            Arc::from("0A0014005D3C0000"),
+            Arc::from("APP"),
+            Some(Arc::from("ORCLPDB1")),
+        ),
         body: Body::Dml {
             table: 0,
             obj: m.tables[0].obj_id,
@@ -371,7 +372,8 @@ fn issue9_table_aliases_are_drawn_for_some_rows_the_same_way_on_every_query() {
             vec![1],
         );
         r.scn = scn;
-        r.rs_id = Arc::from(format!(" 0x{scn:06x}.00000002.0010 "));
+        // A record of its own: another log sequence, so another RS_ID.
+        r.seq = scn;
         s.render(&m, &r)
             .sql_redo
             .is_some_and(|t| t.contains("\"ORDERS\" a set"))

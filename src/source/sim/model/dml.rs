@@ -14,7 +14,7 @@ use crate::source::sim::scenario::PartitionKind;
 use crate::source::sim::value::{ColType, Value, ValueGen};
 
 use super::dictionary::{add_months, Bound, Column, RowState, Table};
-use super::redo::{Body, DmlOp};
+use super::redo::{Body, DmlOp, TxnTag};
 use super::workload::TxnKind;
 use super::Model;
 
@@ -229,7 +229,12 @@ impl Model {
             return;
         };
         if self.open[i].kind == TxnKind::Normal && self.open[i].changes.is_empty() {
-            self.open[i].pdb = self.con_name(Some(t));
+            let pdb = self.con_name(Some(t));
+            let x = &mut self.open[i];
+            if x.pdb != pdb {
+                x.tag = TxnTag::new(x.xid.clone(), x.username.clone(), pdb.clone());
+                x.pdb = pdb;
+            }
         }
         if self.open[i].pdb.as_deref() != self.con_name(Some(t)).as_deref() {
             // A transaction stays inside one container.
@@ -500,10 +505,7 @@ impl Model {
         rowid: &Arc<str>,
         sqls: Vec<(u16, Option<String>)>,
     ) {
-        let (thread, user, pdb, xid) = {
-            let x = &self.open[i];
-            (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
-        };
+        let (thread, tag) = (self.open[i].thread, self.open[i].tag.clone());
         for (code, sql) in sqls {
             let size = sql.as_ref().map_or(40, |s| s.len() as u64 + 40);
             let body = Body::Piece {
@@ -514,7 +516,7 @@ impl Model {
                 code,
                 sql,
             };
-            self.emit(thread, &xid, &user, &pdb, body, size, false);
+            self.emit(thread, &tag, body, size, false);
         }
     }
 
@@ -643,17 +645,10 @@ impl Model {
             Value::Blob(b) => crate::source::sim::value::hex(b),
             _ => return none,
         };
-        let (thread, user, pdb) = (
-            self.open[i].thread,
-            self.open[i].username.clone(),
-            self.open[i].pdb.clone(),
-        );
-        let xid = self.open[i].xid.clone();
+        let (thread, tag) = (self.open[i].thread, self.open[i].tag.clone());
         let (scn, rs_id, _) = self.emit(
             thread,
-            &xid,
-            &user,
-            &pdb,
+            &tag,
             Body::LobLocator {
                 table: t,
                 obj,
@@ -673,9 +668,7 @@ impl Model {
             let size = s.len() as u64;
             self.emit(
                 thread,
-                &xid,
-                &user,
-                &pdb,
+                &tag,
                 Body::LobWrite {
                     table: t,
                     obj,
@@ -700,7 +693,7 @@ impl Model {
                 code: 11,
                 sql: Some(format!(" dbms_lob.trim({var}, {});", offset - 1)),
             };
-            self.emit(thread, &xid, &user, &pdb, body, 60, false);
+            self.emit(thread, &tag, body, 60, false);
         }
         (scn, rs_id)
     }
@@ -726,10 +719,7 @@ impl Model {
             .map(Value::redo_len)
             .sum::<usize>()
             + 120;
-        let (thread, user, pdb, xid) = {
-            let x = &self.open[i];
-            (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
-        };
+        let (thread, tag) = (self.open[i].thread, self.open[i].tag.clone());
         let body = Body::Dml {
             table: t,
             obj,
@@ -741,7 +731,7 @@ impl Model {
             after: after.clone(),
             changed: changed.clone(),
         };
-        let (scn, rsid, _) = self.emit(thread, &xid, &user, &pdb, body, size as u64, false);
+        let (scn, rsid, _) = self.emit(thread, &tag, body, size as u64, false);
         let time = self.now_sec();
         self.open[i].changes.push(Change {
             table: t,
@@ -799,10 +789,7 @@ impl Model {
                     }
                 }
             }
-            let (thread, user, pdb, xid) = {
-                let x = &self.open[i];
-                (x.thread, x.username.clone(), x.pdb.clone(), x.xid.clone())
-            };
+            let (thread, tag) = (self.open[i].thread, self.open[i].tag.clone());
             let body = Body::Dml {
                 table: c.table,
                 obj: c.obj,
@@ -814,7 +801,7 @@ impl Model {
                 after,
                 changed: c.changed.clone(),
             };
-            self.emit(thread, &xid, &user, &pdb, body, 150, false);
+            self.emit(thread, &tag, body, 150, false);
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::engine::row::Scn;
 use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
 
 use super::dictionary::bound_cmp;
-use super::redo::Body;
+use super::redo::{Body, TxnTag};
 use super::workload::{Event, Scheduled};
 use super::{ms, Model};
 
@@ -150,12 +150,11 @@ impl Model {
         let xid = self.new_xid();
         let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let pdb = self.con_name(Some(t));
-        let (start_scn, _, _) = self.emit(1, &xid, &user, &pdb, Body::Start, 40, false);
+        let tag = TxnTag::new(xid.clone(), user, pdb);
+        let (start_scn, _, _) = self.emit(1, &tag, Body::Start, 40, false);
         let (ddl_scn, _, _) = self.emit(
             1,
-            &xid,
-            &user,
-            &pdb,
+            &tag,
             Body::Ddl {
                 table: t,
                 sql: sql.clone(),
@@ -240,8 +239,7 @@ impl Model {
             }
             _ => {}
         }
-        let (commit_scn, _, _) =
-            self.emit(1, &xid, &user, &pdb, Body::Commit { start_scn }, 40, false);
+        let (commit_scn, _, _) = self.emit(1, &tag, Body::Commit { start_scn }, 40, false);
         let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
         let commit_ts_ms = ms(self.now_sec());
         self.record_truth(

@@ -41,7 +41,7 @@ mod workload;
 pub use dictionary::{
     high_value_text, rowid, Bound, Column, Partition, Partitioning, RowState, Table,
 };
-pub use redo::{rs_id, Body, DmlOp, Group, Rec, ThreadLogs, MAX_NEXT_CHANGE};
+pub use redo::{rs_id, Body, DmlOp, Group, Rec, Records, ThreadLogs, TxnTag, MAX_NEXT_CHANGE};
 pub use truth::RemovedRow;
 pub use workload::Txn;
 
@@ -62,7 +62,7 @@ pub struct Model {
     pub tables: Vec<Table>,
     pub open: Vec<Txn>,
     locks: HashMap<(usize, i64), Arc<str>>,
-    pub records: VecDeque<Rec>,
+    pub records: Records,
     pub threads: Vec<ThreadLogs>,
     pub archived: Vec<ArchivedLog>,
     /// Object ids no longer in the dictionary (dropped tables and partitions).
@@ -141,7 +141,7 @@ impl Model {
             tables,
             open: Vec::new(),
             locks: HashMap::new(),
-            records: VecDeque::new(),
+            records: Records::default(),
             threads,
             archived: Vec::new(),
             dropped_objects: HashSet::new(),

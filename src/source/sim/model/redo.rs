@@ -2,6 +2,8 @@
 //! RS_ID and thread, the online redo log groups of each thread, and the log
 //! switch that hands a full log to the archiver.
 
+use std::collections::VecDeque;
+use std::ops::RangeFrom;
 use std::sync::Arc;
 
 use chrono::NaiveDateTime;
@@ -95,19 +97,164 @@ pub enum Body {
     ReplicationMarker,
 }
 
-/// One redo record (one row of V$LOGMNR_CONTENTS before CSF splitting).
-#[derive(Debug, Clone)]
-pub struct Rec {
-    pub scn: Scn,
-    pub time: NaiveDateTime,
-    pub thread: u16,
-    pub seq: u64,
-    pub rs_id: Arc<str>,
-    pub ssn: u64,
+/// Who wrote a record: its transaction, user and container, the same for
+/// every record of a transaction and so shared by them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnTag {
     pub xid: Arc<str>,
     pub username: Arc<str>,
     pub pdb: Option<Arc<str>>,
+}
+
+impl TxnTag {
+    pub fn new(xid: Arc<str>, username: Arc<str>, pdb: Option<Arc<str>>) -> Arc<TxnTag> {
+        Arc::new(TxnTag { xid, username, pdb })
+    }
+}
+
+/// One redo record (one row of V$LOGMNR_CONTENTS before CSF splitting).
+///
+/// The simulator holds every record of every log still on disk (see
+/// `Model::bound_memory`), a million and more at a soak's rate, so a record
+/// keeps only what cannot be derived: its RS_ID is printed from the log
+/// sequence and redo block when shown, and the transaction's identity is
+/// one shared [`TxnTag`].
+#[derive(Debug, Clone)]
+pub struct Rec {
+    pub scn: Scn,
+    pub seq: u64,
+    pub txn: Arc<TxnTag>,
+    pub time: NaiveDateTime,
+    /// Redo block of the record in its log (RS_ID's second part).
+    pub block: u32,
+    pub thread: u16,
     pub body: Body,
+}
+
+impl Rec {
+    /// `RS_ID` as LogMiner prints it.
+    pub fn rs_id(&self) -> String {
+        rs_id_at(self.seq, u64::from(self.block))
+    }
+
+    pub fn xid(&self) -> &Arc<str> {
+        &self.txn.xid
+    }
+
+    pub fn username(&self) -> &Arc<str> {
+        &self.txn.username
+    }
+
+    pub fn pdb(&self) -> &Option<Arc<str>> {
+        &self.txn.pdb
+    }
+}
+
+/// Records a chunk of [`Records`] holds.
+const CHUNK: usize = 4096;
+
+/// The redo records held, oldest first and in SCN order, in chunks of
+/// [`CHUNK`]. A single deque of a million records grows by doubling: after
+/// each growth it holds room for twice what it needs, and it copies every
+/// record to get there while a reader waits on the simulator's lock.
+/// Chunks grow one at a time and are freed as their records go.
+#[derive(Debug, Default)]
+pub struct Records {
+    chunks: VecDeque<VecDeque<Rec>>,
+    len: usize,
+}
+
+impl Records {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn front(&self) -> Option<&Rec> {
+        self.chunks.front()?.front()
+    }
+
+    pub fn push_back(&mut self, rec: Rec) {
+        match self.chunks.back_mut() {
+            Some(last) if last.len() < CHUNK => last.push_back(rec),
+            _ => {
+                let mut chunk = VecDeque::with_capacity(CHUNK);
+                chunk.push_back(rec);
+                self.chunks.push_back(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    pub fn pop_front(&mut self) -> Option<Rec> {
+        let first = self.chunks.front_mut()?;
+        let rec = first.pop_front();
+        if first.is_empty() {
+            self.chunks.pop_front();
+        }
+        if rec.is_some() {
+            self.len -= 1;
+        }
+        rec
+    }
+
+    /// Index of the first record of chunk `c`: only the first chunk is
+    /// short at its front and only the last at its back, so every chunk
+    /// between holds exactly [`CHUNK`].
+    fn chunk_start(&self, c: usize) -> usize {
+        match c {
+            0 => 0,
+            _ => self.chunks.front().map_or(0, VecDeque::len) + (c - 1) * CHUNK,
+        }
+    }
+
+    /// Chunk and position in it of record `i` (past the end: one past the
+    /// last chunk).
+    fn locate(&self, i: usize) -> (usize, usize) {
+        if i >= self.len {
+            return (self.chunks.len(), 0);
+        }
+        let first = self.chunks.front().map_or(0, VecDeque::len);
+        if i < first {
+            (0, i)
+        } else {
+            let j = i - first;
+            (1 + j / CHUNK, j % CHUNK)
+        }
+    }
+
+    /// Like `slice::partition_point`: the records are in SCN order, so a
+    /// predicate on the SCN is true for a prefix of them.
+    pub fn partition_point(&self, pred: impl Fn(&Rec) -> bool) -> usize {
+        let c = self
+            .chunks
+            .partition_point(|ch| ch.back().is_some_and(&pred));
+        match self.chunks.get(c) {
+            Some(ch) => self.chunk_start(c) + ch.partition_point(&pred),
+            None => self.len,
+        }
+    }
+
+    /// The records from index `from.start` on.
+    pub fn range(&self, from: RangeFrom<usize>) -> impl Iterator<Item = &Rec> {
+        let (c, k) = self.locate(from.start);
+        self.chunks
+            .range(c.min(self.chunks.len())..)
+            .enumerate()
+            .flat_map(move |(n, ch)| ch.range(if n == 0 { k } else { 0 }..))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Rec> {
+        self.chunks.iter().flatten()
+    }
+
+    /// Records there is room for without allocating.
+    pub fn capacity(&self) -> usize {
+        self.chunks.iter().map(VecDeque::capacity).sum()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -184,6 +331,13 @@ impl ThreadLogs {
 /// leading and trailing blank.
 pub fn rs_id(seq: u64, block: u64, offset: u64) -> String {
     format!(" 0x{seq:06x}.{block:08x}.{offset:04x} ")
+}
+
+/// The RS_ID of the record the log writer puts at `block` of log `seq`:
+/// its offset in the block follows from the block number.
+fn rs_id_at(seq: u64, block: u64) -> String {
+    let offset = block * 512 % 0x10000;
+    rs_id(seq, block, 0x10 + offset % 0x1f0)
 }
 
 /// The online redo log groups of every thread, sequence `start_sequence`
@@ -318,14 +472,12 @@ impl Model {
         }
     }
 
-    /// Appends a redo record at the next SCN (or the same SCN when `same_scn`).
-    #[allow(clippy::too_many_arguments)]
+    /// Appends a redo record at the next SCN (or the same SCN when
+    /// `same_scn`); returns its SCN, RS_ID and log sequence.
     pub(super) fn emit(
         &mut self,
         thread: u16,
-        xid: &Arc<str>,
-        username: &Arc<str>,
-        pdb: &Option<Arc<str>>,
+        txn: &Arc<TxnTag>,
         body: Body,
         size: u64,
         same_scn: bool,
@@ -337,8 +489,9 @@ impl Model {
         let time = self.now_sec();
         let ti = usize::from(thread.saturating_sub(1)).min(self.threads.len().saturating_sub(1));
         let lt = &mut self.threads[ti];
-        let offset = lt.block * 512 % 0x10000;
-        let rsid: Arc<str> = Arc::from(rs_id(lt.seq, lt.block, 0x10 + offset % 0x1f0));
+        // RS_ID prints the block in eight hex digits: a block number has 32 bits.
+        let block = u32::try_from(lt.block).unwrap_or(u32::MAX);
+        let rsid: Arc<str> = Arc::from(rs_id_at(lt.seq, u64::from(block)));
         lt.block += 1 + size / 512;
         lt.bytes_used += size + 64;
         // The record goes to the log buffer; LGWR writes it later.
@@ -349,14 +502,11 @@ impl Model {
         let commit = matches!(body, Body::Commit { .. });
         self.records.push_back(Rec {
             scn,
-            time,
-            thread,
             seq,
-            rs_id: rsid.clone(),
-            ssn: 0,
-            xid: xid.clone(),
-            username: username.clone(),
-            pdb: pdb.clone(),
+            txn: txn.clone(),
+            time,
+            block,
+            thread,
             body,
         });
         self.rows_generated += 1;
@@ -463,5 +613,77 @@ impl Model {
             }
             self.records.pop_front();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(scn: Scn) -> Rec {
+        Rec {
+            scn,
+            seq: 1,
+            txn: TxnTag::new(Arc::from("0A00"), Arc::from("APP"), None),
+            time: NaiveDateTime::default(),
+            block: 2,
+            thread: 1,
+            body: Body::Start,
+        }
+    }
+
+    #[test]
+    fn chunked_records_find_and_list_what_a_plain_deque_would() {
+        let mut records = Records::default();
+        let mut plain: VecDeque<Scn> = VecDeque::new();
+        let mut scn = 0;
+        // Fill several chunks, free from the front across chunk borders,
+        // and fill again, checking the index arithmetic at each stage.
+        for (push, pop) in [
+            (3 * CHUNK + 17, 0),
+            (0, CHUNK + 5),
+            (2 * CHUNK, 2 * CHUNK - 9),
+        ] {
+            for _ in 0..push {
+                scn += 2;
+                records.push_back(rec(scn));
+                plain.push_back(scn);
+            }
+            for _ in 0..pop {
+                assert_eq!(records.pop_front().map(|r| r.scn), plain.pop_front());
+            }
+            assert_eq!(records.len(), plain.len());
+            assert_eq!(records.front().map(|r| r.scn), plain.front().copied());
+            let first = plain.front().copied().unwrap_or(0);
+            for probe in [
+                0,
+                first,
+                first + 1,
+                first + 2 * CHUNK as Scn + 3,
+                scn,
+                scn + 1,
+            ] {
+                let at = records.partition_point(|r| r.scn <= probe);
+                assert_eq!(at, plain.partition_point(|&s| s <= probe), "probe {probe}");
+                let listed: Vec<Scn> = records.range(at..).map(|r| r.scn).collect();
+                let expected: Vec<Scn> = plain.range(at..).copied().collect();
+                assert_eq!(listed, expected, "from {at}");
+            }
+            assert!(records.iter().map(|r| r.scn).eq(plain.iter().copied()));
+        }
+        // Room is at most one chunk beyond what is held.
+        assert!(records.capacity() < records.len() + 2 * CHUNK);
+    }
+
+    #[test]
+    fn a_record_prints_the_rs_id_of_its_log_sequence_and_block() {
+        let r = Rec {
+            seq: 0x70,
+            block: 0x1234,
+            ..rec(5)
+        };
+        assert_eq!(r.rs_id(), " 0x000070.00001234.0160 ");
+        let r = Rec { block: 3, ..r };
+        assert_eq!(r.rs_id(), rs_id(0x70, 3, 0x10 + 3 * 512 % 0x1f0));
     }
 }

@@ -14,7 +14,7 @@ use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
 
 use super::dictionary::Table;
 use super::dml::Change;
-use super::redo::Body;
+use super::redo::{Body, TxnTag};
 use super::undo::UndoEntry;
 use super::{ms, Model};
 
@@ -33,6 +33,8 @@ pub struct Txn {
     pub thread: u16,
     pub username: Arc<str>,
     pub pdb: Option<Arc<str>>,
+    /// `xid`, `username` and `pdb` as every redo record of it names them.
+    pub(super) tag: Arc<TxnTag>,
     started: bool,
     pub(super) remaining: u32,
     pub(super) changes: Vec<Change>,
@@ -325,10 +327,10 @@ impl Model {
     /// (V$TRANSACTION does not keep it).
     fn replication_marker(&mut self) {
         let xid = self.new_xid();
-        let user: Arc<str> = Arc::from("SYS");
         let pdb = self.con_name(Some(0));
-        self.emit(1, &xid, &user, &pdb, Body::Start, 40, false);
-        self.emit(1, &xid, &user, &pdb, Body::ReplicationMarker, 60, false);
+        let tag = TxnTag::new(xid, Arc::from("SYS"), pdb);
+        self.emit(1, &tag, Body::Start, 40, false);
+        self.emit(1, &tag, Body::ReplicationMarker, 60, false);
     }
 
     pub(super) fn pick_table(&mut self) -> Option<usize> {
@@ -382,6 +384,7 @@ impl Model {
             }
         });
         let pdb = self.con_name(t.or(Some(0)));
+        let tag = TxnTag::new(xid.clone(), username.clone(), pdb.clone());
         self.open.push(Txn {
             xid,
             start_scn: 0,
@@ -389,6 +392,7 @@ impl Model {
             thread,
             username,
             pdb,
+            tag,
             started: false,
             remaining: size,
             changes: Vec::new(),
@@ -438,11 +442,8 @@ impl Model {
         if self.open[i].started {
             return;
         }
-        let (xid, user, pdb, thread) = {
-            let t = &self.open[i];
-            (t.xid.clone(), t.username.clone(), t.pdb.clone(), t.thread)
-        };
-        let (scn, _, _) = self.emit(thread, &xid, &user, &pdb, Body::Start, 40, false);
+        let (tag, thread) = (self.open[i].tag.clone(), self.open[i].thread);
+        let (scn, _, _) = self.emit(thread, &tag, Body::Start, 40, false);
         let t = &mut self.open[i];
         t.started = true;
         t.start_scn = scn;
@@ -468,15 +469,7 @@ impl Model {
                 start_scn: txn.start_scn,
             }
         };
-        let (commit_scn, _, _) = self.emit(
-            txn.thread,
-            &txn.xid,
-            &txn.username,
-            &txn.pdb,
-            body,
-            40,
-            false,
-        );
+        let (commit_scn, _, _) = self.emit(txn.thread, &txn.tag, body, 40, false);
         if !commit {
             return;
         }
