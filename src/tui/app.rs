@@ -740,11 +740,13 @@ impl App {
     /// Flags the oldest and the largest open transaction once each when
     /// they pass the thresholds.
     fn alerts_from_status(&mut self) {
-        let age = self
-            .status
-            .oldest_open
-            .as_ref()
-            .and_then(|o| self.age_s(o.start_time?));
+        let age = self.status.oldest_open.as_ref().and_then(|o| {
+            Some(
+                (self.status.current_time? - o.start_time?)
+                    .num_seconds()
+                    .max(0),
+            )
+        });
         let mut flags = Vec::new();
         if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
             if age >= self.config.old_txn_s && !self.flagged_txns.contains(&o.xid) {
@@ -1238,14 +1240,25 @@ impl App {
         let oldest = rows.first();
         OpenSummary {
             count: rows.len(),
-            oldest_age_s: oldest.and_then(|r| self.age_s(r.start_time?)),
+            oldest_age_s: oldest.and_then(|r| self.txn_age_s(r)),
             oldest_xid: oldest.map(|r| r.xid.clone()),
         }
     }
 
-    fn age_s(&self, start: chrono::NaiveDateTime) -> Option<i64> {
-        let now = self.status.current_time?;
-        Some((now - start).num_seconds().max(0))
+    /// A listed transaction's age on the database's clock. One that only
+    /// the database's last reading lists is aged as of that reading:
+    /// nothing since says it is still open, and at thousands of commits a
+    /// second most of a reading's transactions end within milliseconds;
+    /// aged to now they would show as open and growing older until the
+    /// next reading. One capture buffers is open as of the newest status.
+    pub fn txn_age_s(&self, r: &super::txns::TxnRow) -> Option<i64> {
+        let (status, reading) = (self.status.current_time, self.header.db_transactions_at);
+        let now = if r.in_database && r.buffered.is_none() {
+            reading.or(status)
+        } else {
+            status.or(reading)
+        };
+        Some((now? - r.start_time?).num_seconds().max(0))
     }
 
     /// The open transactions: the database's last reading merged with
@@ -1616,6 +1629,43 @@ mod tests {
             1,
             "a failed reading keeps the last list"
         );
+    }
+
+    #[test]
+    fn a_transaction_only_the_database_reading_lists_is_aged_as_of_that_reading() {
+        let mut app = app_with(0);
+        let mut status = feed::steady_status(3);
+        status.buffered.clear();
+        status.oldest_open = None;
+        status.largest_open = None;
+        let now = status.current_time.expect("status time");
+        app.update(AppEvent::Engine(EngineMessage::Status(Box::new(status))));
+        let mut listed = app.header.db_transactions[..1].to_vec();
+        let read_at = now - chrono::Duration::seconds(13);
+        listed[0].transaction.start_time = Some(read_at - chrono::Duration::seconds(2));
+        app.update(AppEvent::Engine(EngineMessage::DbTransactions(
+            crate::engine::metrics::DbTransactions {
+                read_at: Some(read_at),
+                transactions: listed,
+                error: None,
+            },
+        )));
+        let rows = app.open_rows();
+        assert_eq!(rows.len(), 1);
+        // Two seconds old when the database listed it, 13 s ago.
+        assert_eq!(app.txn_age_s(&rows[0]), Some(2));
+        assert_eq!(app.open_summary().oldest_age_s, Some(2));
+        // Once capture buffers it, it is open as of the newest status.
+        let mut buffered = rows[0].clone();
+        buffered.buffered = Some(crate::engine::metrics::OpenTxnSummary {
+            xid: buffered.xid.clone(),
+            start_scn: buffered.start_scn,
+            start_time: buffered.start_time,
+            events: 1,
+            bytes: 100,
+            spilled: false,
+        });
+        assert_eq!(app.txn_age_s(&buffered), Some(15));
     }
 
     #[test]

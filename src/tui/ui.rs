@@ -1192,11 +1192,8 @@ fn txn_style(r: &TxnRow) -> Style {
 
 /// A transaction's age at the database's clock, as the lists show it.
 fn txn_age(app: &App, r: &TxnRow) -> String {
-    let now = app.status.current_time.or(app.header.db_transactions_at);
-    match (now, r.start_time) {
-        (Some(n), Some(s)) => duration_s((n - s).num_seconds().max(0) as u64),
-        _ => "?".into(),
-    }
+    app.txn_age_s(r)
+        .map_or_else(|| "?".into(), |a| duration_s(a.max(0) as u64))
 }
 
 /// The full-screen list below 150 columns: two lines per transaction, so

@@ -616,13 +616,14 @@ mod tests {
             app.open_summary()
         };
         // The database lists BATCH's hour-old transaction beside the three
-        // capture buffers: the panel names it, not the buffer's oldest.
+        // capture buffers: the panel names it, not the buffer's oldest, aged
+        // as of the database's reading (10 s before the status).
         assert_eq!(
             summary,
             crate::tui::app::OpenSummary {
                 count: 4,
                 oldest_xid: Some("03000500010F0000".into()),
-                oldest_age_s: Some(3_670),
+                oldest_age_s: Some(3_660),
             }
         );
         let panel = TxPanel {
