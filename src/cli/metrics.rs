@@ -398,11 +398,8 @@ impl Telemetry {
                     .set(to_i64(v));
             }
             f.lag_scns.set(to_i64(status.scn_lag()));
-            f.lag_seconds.set(
-                status
-                    .time_lag_s_at(std::time::Instant::now())
-                    .map_or(0.0, |s| s as f64),
-            );
+            f.lag_seconds
+                .set(status.time_lag_s().map_or(0.0, |s| s as f64));
             for ((op, schema, table), n) in std::mem::take(&mut tally.by_table) {
                 f.events
                     .get_or_create(&labels(&[

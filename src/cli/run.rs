@@ -1019,7 +1019,7 @@ fn run_inner(
             let s = capture.status();
             // The time lag is what an operator compares with an SLA: as of
             // now, counting the time the last window took to read.
-            let lag_s = s.time_lag_s_at(std::time::Instant::now());
+            let lag_s = s.time_lag_s();
             let time_lag = lag_s.map_or_else(|| "?".to_string(), |t| format!("{t}s"));
             log::notice(
                 "run",

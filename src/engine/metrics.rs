@@ -128,19 +128,19 @@ impl CaptureStatus {
         self.current_scn.saturating_sub(self.mined_scn)
     }
 
-    /// `now − redo time of the last mined row`, in seconds, with `now`
-    /// the database time read at the last poll.
+    /// `now − redo time of the last mined row`, in seconds, as of now:
+    /// what every screen, log line, metric and status file shows.
     pub fn time_lag_s(&self) -> Option<i64> {
-        Some((self.current_time? - self.mined_time?).num_seconds().max(0))
+        self.time_lag_s_at(Instant::now())
     }
 
     /// The time lag at `now` on this process's clock: the database time
     /// read at the last poll plus what has passed since, less the redo
-    /// time of the last mined row. A reader slower than the redo makes
-    /// each window longer than the last while every status, sent when a
-    /// window is done, shows [`Self::time_lag_s`] near zero; this grows
-    /// with the backlog instead. Without a poll instant it is
-    /// [`Self::time_lag_s`].
+    /// time of the last mined row. A window reaches the SCN read at its
+    /// poll, so a reader slower than the redo makes each window longer
+    /// than the last while the lag as of the poll stays near zero; this
+    /// grows with the backlog instead. Without a poll instant (a status
+    /// made elsewhere) it is the lag as of the last poll.
     pub fn time_lag_s_at(&self, now: Instant) -> Option<i64> {
         let since = self
             .polled_at

@@ -1343,9 +1343,7 @@ pub fn time_lag_s(status: &CaptureStatus) -> Option<u64> {
     if status.state == MiningState::Idle {
         return Some(0);
     }
-    status
-        .time_lag_s_at(std::time::Instant::now())
-        .map(|s| s.max(0) as u64)
+    status.time_lag_s().map(|s| s.max(0) as u64)
 }
 
 /// What to do about a finding, where its message does not say it already.

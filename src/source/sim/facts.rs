@@ -489,7 +489,7 @@ pub fn sessions(m: &Model) -> Vec<SessionRow> {
                 saddr: saddr(t.thread, h.sid),
                 sid: h.sid,
                 serial: h.serial,
-                username: t.username.to_string(),
+                username: t.username().to_string(),
                 program: h.program.into(),
                 machine: h.machine.into(),
             }
@@ -533,12 +533,12 @@ pub fn session_transactions(m: &Model) -> Vec<SessionTransaction> {
                 });
             SessionTransaction {
                 transaction: OpenTransaction {
-                    xid: t.xid.to_string(),
+                    xid: t.xid().to_string(),
                     start_scn: t.start_scn,
                     start_time: Some(t.start_time),
                     used_urec: t.change_count() as u64,
                     username: session.as_ref().and_then(|s| s.username.clone()),
-                    con_name: t.pdb.as_ref().map(|p| p.to_string()),
+                    con_name: t.pdb().as_ref().map(|p| p.to_string()),
                 },
                 session,
             }

@@ -851,6 +851,8 @@ fn drawn(rec: &Rec, pct: f64) -> bool {
         .to_le_bytes()
         .iter()
         .chain(rs_id.as_bytes())
+        // Where the record's SSN (always 0) once went: the same bytes keep
+        // every scenario's draws, and so its rows, as they were.
         .chain(&0u64.to_le_bytes())
     {
         h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);

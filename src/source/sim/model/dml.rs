@@ -231,12 +231,11 @@ impl Model {
         if self.open[i].kind == TxnKind::Normal && self.open[i].changes.is_empty() {
             let pdb = self.con_name(Some(t));
             let x = &mut self.open[i];
-            if x.pdb != pdb {
-                x.tag = TxnTag::new(x.xid.clone(), x.username.clone(), pdb.clone());
-                x.pdb = pdb;
+            if *x.pdb() != pdb {
+                x.tag = TxnTag::new(x.xid().clone(), x.username().clone(), pdb);
             }
         }
-        if self.open[i].pdb.as_deref() != self.con_name(Some(t)).as_deref() {
+        if self.open[i].pdb().as_deref() != self.con_name(Some(t)).as_deref() {
             // A transaction stays inside one container.
             return;
         }
@@ -256,7 +255,7 @@ impl Model {
             self.pick_row(t)
         };
         let mut rng = self.rng.fork();
-        let xid = self.open[i].xid.clone();
+        let xid = self.open[i].xid().clone();
         let lob_pct = self.scenario.workload.lob_update_pct;
         // Only as the last change of a transaction that commits with no
         // savepoint to roll back to: LogMiner shows no statement to undo.
@@ -429,7 +428,7 @@ impl Model {
         let v = self.storable(rng, &col.ty, v);
         let mut after = (*row.values).clone();
         after[c] = v;
-        let xid = self.open[i].xid.clone();
+        let xid = self.open[i].xid().clone();
         self.ensure_started(i);
         self.locks.insert((t, key), xid);
         let (obj, objd) = self.tables[t].segment(row.part);
@@ -646,7 +645,7 @@ impl Model {
             _ => return none,
         };
         let (thread, tag) = (self.open[i].thread, self.open[i].tag.clone());
-        let (scn, rs_id, _) = self.emit(
+        let locator = self.emit(
             thread,
             &tag,
             Body::LobLocator {
@@ -695,7 +694,7 @@ impl Model {
             };
             self.emit(thread, &tag, body, 60, false);
         }
-        (scn, rs_id)
+        (locator.scn, locator.rs_id())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -731,7 +730,8 @@ impl Model {
             after: after.clone(),
             changed: changed.clone(),
         };
-        let (scn, rsid, _) = self.emit(thread, &tag, body, size as u64, false);
+        let emitted = self.emit(thread, &tag, body, size as u64, false);
+        let scn = emitted.scn;
         let time = self.now_sec();
         self.open[i].changes.push(Change {
             table: t,
@@ -742,7 +742,7 @@ impl Model {
             rowid,
             scn,
             time,
-            rs_id: rsid,
+            rs_id: emitted.rs_id(),
             thread,
             obj,
             objd,

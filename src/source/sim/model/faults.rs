@@ -151,17 +151,19 @@ impl Model {
         let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let pdb = self.con_name(Some(t));
         let tag = TxnTag::new(xid.clone(), user, pdb);
-        let (start_scn, _, _) = self.emit(1, &tag, Body::Start, 40, false);
-        let (ddl_scn, _, _) = self.emit(
-            1,
-            &tag,
-            Body::Ddl {
-                table: t,
-                sql: sql.clone(),
-            },
-            200,
-            false,
-        );
+        let start_scn = self.emit(1, &tag, Body::Start, 40, false).scn;
+        let ddl_scn = self
+            .emit(
+                1,
+                &tag,
+                Body::Ddl {
+                    table: t,
+                    sql: sql.clone(),
+                },
+                200,
+                false,
+            )
+            .scn;
         let ddl_time = self.now_sec();
         let new_id = self.next_obj;
         self.next_obj += 1;
@@ -239,7 +241,9 @@ impl Model {
             }
             _ => {}
         }
-        let (commit_scn, _, _) = self.emit(1, &tag, Body::Commit { start_scn }, 40, false);
+        let commit_scn = self
+            .emit(1, &tag, Body::Commit { start_scn }, 40, false)
+            .scn;
         let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
         let commit_ts_ms = ms(self.now_sec());
         self.record_truth(

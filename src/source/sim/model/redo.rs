@@ -150,6 +150,21 @@ impl Rec {
     }
 }
 
+/// Where [`Model::emit`] put a record: most callers need only its SCN, so
+/// its RS_ID is printed only when asked for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Emitted {
+    pub scn: Scn,
+    seq: u64,
+    block: u32,
+}
+
+impl Emitted {
+    pub fn rs_id(&self) -> Arc<str> {
+        Arc::from(rs_id_at(self.seq, u64::from(self.block)))
+    }
+}
+
 /// Records a chunk of [`Records`] holds.
 const CHUNK: usize = 4096;
 
@@ -473,7 +488,7 @@ impl Model {
     }
 
     /// Appends a redo record at the next SCN (or the same SCN when
-    /// `same_scn`); returns its SCN, RS_ID and log sequence.
+    /// `same_scn`); returns where it went.
     pub(super) fn emit(
         &mut self,
         thread: u16,
@@ -481,7 +496,7 @@ impl Model {
         body: Body,
         size: u64,
         same_scn: bool,
-    ) -> (Scn, Arc<str>, u64) {
+    ) -> Emitted {
         if !same_scn {
             self.scn += 1 + self.rng.below(3);
         }
@@ -491,7 +506,6 @@ impl Model {
         let lt = &mut self.threads[ti];
         // RS_ID prints the block in eight hex digits: a block number has 32 bits.
         let block = u32::try_from(lt.block).unwrap_or(u32::MAX);
-        let rsid: Arc<str> = Arc::from(rs_id_at(lt.seq, u64::from(block)));
         lt.block += 1 + size / 512;
         lt.bytes_used += size + 64;
         // The record goes to the log buffer; LGWR writes it later.
@@ -519,7 +533,7 @@ impl Model {
         if self.threads[ti].bytes_used >= self.scenario.redo.group_bytes {
             self.switch_log(ti);
         }
-        (scn, rsid, seq)
+        Emitted { scn, seq, block }
     }
 
     /// `ALTER SYSTEM SWITCH LOGFILE` on one thread: archive, advance sequence.

@@ -260,7 +260,7 @@ impl Model {
             after,
             source: self.position(
                 c.table,
-                &txn.xid,
+                txn.xid(),
                 c.scn,
                 commit_scn,
                 c.time,

@@ -27,14 +27,11 @@ pub(super) enum TxnKind {
 
 #[derive(Debug, Clone)]
 pub struct Txn {
-    pub xid: Arc<str>,
+    /// XID, user and container, shared with every redo record of it.
+    pub(super) tag: Arc<TxnTag>,
     pub start_scn: Scn,
     pub start_time: NaiveDateTime,
     pub thread: u16,
-    pub username: Arc<str>,
-    pub pdb: Option<Arc<str>>,
-    /// `xid`, `username` and `pdb` as every redo record of it names them.
-    pub(super) tag: Arc<TxnTag>,
     started: bool,
     pub(super) remaining: u32,
     pub(super) changes: Vec<Change>,
@@ -58,13 +55,25 @@ impl Txn {
         self.changes.len()
     }
 
+    pub fn xid(&self) -> &Arc<str> {
+        &self.tag.xid
+    }
+
+    pub fn username(&self) -> &Arc<str> {
+        &self.tag.username
+    }
+
+    pub fn pdb(&self) -> &Option<Arc<str>> {
+        &self.tag.pdb
+    }
+
     /// Who runs this transaction: the order-entry application's pool for
     /// ordinary ones, an operator's SQL*Plus for long ones, the nightly
     /// loader for big ones. Derived from the XID (not the scenario's random
     /// stream) so that adding sessions changes no workload.
     pub fn holder(&self) -> Holder {
         let n: u64 = self
-            .xid
+            .xid()
             .bytes()
             .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
         let (program, machine) = match self.kind {
@@ -384,15 +393,11 @@ impl Model {
             }
         });
         let pdb = self.con_name(t.or(Some(0)));
-        let tag = TxnTag::new(xid.clone(), username.clone(), pdb.clone());
         self.open.push(Txn {
-            xid,
+            tag: TxnTag::new(xid, username, pdb),
             start_scn: 0,
             start_time: self.now_sec(),
             thread,
-            username,
-            pdb,
-            tag,
             started: false,
             remaining: size,
             changes: Vec::new(),
@@ -443,7 +448,7 @@ impl Model {
             return;
         }
         let (tag, thread) = (self.open[i].tag.clone(), self.open[i].thread);
-        let (scn, _, _) = self.emit(thread, &tag, Body::Start, 40, false);
+        let scn = self.emit(thread, &tag, Body::Start, 40, false).scn;
         let t = &mut self.open[i];
         t.started = true;
         t.start_scn = scn;
@@ -456,7 +461,7 @@ impl Model {
         for c in &txn.changes {
             self.locks.remove(&(c.table, c.key));
         }
-        self.locks.retain(|_, x| *x != txn.xid);
+        self.locks.retain(|_, x| x != txn.xid());
         if !txn.started {
             return;
         }
@@ -469,7 +474,7 @@ impl Model {
                 start_scn: txn.start_scn,
             }
         };
-        let (commit_scn, _, _) = self.emit(txn.thread, &txn.tag, body, 40, false);
+        let commit_scn = self.emit(txn.thread, &txn.tag, body, 40, false).scn;
         if !commit {
             return;
         }
