@@ -98,7 +98,7 @@ fn sink_alone(events: &[(CapturedEvent, u64)], sink: &mut dyn EventSink) -> (f64
         if let Err(e) = sink.write(e) {
             fail("write", e);
         }
-        if (i as u64 + 1) % BATCH == 0 || i + 1 == events.len() {
+        if (i as u64 + 1).is_multiple_of(BATCH) || i + 1 == events.len() {
             let cp = Checkpoint::new((*scn).max(1), *scn, Vec::new(), None);
             let c = Instant::now();
             if let Err(e) = sink.commit_with(Some(&cp)) {

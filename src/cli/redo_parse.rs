@@ -13,18 +13,19 @@
 use crate::cli::log;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Read, Write};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use serde_json::{Map, Value};
 
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
-use cdcctl::engine::event::{push_json_string, UNAVAILABLE_VALUE};
+use cdcctl::engine::event::{copy_json_members, push_json_string, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
 use cdcctl::engine::redo::{
-    finding_for_status, lob, parse_with, FieldText, ParseOptions, Value as RedoValue,
+    finding_for_status, lob, parse_with, FieldText, Pair, ParseOptions, Value as RedoValue,
 };
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
@@ -103,9 +104,12 @@ pub fn run(args: &ParseArgs) -> ExitCode {
     };
     let input = crate::cli::bounded::lines(input);
     let mut out = Printer {
-        out: BufWriter::new(io::stdout().lock()),
+        // Lines of a wide row run to kilobytes: a larger buffer than the
+        // default 8 KiB makes a tenth of the write calls.
+        out: BufWriter::with_capacity(1 << 16, io::stdout().lock()),
         line: String::new(),
         scratch: String::new(),
+        members: Vec::new(),
         failed: 0,
         options: ParseOptions {
             relaxed_quotes: args.relaxed_quotes,
@@ -200,6 +204,8 @@ struct Printer<W: Write> {
     line: String,
     /// Converted values (ISO dates, lower-case hex) on their way out.
     scratch: String,
+    /// Where each before-image member (`"name":value`) is in the line.
+    members: Vec<Range<usize>>,
     failed: usize,
     options: ParseOptions,
     /// Rows carrying LOB, XML or 32k-string pieces, by operation: skipped,
@@ -274,14 +280,23 @@ impl<W: Write> Printer<W> {
         // owned images first would only copy them once more.
         out.push_str(",\"before\":");
         let mut scratch = std::mem::take(&mut self.scratch);
+        let mut members = std::mem::take(&mut self.members);
+        members.clear();
+        let before = stmt.before_pairs();
         push_image(
             &mut out,
             &mut scratch,
-            stmt.before_pairs().map(|p| p.iter().map(|(c, v)| (*c, v))),
+            before.map(|p| p.iter().map(|(c, v)| (*c, v))),
+            Written::Record(&mut members),
         );
         out.push_str(",\"after\":");
-        push_image(&mut out, &mut scratch, stmt.after_pairs());
+        let reuse = match before {
+            Some(pairs) => Written::Reuse(pairs, &members),
+            None => Written::Neither,
+        };
+        push_image(&mut out, &mut scratch, stmt.after_pairs(), reuse);
         self.scratch = scratch;
+        self.members = members;
         out.push_str(",\"findings\":[");
         for (i, f) in origin.status.iter().chain(stmt.findings()).enumerate() {
             if i > 0 {
@@ -315,38 +330,86 @@ impl<W: Write> Printer<W> {
     }
 }
 
+/// What [`push_image`] does with the members it writes besides writing
+/// them.
+enum Written<'p, 'v> {
+    Neither,
+    /// Notes where each member went.
+    Record(&'p mut Vec<Range<usize>>),
+    /// An UPDATE's after image: a member whose value is the before image's
+    /// own (the same pair of `before`, which the SET left alone) is copied
+    /// from where `members` says the before image wrote it, rather than
+    /// converted and escaped once more; neighbouring ones in one copy.
+    Reuse(&'p [Pair<'v>], &'p [Range<usize>]),
+}
+
 /// An image as a JSON object, from the statement's pairs; `scratch` holds
 /// the text of values whose canonical form differs from the statement's.
 fn push_image<'v>(
     out: &mut String,
     scratch: &mut String,
     pairs: Option<impl Iterator<Item = (&'v str, &'v RedoValue<'v>)>>,
+    mut written: Written<'_, 'v>,
 ) {
     let Some(pairs) = pairs else {
         out.push_str("null");
         return;
     };
     out.push('{');
+    // Before-image members still to copy: the first one's index and the
+    // range of the line they take, commas between them included.
+    let mut copy: Option<(usize, Range<usize>)> = None;
     for (i, (c, v)) in pairs.enumerate() {
+        if let Written::Reuse(before, members) = &written {
+            let unchanged = before.get(i).is_some_and(|(_, b)| std::ptr::eq(b, v));
+            if let (true, Some(m)) = (unchanged, members.get(i)) {
+                copy = Some(match copy {
+                    Some((first, r)) => (first, r.start..m.end),
+                    None => (i, m.clone()),
+                });
+                continue;
+            }
+        }
+        copy_json_members(out, copy.take());
         if i > 0 {
             out.push(',');
         }
+        let start = out.len();
         push_json_string(out, c);
         out.push(':');
-        scratch.clear();
-        match v.field_text(scratch) {
-            FieldText::Null => out.push_str("null"),
-            // Diagnostics show bytes as LogMiner printed them: hex.
-            FieldText::Text(t) | FieldText::Binary(t) => push_json_string(out, t),
-            FieldText::TextAppended(r) | FieldText::BinaryAppended(r) => {
-                push_json_string(out, scratch.get(r).unwrap_or_default())
-            }
-            FieldText::Unavailable | FieldText::UnavailableBinary => {
-                push_json_string(out, UNAVAILABLE_VALUE)
-            }
+        push_value(out, scratch, v);
+        if let Written::Record(members) = &mut written {
+            members.push(start..out.len());
         }
     }
+    copy_json_members(out, copy);
     out.push('}');
+}
+
+/// A value as JSON; `scratch` holds its text when its canonical form
+/// differs from the statement's.
+fn push_value(out: &mut String, scratch: &mut String, v: &RedoValue<'_>) {
+    if let Some((date, time)) = v.iso_parts() {
+        // Digits and separators only: no escaping, no conversion.
+        out.push('"');
+        out.push_str(date);
+        out.push('T');
+        out.push_str(time);
+        out.push('"');
+        return;
+    }
+    scratch.clear();
+    match v.field_text(scratch) {
+        FieldText::Null => out.push_str("null"),
+        // Diagnostics show bytes as LogMiner printed them: hex.
+        FieldText::Text(t) | FieldText::Binary(t) => push_json_string(out, t),
+        FieldText::TextAppended(r) | FieldText::BinaryAppended(r) => {
+            push_json_string(out, scratch.get(r).unwrap_or_default())
+        }
+        FieldText::Unavailable | FieldText::UnavailableBinary => {
+            push_json_string(out, UNAVAILABLE_VALUE)
+        }
+    }
 }
 
 fn finding_json(f: &Finding) -> Value {
@@ -357,40 +420,69 @@ fn finding_json(f: &Finding) -> Value {
     v
 }
 
-fn parse_lines<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
-    let mut reader = BufReader::with_capacity(1 << 16, input);
-    let mut buf = Vec::new();
+fn parse_lines<W: Write>(mut input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
+    // Lines are parsed where they were read into rather than copied out
+    // one by one; only a line cut by the end of a read moves, to the front.
+    let mut buf = vec![0u8; 1 << 18];
+    let mut filled = 0;
     let mut line_no = 0usize;
-    let origin = Origin::default();
     loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Stop::Input(format!("cannot read the input: {e}")))?;
+        if filled == buf.len() {
+            // One line longer than the buffer (the input's line bound
+            // stops one that never ends).
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match input.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Stop::Input(format!("cannot read the input: {e}"))),
+        };
+        let end = filled + n;
+        let complete = match n {
+            0 => end,
+            _ => memchr::memrchr(b'\n', &buf[filled..end]).map_or(0, |i| filled + i + 1),
+        };
+        let ends = memchr::memchr_iter(b'\n', &buf[..complete]).map(|i| i + 1);
+        // At the end of the input, what is left (which holds no newline)
+        // is a last line without one.
+        let last = (n == 0 && complete > 0).then_some(complete);
+        let mut start = 0;
+        for stop in ends.chain(last) {
+            line_no += 1;
+            one_line(&buf[start..stop], line_no, out)?;
+            start = stop;
+        }
         if n == 0 {
             return Ok(());
         }
-        line_no += 1;
-        let Ok(text) = std::str::from_utf8(&buf) else {
-            let raw = String::from_utf8_lossy(&buf);
-            out.error(
-                &format!("line {line_no} is not valid UTF-8"),
-                0,
-                raw.trim_end(),
-                &origin,
-            )?;
-            continue;
-        };
-        let sql = text.trim_end_matches(['\n', '\r']);
-        if sql.trim().is_empty() {
-            continue;
-        }
-        match classify(sql) {
-            Kind::Control => {}
-            Kind::Ddl => out.ddl(sql, &origin)?,
-            Kind::Dml => out.statement(sql, &origin)?,
-        }
+        buf.copy_within(complete..end, 0);
+        filled = end - complete;
     }
+}
+
+/// One line of `redo parse`'s line mode, newline included.
+fn one_line<W: Write>(line: &[u8], line_no: usize, out: &mut Printer<W>) -> Result<(), Stop> {
+    let origin = Origin::default();
+    let Ok(text) = std::str::from_utf8(line) else {
+        let raw = String::from_utf8_lossy(line);
+        out.error(
+            &format!("line {line_no} is not valid UTF-8"),
+            0,
+            raw.trim_end(),
+            &origin,
+        )?;
+        return Ok(());
+    };
+    let sql = text.trim_end_matches(['\n', '\r']);
+    if sql.trim().is_empty() {
+        return Ok(());
+    }
+    match classify(sql) {
+        Kind::Control => {}
+        Kind::Ddl => out.ddl(sql, &origin)?,
+        Kind::Dml => out.statement(sql, &origin)?,
+    }
+    Ok(())
 }
 
 fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {

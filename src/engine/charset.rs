@@ -171,7 +171,7 @@ impl CharsetDictionary {
 
 fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
     let b = hex.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks_exact(2)

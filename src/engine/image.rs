@@ -154,6 +154,19 @@ impl Image {
         }
     }
 
+    /// Whether column `i` of this image is column `i` of `other`, the same
+    /// name and value over the same shared text (as an UPDATE's after image
+    /// has the columns its SET left alone): then their JSON is the same too.
+    pub(crate) fn shares_column(&self, other: &Image, i: usize) -> bool {
+        Arc::ptr_eq(&self.text, &other.text)
+            && matches!((self.cols.get(i), other.cols.get(i)), (Some(a), Some(b)) if a == b)
+    }
+
+    /// Whether the two images share their text (and so may share columns).
+    pub(crate) fn shares_text(&self, other: &Image) -> bool {
+        Arc::ptr_eq(&self.text, &other.text)
+    }
+
     /// Column names, in column order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.cols.iter().map(|c| self.str(&c.name))

@@ -309,7 +309,9 @@ mod robustness {
                 return;
             }
             14 => {
-                app.update(AppEvent::Engine(feed::connection_dropped(n % 2 == 0)));
+                app.update(AppEvent::Engine(feed::connection_dropped(
+                    n.is_multiple_of(2),
+                )));
                 return;
             }
             _ => {

@@ -471,8 +471,8 @@ fn op_style(op: &str) -> Style {
 /// `100000` as `100k`, `1000000` as `1M`; other values in full.
 fn compact(n: u64) -> String {
     match n {
-        _ if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
-        _ if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        _ if n >= 1_000_000 && n.is_multiple_of(1_000_000) => format!("{}M", n / 1_000_000),
+        _ if n >= 1_000 && n.is_multiple_of(1_000) => format!("{}k", n / 1_000),
         _ => thousands(n),
     }
 }

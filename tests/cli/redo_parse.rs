@@ -361,3 +361,89 @@ fn issue12_a_statement_line_is_written_in_the_documented_key_order_byte_for_byte
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
 }
+
+/// An UPDATE's after image repeats the before image's members the SET left
+/// alone by copying them from the line: wherever the SET columns fall,
+/// one set twice or one the WHERE lacks, the after image is the before
+/// image with the SET applied, byte for byte.
+#[test]
+fn issue12_an_update_after_image_copies_the_members_its_set_left_alone_byte_for_byte() {
+    let w = r#"where "A" = 'a''b' and "D" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and "R" = HEXTORAW('0A0B') and "N" IS NULL;"#;
+    let before = r#"{"A":"a'b","D":"2025-03-01T09:00:00","R":"0a0b","N":null}"#;
+    let cases = [
+        (
+            r#"set "A" = 'x'"#,
+            r#"{"A":"x","D":"2025-03-01T09:00:00","R":"0a0b","N":null}"#,
+        ),
+        (
+            r#"set "R" = HEXTORAW('FF')"#,
+            r#"{"A":"a'b","D":"2025-03-01T09:00:00","R":"ff","N":null}"#,
+        ),
+        (
+            r#"set "N" = 'tab	"q"'"#,
+            r#"{"A":"a'b","D":"2025-03-01T09:00:00","R":"0a0b","N":"tab\t\"q\""}"#,
+        ),
+        (
+            r#"set "D" = NULL, "A" = 'y'"#,
+            r#"{"A":"y","D":null,"R":"0a0b","N":null}"#,
+        ),
+        (
+            r#"set "Z" = '1', "D" = NULL, "Z" = '2'"#,
+            r#"{"A":"a'b","D":null,"R":"0a0b","N":null,"Z":"2"}"#,
+        ),
+        (r#"set "A" = 'a''b'"#, before),
+    ];
+    let input: String = cases
+        .iter()
+        .map(|(set, _)| format!("update \"S\".\"T\" {set} {w}\n"))
+        .collect();
+    let out = cdcctl(&["redo", "parse"], &input);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let got: Vec<&str> = text.lines().collect();
+    assert_eq!(got.len(), cases.len());
+    for (line, (set, after)) in got.iter().zip(cases) {
+        let expected = format!(r#""before":{before},"after":{after},"findings":[]"#);
+        assert!(
+            line.contains(&expected),
+            "{set}:\n{line}\nwants\n{expected}"
+        );
+    }
+}
+
+/// Line mode parses lines where they were read into: a statement longer
+/// than one read, lines cut by the end of a read, a last line without a
+/// newline and an invalid line among them all come out whole and in order.
+#[test]
+fn issue12_lines_cut_by_the_end_of_a_read_or_longer_than_one_parse_whole_and_in_order() {
+    let long = "x".repeat(700_000);
+    let mut input = String::new();
+    for i in 0..2_000 {
+        input.push_str(&format!(
+            "insert into \"A\".\"B\"(\"ID\",\"V\") values ('{i}','{}');\n",
+            "y".repeat(i % 300)
+        ));
+        if i == 1_000 {
+            input.push_str(&format!(
+                "insert into \"A\".\"B\"(\"ID\",\"V\") values ('long','{long}');\r\n"
+            ));
+        }
+    }
+    input.push_str("insert into \"A\".\"B\"(\"ID\") values ('last')");
+    // From a file: the output outgrows a pipe before the input is written.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long.sql");
+    std::fs::write(&path, &input).expect("the input is written");
+    let file = path.to_str().expect("a UTF-8 temp path");
+    let out = cdcctl(&["redo", "parse", "--file", file], "");
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v.len(), 2_002);
+    for (i, line) in v.iter().take(1_001).enumerate() {
+        assert_eq!(line["after"]["ID"], i.to_string());
+        assert_eq!(line["after"]["V"], "y".repeat(i % 300));
+    }
+    assert_eq!(v[1_001]["after"]["V"], long.as_str());
+    assert_eq!(v[1_002]["after"]["ID"], "1001");
+    assert_eq!(v[2_001]["after"]["ID"], "last");
+}

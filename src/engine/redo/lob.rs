@@ -337,7 +337,7 @@ fn lob_value(s: &mut Scanner<'_>) -> Res<LobData> {
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     let b = hex.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     if !super::scan::all_hex(b) {

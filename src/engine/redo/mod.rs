@@ -216,8 +216,10 @@ impl<'a> Statement<'a> {
         let Located {
             before,
             after,
-            extra,
+            mut extra,
+            separators,
         } = self.locate_with(text, 0);
+        to_iso_separators(&mut extra, &separators);
         Located::share(Arc::new(extra), before, after)
     }
 
@@ -237,6 +239,7 @@ impl<'a> Statement<'a> {
             sql: self.sql,
             extra,
             base,
+            separators: Vec::new(),
         };
         let (before, after) = match self.kind {
             DmlKind::Insert => (None, Some(text.cols(&self.assigned))),
@@ -266,6 +269,7 @@ impl<'a> Statement<'a> {
             before,
             after,
             extra: text.extra,
+            separators: text.separators,
         }
     }
 }
@@ -277,12 +281,15 @@ pub(crate) struct Located {
     before: Option<Vec<Col>>,
     after: Option<Vec<Col>>,
     extra: String,
+    /// Where in the statement a date's space becomes the ISO `T`.
+    separators: Vec<usize>,
 }
 
 impl Located {
     /// The images over `sql`, the statement's own text (its allocation is
     /// reused: the images share it).
     pub(crate) fn into_images(self, mut sql: String) -> (Option<Image>, Option<Image>) {
+        to_iso_separators(&mut sql, &self.separators);
         sql.push_str(&self.extra);
         Located::share(Arc::new(sql), self.before, self.after)
     }
@@ -298,14 +305,30 @@ impl Located {
     }
 }
 
+/// Turns the date/time separators at `at` (spaces, as the parser checked)
+/// into the ISO `T`, in the images' own copy of the statement.
+fn to_iso_separators(text: &mut String, at: &[usize]) {
+    for &i in at {
+        if text.as_bytes().get(i) == Some(&b' ') {
+            // SAFETY: one ASCII byte replaces another, so the text stays
+            // UTF-8.
+            unsafe { text.as_bytes_mut()[i] = b'T' };
+        }
+    }
+}
+
 /// Locates names and values in a statement's text, appending those that
-/// are not in it (unescaped quotes, ISO dates, decoded hex) to `extra`.
+/// are not in it (unescaped quotes, decoded hex, dates with a time zone)
+/// to `extra`.
 struct ImageText<'s> {
     sql: &'s str,
     extra: String,
     /// Where `extra` starts in the images' buffer: after the statement,
     /// or 0 when `extra` begins with a copy of it.
     base: usize,
+    /// Separators of dates and timestamps located in the statement, which
+    /// become ISO by one byte in place rather than a converted copy.
+    separators: Vec<usize>,
 }
 
 impl ImageText<'_> {
@@ -318,6 +341,25 @@ impl ImageText<'_> {
             name: self.range(name),
             value: self.slot(v),
         }
+    }
+
+    /// A date or timestamp of [`Value::iso_parts`] printed in the
+    /// statement, located there with its space noted to become `T`: the
+    /// canonical text [`Value::canonical`] would append, without the copy.
+    fn iso_in_place(&mut self, v: &Value<'_>) -> Option<Range<usize>> {
+        let (date, time) = v.iso_parts()?;
+        let at = (date.as_ptr() as usize).wrapping_sub(self.sql.as_ptr() as usize);
+        let len = date.len() + 1 + time.len();
+        if at > self.sql.len() || len > self.sql.len() - at {
+            return None;
+        }
+        if self.separators.capacity() == 0 {
+            // Room for a wide row's dates at once rather than four
+            // regrowths.
+            self.separators.reserve(32);
+        }
+        self.separators.push(at + date.len());
+        Some(at..at + len)
     }
 
     /// Where `s` is in the statement, when it is a slice of it (names and
@@ -334,6 +376,19 @@ impl ImageText<'_> {
     }
 
     fn slot(&mut self, v: &Value<'_>) -> Slot {
+        // The common values of a wide row, before the general conversion
+        // (which [`Value::field_text`] would reach the same way, a few
+        // calls deeper).
+        match v {
+            Value::Null => return Slot::Null,
+            Value::Text(Cow::Borrowed(t)) => return Slot::Text(self.range(t)),
+            Value::Date(Cow::Borrowed(_)) | Value::Timestamp(Cow::Borrowed(_)) => {
+                if let Some(r) = self.iso_in_place(v) {
+                    return Slot::Text(r);
+                }
+            }
+            _ => {}
+        }
         let base = self.base;
         let moved = |r: Range<usize>| base + r.start..base + r.end;
         match v.field_text(&mut self.extra) {

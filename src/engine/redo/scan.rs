@@ -543,7 +543,7 @@ impl<'a> Scanner<'a> {
         let literal = &self.src[at..self.pos];
         let why = if !all_hex(digits.as_bytes()) {
             "holds a character that is not hex"
-        } else if digits.len() % 2 != 0 {
+        } else if !digits.len().is_multiple_of(2) {
             "has an odd number of hex digits, so it is not whole bytes"
         } else {
             return Ok(Value::Bytes(Cow::Borrowed(digits)));

@@ -1104,6 +1104,10 @@ fn images_located_in_the_statement_equal_images_of_each_value_converted_alone() 
         r#"insert into "S"."T"("A","B","C","D") values ('it''s',UNISTR('caf\00E9'),HEXTORAW('0AbC'),TO_TIMESTAMP_TZ('2025-03-01 08:11:06.894032000 +08:00'));"#,
         r#"update "S"."T" set "A" = 'x''y', "E" = HEXTORAW('ff') where "A" = 'a''''b' and "B" IS NULL and "C" = HEXTORAW('0A0b') and "D" = TO_DATE('2025-02-15 10:22:37', 'YYYY-MM-DD HH24:MI:SS') and ROWID = 'AAAS';"#,
         r#"delete from "S"."T" where "A" = 'q' || UNISTR('\00E9') and "B" = TO_YMINTERVAL('+01-02') and "C" = EMPTY_CLOB();"#,
+        // Dates and timestamps become ISO in the images' copy of the
+        // statement: shared by both images, an empty fraction, a zone.
+        r#"update "S"."T" set "D" = TO_TIMESTAMP('2025-03-01 09:00:00.5'), "E" = TO_TIMESTAMP('2025-03-01 09:00:00.') where "D" = TO_TIMESTAMP('2025-03-01 09:00:00.') and "E" = TO_DATE('2025-02-15 10:22:37', 'YYYY-MM-DD HH24:MI:SS') and "F" = TO_TIMESTAMP('2025-03-01 09:00:00.123456789') and "G" = TO_TIMESTAMP_TZ('2025-03-01 08:11:06.8 -02:30');"#,
+        r#"UPDATE "S"."T" SET "DAY" = DATE'2026-01-03' WHERE "DAY" = DATE'2026-01-02' AND "STAMP" = TIMESTAMP'2026-01-02 10:20:30.123456' AND "T" = TIME'10:20:30.'"#,
     ];
     // The images as they were built before they shared the statement's
     // text: a name and a converted value per column, an UPDATE's SET over

@@ -65,6 +65,21 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// A date or timestamp whose canonical text is its own with the ISO
+    /// `T` between date and time: the date and the time. The parser took
+    /// only digits and separators into them, so neither needs escaping in
+    /// JSON. `None` for other values and for the forms converted further
+    /// (a date alone, an empty fraction).
+    pub fn iso_parts(&self) -> Option<(&str, &str)> {
+        let (Value::Date(t) | Value::Timestamp(t)) = self else {
+            return None;
+        };
+        if t.len() <= 11 || t.as_bytes()[10] != b' ' || t.ends_with('.') {
+            return None;
+        }
+        Some((&t[..10], &t[11..]))
+    }
+
     /// The canonical event value.
     pub fn to_field(&self) -> Field {
         let mut out = String::new();
@@ -355,7 +370,7 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 /// that is not a JSON document.
 fn json_text(hex: &str) -> Option<String> {
     let b = hex.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     let bytes: Vec<u8> = b

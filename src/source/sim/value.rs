@@ -1142,7 +1142,7 @@ impl ValueGen {
                 let first = rng.range(1, 9);
                 let frac_digits = rng.range(1, 6) as u32;
                 let mut frac = rng.below(10u64.pow(frac_digits));
-                if frac % 10 == 0 {
+                if frac.is_multiple_of(10) {
                     frac += 1;
                 }
                 let sign = if rng.chance(0.2) { "-" } else { "" };

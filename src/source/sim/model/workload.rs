@@ -77,7 +77,7 @@ impl Txn {
             .bytes()
             .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
         let (program, machine) = match self.kind {
-            TxnKind::Normal if n % 2 == 0 => ("JDBC Thin Client", "app01.example.com"),
+            TxnKind::Normal if n.is_multiple_of(2) => ("JDBC Thin Client", "app01.example.com"),
             TxnKind::Normal => ("JDBC Thin Client", "app02.example.com"),
             TxnKind::Long { .. } => ("sqlplus@ops-jump01 (TNS V1-V3)", "ops-jump01"),
             TxnKind::Big => ("batch_loader@etl01 (TNS V1-V3)", "etl01"),
