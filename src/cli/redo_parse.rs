@@ -21,7 +21,7 @@ use std::process::ExitCode;
 use serde_json::{Map, Value};
 
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
-use cdcctl::engine::event::{copy_json_members, push_json_string, UNAVAILABLE_VALUE};
+use cdcctl::engine::event::{push_json_string, RepeatedMembers, UNAVAILABLE_VALUE};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
 use cdcctl::engine::redo::{
@@ -356,21 +356,16 @@ fn push_image<'v>(
         return;
     };
     out.push('{');
-    // Before-image members still to copy: the first one's index and the
-    // range of the line they take, commas between them included.
-    let mut copy: Option<(usize, Range<usize>)> = None;
+    let mut repeated = RepeatedMembers::default();
     for (i, (c, v)) in pairs.enumerate() {
         if let Written::Reuse(before, members) = &written {
             let unchanged = before.get(i).is_some_and(|(_, b)| std::ptr::eq(b, v));
             if let (true, Some(m)) = (unchanged, members.get(i)) {
-                copy = Some(match copy {
-                    Some((first, r)) => (first, r.start..m.end),
-                    None => (i, m.clone()),
-                });
+                repeated.repeat(i, m);
                 continue;
             }
         }
-        copy_json_members(out, copy.take());
+        repeated.flush(out);
         if i > 0 {
             out.push(',');
         }
@@ -382,7 +377,7 @@ fn push_image<'v>(
             members.push(start..out.len());
         }
     }
-    copy_json_members(out, copy);
+    repeated.flush(out);
     out.push('}');
 }
 

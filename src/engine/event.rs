@@ -579,12 +579,38 @@ pub fn push_json_string(out: &mut String, s: &str) {
     envelope::string(out, s);
 }
 
-/// Appends a run of members (`"name":value`) of an object already written
-/// in `out`: the run starts at the object's member `first` and takes the
-/// range `r` of `out`. With the comma before it unless it starts the
-/// object. For writers that repeat an earlier object's members.
-pub fn copy_json_members(out: &mut String, run: Option<(usize, std::ops::Range<usize>)>) {
-    envelope::copy_members(out, run);
+/// Members (`"name":value`) of an object already written in a line that
+/// the object being written repeats, gathered into runs so neighbours are
+/// copied at once: an UPDATE's after image repeats the before image's
+/// members its SET left alone.
+#[derive(Debug, Default)]
+pub struct RepeatedMembers {
+    /// The run's first member's index in the object being written, and
+    /// the range of the line the run takes, commas between included.
+    run: Option<(usize, std::ops::Range<usize>)>,
+}
+
+impl RepeatedMembers {
+    /// Member `i` of the object being written is the earlier object's
+    /// member written at `at`, the one after the last repeated.
+    pub fn repeat(&mut self, i: usize, at: &std::ops::Range<usize>) {
+        self.run = Some(match self.run.take() {
+            Some((first, r)) => (first, r.start..at.end),
+            None => (i, at.clone()),
+        });
+    }
+
+    /// Copies the run gathered so far to the end of `out`, with the comma
+    /// before it unless it starts the object: before a member written
+    /// anew, and at the object's end.
+    pub fn flush(&mut self, out: &mut String) {
+        if let Some((first, r)) = self.run.take() {
+            if first > 0 {
+                out.push(',');
+            }
+            out.extend_from_within(r);
+        }
+    }
 }
 
 /// The envelope written straight into a string, for the forms whose values
@@ -595,7 +621,8 @@ mod envelope {
     use std::ops::Range;
 
     use super::{
-        BinaryHandling, ChangeEvent, FieldRef, Image, Op, ValueForms, UNAVAILABLE_VALUE, VERSION,
+        BinaryHandling, ChangeEvent, FieldRef, Image, Op, RepeatedMembers, ValueForms,
+        UNAVAILABLE_VALUE, VERSION,
     };
 
     pub(super) fn write_change(out: &mut String, e: &ChangeEvent, forms: ValueForms) {
@@ -699,20 +726,15 @@ mod envelope {
             return;
         };
         out.push('{');
-        // Shared members still to copy: the first one's index and the range
-        // of the line they take, commas between them included.
-        let mut copy: Option<(usize, Range<usize>)> = None;
+        let mut repeated = RepeatedMembers::default();
         for (i, (column, value)) in image.iter().enumerate() {
             if let Members::Reuse(other, at) = &members {
                 if let (true, Some(m)) = (image.shares_column(other, i), at.get(i)) {
-                    copy = Some(match copy {
-                        Some((first, r)) => (first, r.start..m.end),
-                        None => (i, m.clone()),
-                    });
+                    repeated.repeat(i, m);
                     continue;
                 }
             }
-            copy_members(out, copy.take());
+            repeated.flush(out);
             if i > 0 {
                 out.push(',');
             }
@@ -730,17 +752,8 @@ mod envelope {
                 at.push(start..out.len());
             }
         }
-        copy_members(out, copy);
+        repeated.flush(out);
         out.push('}');
-    }
-
-    pub(super) fn copy_members(out: &mut String, run: Option<(usize, Range<usize>)>) {
-        if let Some((first, r)) = run {
-            if first > 0 {
-                out.push(',');
-            }
-            out.extend_from_within(r);
-        }
     }
 
     /// [`ValueForms::binary_text`] written in place: base64 needs no
