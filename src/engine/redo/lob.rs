@@ -26,6 +26,8 @@
 //! 70's HEXTORAW may lack its closing quote (`HEXTORAW('3c61):2`), a
 //! LogMiner quirk other connectors report; it is accepted.
 
+use std::borrow::Cow;
+
 use super::scan::{Res, Scanner};
 use super::{column, conditions, new_statement, table_alias, table_name, DmlKind, ParseError};
 use crate::engine::event::{Field, Image};
@@ -526,7 +528,7 @@ pub const MAX_PAD: u64 = 64 << 20;
 pub fn apply(value: &mut LobValue, op: &LobOp) -> Result<(), String> {
     if let LobOp::Write { offset, .. } = op {
         let len = match value {
-            LobValue::Text(c) => c.len(),
+            LobValue::Text(t) => t.chars,
             LobValue::Bytes(b) => b.len(),
         } as u64;
         if offset.saturating_sub(1) > len.saturating_add(MAX_PAD) {
@@ -540,22 +542,30 @@ pub fn apply(value: &mut LobValue, op: &LobOp) -> Result<(), String> {
     Ok(())
 }
 
+/// A 1-based `dbms_lob` offset as a 0-based index.
+fn index(offset: u64) -> usize {
+    usize::try_from(offset.max(1) - 1).unwrap_or(usize::MAX)
+}
+
+fn count(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
 fn apply_op(value: &mut LobValue, op: &LobOp) {
     match (value, op) {
         (
-            LobValue::Text(chars),
+            LobValue::Text(text),
             LobOp::Write {
                 data,
                 amount,
                 offset,
             },
         ) => {
-            let take = usize::try_from(*amount).unwrap_or(usize::MAX);
-            let src: Vec<char> = match data {
-                LobData::Text(t) => t.chars().take(take).collect(),
-                LobData::Bytes(b) => String::from_utf8_lossy(b).chars().take(take).collect(),
+            let data = match data {
+                LobData::Text(t) => Cow::Borrowed(t.as_str()),
+                LobData::Bytes(b) => String::from_utf8_lossy(b),
             };
-            overwrite(chars, &src, *offset, ' ');
+            text.write(first_chars(&data, count(*amount)), index(*offset));
         }
         (
             LobValue::Bytes(bytes),
@@ -565,32 +575,40 @@ fn apply_op(value: &mut LobValue, op: &LobOp) {
                 offset,
             },
         ) => {
-            let take = usize::try_from(*amount).unwrap_or(usize::MAX);
-            let src: Vec<u8> = match data {
-                LobData::Bytes(b) => b.iter().copied().take(take).collect(),
-                LobData::Text(t) => t.bytes().take(take).collect(),
+            let data = match data {
+                LobData::Bytes(b) => b.as_slice(),
+                LobData::Text(t) => t.as_bytes(),
             };
-            overwrite(bytes, &src, *offset, 0);
+            let src = &data[..data.len().min(count(*amount))];
+            overwrite(bytes, src, index(*offset));
         }
-        (LobValue::Text(chars), LobOp::Trim { length }) => {
-            chars.truncate(usize::try_from(*length).unwrap_or(usize::MAX))
-        }
-        (LobValue::Bytes(bytes), LobOp::Trim { length }) => {
-            bytes.truncate(usize::try_from(*length).unwrap_or(usize::MAX))
-        }
-        (LobValue::Text(chars), LobOp::Erase { amount, offset }) => {
-            blank(chars, *amount, *offset, ' ')
+        (LobValue::Text(text), LobOp::Trim { length }) => text.trim(count(*length)),
+        (LobValue::Bytes(bytes), LobOp::Trim { length }) => bytes.truncate(count(*length)),
+        (LobValue::Text(text), LobOp::Erase { amount, offset }) => {
+            text.erase(count(*amount), index(*offset))
         }
         (LobValue::Bytes(bytes), LobOp::Erase { amount, offset }) => {
-            blank(bytes, *amount, *offset, 0)
+            let start = index(*offset);
+            let end = start.saturating_add(count(*amount)).min(bytes.len());
+            if start < end {
+                bytes[start..end].fill(0);
+            }
         }
     }
 }
 
-fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
-    let start = usize::try_from(offset.max(1) - 1).unwrap_or(usize::MAX);
+/// The first `n` characters of `s` (all of it when it has fewer).
+fn first_chars(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        // No more characters than bytes.
+        return s;
+    }
+    s.char_indices().nth(n).map_or(s, |(i, _)| &s[..i])
+}
+
+fn overwrite(dst: &mut Vec<u8>, src: &[u8], start: usize) {
     if dst.len() < start {
-        dst.resize(start, pad);
+        dst.resize(start, 0);
     }
     // The part over existing data is copied in place, the rest appended:
     // pieces mostly append, kilobytes at a time.
@@ -599,21 +617,80 @@ fn overwrite<T: Copy>(dst: &mut Vec<T>, src: &[T], offset: u64, pad: T) {
     dst.extend_from_slice(&src[over..]);
 }
 
-fn blank<T: Copy>(dst: &mut [T], amount: u64, offset: u64, pad: T) {
-    let start = usize::try_from(offset.max(1) - 1).unwrap_or(usize::MAX);
-    let end = start
-        .saturating_add(usize::try_from(amount).unwrap_or(usize::MAX))
-        .min(dst.len());
-    if start < end {
-        dst[start..end].fill(pad);
-    }
-}
-
 /// A LOB's value while its pieces are applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LobValue {
-    Text(Vec<char>),
+    Text(LobText),
     Bytes(Vec<u8>),
+}
+
+/// CLOB text and its length in characters, which `dbms_lob` offsets and
+/// amounts count. While the two lengths are equal (every character one
+/// byte, the usual case) a character offset is a byte offset, so a write is
+/// a copy; otherwise offsets are found by walking the characters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LobText {
+    text: String,
+    chars: usize,
+}
+
+impl LobText {
+    pub fn new(text: String) -> Self {
+        let chars = text.chars().count();
+        LobText { text, chars }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The byte offset of character `at` (the end when past it).
+    fn byte_at(&self, at: usize) -> usize {
+        if self.text.len() == self.chars {
+            return at.min(self.text.len());
+        }
+        self.text
+            .char_indices()
+            .nth(at)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+
+    /// Writes `src` over the characters from `start` on, padding with
+    /// spaces up to `start` and growing the text past its end.
+    fn write(&mut self, src: &str, start: usize) {
+        if self.chars < start {
+            let gap = start - self.chars;
+            self.text.extend(std::iter::repeat_n(' ', gap));
+            self.chars = start;
+        }
+        let n = src.chars().count();
+        let from = self.byte_at(start);
+        if from == self.text.len() {
+            self.text.push_str(src);
+        } else {
+            let to = self.byte_at(start.saturating_add(n));
+            self.text.replace_range(from..to, src);
+        }
+        self.chars = self.chars.max(start.saturating_add(n));
+    }
+
+    fn trim(&mut self, length: usize) {
+        if length < self.chars {
+            let at = self.byte_at(length);
+            self.text.truncate(at);
+            self.chars = length;
+        }
+    }
+
+    /// Blanks `amount` characters from `start` (those that exist).
+    fn erase(&mut self, amount: usize, start: usize) {
+        let end = start.saturating_add(amount).min(self.chars);
+        if start < end {
+            let (from, to) = (self.byte_at(start), self.byte_at(end));
+            let spaces = " ".repeat(end - start);
+            self.text.replace_range(from..to, &spaces);
+        }
+    }
 }
 
 impl LobValue {
@@ -621,7 +698,7 @@ impl LobValue {
         if binary {
             LobValue::Bytes(Vec::new())
         } else {
-            LobValue::Text(Vec::new())
+            LobValue::Text(LobText::default())
         }
     }
 
@@ -629,12 +706,20 @@ impl LobValue {
     /// RAW values are given).
     pub fn into_field(self) -> Field {
         match self {
-            LobValue::Text(chars) => Field::Text(chars.into_iter().collect()),
-            LobValue::Bytes(bytes) => {
-                Field::Binary(bytes.iter().map(|b| format!("{b:02x}")).collect())
-            }
+            LobValue::Text(t) => Field::Text(t.text),
+            LobValue::Bytes(bytes) => Field::Binary(hex_lower(&bytes)),
         }
     }
+}
+
+fn hex_lower(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    hex
 }
 
 #[cfg(test)]
@@ -727,7 +812,7 @@ mod tests {
 
     #[test]
     fn lob_calls_apply_as_dbms_lob_does() {
-        let mut v = LobValue::Text("0123456789".chars().collect());
+        let mut v = LobValue::Text(LobText::new("0123456789".into()));
         let write = |text: &str, offset| LobOp::Write {
             data: LobData::Text(text.into()),
             amount: text.chars().count() as u64,
@@ -756,6 +841,75 @@ mod tests {
         // An offset far past the end is refused, not padded.
         assert!(apply(&mut b, &at(u64::MAX)).is_err());
         assert!(apply(&mut b, &at(MAX_PAD + 10)).is_err());
+    }
+
+    /// `dbms_lob` on a list of characters, the plain way: what the text
+    /// value must agree with.
+    fn model(chars: &mut Vec<char>, op: &LobOp) {
+        match op {
+            LobOp::Write {
+                data: LobData::Text(t),
+                amount,
+                offset,
+            } => {
+                let src: Vec<char> = t.chars().take(count(*amount)).collect();
+                let start = index(*offset);
+                if chars.len() < start {
+                    chars.resize(start, ' ');
+                }
+                for (i, c) in src.into_iter().enumerate() {
+                    match chars.get_mut(start + i) {
+                        Some(slot) => *slot = c,
+                        None => chars.push(c),
+                    }
+                }
+            }
+            LobOp::Trim { length } => chars.truncate(count(*length)),
+            LobOp::Erase { amount, offset } => {
+                let start = index(*offset);
+                let end = start.saturating_add(count(*amount)).min(chars.len());
+                for c in chars.iter_mut().take(end).skip(start) {
+                    *c = ' ';
+                }
+            }
+            LobOp::Write { .. } => unreachable!("the strategy writes text"),
+        }
+    }
+
+    fn text_op() -> impl proptest::strategy::Strategy<Value = LobOp> {
+        use proptest::prelude::*;
+        prop_oneof![
+            ("[ab\u{e9}\u{4e2d}\u{1d11e}]{0,12}", 0u64..14, 0u64..30).prop_map(
+                |(t, amount, offset)| LobOp::Write {
+                    data: LobData::Text(t),
+                    amount,
+                    offset,
+                }
+            ),
+            (0u64..30).prop_map(|length| LobOp::Trim { length }),
+            (0u64..10, 0u64..30).prop_map(|(amount, offset)| LobOp::Erase { amount, offset }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Character offsets over text of one- to four-byte characters,
+        /// ASCII and not, land where a list of characters puts them.
+        #[test]
+        fn text_lob_calls_count_characters_not_bytes(
+            start in "[xy\u{fc}]{0,8}",
+            ops in proptest::collection::vec(text_op(), 1..12),
+        ) {
+            let mut chars: Vec<char> = start.chars().collect();
+            let mut value = LobValue::Text(LobText::new(start));
+            for op in &ops {
+                model(&mut chars, op);
+                proptest::prop_assert_eq!(apply(&mut value, op), Ok(()));
+                let LobValue::Text(t) = &value else { unreachable!() };
+                proptest::prop_assert_eq!(t.chars, chars.len());
+            }
+            let expected: String = chars.into_iter().collect();
+            proptest::prop_assert_eq!(value.into_field(), Field::Text(expected));
+        }
     }
 
     #[test]

@@ -58,9 +58,48 @@ pub(super) fn caret_excerpt(src: &str, at: usize) -> String {
     )
 }
 
+/// Bytes of an unquoted word: letters, digits, `_`, `$`, `#`.
+static WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c == b'#';
+        b += 1;
+    }
+    t
+};
+
 #[inline]
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#'
+    WORD_BYTE[usize::from(b)]
+}
+
+/// The first `needle` in `hay`. Most literals and names LogMiner prints are
+/// a few bytes long, shorter than memchr takes to set up its vector loop:
+/// the first 16 bytes are searched eight at a time in a register.
+#[inline]
+fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let pattern = ONES * u64::from(needle);
+    let mut at = 0;
+    while at < 16 {
+        let Some(word) = hay.get(at..at + 8) else {
+            return hay[at..].iter().position(|&b| b == needle).map(|i| at + i);
+        };
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let x = u64::from_le_bytes(bytes) ^ pattern;
+        // High bit of each zero byte of `x`; a borrow can flag a byte only
+        // above a zero one, so the lowest flag is exact.
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    memchr(needle, &hay[at..]).map(|i| at + i)
 }
 
 impl<'a> Scanner<'a> {
@@ -229,7 +268,7 @@ impl<'a> Scanner<'a> {
             ));
         }
         let start = self.pos + 1;
-        match memchr(b'"', &self.bytes[start..]) {
+        match find_byte(b'"', &self.bytes[start..]) {
             Some(len) => {
                 self.pos = start + len + 1;
                 Ok(&self.src[start..start + len])
@@ -251,7 +290,7 @@ impl<'a> Scanner<'a> {
         // finds the end: text full of `''` would otherwise be scanned twice.
         let mut undoubled: Option<String> = None;
         loop {
-            let Some(off) = memchr(b'\'', &self.bytes[i..]) else {
+            let Some(off) = find_byte(b'\'', &self.bytes[i..]) else {
                 return self.fail("the string literal never ends (missing `'`)");
             };
             let q = i + off;
@@ -737,4 +776,21 @@ pub(super) fn all_hex(b: &[u8]) -> bool {
             ok & (c.is_ascii_digit() | matches!(c | 0x20, b'a'..=b'f'))
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every length around the register words and the hand-over to
+        /// memchr, with the needle anywhere, twice, or absent.
+        #[test]
+        fn find_byte_finds_what_memchr_finds(
+            hay in proptest::collection::vec(prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()], 0..48),
+            needle in prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()],
+        ) {
+            prop_assert_eq!(super::find_byte(needle, &hay), memchr::memchr(needle, &hay));
+        }
+    }
 }

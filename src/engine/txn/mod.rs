@@ -582,23 +582,54 @@ struct Emitting {
     last_index: Option<u32>,
 }
 
+/// Maps keyed by XID, looked up for every row: a fast hash (XIDs come from
+/// the database, not from someone choosing collisions).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = HashSet<K, foldhash::fast::RandomState>;
+
+/// (kind, schema, table, column) of the findings given once per column,
+/// found without copying the names of a finding already given: a column
+/// kept as hex would otherwise cost three copies per change.
+#[derive(Default)]
+struct ReportedOnce {
+    hasher: foldhash::fast::RandomState,
+    seen: FastMap<u64, Vec<(u8, String, String, String)>>,
+}
+
+impl ReportedOnce {
+    /// True the first time.
+    fn insert(&mut self, kind: u8, schema: &str, table: &str, column: &str) -> bool {
+        use std::hash::BuildHasher;
+        let hash = self.hasher.hash_one((kind, schema, table, column));
+        let same = self.seen.entry(hash).or_default();
+        if same
+            .iter()
+            .any(|(k, s, t, c)| *k == kind && s == schema && t == table && c == column)
+        {
+            return false;
+        }
+        same.push((kind, schema.into(), table.into(), column.into()));
+        true
+    }
+}
+
 /// The transaction buffer. See the module docs.
 pub struct TxnBuffer {
     config: BufferConfig,
     csf: CsfAssembler,
     /// Columns already reported as HEXTORAW kept as hex (0) or as an
     /// unavailable LOB (1).
-    reported_once: HashSet<(u8, String, String, String)>,
-    open: HashMap<String, Txn>,
-    abandoned: HashSet<String>,
+    reported_once: ReportedOnce,
+    open: FastMap<String, Txn>,
+    abandoned: FastSet<String>,
     /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
-    auto_committed: HashSet<String>,
+    auto_committed: FastSet<String>,
     filter: Option<ReplayFilter>,
     /// Rows at or below this SCN were handled before the resume point.
     ignore_through: Option<Scn>,
     /// At a first start, transactions already open at the start point:
     /// their rows below it are read all the same, so they come out whole.
-    in_flight: HashSet<String>,
+    in_flight: FastSet<String>,
     commit_scn: Scn,
     committed_at_commit_scn: Vec<String>,
     last_commit_seen: Scn,
@@ -621,15 +652,15 @@ type Sink<'a> = dyn FnMut(CapturedEvent) -> Result<(), SinkError> + 'a;
 impl TxnBuffer {
     pub fn new(config: BufferConfig) -> Self {
         Self {
-            reported_once: HashSet::new(),
+            reported_once: ReportedOnce::default(),
             config,
             csf: CsfAssembler::new(),
-            open: HashMap::new(),
-            abandoned: HashSet::new(),
-            auto_committed: HashSet::new(),
+            open: FastMap::default(),
+            abandoned: FastSet::default(),
+            auto_committed: FastSet::default(),
             filter: None,
             ignore_through: None,
-            in_flight: HashSet::new(),
+            in_flight: FastSet::default(),
             commit_scn: 0,
             committed_at_commit_scn: Vec::new(),
             last_commit_seen: 0,
@@ -709,6 +740,11 @@ impl TxnBuffer {
     /// order.
     pub fn push(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         self.stats.rows += 1;
+        if !row.csf && self.csf.is_idle() {
+            // The usual row, handed on without a pass through the
+            // assembler (a move of the whole row each way).
+            return self.push_logical(row, sink);
+        }
         match self.csf.push(row)? {
             Some(row) => self.push_logical(row, sink),
             None => Ok(()),
@@ -1383,8 +1419,7 @@ impl TxnBuffer {
                 _ => None,
             };
             if let Some((kind, schema, table, column)) = once {
-                let key = (kind, schema.clone(), table.clone(), column.clone());
-                if !self.reported_once.insert(key) {
+                if !self.reported_once.insert(kind, schema, table, column) {
                     continue;
                 }
             }

@@ -18,7 +18,7 @@
 
 use crate::engine::event::{ChangeEvent, Field, FieldRef, Image, Op};
 use crate::engine::finding::Finding;
-use crate::engine::redo::lob::{self, LobData, LobValue, Piece, Target};
+use crate::engine::redo::lob::{self, LobData, LobText, LobValue, Piece, Target};
 use crate::engine::row::LogMinerRow;
 
 use super::TxnFinding;
@@ -256,7 +256,7 @@ fn start_value(field: FieldRef<'_>, binary: bool) -> Option<LobValue> {
         _ => return None,
     };
     if !binary {
-        return Some(LobValue::Text(t.chars().collect()));
+        return Some(LobValue::Text(LobText::new(t.to_string())));
     }
     let b = t.as_bytes();
     if b.len() % 2 != 0 {
