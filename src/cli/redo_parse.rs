@@ -384,6 +384,12 @@ fn push_image<'v>(
 /// A value as JSON; `scratch` holds its text when its canonical form
 /// differs from the statement's.
 fn push_value(out: &mut String, scratch: &mut String, v: &RedoValue<'_>) {
+    // Most values: as `Value::field_text` gives them, without its checks.
+    match v {
+        RedoValue::Null => return out.push_str("null"),
+        RedoValue::Text(t) => return push_json_string(out, t),
+        _ => {}
+    }
     if let Some((date, time)) = v.iso_parts() {
         // Digits and separators only: no escaping, no conversion.
         out.push('"');

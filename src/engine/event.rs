@@ -574,7 +574,9 @@ impl Serialize for DdlSourceRef<'_> {
 }
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it, for
-/// writers of other JSON lines that keep the envelope's pace.
+/// writers of other JSON lines that keep the envelope's pace. Inline, so
+/// a short clean name costs its copy in other crates too.
+#[inline]
 pub fn push_json_string(out: &mut String, s: &str) {
     envelope::string(out, s);
 }

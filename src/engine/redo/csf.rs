@@ -76,11 +76,6 @@ impl CsfAssembler {
         self.pending.is_some()
     }
 
-    /// No chain is open: a row without CSF is whole as it is.
-    pub fn is_idle(&self) -> bool {
-        self.pending.is_none()
-    }
-
     /// Feeds one row; returns a complete logical row when one is finished.
     pub fn push(&mut self, row: LogMinerRow) -> Result<Option<LogMinerRow>, CsfError> {
         let Some(mut head) = self.pending.take() else {

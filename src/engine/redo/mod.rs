@@ -336,6 +336,7 @@ impl ImageText<'_> {
         pairs.iter().map(|(c, v)| self.col(c, v)).collect()
     }
 
+    #[inline]
     fn col(&mut self, name: &str, v: &Value<'_>) -> Col {
         Col {
             name: self.range(name),
@@ -375,19 +376,26 @@ impl ImageText<'_> {
         start..start + s.len()
     }
 
+    /// Inlined for the common values of a wide row (NULL, text as
+    /// printed), which need no conversion: a call per column cost more
+    /// than locating the value.
+    #[inline]
     fn slot(&mut self, v: &Value<'_>) -> Slot {
-        // The common values of a wide row, before the general conversion
-        // (which [`Value::field_text`] would reach the same way, a few
-        // calls deeper).
         match v {
-            Value::Null => return Slot::Null,
-            Value::Text(Cow::Borrowed(t)) => return Slot::Text(self.range(t)),
-            Value::Date(Cow::Borrowed(_)) | Value::Timestamp(Cow::Borrowed(_)) => {
-                if let Some(r) = self.iso_in_place(v) {
-                    return Slot::Text(r);
-                }
+            Value::Null => Slot::Null,
+            Value::Text(Cow::Borrowed(t)) => Slot::Text(self.range(t)),
+            _ => self.converted_slot(v),
+        }
+    }
+
+    /// [`ImageText::slot`] of a value whose text may differ from what
+    /// LogMiner printed.
+    #[inline(never)]
+    fn converted_slot(&mut self, v: &Value<'_>) -> Slot {
+        if let Value::Date(Cow::Borrowed(_)) | Value::Timestamp(Cow::Borrowed(_)) = v {
+            if let Some(r) = self.iso_in_place(v) {
+                return Slot::Text(r);
             }
-            _ => {}
         }
         let base = self.base;
         let moved = |r: Range<usize>| base + r.start..base + r.end;

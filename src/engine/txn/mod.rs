@@ -740,9 +740,9 @@ impl TxnBuffer {
     /// order.
     pub fn push(&mut self, row: LogMinerRow, sink: &mut Sink<'_>) -> Result<(), TxnError> {
         self.stats.rows += 1;
-        if !row.csf && self.csf.is_idle() {
-            // The usual row, handed on without a pass through the
-            // assembler (a move of the whole row each way).
+        if !row.csf && !self.csf.is_pending() {
+            // The usual row: whole as it is, handed on without a pass
+            // through the assembler (a move of the whole row each way).
             return self.push_logical(row, sink);
         }
         match self.csf.push(row)? {
