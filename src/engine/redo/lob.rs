@@ -644,10 +644,15 @@ impl LobText {
         &self.text
     }
 
-    /// The byte offset of character `at` (the end when past it).
+    /// The byte offset of character `at` (the end when past it). At or
+    /// past the end, as for the appending writes LogMiner's pieces are, it
+    /// takes no walk: a large multi-byte CLOB does not cost a walk per piece.
     fn byte_at(&self, at: usize) -> usize {
+        if at >= self.chars {
+            return self.text.len();
+        }
         if self.text.len() == self.chars {
-            return at.min(self.text.len());
+            return at;
         }
         self.text
             .char_indices()
