@@ -201,7 +201,7 @@ impl ValueForms {
 
     fn unavailable_binary(self) -> String {
         self.encode(UNAVAILABLE_VALUE.as_bytes())
-            .unwrap_or_else(|| hex_of(UNAVAILABLE_VALUE.as_bytes()))
+            .unwrap_or_else(|| hex_lower(UNAVAILABLE_VALUE.as_bytes()))
     }
 }
 
@@ -225,8 +225,16 @@ fn epoch_millis(text: &str) -> Option<i64> {
         .map(|t| t.and_utc().timestamp_millis())
 }
 
-fn hex_of(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// Lower-case hex of bytes: how RAW and BLOB values are held
+/// ([`Field::Binary`]), whichever source read them.
+pub fn hex_lower(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    hex
 }
 
 /// A field with the forms it is written in, and its column's kind when
@@ -1124,6 +1132,11 @@ mod tests {
     }
 
     #[test]
+    fn hex_is_lower_case() {
+        assert_eq!(hex_lower(&[0x0a, 0xff, 0x00]), "0aff00");
+    }
+
+    #[test]
     fn scn_beyond_2_pow_53_survives_as_string() {
         let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
         assert_eq!(v["source"]["scn"], "9007199254740993");
@@ -1160,7 +1173,7 @@ mod tests {
         assert_eq!(written(BinaryHandling::Base64UrlSafe)["TOKEN"], "pf8=");
         let hex = written(BinaryHandling::Hex);
         assert_eq!(hex["TOKEN"], "a5ff");
-        assert_eq!(hex["IMAGE"], hex_of(UNAVAILABLE_VALUE.as_bytes()));
+        assert_eq!(hex["IMAGE"], hex_lower(UNAVAILABLE_VALUE.as_bytes()));
         assert_eq!(e.to_json_line(), e.to_json_line_with(ValueForms::default()));
     }
 

@@ -158,7 +158,7 @@ impl Image {
     /// name and value over the same shared text (as an UPDATE's after image
     /// has the columns its SET left alone): then their JSON is the same too.
     pub(crate) fn shares_column(&self, other: &Image, i: usize) -> bool {
-        Arc::ptr_eq(&self.text, &other.text)
+        self.shares_text(other)
             && matches!((self.cols.get(i), other.cols.get(i)), (Some(a), Some(b)) if a == b)
     }
 

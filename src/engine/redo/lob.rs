@@ -30,7 +30,7 @@ use std::borrow::Cow;
 
 use super::scan::{Res, Scanner};
 use super::{column, conditions, new_statement, table_alias, table_name, DmlKind, ParseError};
-use crate::engine::event::{Field, Image};
+use crate::engine::event::{hex_lower, Field, Image};
 
 /// The row a piece belongs to: table, the column whose value it carries,
 /// and the key LogMiner printed to find the row.
@@ -337,7 +337,8 @@ fn lob_value(s: &mut Scanner<'_>) -> Res<LobData> {
     }
 }
 
-fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+/// Whole bytes of hex digits (either case); `None` for anything else.
+pub(crate) fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     let b = hex.as_bytes();
     if !b.len().is_multiple_of(2) {
         return None;
@@ -715,16 +716,6 @@ impl LobValue {
             LobValue::Bytes(bytes) => Field::Binary(hex_lower(&bytes)),
         }
     }
-}
-
-fn hex_lower(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        hex.push(char::from(DIGITS[usize::from(b >> 4)]));
-        hex.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    hex
 }
 
 #[cfg(test)]

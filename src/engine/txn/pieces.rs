@@ -258,17 +258,7 @@ fn start_value(field: FieldRef<'_>, binary: bool) -> Option<LobValue> {
     if !binary {
         return Some(LobValue::Text(LobText::new(t.to_string())));
     }
-    let b = t.as_bytes();
-    if b.len() % 2 != 0 {
-        return None;
-    }
-    b.chunks(2)
-        .map(|p| {
-            let d = |c: u8| (c as char).to_digit(16);
-            Some((d(p[0])? * 16 + d(p[1])?) as u8)
-        })
-        .collect::<Option<Vec<u8>>>()
-        .map(LobValue::Bytes)
+    lob::decode_hex(t).map(LobValue::Bytes)
 }
 
 /// Puts a value into the pending change's after image.

@@ -922,7 +922,7 @@ impl OracleSource {
                 values.push(if col.kind == ValueKind::Blob {
                     row.get::<usize, Option<Vec<u8>>>(i)
                         .map_err(|e| map_error(&e))?
-                        .map(|b| rows::hex_lower(&b))
+                        .map(|b| crate::engine::event::hex_lower(&b))
                 } else {
                     row.text(i)?
                 });

@@ -286,17 +286,6 @@ pub fn scn_time<R: RowAccess + ?Sized>(row: &R) -> Result<(Scn, NaiveDateTime), 
     Ok((scn, time))
 }
 
-/// Lower-case hex of bytes, the engine's form of RAW and BLOB values.
-pub fn hex_lower(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[usize::from(b >> 4)] as char);
-        s.push(DIGITS[usize::from(b & 0x0f)] as char);
-    }
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -531,10 +520,5 @@ mod tests {
         .unwrap();
         assert_eq!(scn, 9_007_199_254_740_993);
         assert_eq!(time.to_string(), "2026-11-29 10:00:00");
-    }
-
-    #[test]
-    fn hex_is_lower_case() {
-        assert_eq!(hex_lower(&[0x0a, 0xff, 0x00]), "0aff00");
     }
 }
