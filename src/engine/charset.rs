@@ -75,7 +75,7 @@ impl Charset {
 
     /// The text `hex` spells in this character set.
     pub fn decode_hex(self, hex: &str) -> Result<String, CharsetError> {
-        let bytes = hex_bytes(hex).ok_or(CharsetError::BadHex)?;
+        let bytes = crate::engine::event::decode_hex(hex).ok_or(CharsetError::BadHex)?;
         self.decode(&bytes)
     }
 
@@ -167,19 +167,6 @@ impl CharsetDictionary {
             TextColumn::National => self.national,
         }
     }
-}
-
-fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
-    let b = hex.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    b.chunks_exact(2)
-        .map(|p| {
-            let d = |h: u8| char::from(h).to_digit(16);
-            Some((d(p[0])? << 4 | d(p[1])?) as u8)
-        })
-        .collect()
 }
 
 /// CESU-8: UTF-8 except that a character above U+FFFF is its UTF-16

@@ -208,6 +208,9 @@ impl ValueForms {
 /// The bytes hex digits spell; a pair that is not two hex digits is
 /// skipped, as is an odd last digit.
 fn hex_bytes(hex: &str) -> Vec<u8> {
+    if let Some(bytes) = decode_hex(hex) {
+        return bytes;
+    }
     hex.as_bytes()
         .chunks_exact(2)
         .filter_map(|p| {
@@ -215,6 +218,44 @@ fn hex_bytes(hex: &str) -> Vec<u8> {
             Some((d(p[0])? << 4 | d(p[1])?) as u8)
         })
         .collect()
+}
+
+/// Each byte's value as a hex digit, or 0xff.
+static HEX_DIGIT: [u8; 256] = {
+    let mut t = [0xff; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The bytes whole pairs of hex digits (either case) spell; `None` for
+/// an odd count or a character that is not a hex digit.
+pub(crate) fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+    let b = hex.as_bytes();
+    if !b.len().is_multiple_of(2) {
+        return None;
+    }
+    // One table lookup a digit; a non-digit's 0xff leaves its high bit in
+    // `bad`, checked once at the end rather than per pair.
+    let mut bad = 0u8;
+    let bytes = b
+        .chunks_exact(2)
+        .map(|p| {
+            let (hi, lo) = (HEX_DIGIT[usize::from(p[0])], HEX_DIGIT[usize::from(p[1])]);
+            bad |= hi | lo;
+            hi << 4 | lo
+        })
+        .collect();
+    (bad & 0x80 == 0).then_some(bytes)
 }
 
 /// Milliseconds since the epoch of an ISO date-time as the envelope writes
@@ -508,13 +549,13 @@ impl ChangeEvent {
     /// Roughly the length of the envelope, so the line is written into one
     /// allocation rather than regrown a few times per wide row.
     fn json_size_hint(&self) -> usize {
+        // From the images' text rather than a walk over their columns:
+        // this runs for every event, and a statement's text is about the
+        // size of each of its images in JSON (quotes, separators, escapes
+        // and placeholders allowed for).
         let image = |i: &Option<Image>| {
-            i.as_ref().map_or(4, |i| {
-                i.iter()
-                    .map(|(c, v)| c.len() + v.as_str().map_or(30, |t| t.len() + t.len() / 2) + 6)
-                    .sum::<usize>()
-                    + 2
-            })
+            i.as_ref()
+                .map_or(4, |i| i.text_len() + i.text_len() / 4 + 32 * i.len() + 2)
         };
         let p = &self.source;
         image(&self.before)
@@ -1134,6 +1175,44 @@ mod tests {
     #[test]
     fn hex_is_lower_case() {
         assert_eq!(hex_lower(&[0x0a, 0xff, 0x00]), "0aff00");
+    }
+
+    proptest::proptest! {
+        /// The table decoder against reading each pair as two digits:
+        /// either case, any byte in the way, odd lengths.
+        #[test]
+        fn decode_hex_reads_what_digit_by_digit_reading_reads(
+            text in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                    proptest::strategy::Strategy::prop_map(proptest::prelude::any::<u8>(), |b| b & 0x7f),
+                ],
+                0..40,
+            ),
+        ) {
+            let hex: String = text.iter().map(|&b| char::from(b)).collect();
+            let expected: Option<Vec<u8>> = if hex.len().is_multiple_of(2) {
+                hex.as_bytes()
+                    .chunks_exact(2)
+                    .map(|p| {
+                        let d = |h: u8| char::from(h).to_digit(16);
+                        Some((d(p[0])? << 4 | d(p[1])?) as u8)
+                    })
+                    .collect()
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(decode_hex(&hex), expected);
+        }
+    }
+
+    #[test]
+    fn decode_hex_refuses_non_digits_and_half_bytes() {
+        assert_eq!(decode_hex("0aFF10"), Some(vec![0x0a, 0xff, 0x10]));
+        assert_eq!(decode_hex(""), Some(vec![]));
+        assert_eq!(decode_hex("0g"), None);
+        assert_eq!(decode_hex("abc"), None);
+        assert_eq!(decode_hex("é"), None);
     }
 
     #[test]

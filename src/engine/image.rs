@@ -162,6 +162,13 @@ impl Image {
             && matches!((self.cols.get(i), other.cols.get(i)), (Some(a), Some(b)) if a == b)
     }
 
+    /// Bytes in the buffer holding the names and values: a bound, in
+    /// constant time, on what they take written out (the buffer may hold
+    /// more, such as the rest of the statement an image was parsed from).
+    pub(crate) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
     /// Whether the two images share their text (and so may share columns).
     pub(crate) fn shares_text(&self, other: &Image) -> bool {
         Arc::ptr_eq(&self.text, &other.text)

@@ -30,7 +30,7 @@ use std::borrow::Cow;
 
 use super::scan::{Res, Scanner};
 use super::{column, conditions, new_statement, table_alias, table_name, DmlKind, ParseError};
-use crate::engine::event::{hex_lower, Field, Image};
+use crate::engine::event::{decode_hex, hex_lower, Field, Image};
 
 /// The row a piece belongs to: table, the column whose value it carries,
 /// and the key LogMiner printed to find the row.
@@ -335,27 +335,6 @@ fn lob_value(s: &mut Scanner<'_>) -> Res<LobData> {
             s.fail("expected a string or HEXTORAW as the LOB buffer")
         }
     }
-}
-
-/// Whole bytes of hex digits (either case); `None` for anything else.
-pub(crate) fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    let b = hex.as_bytes();
-    if !b.len().is_multiple_of(2) {
-        return None;
-    }
-    if !super::scan::all_hex(b) {
-        return None;
-    }
-    // Every byte is a hex digit now: `| 0x20` folds A-F onto a-f.
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => c - b'0',
-        _ => (c | 0x20) - b'a' + 10,
-    };
-    Some(
-        b.chunks_exact(2)
-            .map(|p| nibble(p[0]) << 4 | nibble(p[1]))
-            .collect(),
-    )
 }
 
 /// `update "S"."T" [a] set [a.]"COL" = XMLType(:1) | :COL where ...`: the

@@ -419,25 +419,37 @@ impl Statement<'_> {
     /// be text (no dictionary, unknown table, bytes invalid in the
     /// character set) gets a [`Finding::CharacterHex`] per column.
     pub fn decode_character_hex(&mut self, dict: Option<&CharsetDictionary>) {
+        self.decode_character_hex_except(dict, |_, _, _| false);
+    }
+
+    /// [`Statement::decode_character_hex`] without a finding for the
+    /// columns `given(schema, table, column)` says were already reported:
+    /// a change stream would otherwise build the same finding, names and
+    /// all, on every change to a table with a RAW column.
+    pub fn decode_character_hex_except(
+        &mut self,
+        dict: Option<&CharsetDictionary>,
+        given: impl Fn(&str, &str, &str) -> bool,
+    ) {
         let (schema, table) = (self.schema, self.table);
-        let mut reasons: Vec<(&str, String)> = Vec::new();
+        let mut reasons: Vec<(&str, Cow<'static, str>)> = Vec::new();
         for (col, v) in self.assigned.iter_mut().chain(self.matched.iter_mut()) {
             let Value::Raw(hex) = v else {
                 continue;
             };
             let reason = match dict.map(|d| (d, d.column(schema, table, col))) {
-                None => "no dictionary to tell character data from RAW".to_string(),
-                Some((_, None)) => "the dictionary does not know the table".to_string(),
+                None => Cow::Borrowed("no dictionary to tell character data from RAW"),
+                Some((_, None)) => Cow::Borrowed("the dictionary does not know the table"),
                 Some((_, Some(None))) => continue,
                 Some((d, Some(Some(class)))) => match d.charset(class).decode_hex(hex) {
                     Ok(text) => {
                         *v = Value::Text(Cow::Owned(text));
                         continue;
                     }
-                    Err(e) => e.to_string(),
+                    Err(e) => Cow::Owned(e.to_string()),
                 },
             };
-            if !reasons.iter().any(|(c, _)| c == col) {
+            if !reasons.iter().any(|(c, _)| c == col) && !given(schema, table, col) {
                 reasons.push((col, reason));
             }
         }
@@ -448,9 +460,14 @@ impl Statement<'_> {
                     schema: schema.to_string(),
                     table: table.to_string(),
                     column: column.to_string(),
-                    reason,
+                    reason: reason.into_owned(),
                 }),
         );
+    }
+
+    /// The findings, taken out of the statement.
+    pub fn take_findings(&mut self) -> Vec<Finding> {
+        std::mem::take(&mut self.findings)
     }
 }
 
@@ -747,9 +764,31 @@ fn first_per_column<'p, 'a: 'p>(
 
 fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let all = || stmt.assigned.iter().chain(&stmt.matched);
-
     let object_id = object_number(stmt.table);
+    // Nearly every statement has no column the findings below are about:
+    // one pass over the pairs tells, before three that would find nothing.
+    let unusual = |(c, v): &Pair<'_>| {
+        matches!(
+            v,
+            Value::Unsupported | Value::LobNotLogged | Value::JsonUnavailable | Value::JsonBytes(_)
+        ) || is_unknown_column(c)
+    };
+    if object_id.is_some()
+        || stmt.schema == "UNKNOWN"
+        || stmt.assigned.iter().chain(&stmt.matched).any(unusual)
+    {
+        column_findings(stmt, object_id, &mut out);
+    }
+    if let Some(f) = partial_before_image(stmt) {
+        out.push(f);
+    }
+    out
+}
+
+/// The dictionary, missing-value and JSON findings of a statement's
+/// columns.
+fn column_findings(stmt: &Statement<'_>, object_id: Option<u64>, out: &mut Vec<Finding>) {
+    let all = || stmt.assigned.iter().chain(&stmt.matched);
     if object_id.is_some() || stmt.schema == "UNKNOWN" || all().any(|(c, _)| is_unknown_column(c)) {
         let name = format!("\"{}\".\"{}\"", stmt.schema, stmt.table);
         let detail = if object_id.is_some() || stmt.schema == "UNKNOWN" {
@@ -794,7 +833,11 @@ fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
             form: form.to_string(),
         });
     }
+}
 
+/// An UPDATE or DELETE whose WHERE names only the changed columns (or
+/// none) besides ROWID: minimal supplemental logging.
+fn partial_before_image(stmt: &Statement<'_>) -> Option<Finding> {
     if stmt.row_id.is_some() {
         let only_changed = match stmt.kind {
             DmlKind::Update => stmt
@@ -805,12 +848,12 @@ fn findings(stmt: &Statement<'_>) -> Vec<Finding> {
             DmlKind::Insert => false,
         };
         if only_changed {
-            out.push(Finding::PartialBeforeImage {
+            return Some(Finding::PartialBeforeImage {
                 schema: stmt.schema.to_string(),
                 table: stmt.table.to_string(),
                 row_id: stmt.row_id.as_deref().map(str::to_string),
             });
         }
     }
-    out
+    None
 }

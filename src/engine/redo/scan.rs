@@ -297,7 +297,10 @@ impl<'a> Scanner<'a> {
             if self.bytes.get(q + 1) == Some(&b'\'') {
                 // Keeps one quote of the pair; both are ASCII, so the slices
                 // end on char boundaries.
-                let out = undoubled.get_or_insert_with(|| String::with_capacity(q - start + 64));
+                // The rest of the statement bounds the literal: one
+                // allocation even for a long LOB piece full of quotes.
+                let out =
+                    undoubled.get_or_insert_with(|| String::with_capacity(self.bytes.len() - i));
                 out.push_str(&self.src[i..=q]);
                 i = q + 2;
             } else {

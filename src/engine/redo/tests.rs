@@ -519,6 +519,27 @@ fn hex_findings(s: &Statement<'_>) -> Vec<(String, String)> {
 }
 
 #[test]
+fn character_hex_skips_the_finding_of_a_column_already_reported_and_still_decodes() {
+    let sql = r#"insert into "APP"."T"("NAME","CODE","TOKEN") values (HEXTORAW('ff'),HEXTORAW('63616665'),HEXTORAW('0A0B'))"#;
+    let mut s = parse(sql).unwrap();
+    // NAME's byte is not UTF-8: kept as hex, reported unless given.
+    s.decode_character_hex_except(
+        Some(&dictionary("AL32UTF8", "AL16UTF16")),
+        |schema, table, column| (schema, table, column) == ("APP", "T", "NAME"),
+    );
+    assert!(hex_findings(&s).is_empty(), "{:?}", s.findings());
+    assert_eq!(
+        s.after_image().unwrap().get_field("CODE"),
+        Some(text("cafe"))
+    );
+
+    let mut s = parse(sql).unwrap();
+    s.decode_character_hex_except(None, |_, _, column| column == "CODE");
+    let columns: Vec<String> = hex_findings(&s).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(columns, ["NAME", "TOKEN"]);
+}
+
+#[test]
 fn hextoraw_character_data_decodes_with_the_column_character_set() {
     // LogMiner prints HEXTORAW for character data it cannot show as text;
     // the bytes are in the database set (VARCHAR2/CHAR) or the national

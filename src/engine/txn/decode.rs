@@ -6,6 +6,8 @@ use crate::engine::event::Image;
 use crate::engine::finding::Finding;
 use crate::engine::redo::{self, DmlKind, ParseError};
 
+use super::ReportedOnce;
+
 /// What the buffer keeps of a parsed statement.
 pub(crate) struct Decoded {
     pub kind: DmlKind,
@@ -21,18 +23,22 @@ pub(crate) struct Decoded {
 }
 
 /// Decodes `sql`, whose text becomes the images' (the images share it
-/// rather than a copy of each name and value).
+/// rather than a copy of each name and value). Once-per-column findings
+/// `once` holds are not made again.
 pub(crate) fn decode(
     sql: String,
     relaxed_quotes: bool,
     charsets: Option<&CharsetDictionary>,
+    once: &ReportedOnce,
 ) -> Result<Decoded, ParseError> {
     let mut stmt = redo::parse_with(&sql, redo::ParseOptions { relaxed_quotes })?;
-    stmt.decode_character_hex(charsets);
+    stmt.decode_character_hex_except(charsets, |schema, table, column| {
+        once.contains(ReportedOnce::CHARACTER_HEX, schema, table, column)
+    });
     let kind = stmt.kind;
     let schema = stmt.schema().to_string();
     let table = stmt.table().to_string();
-    let findings = stmt.findings().to_vec();
+    let findings = stmt.take_findings();
     let row_id = stmt.row_id().map(str::to_string);
     let empty_lobs = stmt
         .assigned()

@@ -597,18 +597,51 @@ struct ReportedOnce {
 }
 
 impl ReportedOnce {
+    const CHARACTER_HEX: u8 = 0;
+    const LOB_UNAVAILABLE: u8 = 1;
+
+    /// The once-per-column key of `f`, if it is such a finding.
+    fn key(f: &Finding) -> Option<(u8, &str, &str, &str)> {
+        match f {
+            Finding::CharacterHex {
+                schema,
+                table,
+                column,
+                ..
+            } => Some((Self::CHARACTER_HEX, schema, table, column)),
+            Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            } => Some((Self::LOB_UNAVAILABLE, schema, table, column)),
+            _ => None,
+        }
+    }
+
+    fn hash(&self, kind: u8, schema: &str, table: &str, column: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.hasher.hash_one((kind, schema, table, column))
+    }
+
+    fn contains(&self, kind: u8, schema: &str, table: &str, column: &str) -> bool {
+        self.seen
+            .get(&self.hash(kind, schema, table, column))
+            .is_some_and(|same| {
+                same.iter()
+                    .any(|(k, s, t, c)| *k == kind && s == schema && t == table && c == column)
+            })
+    }
+
     /// True the first time.
     fn insert(&mut self, kind: u8, schema: &str, table: &str, column: &str) -> bool {
-        use std::hash::BuildHasher;
-        let hash = self.hasher.hash_one((kind, schema, table, column));
-        let same = self.seen.entry(hash).or_default();
-        if same
-            .iter()
-            .any(|(k, s, t, c)| *k == kind && s == schema && t == table && c == column)
-        {
+        if self.contains(kind, schema, table, column) {
             return false;
         }
-        same.push((kind, schema.into(), table.into(), column.into()));
+        let hash = self.hash(kind, schema, table, column);
+        self.seen
+            .entry(hash)
+            .or_default()
+            .push((kind, schema.into(), table.into(), column.into()));
         true
     }
 }
@@ -1146,7 +1179,13 @@ impl TxnBuffer {
             .as_ref()
             .is_some_and(|p| pieces::same_row(&p.event, &target));
         let Some(field) = field else {
-            let finding = pieces::unavailable(&row, &target);
+            let given = self.reported_once.contains(
+                ReportedOnce::LOB_UNAVAILABLE,
+                &target.schema,
+                &target.table,
+                &target.column,
+            );
+            let finding = (!given).then(|| pieces::unavailable(&row, &target));
             match ctx.pending.as_mut().filter(|_| same) {
                 Some(p) => {
                     let current = p.event.after.as_ref().and_then(|a| a.get(&target.column));
@@ -1162,9 +1201,9 @@ impl TxnBuffer {
                         };
                         pieces::set_after(&mut p.event, &target.column, marker);
                     }
-                    p.findings.push(finding);
+                    p.findings.extend(finding);
                 }
-                None => self.add_findings(std::iter::once(finding)),
+                None => self.add_findings(finding.into_iter()),
             }
             return Ok(());
         };
@@ -1330,6 +1369,7 @@ impl TxnBuffer {
             sql,
             self.config.relaxed_quotes,
             self.config.charsets.as_deref(),
+            &self.reported_once,
         ) {
             Ok(d) => d,
             Err(e) => {
@@ -1351,11 +1391,21 @@ impl TxnBuffer {
                         after.update(|c, _| (c == column).then(|| empty.clone()));
                     }
                 }
-                LobMode::Placeholder => findings.push(tie(Finding::LobUnavailable {
-                    schema: decoded.schema.clone(),
-                    table: decoded.table.clone(),
-                    column: column.clone(),
-                })),
+                LobMode::Placeholder => {
+                    let given = self.reported_once.contains(
+                        ReportedOnce::LOB_UNAVAILABLE,
+                        &decoded.schema,
+                        &decoded.table,
+                        column,
+                    );
+                    if !given {
+                        findings.push(tie(Finding::LobUnavailable {
+                            schema: decoded.schema.clone(),
+                            table: decoded.table.clone(),
+                            column: column.clone(),
+                        }));
+                    }
+                }
             }
         }
         findings.extend(decoded.findings.into_iter().map(tie));
@@ -1404,21 +1454,7 @@ impl TxnBuffer {
         for f in findings {
             // Once per column: a RAW column or a LOB column would otherwise
             // repeat the finding on every change.
-            let once = match &f.finding {
-                Finding::CharacterHex {
-                    schema,
-                    table,
-                    column,
-                    ..
-                } => Some((0u8, schema, table, column)),
-                Finding::LobUnavailable {
-                    schema,
-                    table,
-                    column,
-                } => Some((1u8, schema, table, column)),
-                _ => None,
-            };
-            if let Some((kind, schema, table, column)) = once {
+            if let Some((kind, schema, table, column)) = ReportedOnce::key(&f.finding) {
                 if !self.reported_once.insert(kind, schema, table, column) {
                     continue;
                 }

@@ -16,7 +16,7 @@
 //! (no trim to the written length) starts from an empty value: the redo does
 //! not carry the rest.
 
-use crate::engine::event::{ChangeEvent, Field, FieldRef, Image, Op};
+use crate::engine::event::{decode_hex, ChangeEvent, Field, FieldRef, Image, Op};
 use crate::engine::finding::Finding;
 use crate::engine::redo::lob::{self, LobData, LobText, LobValue, Piece, Target};
 use crate::engine::row::LogMinerRow;
@@ -258,7 +258,7 @@ fn start_value(field: FieldRef<'_>, binary: bool) -> Option<LobValue> {
     if !binary {
         return Some(LobValue::Text(LobText::new(t.to_string())));
     }
-    lob::decode_hex(t).map(LobValue::Bytes)
+    decode_hex(t).map(LobValue::Bytes)
 }
 
 /// Puts a value into the pending change's after image.

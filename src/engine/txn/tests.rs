@@ -1404,3 +1404,52 @@ fn a_transaction_the_source_no_longer_lists_open_is_dropped_when_it_started_befo
     let events = run(&mut buf, vec![commit(60, B), commit(61, C)]);
     assert_eq!(ids(&events), pairs(&[(B, "c2"), (C, "c3")]));
 }
+
+/// An UPDATE of `APP.DEVICES` whose two RAW columns stay hex (no
+/// character-set dictionary).
+fn raw_update(scn: Scn, xid: &str, id: u32) -> LogMinerRow {
+    LogMinerRow {
+        seg_owner: Some("APP".into()),
+        table_name: Some("DEVICES".into()),
+        row_id: Some(rowid(id)),
+        sql_redo: Some(format!(
+            "update \"APP\".\"DEVICES\" set \"MAC\" = HEXTORAW('0a0b') where \"ID\" = '{id}' and \
+             \"MAC\" = HEXTORAW('0c0d') and \"SERIAL\" = HEXTORAW('ff');"
+        )),
+        ..ctl(scn, xid, OperationCode::Update)
+    }
+}
+
+#[test]
+fn a_column_kept_as_hex_is_reported_once_across_changes_and_transactions() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            raw_update(2, A, 1),
+            raw_update(3, A, 2),
+            commit(4, A),
+            raw_update(5, B, 3),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(events.len(), 3);
+    let mut columns: Vec<String> = buf
+        .take_findings()
+        .into_iter()
+        .map(|f| match f.finding {
+            Finding::CharacterHex { column, .. } => column,
+            other => panic!("unexpected finding {other:?}"),
+        })
+        .collect();
+    columns.sort();
+    assert_eq!(columns, ["MAC", "SERIAL"]);
+    // The values themselves stay binary on every change.
+    for e in &events {
+        let CapturedEvent::Change(c) = e else {
+            panic!("not a change: {e:?}");
+        };
+        let before = c.before.as_ref().map(|i| i.get_field("SERIAL"));
+        assert_eq!(before, Some(Some(Field::Binary("ff".into()))));
+    }
+}
