@@ -76,15 +76,16 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 /// The first `needle` in `hay`. Most literals and names LogMiner prints are
-/// a few bytes long, shorter than memchr takes to set up its vector loop:
-/// the first 16 bytes are searched eight at a time in a register.
+/// short, shorter than memchr takes to set up its vector loop: the first
+/// 32 bytes (a name, a number, a date, a timestamp, a format mask) are
+/// searched eight at a time in a register.
 #[inline]
 fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     let pattern = ONES * u64::from(needle);
     let mut at = 0;
-    while at < 16 {
+    while at < 32 {
         let Some(word) = hay.get(at..at + 8) else {
             return hay[at..].iter().position(|&b| b == needle).map(|i| at + i);
         };
@@ -790,9 +791,24 @@ mod tests {
         /// memchr, with the needle anywhere, twice, or absent.
         #[test]
         fn find_byte_finds_what_memchr_finds(
-            hay in proptest::collection::vec(prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()], 0..48),
+            hay in proptest::collection::vec(prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()], 0..72),
             needle in prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()],
         ) {
+            prop_assert_eq!(super::find_byte(needle, &hay), memchr::memchr(needle, &hay));
+        }
+
+        /// One needle at any offset of a clean run (or none): each word of
+        /// the register search and the hand-over must each find it.
+        #[test]
+        fn find_byte_finds_a_lone_needle_at_any_offset(
+            len in 0usize..72,
+            at in 0usize..80,
+            needle in prop_oneof![Just(b'\''), Just(b'"')],
+        ) {
+            let mut hay = vec![b'x'; len];
+            if let Some(b) = hay.get_mut(at) {
+                *b = needle;
+            }
             prop_assert_eq!(super::find_byte(needle, &hay), memchr::memchr(needle, &hay));
         }
     }
