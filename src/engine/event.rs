@@ -208,16 +208,13 @@ impl ValueForms {
 /// The bytes hex digits spell; a pair that is not two hex digits is
 /// skipped, as is an odd last digit.
 fn hex_bytes(hex: &str) -> Vec<u8> {
-    if let Some(bytes) = decode_hex(hex) {
-        return bytes;
-    }
-    hex.as_bytes()
-        .chunks_exact(2)
-        .filter_map(|p| {
-            let d = |h: u8| char::from(h).to_digit(16);
-            Some((d(p[0])? << 4 | d(p[1])?) as u8)
-        })
-        .collect()
+    let pairs = hex.as_bytes().chunks_exact(2);
+    let mut bytes = Vec::with_capacity(pairs.len());
+    bytes.extend(pairs.filter_map(|p| {
+        let (hi, lo) = (HEX_DIGIT[usize::from(p[0])], HEX_DIGIT[usize::from(p[1])]);
+        ((hi | lo) & 0x80 == 0).then_some(hi << 4 | lo)
+    }));
+    bytes
 }
 
 /// Each byte's value as a hex digit, or 0xff.
@@ -1213,6 +1210,12 @@ mod tests {
         assert_eq!(decode_hex("0g"), None);
         assert_eq!(decode_hex("abc"), None);
         assert_eq!(decode_hex("é"), None);
+    }
+
+    #[test]
+    fn the_envelope_skips_hex_pairs_that_are_not_two_digits() {
+        assert_eq!(hex_bytes("0aZZFf1"), vec![0x0a, 0xff]);
+        assert_eq!(hex_bytes("x0"), Vec::<u8>::new());
     }
 
     #[test]
