@@ -845,30 +845,11 @@ mod envelope {
         NEEDS_ESCAPE[usize::from(b)]
     }
 
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-
-    /// High bit set in the bytes of `w` below `n` (`n` at most 0x80). A
-    /// borrow can also flag a byte above a flagged one, never below, so the
-    /// lowest flag (in memory order, little-endian) is always exact.
-    #[inline]
-    fn below(w: u64, n: u8) -> u64 {
-        w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS
-    }
-
-    /// Flags, as [`below`], the bytes of an 8-byte word JSON must escape.
-    #[inline]
-    fn escape_flags(w: u64) -> u64 {
-        below(w, 0x20)
-            | below(w ^ (ONES * u64::from(b'"')), 1)
-            | below(w ^ (ONES * u64::from(b'\\')), 1)
-    }
-
     /// A JSON string, escaped as serde_json escapes it (short escapes where
     /// JSON has them, `\u00xx` in lower-case hex for other controls). The
-    /// text is tested eight bytes at a time in a register: long text
-    /// columns are mostly clean words, with a newline or quote here and
-    /// there, and a clean word costs a handful of instructions.
+    /// text is tested sixteen bytes at a time (`engine::block`): long text
+    /// columns are mostly clean, with a newline or quote here and there,
+    /// and a clean block costs a handful of instructions.
     #[inline]
     pub(super) fn string(out: &mut String, s: &str) {
         // Column names and most values of a row are short and clean: one
@@ -887,35 +868,34 @@ mod envelope {
     /// [`string`] for text that is long or has bytes to escape.
     #[inline(never)]
     fn escaped(out: &mut String, s: &str) {
+        use crate::engine::block::{self, BLOCK};
         let b = s.as_bytes();
         out.reserve(b.len() + 2);
         out.push('"');
         let mut start = 0;
-        let mut i = 0;
-        while let Some(word) = b.get(i..i + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            let flags = escape_flags(u64::from_le_bytes(w));
-            if flags == 0 {
-                i += 8;
-                continue;
-            }
-            let at = i + (flags.trailing_zeros() / 8) as usize;
-            // Every escaped byte is ASCII, so both slices end on char
-            // boundaries.
-            out.push_str(&s[start..at]);
-            escape(out, b[at]);
-            start = at + 1;
-            i = at + 1;
-        }
-        // The last few bytes one at a time: padding them into a word costs
-        // more than this short loop.
-        for (j, &c) in b.iter().enumerate().skip(i) {
-            if needs_escape(c) {
+        let mut at = 0;
+        while at < b.len() {
+            let mut mask = match b
+                .get(at..at + BLOCK)
+                .and_then(|c| <&[u8; BLOCK]>::try_from(c).ok())
+            {
+                Some(chunk) => block::json_escape_mask(chunk),
+                None if b.len() >= BLOCK => block::tail_mask(b, at, block::json_escape_mask),
+                None => b[at..]
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (i, &c)| m | (u32::from(needs_escape(c)) << i)),
+            };
+            while mask != 0 {
+                let j = at + mask.trailing_zeros() as usize;
+                // Every escaped byte is ASCII, so both slices end on char
+                // boundaries.
                 out.push_str(&s[start..j]);
-                escape(out, c);
+                escape(out, b[j]);
                 start = j + 1;
+                mask &= mask - 1;
             }
+            at += BLOCK;
         }
         out.push_str(&s[start..]);
         out.push('"');
@@ -1137,13 +1117,13 @@ mod tests {
     }
 
     #[test]
-    fn string_escaping_matches_serde_json_for_every_special_byte_at_every_word_offset() {
+    fn string_escaping_matches_serde_json_for_every_special_byte_at_every_block_offset() {
         let specials: Vec<char> = (0u8..0x20)
             .chain([b'"', b'\\', 0x7f, b' ', b'!', b'#', b'[', b']'])
             .map(char::from)
             .chain(['é', '中', '\u{1F600}', '\u{2028}'])
             .collect();
-        for len in 0..20 {
+        for len in 0..40 {
             for at in 0..len {
                 for &c in &specials {
                     let mut text: String = (0..len)

@@ -3,6 +3,7 @@
 //! events and metrics. It reads through the `source` traits only and depends
 //! on no UI crate.
 
+mod block;
 pub mod capture;
 pub mod charset;
 pub mod checkpoint;

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use crate::engine::block::{self, BLOCK};
 use memchr::memchr;
 
 use super::value::{
@@ -77,28 +78,29 @@ fn is_word_byte(b: u8) -> bool {
 
 /// The first `needle` in `hay`. Most literals and names LogMiner prints are
 /// short, shorter than memchr takes to set up its vector loop: the first
-/// 32 bytes (a name, a number, a date, a timestamp, a format mask) are
-/// searched eight at a time in a register.
+/// 64 bytes (a name, a number, a date, a timestamp, a run of text between
+/// doubled quotes) are searched a block at a time, the end of a short
+/// `hay` in one block that overlaps the one before.
 #[inline]
 fn find_byte(needle: u8, hay: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    let pattern = ONES * u64::from(needle);
+    const REGISTER_BYTES: usize = 64;
     let mut at = 0;
-    while at < 32 {
-        let Some(word) = hay.get(at..at + 8) else {
-            return hay[at..].iter().position(|&b| b == needle).map(|i| at + i);
+    while at < REGISTER_BYTES {
+        let Some(block) = hay
+            .get(at..at + BLOCK)
+            .and_then(|b| <&[u8; BLOCK]>::try_from(b).ok())
+        else {
+            if hay.len() < BLOCK {
+                return hay.iter().position(|&b| b == needle);
+            }
+            let mask = block::tail_mask(hay, at, |b| block::eq_mask(b, needle));
+            return (mask != 0).then(|| at + mask.trailing_zeros() as usize);
         };
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        let x = u64::from_le_bytes(bytes) ^ pattern;
-        // High bit of each zero byte of `x`; a borrow can flag a byte only
-        // above a zero one, so the lowest flag is exact.
-        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
-        if zero != 0 {
-            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        let mask = block::eq_mask(block, needle);
+        if mask != 0 {
+            return Some(at + mask.trailing_zeros() as usize);
         }
-        at += 8;
+        at += BLOCK;
     }
     memchr(needle, &hay[at..]).map(|i| at + i)
 }
@@ -786,23 +788,56 @@ pub(super) fn all_hex(b: &[u8]) -> bool {
 mod tests {
     use proptest::prelude::*;
 
+    use super::Scanner;
+
+    /// A literal's text with every quote doubled, as LogMiner writes it.
+    fn quoted(text: &str) -> String {
+        format!("'{}'", text.replace('\'', "''"))
+    }
+
     proptest! {
-        /// Every length around the register words and the hand-over to
-        /// memchr, with the needle anywhere, twice, or absent.
+        /// Text of any length with quotes anywhere (runs of them, one at a
+        /// block's edge, pairs split across blocks), then more of the
+        /// statement: the literal ends at its closing quote, with every
+        /// pair undone, whatever follows.
+        #[test]
+        fn string_lit_undoes_doubled_quotes_and_stops_at_the_closing_one(
+            text in "([a-z\"é']|''){0,70}",
+            rest in "( and \"B\" = '[a-z]*'| ,)?",
+        ) {
+            let sql = format!("{}{rest}", quoted(&text));
+            let mut scanner = Scanner::new(&sql);
+            let lit = scanner.string_lit().map_err(|e| TestCaseError::fail(e.message))?;
+            prop_assert_eq!(lit.as_ref(), text.as_str());
+            prop_assert_eq!(&sql[scanner.pos..], rest.as_str());
+        }
+
+        /// Without its closing quote a literal is an error, never a panic
+        /// or a literal that runs into whatever follows.
+        #[test]
+        fn string_lit_without_its_closing_quote_fails(text in "([a-z']|''){0,70}") {
+            let sql = quoted(&text);
+            let open = &sql[..sql.len() - 1];
+            prop_assert!(Scanner::new(open).string_lit().is_err());
+        }
+
+        /// Every length around the blocks, the overlapping last block and
+        /// the hand-over to memchr, with the needle anywhere, twice, or
+        /// absent.
         #[test]
         fn find_byte_finds_what_memchr_finds(
-            hay in proptest::collection::vec(prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()], 0..72),
+            hay in proptest::collection::vec(prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()], 0..100),
             needle in prop_oneof![Just(b'\''), Just(b'"'), any::<u8>()],
         ) {
             prop_assert_eq!(super::find_byte(needle, &hay), memchr::memchr(needle, &hay));
         }
 
-        /// One needle at any offset of a clean run (or none): each word of
-        /// the register search and the hand-over must each find it.
+        /// One needle at any offset of a clean run (or none): each block,
+        /// the overlapping last one and the hand-over must each find it.
         #[test]
         fn find_byte_finds_a_lone_needle_at_any_offset(
-            len in 0usize..72,
-            at in 0usize..80,
+            len in 0usize..100,
+            at in 0usize..110,
             needle in prop_oneof![Just(b'\''), Just(b'"')],
         ) {
             let mut hay = vec![b'x'; len];
