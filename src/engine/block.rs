@@ -34,6 +34,20 @@ pub(crate) fn json_escape_mask(block: &[u8; BLOCK]) -> u32 {
     }
 }
 
+/// The 8 bytes 16 hex digits (either case) spell, and whether all 16 were
+/// hex digits (when not, the bytes are meaningless).
+#[inline]
+pub(crate) fn hex_pairs(block: &[u8; BLOCK]) -> ([u8; BLOCK / 2], bool) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::hex_pairs(block)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        portable::hex_pairs(block)
+    }
+}
+
 /// The last block of `bytes` (which holds at least [`BLOCK`] bytes) with
 /// its mask moved so that bit 0 stands for `bytes[from]`: the tail of a
 /// scan read in one overlapping block rather than byte by byte.
@@ -53,8 +67,9 @@ pub(crate) fn tail_mask(bytes: &[u8], from: usize, mask: impl Fn(&[u8; BLOCK]) -
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
-        _mm_set1_epi8,
+        __m128i, _mm_add_epi8, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+        _mm_movemask_epi8, _mm_or_si128, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi8,
+        _mm_slli_epi16, _mm_srli_epi16, _mm_storeu_si128, _mm_sub_epi8,
     };
 
     use super::BLOCK;
@@ -87,6 +102,40 @@ mod sse2 {
     }
 
     #[inline]
+    pub(super) fn hex_pairs(block: &[u8; BLOCK]) -> ([u8; BLOCK / 2], bool) {
+        let mut out = [0u8; BLOCK];
+        let bad = unsafe {
+            let v = _mm_loadu_si128(block.as_ptr().cast::<__m128i>());
+            // A digit's value is at most 9 after taking '0' away; a letter's
+            // (either case) at most 5 after taking 'a' away from its
+            // lower-case form. Wrapping subtraction puts everything else
+            // above both.
+            let digit = _mm_sub_epi8(v, splat(b'0'));
+            let letter = _mm_sub_epi8(_mm_or_si128(v, splat(0x20)), splat(b'a'));
+            let is_digit = _mm_cmpeq_epi8(_mm_min_epu8(digit, splat(9)), digit);
+            let is_letter = _mm_cmpeq_epi8(_mm_min_epu8(letter, splat(5)), letter);
+            let nibbles = _mm_or_si128(
+                _mm_and_si128(is_digit, digit),
+                _mm_and_si128(is_letter, _mm_add_epi8(letter, splat(10))),
+            );
+            // Little-endian 16-bit lanes hold a pair: the high nibble in the
+            // low byte, the low nibble in the high byte.
+            let pairs = _mm_or_si128(
+                _mm_slli_epi16(_mm_and_si128(nibbles, _mm_set1_epi16(0x00ff)), 4),
+                _mm_srli_epi16(nibbles, 8),
+            );
+            _mm_storeu_si128(
+                out.as_mut_ptr().cast::<__m128i>(),
+                _mm_packus_epi16(pairs, pairs),
+            );
+            _mm_movemask_epi8(_mm_or_si128(is_digit, is_letter)) != 0xffff
+        };
+        let mut bytes = [0u8; BLOCK / 2];
+        bytes.copy_from_slice(&out[..BLOCK / 2]);
+        (bytes, !bad)
+    }
+
+    #[inline]
     fn splat(b: u8) -> __m128i {
         unsafe { _mm_set1_epi8(i8::from_ne_bytes([b])) }
     }
@@ -115,6 +164,23 @@ mod portable {
 
     pub(super) fn json_escape_mask(block: &[u8; BLOCK]) -> u32 {
         mask(block, |b| b < 0x20 || b == b'"' || b == b'\\')
+    }
+
+    pub(super) fn hex_pairs(block: &[u8; BLOCK]) -> ([u8; BLOCK / 2], bool) {
+        let nibble = |b: u8| {
+            char::from(b)
+                .to_digit(16)
+                .and_then(|d| u8::try_from(d).ok())
+        };
+        let mut out = [0u8; BLOCK / 2];
+        let mut ok = true;
+        for (o, pair) in out.iter_mut().zip(block.chunks_exact(2)) {
+            match (nibble(pair[0]), nibble(pair[1])) {
+                (Some(hi), Some(lo)) => *o = hi << 4 | lo,
+                _ => ok = false,
+            }
+        }
+        (out, ok)
     }
 }
 
@@ -161,6 +227,25 @@ mod tests {
                 // escapes them (they are parts of UTF-8 sequences).
                 let expected = b < 0x80 && escaped.len() != text.len() + 2;
                 prop_assert_eq!(mask >> i & 1 == 1, expected, "byte {:#04x}", b);
+            }
+        }
+
+        #[test]
+        fn hex_pairs_reads_whole_blocks_of_digits_and_refuses_anything_else(
+            // Mostly digits, so that many blocks are whole; the other bytes
+            // are those next to the digit and letter ranges.
+            block in proptest::array::uniform16(prop_oneof![
+                40 => proptest::sample::select(b"0123456789abcdefABCDEF".to_vec()),
+                1 => proptest::sample::select(b"/:@G`gxX \0\xff".to_vec()),
+            ]),
+        ) {
+            let (bytes, ok) = hex_pairs(&block);
+            let (expected, expected_ok) = portable::hex_pairs(&block);
+            let all_digits = block.iter().all(u8::is_ascii_hexdigit);
+            prop_assert_eq!(ok, all_digits);
+            prop_assert_eq!(expected_ok, all_digits);
+            if all_digits {
+                prop_assert_eq!(bytes, expected);
             }
         }
 
