@@ -354,12 +354,19 @@ impl ImageText<'_> {
         if at > self.sql.len() || len > self.sql.len() - at {
             return None;
         }
+        let separator = at + date.len();
+        if self.base == 0 {
+            // `extra` starts with the images' copy of the statement: the
+            // separator is turned there and then, with nothing to note.
+            to_iso_separators(&mut self.extra, &[separator]);
+            return Some(at..at + len);
+        }
         if self.separators.capacity() == 0 {
             // Room for a wide row's dates at once rather than four
             // regrowths.
             self.separators.reserve(32);
         }
-        self.separators.push(at + date.len());
+        self.separators.push(separator);
         Some(at..at + len)
     }
 
