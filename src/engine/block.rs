@@ -1,8 +1,9 @@
-//! Which bytes of a 16-byte block are of interest, as a bit mask (bit `i`
-//! for byte `i`): the scanner's search for a quote and the envelope's
-//! search for bytes JSON must escape. On x86-64 a block is tested in one
-//! SSE2 register (part of the architecture, so no run-time detection);
-//! elsewhere byte by byte, with the same answers.
+//! Sixteen bytes at a time: which bytes of a block are of interest, as a
+//! bit mask (bit `i` for byte `i`), for the scanner's search for a quote
+//! and the envelope's search for bytes JSON must escape, and the bytes 16
+//! hex digits spell, for LOB pieces and RAW values. On x86-64 a block is
+//! one SSE2 register (part of the architecture, so no run-time detection);
+//! elsewhere it is read byte by byte, with the same answers.
 
 /// A block's worth of bytes.
 pub(crate) const BLOCK: usize = 16;

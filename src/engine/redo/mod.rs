@@ -327,7 +327,8 @@ struct ImageText<'s> {
     /// or 0 when `extra` begins with a copy of it.
     base: usize,
     /// Separators of dates and timestamps located in the statement, which
-    /// become ISO by one byte in place rather than a converted copy.
+    /// become ISO by one byte in place rather than a converted copy; noted
+    /// only when `extra` does not hold the copy (else turned at once).
     separators: Vec<usize>,
 }
 
