@@ -510,6 +510,7 @@ pub fn apply(value: &mut LobValue, op: &LobOp) -> Result<(), String> {
         let len = match value {
             LobValue::Text(t) => t.chars,
             LobValue::Bytes(b) => b.len(),
+            LobValue::Length { len, .. } => *len,
         } as u64;
         if offset.saturating_sub(1) > len.saturating_add(MAX_PAD) {
             return Err(format!(
@@ -541,11 +542,7 @@ fn apply_op(value: &mut LobValue, op: &LobOp) {
                 offset,
             },
         ) => {
-            let data = match data {
-                LobData::Text(t) => Cow::Borrowed(t.as_str()),
-                LobData::Bytes(b) => String::from_utf8_lossy(b),
-            };
-            text.write(first_chars(&data, count(*amount)), index(*offset));
+            text.write(first_chars(&data.text(), count(*amount)), index(*offset));
         }
         (
             LobValue::Bytes(bytes),
@@ -555,13 +552,31 @@ fn apply_op(value: &mut LobValue, op: &LobOp) {
                 offset,
             },
         ) => {
-            let data = match data {
-                LobData::Bytes(b) => b.as_slice(),
-                LobData::Text(t) => t.as_bytes(),
-            };
+            let data = data.bytes();
             let src = &data[..data.len().min(count(*amount))];
             overwrite(bytes, src, index(*offset));
         }
+        (
+            LobValue::Length { binary, len },
+            LobOp::Write {
+                data,
+                amount,
+                offset,
+            },
+        ) => {
+            // What the Text and Bytes arms write, counted instead of copied.
+            let written = if *binary {
+                data.bytes().len()
+            } else {
+                data.text().chars().count()
+            };
+            *len = (*len).max(index(*offset).saturating_add(written.min(count(*amount))));
+        }
+        (LobValue::Length { len, .. }, LobOp::Trim { length }) => {
+            *len = (*len).min(count(*length));
+        }
+        // Erasing blanks what exists: the length stays.
+        (LobValue::Length { .. }, LobOp::Erase { .. }) => {}
         (LobValue::Text(text), LobOp::Trim { length }) => text.trim(count(*length)),
         (LobValue::Bytes(bytes), LobOp::Trim { length }) => bytes.truncate(count(*length)),
         (LobValue::Text(text), LobOp::Erase { amount, offset }) => {
@@ -597,11 +612,36 @@ fn overwrite(dst: &mut Vec<u8>, src: &[u8], start: usize) {
     dst.extend_from_slice(&src[over..]);
 }
 
+impl LobData {
+    /// The data a CLOB write takes: bytes sent as HEXTORAW read as UTF-8.
+    fn text(&self) -> Cow<'_, str> {
+        match self {
+            LobData::Text(t) => Cow::Borrowed(t.as_str()),
+            LobData::Bytes(b) => String::from_utf8_lossy(b),
+        }
+    }
+
+    /// The data a BLOB write takes: text as its UTF-8 bytes.
+    fn bytes(&self) -> &[u8] {
+        match self {
+            LobData::Bytes(b) => b.as_slice(),
+            LobData::Text(t) => t.as_bytes(),
+        }
+    }
+}
+
 /// A LOB's value while its pieces are applied.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LobValue {
     Text(LobText),
     Bytes(Vec<u8>),
+    /// A value that will be given as the placeholder: only its length
+    /// (characters, or bytes when `binary`), which [`apply`]'s offset check
+    /// needs. A LOB of gigabytes costs nothing to hold this way.
+    Length {
+        binary: bool,
+        len: usize,
+    },
 }
 
 /// CLOB text and its length in characters, which `dbms_lob` offsets and
@@ -688,11 +728,14 @@ impl LobValue {
     }
 
     /// The event value: the text, or a BLOB's bytes as lower-case hex (as
-    /// RAW values are given).
+    /// RAW values are given); the unavailable marker for a value of which
+    /// only the length was kept.
     pub fn into_field(self) -> Field {
         match self {
             LobValue::Text(t) => Field::Text(t.text),
             LobValue::Bytes(bytes) => Field::Binary(hex_lower(&bytes)),
+            LobValue::Length { binary: false, .. } => Field::Unavailable,
+            LobValue::Length { binary: true, .. } => Field::UnavailableBinary,
         }
     }
 }
@@ -866,7 +909,54 @@ mod tests {
         ]
     }
 
+    /// Writes of text or bytes (not always UTF-8), trims and erases, at
+    /// offsets near the value and far past it.
+    fn any_op() -> impl proptest::strategy::Strategy<Value = LobOp> {
+        use proptest::prelude::*;
+        let data = prop_oneof![
+            "[ab\u{e9}\u{4e2d}]{0,12}".prop_map(LobData::Text),
+            proptest::collection::vec(any::<u8>(), 0..12).prop_map(LobData::Bytes),
+        ];
+        let offset = prop_oneof![
+            8 => 0u64..40,
+            1 => MAX_PAD + 60..MAX_PAD + 100,
+            1 => Just(u64::MAX),
+        ];
+        prop_oneof![
+            (data, 0u64..14, offset).prop_map(|(data, amount, offset)| LobOp::Write {
+                data,
+                amount,
+                offset,
+            }),
+            (0u64..30).prop_map(|length| LobOp::Trim { length }),
+            (0u64..10, 0u64..30).prop_map(|(amount, offset)| LobOp::Erase { amount, offset }),
+        ]
+    }
+
+    fn len_of(value: &LobValue) -> usize {
+        match value {
+            LobValue::Text(t) => t.chars,
+            LobValue::Bytes(b) => b.len(),
+            LobValue::Length { len, .. } => *len,
+        }
+    }
+
     proptest::proptest! {
+        /// The placeholder's length-only value is as long as the value it
+        /// stands for after every call, and refuses the same calls.
+        #[test]
+        fn length_only_value_follows_the_value_it_stands_for(
+            binary in proptest::prelude::any::<bool>(),
+            ops in proptest::collection::vec(any_op(), 1..12),
+        ) {
+            let mut value = LobValue::empty(binary);
+            let mut length = LobValue::Length { binary, len: 0 };
+            for op in &ops {
+                proptest::prop_assert_eq!(apply(&mut length, op), apply(&mut value, op));
+                proptest::prop_assert_eq!(len_of(&length), len_of(&value));
+            }
+        }
+
         /// Character offsets over text of one- to four-byte characters,
         /// ASCII and not, land where a list of characters puts them.
         #[test]

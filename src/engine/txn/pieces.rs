@@ -10,9 +10,10 @@
 //!
 //! Extended strings are always reassembled. LOB and XMLType values are
 //! reassembled with [`LobMode::Capture`]; with [`LobMode::Placeholder`]
-//! their pieces are read (a malformed one is still an error) and the column
-//! is given as the unavailable marker with a finding, as Debezium does
-//! without `lob.enabled`. A LOB written only in part of an existing value
+//! their pieces are read (a malformed one is still an error), only the
+//! value's length is kept (to check the writes' offsets), and the column is
+//! given as the unavailable marker with a finding, as Debezium does without
+//! `lob.enabled`. A LOB written only in part of an existing value
 //! (no trim to the written length) starts from an empty value: the redo does
 //! not carry the rest.
 
@@ -110,8 +111,8 @@ impl Assembly {
                         .filter(|p| same_row(p, &target))
                         .and_then(|p| p.after.as_ref())
                         .and_then(|a| a.get(&target.column))
-                        .and_then(|f| start_value(f, binary))
-                        .unwrap_or_else(|| LobValue::empty(binary));
+                        .and_then(|f| start_value(f, binary, capture))
+                        .unwrap_or_else(|| empty_value(binary, capture));
                     self.lob = Some(OpenLob {
                         target,
                         row: LogMinerRow {
@@ -156,6 +157,8 @@ impl Assembly {
                 };
                 match data {
                     None => open.null = true,
+                    // A placeholder's document is not kept.
+                    Some(_) if !capture => {}
                     Some(LobData::Text(t)) => open.data.extend_from_slice(t.as_bytes()),
                     Some(LobData::Bytes(b)) => open.data.extend_from_slice(&b),
                 }
@@ -249,16 +252,35 @@ impl Assembly {
 
 /// A LOB's value before its writes: what the change before holds (an
 /// inline value), else empty (`EMPTY_CLOB()`, or a value the redo does not
-/// carry).
-fn start_value(field: FieldRef<'_>, binary: bool) -> Option<LobValue> {
+/// carry). For a placeholder only its length is kept: the writes are
+/// checked, and a large LOB holds no memory for a value never given.
+fn start_value(field: FieldRef<'_>, binary: bool, capture: bool) -> Option<LobValue> {
     let t = match field {
         FieldRef::Text(t) | FieldRef::Binary(t) => t,
         _ => return None,
     };
-    if !binary {
-        return Some(LobValue::Text(LobText::new(t.to_string())));
+    match (binary, capture) {
+        (false, true) => Some(LobValue::Text(LobText::new(t.to_string()))),
+        (false, false) => Some(LobValue::Length {
+            binary,
+            len: t.chars().count(),
+        }),
+        (true, true) => decode_hex(t).map(LobValue::Bytes),
+        // The hex decode_hex would take: whole bytes of digits.
+        (true, false) => (t.len().is_multiple_of(2) && t.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(LobValue::Length {
+                binary,
+                len: t.len() / 2,
+            }),
     }
-    decode_hex(t).map(LobValue::Bytes)
+}
+
+fn empty_value(binary: bool, capture: bool) -> LobValue {
+    if capture {
+        LobValue::empty(binary)
+    } else {
+        LobValue::Length { binary, len: 0 }
+    }
 }
 
 /// Puts a value into the pending change's after image.
@@ -307,5 +329,79 @@ pub(super) fn unavailable(row: &LogMinerRow, target: &Target) -> TxnFinding {
             table: target.table.clone(),
             column: target.column.clone(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::redo::lob::{LobBlock, LobOp, MAX_PAD};
+
+    fn target() -> Target {
+        Target {
+            schema: "APP".into(),
+            table: "DOCS".into(),
+            column: "BODY".into(),
+            key: Image::new(),
+            row_id: None,
+        }
+    }
+
+    fn write(text: &str, offset: u64) -> LobOp {
+        LobOp::Write {
+            data: LobData::Text(text.into()),
+            amount: text.chars().count() as u64,
+            offset,
+        }
+    }
+
+    fn lob(locator: bool, ops: Vec<LobOp>) -> Piece {
+        Piece::Lob(LobBlock {
+            locator: locator.then(|| (target(), false)),
+            ops,
+        })
+    }
+
+    #[test]
+    fn issue12_placeholder_keeps_only_the_length_of_a_lob_being_written() {
+        let row = LogMinerRow::default();
+        let mut asm = Assembly::default();
+        let piece = lob(true, vec![write("it's ", 1), write("long", 6)]);
+        assert!(asm
+            .take(piece, LobMode::Placeholder, None, &row)
+            .is_ok_and(|p| p.is_empty()));
+        let value = asm.lob.as_ref().map(|open| &open.value);
+        assert_eq!(
+            value,
+            Some(&LobValue::Length {
+                binary: false,
+                len: 9
+            })
+        );
+        // The length still refuses a write far past the value's end.
+        let far = lob(false, vec![write("x", MAX_PAD + 100)]);
+        assert!(asm.take(far, LobMode::Placeholder, None, &row).is_err());
+        // Capture keeps the text.
+        let mut asm = Assembly::default();
+        let piece = lob(true, vec![write("it's ", 1), write("long", 6)]);
+        assert!(asm.take(piece, LobMode::Capture, None, &row).is_ok());
+        let value = asm.lob.take().map(|open| open.value.into_field());
+        assert_eq!(value, Some(Field::Text("it's long".into())));
+    }
+
+    #[test]
+    fn issue12_placeholder_keeps_no_xml_document() {
+        let row = LogMinerRow::default();
+        for (mode, kept) in [(LobMode::Placeholder, 0), (LobMode::Capture, 4)] {
+            let mut asm = Assembly::default();
+            let pieces = [
+                Piece::XmlBegin(target()),
+                Piece::XmlWrite(Some(LobData::Text("<a/>".into()))),
+            ];
+            for piece in pieces {
+                assert!(asm.take(piece, mode, None, &row).is_ok());
+            }
+            assert_eq!(asm.xml.as_ref().map(|open| open.data.len()), Some(kept));
+        }
     }
 }
