@@ -390,6 +390,26 @@ mod tests {
     }
 
     #[test]
+    fn issue12_placeholder_starts_from_the_length_of_the_inline_value() {
+        let length = |binary, len| Some(LobValue::Length { binary, len });
+        let text = FieldRef::Text("h\u{e9}llo");
+        assert_eq!(start_value(text, false, false), length(false, 5));
+        let hex = FieldRef::Binary("0A0b");
+        assert_eq!(start_value(hex, true, false), length(true, 2));
+        assert_eq!(
+            start_value(hex, true, true),
+            Some(LobValue::Bytes(vec![0x0a, 0x0b]))
+        );
+        // Hex that capture could not decode starts empty either way.
+        for bad in ["0A0", "zz", "\u{e9}"] {
+            let field = FieldRef::Binary(bad);
+            assert_eq!(start_value(field, true, false), None, "{bad}");
+            assert_eq!(start_value(field, true, true), None, "{bad}");
+        }
+        assert_eq!(start_value(FieldRef::Null, false, false), None);
+    }
+
+    #[test]
     fn issue12_placeholder_keeps_no_xml_document() {
         let row = LogMinerRow::default();
         for (mode, kept) in [(LobMode::Placeholder, 0), (LobMode::Capture, 4)] {
