@@ -8,13 +8,18 @@
 //! A third child measures throughput on OLTP-shaped redo (eight sessions
 //! interleaving ten-row transactions, parsed at commit, serialised).
 //!
+//! Two more give the peak of one transaction writing a large CLOB in 4,000-
+//! character LOB_WRITE rows (`--lob-pieces N`, default 25,000: 100 MB of
+//! text), spilled, under `--lob placeholder` (only the value's length is
+//! kept) and `--lob capture` (the value is the event's).
+//!
 //! Run: `cargo bench --bench txn_memory` (`-- --rows N` to change the size).
 
 use std::process::Command;
 use std::time::Instant;
 
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
-use cdcctl::engine::txn::{BufferConfig, TxnBuffer};
+use cdcctl::engine::txn::{BufferConfig, LobMode, TxnBuffer};
 
 const XID: &str = "0A0014005D3C0000";
 
@@ -145,6 +150,90 @@ fn child(mode: &str, rows: u64) {
     );
 }
 
+/// One transaction: an INSERT with `EMPTY_CLOB()`, its locator, `pieces`
+/// writes of 4,000 characters, COMMIT; spilled past 32 MiB.
+fn lob(mode: LobMode, pieces: u64) {
+    const ROWID: &str = "AAAR3sAAEAAAACGAAK";
+    let row = |scn: u64, code, sql: String| LogMinerRow {
+        scn,
+        xid: XID.into(),
+        operation_code: code,
+        seg_owner: Some("APP".into()),
+        table_name: Some("DOCS".into()),
+        row_id: Some(ROWID.into()),
+        sql_redo: Some(sql),
+        ..LogMinerRow::default()
+    };
+    let opening = [
+        row(
+            1,
+            OperationCode::Start,
+            "set transaction read write;".into(),
+        ),
+        row(
+            2,
+            OperationCode::Insert,
+            "insert into \"APP\".\"DOCS\"(\"ID\",\"BODY\") values ('1',EMPTY_CLOB());".into(),
+        ),
+        row(
+            3,
+            OperationCode::SelectLobLocator,
+            format!(
+                "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6156); \nBEGIN\n select \"BODY\" into \
+                 loc_c from \"APP\".\"DOCS\" where \"ID\" = '1' and ROWID = '{ROWID}' for update;"
+            ),
+        ),
+    ];
+    let text = "it''s a piece of a large document. ".repeat(120);
+    let text = &text[..4_000];
+    let chars = text.replace("''", "'").chars().count() as u64;
+    let baseline = vm_hwm_kib();
+    let mut buf = TxnBuffer::new(BufferConfig {
+        lob: mode,
+        spill_txn_bytes: Some(32 << 20),
+        spill_total_bytes: Some(64 << 20),
+        spill_dir: Some(std::env::temp_dir()),
+        ..BufferConfig::default()
+    });
+    let mut events = 0u64;
+    let mut json_bytes = 0u64;
+    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
+        events += 1;
+        json_bytes += e.to_json_line().len() as u64 + 1;
+        Ok(())
+    };
+    let writes = (0..pieces).map(|i| {
+        let sql = format!(
+            " buf_c := '{text}'; \n  dbms_lob.write(loc_c, {chars}, {}, buf_c);\nEND;",
+            i * chars + 1
+        );
+        row(4 + i, OperationCode::LobWrite, sql)
+    });
+    let commit = row(4 + pieces, OperationCode::Commit, "commit;".into());
+    let t0 = Instant::now();
+    for r in opening.into_iter().chain(writes).chain([commit]) {
+        if let Err(e) = buf.push(r, &mut sink) {
+            eprintln!("txn_memory: {e}");
+            std::process::exit(1)
+        }
+    }
+    println!(
+        "lob-{} pieces={pieces} lob_mib={:.1} baseline_mib={:.1} peak_mib={:.1} seconds={:.2} \
+         events={events} json_mib={:.1} spilled_mib={:.1}",
+        if mode == LobMode::Capture {
+            "capture"
+        } else {
+            "placeholder"
+        },
+        (pieces * chars) as f64 / 1048576.0,
+        baseline as f64 / 1024.0,
+        vm_hwm_kib() as f64 / 1024.0,
+        t0.elapsed().as_secs_f64(),
+        json_bytes as f64 / 1048576.0,
+        buf.stats().spilled_bytes as f64 / 1048576.0,
+    );
+}
+
 /// Throughput on OLTP-shaped redo: eight sessions interleaving ten-row
 /// transactions, parsed at commit and serialised as envelopes.
 fn oltp(rows: u64) {
@@ -214,9 +303,17 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000u64);
+    let pieces = args
+        .iter()
+        .position(|a| a == "--lob-pieces")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(25_000u64);
     if args.get(1).map(String::as_str) == Some("child") {
         match args.get(2).map(String::as_str) {
             Some("oltp") => oltp(rows),
+            Some("lob-placeholder") => lob(LobMode::Placeholder, pieces),
+            Some("lob-capture") => lob(LobMode::Capture, pieces),
             mode => child(mode.unwrap_or("spill"), rows),
         }
         return;
@@ -226,9 +323,10 @@ fn main() {
         std::process::exit(1)
     };
     println!("txn_memory: one uncommitted transaction of {rows} INSERT rows, then COMMIT");
-    for mode in ["spill", "memory", "oltp"] {
+    for mode in ["spill", "memory", "oltp", "lob-placeholder", "lob-capture"] {
         match Command::new(&exe)
             .args(["child", mode, "--rows", &rows.to_string()])
+            .args(["--lob-pieces", &pieces.to_string()])
             .output()
         {
             Ok(out) => {
