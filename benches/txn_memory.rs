@@ -18,8 +18,9 @@
 use std::process::Command;
 use std::time::Instant;
 
+use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
-use cdcctl::engine::txn::{BufferConfig, LobMode, TxnBuffer};
+use cdcctl::engine::txn::{BufferConfig, LobMode, SinkError, TxnBuffer};
 
 const XID: &str = "0A0014005D3C0000";
 
@@ -33,6 +34,33 @@ fn vm_hwm_kib() -> u64 {
                 .and_then(|v| v.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Ends the benchmark on a buffer error.
+fn failed(e: &dyn std::fmt::Display) -> ! {
+    eprintln!("txn_memory: {e}");
+    std::process::exit(1)
+}
+
+/// Events received and their JSON lines' bytes: what a consumer pays.
+#[derive(Default)]
+struct Tally {
+    events: u64,
+    json_bytes: u64,
+}
+
+impl Tally {
+    fn sink(&mut self) -> impl FnMut(CapturedEvent) -> Result<(), SinkError> + '_ {
+        |e| {
+            self.events += 1;
+            self.json_bytes += e.to_json_line().len() as u64 + 1;
+            Ok(())
+        }
+    }
+
+    fn json_mib(&self) -> f64 {
+        self.json_bytes as f64 / 1048576.0
+    }
 }
 
 fn rowid(n: u64) -> String {
@@ -102,10 +130,6 @@ fn child(mode: &str, rows: u64) {
         ..LogMinerRow::default()
     };
     let mut sql_bytes = 0u64;
-    let failed = |e: &dyn std::fmt::Display| -> ! {
-        eprintln!("txn_memory: {e}");
-        std::process::exit(1)
-    };
     if let Err(e) = buf.push(start, &mut noop) {
         failed(&e)
     }
@@ -119,33 +143,30 @@ fn child(mode: &str, rows: u64) {
     let buffered_s = t0.elapsed().as_secs_f64();
     let hwm_buffered = vm_hwm_kib();
     let t1 = Instant::now();
-    let mut events = 0u64;
-    let mut json_bytes = 0u64;
+    let mut tally = Tally::default();
     let commit = LogMinerRow {
         scn: 1_000 + rows,
         xid: XID.into(),
         operation_code: OperationCode::Commit,
         ..LogMinerRow::default()
     };
-    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
-        events += 1;
-        json_bytes += e.to_json_line().len() as u64 + 1;
-        Ok(())
-    };
+    let mut sink = tally.sink();
     if let Err(e) = buf.push(commit, &mut sink) {
         failed(&e)
     }
     let commit_s = t1.elapsed().as_secs_f64();
     let hwm_end = vm_hwm_kib();
+    drop(sink);
     println!(
         "{mode} rows={rows} avg_sql_bytes={} baseline_mib={:.1} peak_buffered_mib={:.1} \
          peak_after_commit_mib={:.1} buffer_s={buffered_s:.2} commit_stream_s={commit_s:.2} \
-         events={events} json_mib={:.1} spilled_mib={:.1}",
+         events={} json_mib={:.1} spilled_mib={:.1}",
         sql_bytes / rows.max(1),
         baseline as f64 / 1024.0,
         hwm_buffered as f64 / 1024.0,
         hwm_end as f64 / 1024.0,
-        json_bytes as f64 / 1048576.0,
+        tally.events,
+        tally.json_mib(),
         buf.stats().spilled_bytes as f64 / 1048576.0,
     );
 }
@@ -195,13 +216,8 @@ fn lob(mode: LobMode, pieces: u64) {
         spill_dir: Some(std::env::temp_dir()),
         ..BufferConfig::default()
     });
-    let mut events = 0u64;
-    let mut json_bytes = 0u64;
-    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
-        events += 1;
-        json_bytes += e.to_json_line().len() as u64 + 1;
-        Ok(())
-    };
+    let mut tally = Tally::default();
+    let mut sink = tally.sink();
     let writes = (0..pieces).map(|i| {
         let sql = format!(
             " buf_c := '{text}'; \n  dbms_lob.write(loc_c, {chars}, {}, buf_c);\nEND;",
@@ -213,13 +229,13 @@ fn lob(mode: LobMode, pieces: u64) {
     let t0 = Instant::now();
     for r in opening.into_iter().chain(writes).chain([commit]) {
         if let Err(e) = buf.push(r, &mut sink) {
-            eprintln!("txn_memory: {e}");
-            std::process::exit(1)
+            failed(&e)
         }
     }
+    drop(sink);
     println!(
         "lob-{} pieces={pieces} lob_mib={:.1} baseline_mib={:.1} peak_mib={:.1} seconds={:.2} \
-         events={events} json_mib={:.1} spilled_mib={:.1}",
+         events={} json_mib={:.1} spilled_mib={:.1}",
         if mode == LobMode::Capture {
             "capture"
         } else {
@@ -229,7 +245,8 @@ fn lob(mode: LobMode, pieces: u64) {
         baseline as f64 / 1024.0,
         vm_hwm_kib() as f64 / 1024.0,
         t0.elapsed().as_secs_f64(),
-        json_bytes as f64 / 1048576.0,
+        tally.events,
+        tally.json_mib(),
         buf.stats().spilled_bytes as f64 / 1048576.0,
     );
 }
@@ -240,13 +257,8 @@ fn oltp(rows: u64) {
     const SESSIONS: u64 = 8;
     const TXN_ROWS: u64 = 10;
     let mut buf = TxnBuffer::new(BufferConfig::default());
-    let mut events = 0u64;
-    let mut json_bytes = 0u64;
-    let mut sink = |e: cdcctl::engine::event::CapturedEvent| {
-        events += 1;
-        json_bytes += e.to_json_line().len() as u64 + 1;
-        Ok(())
-    };
+    let mut tally = Tally::default();
+    let mut sink = tally.sink();
     let mut txn_of = [0u64; SESSIONS as usize];
     let mut fill = [0u64; SESSIONS as usize];
     let mut next_txn = 0u64;
@@ -264,8 +276,7 @@ fn oltp(rows: u64) {
         r.scn = scn;
         r.xid = xid.clone();
         if let Err(e) = buf.push(r, &mut sink) {
-            eprintln!("txn_memory: {e}");
-            std::process::exit(1)
+            failed(&e)
         }
         fill[s] += 1;
         if fill[s] == TXN_ROWS {
@@ -277,8 +288,7 @@ fn oltp(rows: u64) {
                 ..LogMinerRow::default()
             };
             if let Err(e) = buf.push(commit, &mut sink) {
-                eprintln!("txn_memory: {e}");
-                std::process::exit(1)
+                failed(&e)
             }
             fill[s] = 0;
             txn_of[s] = next_txn;
@@ -286,29 +296,30 @@ fn oltp(rows: u64) {
         }
     }
     let secs = t0.elapsed().as_secs_f64();
+    drop(sink);
     println!(
-        "oltp rows={rows} sessions={SESSIONS} txn_rows={TXN_ROWS} events={events} seconds={secs:.2} \
+        "oltp rows={rows} sessions={SESSIONS} txn_rows={TXN_ROWS} events={} seconds={secs:.2} \
          rows_per_s={:.0} json_mib={:.1} peak_mib={:.1}",
+        tally.events,
         rows as f64 / secs,
-        json_bytes as f64 / 1048576.0,
+        tally.json_mib(),
         vm_hwm_kib() as f64 / 1024.0
     );
 }
 
+/// The number after `name` in the arguments, else `default`.
+fn number_arg(args: &[String], name: &str, default: u64) -> u64 {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let rows = args
-        .iter()
-        .position(|a| a == "--rows")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000u64);
-    let pieces = args
-        .iter()
-        .position(|a| a == "--lob-pieces")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(25_000u64);
+    let rows = number_arg(&args, "--rows", 1_000_000);
+    let pieces = number_arg(&args, "--lob-pieces", 25_000);
     if args.get(1).map(String::as_str) == Some("child") {
         match args.get(2).map(String::as_str) {
             Some("oltp") => oltp(rows),
