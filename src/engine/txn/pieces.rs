@@ -275,6 +275,7 @@ fn start_value(field: FieldRef<'_>, binary: bool, capture: bool) -> Option<LobVa
     }
 }
 
+/// The value a LOB's writes start from when the change before holds none.
 fn empty_value(binary: bool, capture: bool) -> LobValue {
     if capture {
         LobValue::empty(binary)
