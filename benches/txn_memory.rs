@@ -173,7 +173,7 @@ fn child(mode: &str, rows: u64) {
 
 /// One transaction: an INSERT with `EMPTY_CLOB()`, its locator, `pieces`
 /// writes of 4,000 characters, COMMIT; spilled past 32 MiB.
-fn lob(mode: LobMode, pieces: u64) {
+fn lob(mode: &str, lob: LobMode, pieces: u64) {
     const ROWID: &str = "AAAR3sAAEAAAACGAAK";
     let row = |scn: u64, code, sql: String| LogMinerRow {
         scn,
@@ -210,7 +210,7 @@ fn lob(mode: LobMode, pieces: u64) {
     let chars = text.replace("''", "'").chars().count() as u64;
     let baseline = vm_hwm_kib();
     let mut buf = TxnBuffer::new(BufferConfig {
-        lob: mode,
+        lob,
         spill_txn_bytes: Some(32 << 20),
         spill_total_bytes: Some(64 << 20),
         spill_dir: Some(std::env::temp_dir()),
@@ -234,13 +234,8 @@ fn lob(mode: LobMode, pieces: u64) {
     }
     drop(sink);
     println!(
-        "lob-{} pieces={pieces} lob_mib={:.1} baseline_mib={:.1} peak_mib={:.1} seconds={:.2} \
+        "{mode} pieces={pieces} lob_mib={:.1} baseline_mib={:.1} peak_mib={:.1} seconds={:.2} \
          events={} json_mib={:.1} spilled_mib={:.1}",
-        if mode == LobMode::Capture {
-            "capture"
-        } else {
-            "placeholder"
-        },
         (pieces * chars) as f64 / 1048576.0,
         baseline as f64 / 1024.0,
         vm_hwm_kib() as f64 / 1024.0,
@@ -323,8 +318,8 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("child") {
         match args.get(2).map(String::as_str) {
             Some("oltp") => oltp(rows),
-            Some("lob-placeholder") => lob(LobMode::Placeholder, pieces),
-            Some("lob-capture") => lob(LobMode::Capture, pieces),
+            Some(mode @ "lob-placeholder") => lob(mode, LobMode::Placeholder, pieces),
+            Some(mode @ "lob-capture") => lob(mode, LobMode::Capture, pieces),
             mode => child(mode.unwrap_or("spill"), rows),
         }
         return;
