@@ -9,6 +9,11 @@ use std::time::Instant;
 use cdcctl::source::sim::Sim;
 use cdcctl::source::{ContentsQuery, MiningOptions, RedoSource, SessionRequest};
 
+/// The allocator the `cdcctl` binary ships with, so the figures are the
+/// binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let n: u64 = std::env::args()
         .skip(1)

@@ -22,6 +22,11 @@ use cdcctl::sink::{EventSink, JsonLinesSink};
 use cdcctl::source::sim::Sim;
 use cdcctl::source::Catalog;
 
+/// The allocator the `cdcctl` binary ships with, so the figures are the
+/// binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const BATCH: u64 = 10_000;
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ! {

@@ -16,6 +16,11 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
+/// The allocator the `cdcctl` binary ships with, so the figures are the
+/// binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const EVENTS: u64 = 200_000;
 const BATCH: u64 = 200;
 

@@ -22,6 +22,11 @@ use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 use cdcctl::engine::txn::{BufferConfig, LobMode, SinkError, TxnBuffer};
 
+/// The allocator the `cdcctl` binary ships with, so the figures are the
+/// binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const XID: &str = "0A0014005D3C0000";
 
 fn vm_hwm_kib() -> u64 {
