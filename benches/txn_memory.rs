@@ -13,6 +13,12 @@
 //! text), spilled, under `--lob placeholder` (only the value's length is
 //! kept) and `--lob capture` (the value is the event's).
 //!
+//! The peaks are those of the binary's allocator, mimalloc, which gives
+//! freed memory back to the system only after `MIMALLOC_PURGE_DELAY`
+//! milliseconds (1,000 by default): rows just spilled, or a value's buffer
+//! before it grew, still count for that long. `MIMALLOC_PURGE_DELAY=10`
+//! shows the peaks without them.
+//!
 //! Run: `cargo bench --bench txn_memory` (`-- --rows N` to change the size).
 
 use std::process::Command;
