@@ -12,4 +12,5 @@ pub mod output;
 pub mod preflight;
 pub mod sink;
 pub mod source;
+pub mod telemetry;
 pub mod tui;

@@ -9,7 +9,6 @@ pub mod exit;
 pub mod forms;
 pub mod kafka;
 pub mod log;
-pub mod metrics;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_parse;

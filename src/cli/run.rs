@@ -11,7 +11,6 @@ use clap::Args;
 
 use crate::cli::duration::parse_duration;
 use crate::cli::log::{self, Level};
-use crate::cli::metrics::{self, Tally, Telemetry, Volumes};
 use crate::cli::{exit, kafka, source, tables, GlobalArgs};
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
@@ -26,6 +25,7 @@ use cdcctl::sink::lock::{lock_path, WriterLock};
 use cdcctl::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
 use cdcctl::sink::stream::{self, Verdict};
 use cdcctl::sink::{DeadLetterFile, EventSink, JsonLinesSink};
+use cdcctl::telemetry::{http as metrics, Tally, Telemetry, Volumes};
 
 #[derive(Debug, Args)]
 pub struct RunArgs {

@@ -1,14 +1,13 @@
 //! What a running `cdcctl run` tells the outside world about itself: the
-//! Prometheus families served at `--metrics ADDR` (`/metrics`), and the
-//! status document (`/status.json` there, and a file next to the
-//! checkpoint) that `cdcctl status` reads.
+//! Prometheus families served at `--metrics ADDR` (`/metrics`, by
+//! [`http`]), and the status document ([`report`]: `/status.json` there,
+//! and a file next to the checkpoint) that `cdcctl status` reads.
 //!
 //! The capture loop feeds [`Telemetry`] after each batch, once the sink made
 //! the batch durable and the checkpoint covers it; a scrape therefore never
 //! counts an event the checkpoint does not.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
@@ -22,10 +21,13 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
 
-use crate::cli::status::{DaemonReport, OpenTxn, StatusFile};
-use cdcctl::engine::event::CapturedEvent;
-use cdcctl::engine::metrics::{CaptureStatus, MiningState, OpenTxnSummary};
-use cdcctl::engine::snapshot::{SnapshotProgress, TableState};
+pub mod http;
+pub mod report;
+
+use crate::engine::event::CapturedEvent;
+use crate::engine::metrics::{CaptureStatus, MiningState, OpenTxnSummary};
+use crate::engine::snapshot::{SnapshotProgress, TableState};
+use report::{DaemonReport, OpenTxn, StatusFile};
 
 type Labels = Vec<(String, String)>;
 
@@ -82,9 +84,7 @@ pub struct Volumes {
 }
 
 impl Volumes {
-    pub fn of<S: cdcctl::source::RedoSource>(
-        capture: &cdcctl::engine::capture::Capture<S>,
-    ) -> Self {
+    pub fn of<S: crate::source::RedoSource>(capture: &crate::engine::capture::Capture<S>) -> Self {
         Self {
             redo_bytes: capture.redo_bytes(),
             spilled_bytes: capture.spilled_bytes(),
@@ -519,44 +519,6 @@ impl Telemetry {
         let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
         serde_json::to_string_pretty(&*r).unwrap_or_default()
     }
-}
-
-/// Serves `/metrics` and `/status.json` on `addr` from a thread of its own;
-/// returns the bound address (port 0 picks a free one).
-pub fn serve(addr: &str, telemetry: Arc<Telemetry>) -> Result<SocketAddr, String> {
-    let server = tiny_http::Server::http(addr)
-        .map_err(|e| format!("--metrics {addr}: cannot listen: {e}"))?;
-    let bound = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| format!("--metrics {addr}: not a TCP address"))?;
-    std::thread::Builder::new()
-        .name("metrics".into())
-        .spawn(move || {
-            for request in server.incoming_requests() {
-                let (body, content_type, code) = match request.url() {
-                    "/metrics" => (
-                        telemetry.render(),
-                        "application/openmetrics-text; version=1.0.0; charset=utf-8",
-                        200,
-                    ),
-                    "/status.json" => (telemetry.report_json(), "application/json", 200),
-                    _ => (
-                        "not found: try /metrics or /status.json\n".to_string(),
-                        "text/plain",
-                        404,
-                    ),
-                };
-                let mut response = tiny_http::Response::from_string(body).with_status_code(code);
-                if let Ok(h) = tiny_http::Header::from_bytes("Content-Type", content_type) {
-                    response = response.with_header(h);
-                }
-                // A scraper that hung up is its own problem.
-                let _ = request.respond(response);
-            }
-        })
-        .map_err(|e| format!("--metrics {addr}: cannot start the server thread: {e}"))?;
-    Ok(bound)
 }
 
 #[cfg(test)]
