@@ -6,7 +6,9 @@
 //! the `source`s it reads (simulator, Oracle, offline evidence), `preflight`
 //! rules, `sink`s and the `tui`.
 
+pub mod connect;
 pub mod engine;
+pub mod exit;
 pub mod limits;
 pub mod output;
 pub mod preflight;

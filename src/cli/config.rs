@@ -11,7 +11,7 @@ use std::path::Path;
 use clap::parser::ValueSource;
 use clap::{ArgMatches, Command};
 
-use crate::cli::suggest;
+use cdcctl::connect::suggest;
 
 /// The line of `key`'s assignment in `text` (1-based), for messages.
 fn line_of(text: &str, key: &str) -> usize {

@@ -18,10 +18,9 @@ pub mod signals;
 pub mod sim;
 pub mod source;
 pub mod status;
-pub mod suggest;
-pub mod tables;
 pub mod tail;
 
+use cdcctl::connect::suggest;
 use std::process::ExitCode;
 
 use clap::parser::ValueSource;

@@ -11,10 +11,11 @@ use cdcctl::preflight::rules::snapshot::snapshot_seconds;
 use cdcctl::source::{Catalog, TableFacts};
 use chrono::Duration;
 
+use super::exit;
 use super::preflight::{open_catalog, CliError, Opened};
 use super::source::point_at_pdb;
 use super::GlobalArgs;
-use super::{exit, tables};
+use cdcctl::connect::tables;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum PartitionsFormat {

@@ -38,9 +38,10 @@ use cdcctl::source::evidence::{open_offline, EvidenceCatalog};
 use cdcctl::source::sim::Clock;
 use cdcctl::source::{Catalog, Dialect, RedoSource, SourceError, TablePattern};
 
+use super::exit;
 use super::source::{open_oracle, open_sim, parse_spec, OpenError, SourceSpec};
 use super::GlobalArgs;
-use super::{exit, suggest, tables};
+use cdcctl::connect::{suggest, tables};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {

@@ -11,7 +11,8 @@ use clap::Args;
 
 use crate::cli::duration::parse_duration;
 use crate::cli::log::{self, Level};
-use crate::cli::{exit, kafka, source, tables, GlobalArgs};
+use crate::cli::{exit, kafka, source, GlobalArgs};
+use cdcctl::connect::tables;
 use cdcctl::engine::capture::{
     Capture, CaptureConfig, CaptureError, PollConfig, Progress, StartAt,
 };
@@ -654,15 +655,15 @@ fn run_inner(
         (None, None, Some(scn)) => StartAt::Scn(scn),
         (None, None, None) => StartAt::Now,
     };
-    let opened = source::open_redo_source_at(
-        &global.source,
-        global.oracle_client_lib.clone(),
-        &specs,
-        args.pdb.as_deref(),
-        resume_scn,
-        true,
-    )
-    .map_err(|e| Failure {
+    let request = cdcctl::connect::CaptureSource {
+        spec: global.source.clone(),
+        client_lib: global.oracle_client_lib.clone(),
+        tables: specs,
+        pdb: args.pdb.clone(),
+        every_table: true,
+        prompt: source::prompt_password,
+    };
+    let opened = request.open(resume_scn).map_err(|e| Failure {
         code: e.exit_code,
         message: e.message,
     })?;

@@ -11,8 +11,8 @@ use std::time::Duration;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use crate::cli::tables::{parse_tables, TableList};
 use crate::cli::{exit, source};
+use cdcctl::connect::tables::{parse_tables, TableList};
 use cdcctl::engine::capture::{self, Capture, CaptureConfig, RunOptions, StartAt};
 use cdcctl::engine::metrics::EngineMessage;
 use cdcctl::engine::row::Scn;
@@ -191,13 +191,15 @@ fn start_engine(
     global: &GlobalArgs,
     args: &TailArgs,
 ) -> Result<(HeaderInfo, Receiver<EngineMessage>), (String, u8)> {
-    let opened = source::open_redo_source(
-        &global.source,
-        global.oracle_client_lib.clone(),
-        &args.tables.0,
-        args.pdb.as_deref(),
-    )
-    .map_err(|e| (e.message, e.exit_code))?;
+    let request = cdcctl::connect::CaptureSource {
+        spec: global.source.clone(),
+        client_lib: global.oracle_client_lib.clone(),
+        tables: args.tables.0.clone(),
+        pdb: args.pdb.clone(),
+        every_table: false,
+        prompt: source::prompt_password,
+    };
+    let opened = request.open(None).map_err(|e| (e.message, e.exit_code))?;
     let mut redo = opened.source;
     // The database's open transactions, by the same reading the engine's
     // first start uses; an unreadable view is shown, not fatal.

@@ -7,9 +7,9 @@
 //! (`APP.ORDERS`); one that matches several, or nothing, is a usage error
 //! naming the candidates, so nothing is ever mined forever for a typo.
 
-use cdcctl::source::{split_qualified, Catalog, TableFacts, TablePattern};
+use crate::source::{split_qualified, Catalog, TableFacts, TablePattern};
 
-use cdcctl::preflight::remedy::{sql_ident, sql_table};
+use crate::preflight::remedy::{sql_ident, sql_table};
 
 use super::suggest;
 
@@ -230,8 +230,8 @@ mod tests {
     }
 
     /// The demo, its catalog reading inside the PDB as `tail` points it.
-    fn sim() -> cdcctl::source::sim::Sim {
-        let mut s = match cdcctl::source::sim::Sim::from_source("sim") {
+    fn sim() -> crate::source::sim::Sim {
+        let mut s = match crate::source::sim::Sim::from_source("sim") {
             Some(Ok(s)) => s,
             _ => panic!("the demo scenario must load"),
         };
@@ -270,11 +270,11 @@ name = "MixedCase"
 primary_key = ["ID"]
 columns = [{ name = "ID", type = "NUMBER", nullable = false }]
 "#;
-        let scenario = match cdcctl::source::sim::Scenario::parse(toml, "test") {
+        let scenario = match crate::source::sim::Scenario::parse(toml, "test") {
             Ok(s) => s,
             Err(e) => panic!("scenario: {e}"),
         };
-        let mut s = cdcctl::source::sim::Sim::new(scenario, Default::default());
+        let mut s = crate::source::sim::Sim::new(scenario, Default::default());
         for typed in ["APP.MIXEDCASE", "mixedcase", "APP.\"Mixedcase\""] {
             let e = resolve(&mut s, &parse_tables(typed).unwrap().0).unwrap_err();
             assert!(
