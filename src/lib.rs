@@ -7,6 +7,7 @@
 //! rules, `sink`s and the `tui`.
 
 pub mod connect;
+pub mod daemon;
 pub mod engine;
 pub mod exit;
 pub mod limits;

@@ -13,18 +13,35 @@ use clap::{ArgMatches, Command};
 
 use cdcctl::connect::suggest;
 
-/// The line of `key`'s assignment in `text` (1-based), for messages.
+/// The line where top-level `key` is given in `text` (1-based), for
+/// messages: its assignment (`key = `, or a dotted `key.x = `), or a table
+/// header naming it (`[key]`, `[key.x]`, `[[key]]`).
 fn line_of(text: &str, key: &str) -> usize {
     text.lines()
-        .position(|l| {
-            let l = l.trim_start().trim_start_matches(['"', '\'']);
-            l.strip_prefix(key).is_some_and(|rest| {
-                rest.trim_start_matches(['"', '\''])
-                    .trim_start()
-                    .starts_with('=')
-            })
-        })
+        .position(|l| assigns(l, key) || heads(l, key))
         .map_or(0, |i| i + 1)
+}
+
+fn assigns(line: &str, key: &str) -> bool {
+    let l = line.trim_start().trim_start_matches(['"', '\'']);
+    l.strip_prefix(key).is_some_and(|rest| {
+        let rest = rest.trim_start_matches(['"', '\'']).trim_start();
+        rest.starts_with('=') || rest.starts_with('.')
+    })
+}
+
+fn heads(line: &str, key: &str) -> bool {
+    let Some(inner) = line.trim_start().strip_prefix('[') else {
+        return false;
+    };
+    let first = inner
+        .trim_start_matches('[')
+        .split(['.', ']'])
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .trim_matches(['"', '\'']);
+    first == key
 }
 
 /// Whether a source string carries a password (`USER:PASSWORD@`).
@@ -175,5 +192,15 @@ mod tests {
         assert_eq!(line_of(text, "server-name"), 2);
         assert_eq!(line_of(text, "spill_mb"), 4);
         assert_eq!(line_of(text, "spill"), 0);
+    }
+
+    #[test]
+    fn issue31_a_key_given_as_a_table_header_is_found_on_its_line() {
+        let text = "source = \"sim\"\n\n[a.b]\nx = 1\n";
+        assert_eq!(line_of(text, "a"), 3);
+        let text = "source = \"sim\"\n[count]\nx=1\n";
+        assert_eq!(line_of(text, "count"), 2);
+        assert_eq!(line_of("[[tables]]\nx = 1\n", "tables"), 1);
+        assert_eq!(line_of("server.name = 1\n", "server"), 1);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use clap::Args;
 
 use cdcctl::engine::event::ValueForms;
-use cdcctl::sink::kafka::{KafkaConfig, KafkaSink};
+use cdcctl::sink::kafka::KafkaConfig;
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct KafkaArgs {
@@ -88,11 +88,6 @@ pub fn config(
         properties,
         forms,
     })
-}
-
-/// Connects; the message says what failed, for `run`'s error line.
-pub fn open(config: KafkaConfig) -> Result<KafkaSink, String> {
-    KafkaSink::open(config).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

@@ -546,6 +546,9 @@ fn man(command: &[String], out_dir: Option<&std::path::Path>) -> ExitCode {
 }
 
 pub fn main() -> ExitCode {
+    if run_position(&std::env::args_os().collect::<Vec<_>>()).is_some() {
+        signals::install_for_run();
+    }
     let cli = match parse() {
         Ok(cli) => cli,
         Err(e) => {

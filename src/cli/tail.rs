@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use crate::cli::{exit, source};
 use cdcctl::connect::tables::{parse_tables, TableList};
-use cdcctl::engine::capture::{self, Capture, CaptureConfig, RunOptions, StartAt};
+use cdcctl::daemon::fetch::Prefetch;
+use cdcctl::daemon::follow::{self, RunOptions};
+use cdcctl::engine::capture::{Capture, CaptureConfig, StartAt};
 use cdcctl::engine::metrics::EngineMessage;
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::BufferConfig;
@@ -282,6 +284,10 @@ fn start_engine(
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };
+    // The same fetch stage as `run`'s: rows are read ahead on their own
+    // thread while the engine's thread parses.
+    let redo = Prefetch::spawn(redo)
+        .map_err(|e| (format!("cannot start the fetch thread: {e}"), exit::USAGE))?;
     let capture = Capture::new(redo, config).map_err(|e| {
         (
             exit::with_advice(&e, e.advice().as_deref()),
@@ -297,7 +303,7 @@ fn start_engine(
         ..RunOptions::default()
     };
     // The thread ends by itself when the screen or the pipe goes away.
-    capture::spawn(capture, tx, Arc::new(AtomicBool::new(false)), options)
+    follow::spawn(capture, tx, Arc::new(AtomicBool::new(false)), options)
         .map_err(|e| (format!("cannot start the capture thread: {e}"), exit::USAGE))?;
     Ok((header, rx))
 }

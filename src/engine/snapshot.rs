@@ -173,6 +173,39 @@ impl SnapshotProgress {
         )
     }
 
+    /// The status line of a running snapshot: the table being read, its rows
+    /// (of the statistics' estimate), chunks, and the rate since `rows_before`
+    /// rows `elapsed_s` seconds ago. `None` once no table is being read.
+    pub fn status_line(&self, rows_before: u64, elapsed_s: f64) -> Option<String> {
+        let p = self;
+        let done = p
+            .tables
+            .iter()
+            .filter(|t| t.state != TableState::Reading)
+            .count();
+        let current = p.tables.iter().find(|t| t.state == TableState::Reading)?;
+        let of = current
+            .expected_rows
+            .map_or_else(String::new, |n| format!(" of about {n}"));
+        let rate = if elapsed_s > 0.0 {
+            format!(
+                ", {:.0} rows/s",
+                p.rows().saturating_sub(rows_before) as f64 / elapsed_s
+            )
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "snapshot: table {} of {} ({}), {} rows{of} in {} chunks; {} rows in all{rate}",
+            done + 1,
+            p.tables.len(),
+            current.table,
+            current.rows,
+            current.chunks,
+            p.rows()
+        ))
+    }
+
     /// Takes into account rows of a chunk an interrupted run wrote after
     /// its last checkpoint: `row` is the output's last event when it is a
     /// snapshot row (see `sink::last_snapshot_row`), and `key_columns` the

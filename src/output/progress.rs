@@ -24,7 +24,7 @@ pub fn bar(steps: u64, what: &str) -> ProgressBar {
 
 /// The progress of a running snapshot on stderr: one bar per table (rows,
 /// rows/s, ETA, chunks) on a terminal; elsewhere nothing here, and `run`
-/// prints [`snapshot_status_line`] every `--status-every`.
+/// prints [`SnapshotProgress::status_line`] every `--status-every`.
 pub struct SnapshotBars {
     multi: Option<indicatif::MultiProgress>,
     bars: Vec<ProgressBar>,
@@ -104,74 +104,5 @@ impl SnapshotBars {
             Some(m) if m.println(line).is_ok() => {}
             _ => eprintln!("{line}"),
         }
-    }
-}
-
-/// The status line of a running snapshot: the table being read, its rows
-/// (of the statistics' estimate), chunks, and the rate since `rows_before`
-/// rows `elapsed_s` seconds ago. `None` once no table is being read.
-pub fn snapshot_status_line(
-    p: &SnapshotProgress,
-    rows_before: u64,
-    elapsed_s: f64,
-) -> Option<String> {
-    let done = p
-        .tables
-        .iter()
-        .filter(|t| t.state != TableState::Reading)
-        .count();
-    let current = p.tables.iter().find(|t| t.state == TableState::Reading)?;
-    let of = current
-        .expected_rows
-        .map_or_else(String::new, |n| format!(" of about {n}"));
-    let rate = if elapsed_s > 0.0 {
-        format!(
-            ", {:.0} rows/s",
-            p.rows().saturating_sub(rows_before) as f64 / elapsed_s
-        )
-    } else {
-        String::new()
-    };
-    Some(format!(
-        "snapshot: table {} of {} ({}), {} rows{of} in {} chunks; {} rows in all{rate}",
-        done + 1,
-        p.tables.len(),
-        current.table,
-        current.rows,
-        current.chunks,
-        p.rows()
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::source::TableName;
-
-    fn name(t: &str) -> TableName {
-        TableName {
-            owner: "APP".into(),
-            table: t.into(),
-        }
-    }
-
-    #[test]
-    fn snapshot_status_line_names_the_table_read_its_share_and_the_rate() {
-        let mut p = SnapshotProgress::new(vec![(name("A"), Some(10)), (name("B"), Some(5000))]);
-        p.tables[0].rows = 10;
-        p.tables[0].state = TableState::Done;
-        p.tables[1].rows = 1000;
-        p.tables[1].chunks = 2;
-        assert_eq!(
-            snapshot_status_line(&p, 10, 4.0).as_deref(),
-            Some(
-                "snapshot: table 2 of 2 (APP.B), 1000 rows of about 5000 in 2 chunks; \
-                 1010 rows in all, 250 rows/s"
-            )
-        );
-        p.tables[1].state = TableState::Stopped {
-            message: "dropped".into(),
-        };
-        assert_eq!(snapshot_status_line(&p, 0, 1.0), None);
     }
 }

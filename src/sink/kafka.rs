@@ -158,8 +158,7 @@ pub struct KafkaSink {
     last: Option<EventPosition>,
     /// Events up to the committed checkpoint's last event are already in
     /// Kafka (a transaction cut short by `--count` is re-read from its start).
-    resume_after: Option<EventPosition>,
-    skipped: u64,
+    resume: super::ResumeAfter,
     /// Column kinds for --decimal-handling and --time-precision.
     kinds: Option<Arc<ColumnKinds>>,
 }
@@ -203,8 +202,7 @@ impl KafkaSink {
             committed,
             in_transaction: false,
             last: resume_after.clone(),
-            resume_after,
-            skipped: 0,
+            resume: super::ResumeAfter::new(resume_after),
             kinds: None,
         })
     }
@@ -554,12 +552,8 @@ impl EventSink for KafkaSink {
 
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
         let key = super::event_key(event);
-        if let Some(last) = &self.resume_after {
-            if key <= *last {
-                self.skipped += 1;
-                return Ok(());
-            }
-            self.resume_after = None;
+        if !self.resume.admits(&key) {
+            return Ok(());
         }
         self.begin()?;
         for m in self.outgoing(event) {
@@ -570,7 +564,7 @@ impl EventSink for KafkaSink {
     }
 
     fn skipped_duplicates(&self) -> u64 {
-        self.skipped
+        self.resume.skipped()
     }
 
     /// Events become durable only with a checkpoint, in

@@ -35,7 +35,7 @@ pub enum SinkError {
 }
 
 /// A destination for committed events.
-pub trait EventSink {
+pub trait EventSink: Send {
     /// Queues one event; events arrive in commit order.
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError>;
     /// Makes everything written durable.
@@ -82,16 +82,52 @@ pub trait EventSink {
 /// Position of an event for de-duplication.
 type EventKey = EventPosition;
 
+/// Drops the events a destination already holds: after a restart the
+/// engine re-mines from the checkpoint and emits again what was written
+/// before a crash, up to the destination's last event. Events arrive in
+/// commit order, so the first one past it ends the dropping.
+#[derive(Debug, Clone, Default)]
+pub struct ResumeAfter {
+    after: Option<EventKey>,
+    skipped: u64,
+}
+
+impl ResumeAfter {
+    /// Drops events at or before `last` (the destination's last event).
+    pub fn new(last: Option<EventKey>) -> Self {
+        Self {
+            after: last,
+            skipped: 0,
+        }
+    }
+
+    /// Whether `key` is new to the destination.
+    pub fn admits(&mut self, key: &EventKey) -> bool {
+        if let Some(last) = &self.after {
+            if key <= last {
+                self.skipped += 1;
+                return false;
+            }
+            self.after = None;
+        }
+        true
+    }
+
+    /// Events dropped so far.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+}
+
 /// JSON lines to a file (appended) or to stdout.
 pub struct JsonLinesSink {
     out: BufWriter<Box<dyn Write + Send>>,
     file: Option<File>,
     path: Option<PathBuf>,
     label: String,
-    resume_after: Option<EventKey>,
+    resume: ResumeAfter,
     /// The last event in the file: its last line at open, then each write.
     last: Option<EventKey>,
-    skipped: u64,
     torn_bytes_cut: u64,
     forms: ValueForms,
     kinds: Option<Arc<ColumnKinds>>,
@@ -110,9 +146,8 @@ impl JsonLinesSink {
             file: None,
             path: None,
             label: "stdout".into(),
-            resume_after: None,
+            resume: ResumeAfter::default(),
             last: None,
-            skipped: 0,
             torn_bytes_cut: 0,
             forms: ValueForms::default(),
             kinds: None,
@@ -162,8 +197,7 @@ impl JsonLinesSink {
             path: Some(path.to_path_buf()),
             label,
             last: resume_after.clone(),
-            resume_after,
-            skipped: 0,
+            resume: ResumeAfter::new(resume_after),
             torn_bytes_cut,
             forms: ValueForms::default(),
             kinds: None,
@@ -186,12 +220,8 @@ impl JsonLinesSink {
 impl EventSink for JsonLinesSink {
     fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
         let key = event_key(event);
-        if let Some(last) = &self.resume_after {
-            if key <= *last {
-                self.skipped += 1;
-                return Ok(());
-            }
-            self.resume_after = None;
+        if !self.resume.admits(&key) {
+            return Ok(());
         }
         let line = event.to_json_line_typed(self.forms, self.kinds.as_deref());
         self.out
@@ -211,7 +241,7 @@ impl EventSink for JsonLinesSink {
     }
 
     fn skipped_duplicates(&self) -> u64 {
-        self.skipped
+        self.resume.skipped()
     }
 
     fn last_position(&self) -> Option<EventPosition> {
@@ -241,7 +271,7 @@ impl EventSink for JsonLinesSink {
 }
 
 /// The position that orders and identifies an event in every sink.
-pub(crate) fn event_key(event: &CapturedEvent) -> EventKey {
+pub fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
         CapturedEvent::Change(c) if c.op == Op::Read => EventPosition {
             commit_scn: c.source.scn,

@@ -153,8 +153,6 @@ fn issue14_log_format_json_writes_every_stderr_line_as_one_object_from_flag_or_k
             "cp.json",
             "--count",
             "50",
-            "--status-every",
-            "0s",
         ],
     );
     assert_eq!(

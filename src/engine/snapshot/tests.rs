@@ -331,3 +331,38 @@ fn summary_names_the_table_being_read_and_counts_the_whole_snapshot() {
         "finished: 3 table(s), 14000 rows, 3 chunks in all; stopped: APP.AUDIT_TMP"
     );
 }
+
+#[test]
+fn snapshot_status_line_names_the_table_read_its_share_and_the_rate() {
+    let mut p = SnapshotProgress::new(vec![
+        (
+            TableName {
+                owner: "APP".into(),
+                table: "A".into(),
+            },
+            Some(10),
+        ),
+        (
+            TableName {
+                owner: "APP".into(),
+                table: "B".into(),
+            },
+            Some(5000),
+        ),
+    ]);
+    p.tables[0].rows = 10;
+    p.tables[0].state = TableState::Done;
+    p.tables[1].rows = 1000;
+    p.tables[1].chunks = 2;
+    assert_eq!(
+        p.status_line(10, 4.0).as_deref(),
+        Some(
+            "snapshot: table 2 of 2 (APP.B), 1000 rows of about 5000 in 2 chunks; \
+             1010 rows in all, 250 rows/s"
+        )
+    );
+    p.tables[1].state = TableState::Stopped {
+        message: "dropped".into(),
+    };
+    assert_eq!(p.status_line(0, 1.0), None);
+}

@@ -1,0 +1,144 @@
+//! The bounded queue from the engine stage to the sink stage, and its
+//! engine-side end ([`Outbox`]): events in commit order, in batches, each
+//! window closed by a [`Commit`] that carries the checkpoint covering it.
+//! A full queue blocks the engine (back-pressure): memory stays at a few
+//! batches however slow the sink.
+//!
+//! Events the destination already holds (a restart re-mines what was
+//! written before a crash) are dropped here, before the queue, so that
+//! `--count` and the snapshot's position count only what is written.
+
+use std::sync::mpsc::SyncSender;
+
+use crate::engine::checkpoint::{Checkpoint, EventPosition};
+use crate::engine::event::CapturedEvent;
+use crate::engine::metrics::CaptureStatus;
+use crate::engine::snapshot::SnapshotProgress;
+use crate::engine::txn::SinkError as EmitError;
+use crate::sink::{event_key, ResumeAfter};
+use crate::telemetry::Volumes;
+
+/// Events per batch on the queue.
+pub const BATCH_EVENTS: usize = 1_024;
+/// Batches (and commits) the queue holds at most.
+pub const QUEUE_DEPTH: usize = 8;
+
+/// What the engine stage sends the sink stage.
+pub enum ToSink {
+    Events(Vec<CapturedEvent>),
+    /// Make every event before it durable, then store its checkpoint.
+    Commit(Box<Commit>),
+}
+
+/// The end of a window (or of a snapshot chunk).
+pub struct Commit {
+    /// Where a restart resumes once the events before are durable; `None`
+    /// before the first window (the stored checkpoint stands). The sink
+    /// stage adds what only it knows: the output's last event and its
+    /// rotation.
+    pub checkpoint: Option<Checkpoint>,
+    /// The engine's state at this point, published once it is durable.
+    pub status: CaptureStatus,
+    pub volumes: Volumes,
+    pub snapshot: Option<SnapshotProgress>,
+}
+
+/// The sink stage has stopped: its own result says why.
+#[derive(Debug)]
+pub struct SinkStopped;
+
+/// The engine stage's end of the queue.
+pub struct Outbox {
+    tx: SyncSender<ToSink>,
+    batch: Vec<CapturedEvent>,
+    resume: ResumeAfter,
+    /// The last event handed on, or the destination's last one at start.
+    last: Option<EventPosition>,
+    /// Events handed on (duplicates of the destination's not counted).
+    written: u64,
+    limit: u64,
+    stopped: bool,
+}
+
+impl Outbox {
+    /// `destination_last`: the last event the destination held at start.
+    pub fn new(
+        tx: SyncSender<ToSink>,
+        destination_last: Option<EventPosition>,
+        limit: u64,
+    ) -> Self {
+        Self {
+            tx,
+            batch: Vec::with_capacity(BATCH_EVENTS),
+            resume: ResumeAfter::new(destination_last.clone()),
+            last: destination_last,
+            written: 0,
+            limit,
+            stopped: false,
+        }
+    }
+
+    /// Queues one event, unless the destination holds it already. Fails
+    /// once `limit` events were written, or when the sink stage stopped.
+    pub fn push(&mut self, event: CapturedEvent) -> Result<(), EmitError> {
+        if self.written >= self.limit {
+            return Err("event limit reached".into());
+        }
+        let key = event_key(&event);
+        if !self.resume.admits(&key) {
+            return Ok(());
+        }
+        self.last = Some(key);
+        self.batch.push(event);
+        self.written += 1;
+        if self.batch.len() >= BATCH_EVENTS {
+            self.flush().map_err(|SinkStopped| "the sink stopped")?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), SinkStopped> {
+        if self.batch.is_empty() {
+            return Ok(());
+        }
+        let full = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH_EVENTS));
+        self.send(ToSink::Events(full))
+    }
+
+    fn send(&mut self, message: ToSink) -> Result<(), SinkStopped> {
+        if self.stopped || self.tx.send(message).is_err() {
+            self.stopped = true;
+            return Err(SinkStopped);
+        }
+        Ok(())
+    }
+
+    /// Hands on the events queued so far and the commit that covers them.
+    pub fn commit(&mut self, commit: Commit) -> Result<(), SinkStopped> {
+        self.flush()?;
+        self.send(ToSink::Commit(Box::new(commit)))
+    }
+
+    pub fn written(&self) -> u64 {
+        self.written
+    }
+
+    pub fn limit_reached(&self) -> bool {
+        self.written >= self.limit
+    }
+
+    /// Events dropped as already in the destination.
+    pub fn skipped(&self) -> u64 {
+        self.resume.skipped()
+    }
+
+    /// The position of the last event handed on, or the destination's.
+    pub fn last(&self) -> Option<&EventPosition> {
+        self.last.as_ref()
+    }
+
+    /// Whether the sink stage has stopped.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+}

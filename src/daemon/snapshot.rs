@@ -1,0 +1,256 @@
+//! The initial snapshot as the daemon drives it: which snapshot a run
+//! takes or resumes, and its chunks read between the stream's windows at
+//! the stream's consistent SCN, each closed by a commit of its own. The
+//! chunk reading itself is the engine's ([`crate::engine::snapshot`]).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, Snapshotter, Step};
+use crate::source::{Dialect, RedoSource, TableName};
+
+use super::error::DaemonError;
+use super::mine::{EngineEnd, EngineStage, Flow};
+use super::notice::{Notice, Reporter};
+
+/// The tables a snapshot reads and what its events carry.
+pub struct SnapshotTables {
+    /// In dictionary order, with `NUM_ROWS` when known.
+    pub names: Vec<(TableName, Option<u64>)>,
+    pub key_columns: BTreeMap<TableName, Vec<String>>,
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
+    pub server_name: String,
+    /// `source.db`: the PDB the tables are read in, else the database.
+    pub db: String,
+    pub dialect: Dialect,
+}
+
+/// What planning a snapshot needs to know of the run.
+pub struct SnapshotPlan<'a> {
+    pub mode: SnapshotMode,
+    /// Whether `mode` was asked for (rather than defaulted).
+    pub asked: bool,
+    /// No checkpoint existed: a new snapshot may start.
+    pub fresh: bool,
+    pub chunk_rows: usize,
+    /// The file output, whose last rows an unfinished snapshot resumes after.
+    pub output: Option<&'a Path>,
+}
+
+/// The snapshot this run takes or resumes, if any: an unfinished one in the
+/// checkpoint is resumed (after the rows the output already holds), a new
+/// one is planned on a fresh start in a snapshotting mode.
+pub fn plan(
+    plan: &SnapshotPlan<'_>,
+    stored: Option<SnapshotProgress>,
+    tables: &SnapshotTables,
+    reporter: &dyn Reporter,
+) -> Result<Option<Snapshotter>, DaemonError> {
+    let config = SnapshotConfig {
+        chunk_rows: plan.chunk_rows,
+        server_name: tables.server_name.clone(),
+        db: tables.db.clone(),
+        binary_columns: tables.binary_columns.clone(),
+        dialect: tables.dialect,
+    };
+    let say = |m: String| reporter.notice(Notice::info(m));
+    let progress = match stored {
+        Some(p) if !p.finished() && plan.mode == SnapshotMode::Never && plan.asked => {
+            say(format!(
+                "warning: the checkpoint holds an unfinished snapshot ({} rows so far); \
+                 --snapshot never leaves the rest of it unread",
+                p.rows()
+            ));
+            return Ok(None);
+        }
+        Some(mut p) => {
+            if !p.finished() {
+                if let Some(output) = plan.output {
+                    account_for_output(&mut p, output, tables)?;
+                }
+            }
+            let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
+            if !p.finished() && started {
+                say(format!(
+                    "resuming the snapshot ({} rows so far, {} chunks)",
+                    p.rows(),
+                    p.chunks
+                ));
+            } else if !p.finished() {
+                say(format!(
+                    "starting the snapshot of {} table(s)",
+                    p.tables.len()
+                ));
+            }
+            p
+        }
+        None if plan.fresh && plan.mode != SnapshotMode::Never => {
+            if tables.names.is_empty() {
+                say("no table to snapshot; streaming only".into());
+                return Ok(None);
+            }
+            SnapshotProgress::new(tables.names.clone())
+        }
+        None => return Ok(None),
+    };
+    Ok(Some(Snapshotter::new(progress, config)))
+}
+
+/// Counts the rows of a chunk an interrupted run wrote after its last
+/// checkpoint, from the output's last line.
+fn account_for_output(
+    p: &mut SnapshotProgress,
+    output: &Path,
+    tables: &SnapshotTables,
+) -> Result<(), DaemonError> {
+    let tail = crate::sink::last_snapshot_row(output)
+        .map_err(|e| DaemonError::usage(format!("output {}: {e}", output.display())))?;
+    if let Some(row) = tail {
+        let name = TableName {
+            owner: row["source"]["schema"].as_str().unwrap_or_default().into(),
+            table: row["source"]["table"].as_str().unwrap_or_default().into(),
+        };
+        let keys = tables.key_columns.get(&name).cloned().unwrap_or_default();
+        p.account_for_output_tail(&row, &keys)
+            .map_err(|e| DaemonError::usage(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Said once when the snapshot's last table is done: rows in all, and the
+/// rate of this run's part (a resumed snapshot read the rest before).
+fn done_line(p: &SnapshotProgress, rows_before: u64, secs: f64) -> String {
+    let read = p.rows().saturating_sub(rows_before);
+    let rate = if secs > 0.0 { read as f64 / secs } else { 0.0 };
+    format!(
+        "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s)",
+        p.rows()
+    )
+}
+
+/// How reading a chunk ended, when not with a step.
+enum ChunkEnd {
+    /// The stream has to move on first (or the event limit was reached).
+    NotNow,
+    Stop(EngineEnd),
+}
+
+impl<S: RedoSource> EngineStage<'_, S> {
+    /// One chunk between two windows; no pause while chunks remain.
+    pub(super) fn snapshot_step(&mut self) -> Flow {
+        match self.chunk() {
+            Err(ChunkEnd::Stop(end)) => Flow::End(end),
+            Ok(_) if self.snapshot.as_ref().is_some_and(Snapshotter::finished) => {
+                self.say_done();
+                if self.mode == SnapshotMode::InitialOnly {
+                    self.reporter.notice(Notice::info(
+                        "--snapshot initial-only stops here; run again without it to stream on \
+                         from the checkpoint",
+                    ));
+                    return Flow::End(EngineEnd::Done);
+                }
+                Flow::Next
+            }
+            Ok(_) | Err(ChunkEnd::NotNow) => Flow::Next,
+        }
+    }
+
+    fn say_done(&self) {
+        if let Some(snap) = &self.snapshot {
+            let secs = self.snapshot_started.elapsed().as_secs_f64();
+            self.reporter.notice(Notice::info(done_line(
+                snap.progress(),
+                self.snapshot_rows_before,
+                secs,
+            )));
+        }
+    }
+
+    /// Reads the next chunk at the stream's consistent SCN (when there is
+    /// one the snapshot may read at), queues it and its checkpoint.
+    fn chunk(&mut self) -> Result<Step, ChunkEnd> {
+        let Some(snap) = self.snapshot.as_mut() else {
+            return Err(ChunkEnd::NotNow);
+        };
+        // Not below the output's end either: after a restart the stream
+        // re-mines what the output already holds, and rows positioned below
+        // its end would be dropped as duplicates of events written before.
+        let output_end = self.outbox.last().map_or(0, |p| p.commit_scn);
+        let Some(scn) = self
+            .capture
+            .consistent_scn()
+            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+        else {
+            return Err(ChunkEnd::NotNow);
+        };
+        let ts_ms = self
+            .capture
+            .status()
+            .current_time
+            .map_or(0, |t| t.and_utc().timestamp_millis());
+        let outbox = &mut self.outbox;
+        let step = snap.step(self.capture.source_mut(), scn, ts_ms, &mut |e| {
+            outbox.push(e)
+        });
+        for n in snap.take_notices() {
+            self.reporter
+                .notice(Notice::info(format!("snapshot: {}", n.message())));
+        }
+        self.snapshot_drawn = self.reporter.snapshot(snap.progress());
+        let step = match step {
+            Ok(step) => step,
+            Err(e) => return Err(self.chunk_failed(e)),
+        };
+        if step == Step::Reconnect {
+            self.capture.reconnect();
+        }
+        self.commit()
+            .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
+        Ok(step)
+    }
+
+    /// A chunk cut short: what was written of it is made durable (its
+    /// rows are counted from the output at a restart), then the run ends
+    /// unless only the event limit was reached.
+    fn chunk_failed(&mut self, e: crate::engine::snapshot::SnapshotError) -> ChunkEnd {
+        if self.commit_with(None).is_err() || self.outbox.stopped() {
+            return ChunkEnd::Stop(EngineEnd::SinkStopped);
+        }
+        if self.outbox.limit_reached() {
+            return ChunkEnd::NotNow;
+        }
+        ChunkEnd::Stop(EngineEnd::Failed(DaemonError::Untrusted(e.to_string())))
+    }
+
+    /// Reads the remaining chunks at `--until-scn`, where the stream
+    /// stopped.
+    pub(super) fn finish_snapshot_at_until(&mut self) -> Result<(), EngineEnd> {
+        const RETRIES: u32 = 5;
+        let mut retries = 0;
+        while self.snapshot.as_ref().is_some_and(|s| !s.finished())
+            && !self.stopped()
+            && !self.outbox.limit_reached()
+        {
+            match self.chunk() {
+                Ok(Step::Retry) => {
+                    retries += 1;
+                    if retries > RETRIES {
+                        return Err(EngineEnd::Failed(DaemonError::Untrusted(
+                            "the snapshot cannot be completed at --until-scn: every read there \
+                             fails (its undo is gone, or the table's segments changed after \
+                             it); run with a later --until-scn"
+                                .into(),
+                        )));
+                    }
+                }
+                Ok(_) => retries = 0,
+                Err(ChunkEnd::NotNow) => break,
+                Err(ChunkEnd::Stop(end)) => return Err(end),
+            }
+        }
+        if self.snapshot.as_ref().is_some_and(Snapshotter::finished) {
+            self.say_done();
+        }
+        Ok(())
+    }
+}

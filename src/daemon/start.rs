@@ -1,0 +1,536 @@
+//! A run's start, in the order that keeps a refused start harmless: the
+//! locks, the stored checkpoint, the output weighed against it and the
+//! snapshot mode ([`prepare`]); then the source ([`open_source`]); then the
+//! capture engine at its start position, the snapshot to take or resume,
+//! and the first checkpoint of a fresh stream ([`begin`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::connect::OpenedSource;
+use crate::engine::capture::{Capture, CaptureConfig, StartAt};
+use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
+use crate::engine::session::{plan, PlanError, PlannerConfig};
+use crate::engine::snapshot::{SnapshotMode, SnapshotProgress, Snapshotter};
+use crate::engine::txn::BufferConfig;
+use crate::sink::kafka::KafkaSink;
+use crate::sink::lock::WriterLock;
+use crate::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
+use crate::sink::stream;
+use crate::sink::EventSink;
+use crate::source::{Dialect, RedoSource, ScnTime};
+
+use super::config::DaemonConfig;
+use super::error::DaemonError;
+use super::fetch::Prefetch;
+use super::mine::{Origin, Stamp};
+use super::notice::{Notice, Reporter};
+use super::output::{open_output, take_writer_locks, OpenedOutput};
+use super::snapshot::{self, SnapshotPlan, SnapshotTables};
+
+/// What is known before the source is opened.
+pub struct Prepared {
+    /// Held until the run ends.
+    pub locks: Vec<WriterLock>,
+    kafka: Option<KafkaSink>,
+    existing: Option<Checkpoint>,
+    store: FileCheckpointStore,
+    output: Option<OpenedOutput>,
+    mode: SnapshotMode,
+    /// How notices name where the checkpoint is kept.
+    pub checkpoint_name: String,
+}
+
+/// A run ready to mine.
+pub struct Started {
+    pub capture: Capture<Prefetch>,
+    pub snapshot: Option<Snapshotter>,
+    pub mode: SnapshotMode,
+    pub sink: Box<dyn EventSink>,
+    /// Where checkpoints go; `None` when the sink keeps them.
+    pub store: Option<FileCheckpointStore>,
+    pub stamp: Stamp,
+    pub rotated_after: Option<EventPosition>,
+    /// The last event the destination held at start.
+    pub destination_last: Option<EventPosition>,
+}
+
+fn say(reporter: &dyn Reporter, message: String) {
+    reporter.notice(Notice::info(message));
+}
+
+/// Locks, the stored checkpoint and the output; `None` when there is
+/// nothing to do (a finished snapshot asked for again).
+pub fn prepare(
+    config: &DaemonConfig,
+    reporter: &dyn Reporter,
+) -> Result<Option<Prepared>, DaemonError> {
+    config.validate()?;
+    let locks = take_writer_locks(config)?;
+    let store = FileCheckpointStore::new(&config.checkpoint);
+    let (kafka, existing, checkpoint_name) = match config.kafka() {
+        Some(k) => {
+            let sink = KafkaSink::open(k.clone()).map_err(|e| DaemonError::usage(e.to_string()))?;
+            let existing = sink.stored_checkpoint().cloned();
+            (
+                Some(sink),
+                existing,
+                format!("Kafka topic {}", k.offsets_topic()),
+            )
+        }
+        None => (
+            None,
+            load_checkpoint(&store, reporter)?,
+            config.checkpoint.display().to_string(),
+        ),
+    };
+    if existing.is_some() && config.from_scn.is_some() {
+        return Err(DaemonError::usage(format!(
+            "--from-scn conflicts with the existing checkpoint {checkpoint_name}: remove it to \
+             start over, or drop --from-scn to resume"
+        )));
+    }
+    let output = match kafka {
+        Some(_) => None,
+        None => Some(open_output(config, existing.as_ref(), reporter)?),
+    };
+    let mode = snapshot_mode(config, existing.is_none())?;
+    let stored = existing.as_ref().and_then(|c| c.snapshot.as_ref());
+    if mode == SnapshotMode::InitialOnly && stored.is_some_and(SnapshotProgress::finished) {
+        say(
+            reporter,
+            format!(
+                "the snapshot of checkpoint {} is complete; --snapshot initial-only has \
+                 nothing to do (run without it to stream on)",
+                config.checkpoint.display()
+            ),
+        );
+        return Ok(None);
+    }
+    Ok(Some(Prepared {
+        locks,
+        kafka,
+        existing,
+        store,
+        output,
+        mode,
+        checkpoint_name,
+    }))
+}
+
+/// The checkpoint file, after removing what an interrupted save left.
+fn load_checkpoint(
+    store: &FileCheckpointStore,
+    reporter: &dyn Reporter,
+) -> Result<Option<Checkpoint>, DaemonError> {
+    match store.remove_stale_temp_files() {
+        Ok(0) => {}
+        Ok(n) => say(
+            reporter,
+            format!("removed {n} temporary file(s) of an interrupted checkpoint save"),
+        ),
+        Err(e) => return Err(DaemonError::usage(e.to_string())),
+    }
+    store
+        .load()
+        .map_err(|e| DaemonError::usage(format!("checkpoint {}: {e}", store.path().display())))
+}
+
+fn snapshot_mode(config: &DaemonConfig, fresh: bool) -> Result<SnapshotMode, DaemonError> {
+    Ok(match (config.snapshot, fresh, config.from_scn) {
+        (Some(m), _, Some(_)) if m != SnapshotMode::Never => {
+            return Err(DaemonError::usage(
+                "--snapshot reads the tables as they are now, while --from-scn starts the \
+                 stream at an older SCN: give one or the other (--snapshot never with \
+                 --from-scn)",
+            ))
+        }
+        (Some(m), _, _) => m,
+        (None, true, None) => SnapshotMode::Initial,
+        (None, _, _) => SnapshotMode::Never,
+    })
+}
+
+/// Opens the source at the highest SCN the checkpoint knows the database
+/// reached; DM8 sources take no snapshot yet, so the mode may change.
+pub fn open_source(
+    config: &DaemonConfig,
+    prepared: &Prepared,
+    reporter: &dyn Reporter,
+) -> Result<(OpenedSource, SnapshotMode), DaemonError> {
+    let resume_scn = prepared.existing.as_ref().map(|c| {
+        c.restart_scn
+            .max(c.commit_scn)
+            .max(c.last_event.as_ref().map_or(0, |e| e.commit_scn))
+    });
+    let opened = config.source.open(resume_scn).map_err(DaemonError::Open)?;
+    // Snapshots of DM8 tables are not wired yet: a run that would take one
+    // by default streams from now instead, and one asked for is refused
+    // before a checkpoint promises a snapshot that cannot be read.
+    let mode = match (opened.source.dialect(), prepared.mode, config.snapshot) {
+        (Dialect::Dm, SnapshotMode::Never, _) => prepared.mode,
+        (Dialect::Dm, _, None) => {
+            say(
+                reporter,
+                "DM8 tables cannot be snapshotted yet: no initial snapshot; the stream \
+                 starts at the current position (pass --snapshot never to say so)"
+                    .into(),
+            );
+            SnapshotMode::Never
+        }
+        (Dialect::Dm, _, Some(_)) => {
+            return Err(DaemonError::usage(
+                "--snapshot: DM8 tables cannot be snapshotted yet; \
+                 use --snapshot never (changes from the start position on)",
+            ))
+        }
+        _ => prepared.mode,
+    };
+    Ok((opened, mode))
+}
+
+/// The capture engine over the opened source, the snapshot, and the
+/// first checkpoint of a fresh (or re-snapshotted) stream.
+pub fn begin(
+    config: &DaemonConfig,
+    mut prepared: Prepared,
+    opened: OpenedSource,
+    mode: SnapshotMode,
+    reporter: &dyn Reporter,
+) -> Result<Started, DaemonError> {
+    let existing = prepared.existing.take();
+    let fresh = existing.is_none();
+    let output = prepared.output.take();
+    let (stream_id, rewind) = output
+        .as_ref()
+        .map_or((None, None), |o| (o.stream_id.clone(), o.rewind.clone()));
+    let mut stamp = Stamp {
+        stream_id,
+        origin: Origin {
+            db_name: opened.db_name.clone(),
+            source: crate::connect::sim_scenario(&config.source.spec)
+                .map(|name| format!("sim:{name}")),
+        },
+        rewind_points: existing
+            .as_ref()
+            .map(|c| c.rewind_points.clone())
+            .unwrap_or_default(),
+    };
+    let rotated_after = existing.as_ref().and_then(|c| c.rotated_after.clone());
+    let resumed = rewind.is_none() && existing.is_some();
+    let stored_snapshot = existing.as_ref().and_then(|c| c.snapshot.clone());
+    let start = match (rewind, existing, config.from_scn) {
+        (Some(cp), _, _) => {
+            prepared
+                .store
+                .overwrite(&cp)
+                .map_err(|e| DaemonError::usage(e.to_string()))?;
+            stamp.rewind_points.clone_from(&cp.rewind_points);
+            StartAt::Checkpoint(cp)
+        }
+        (None, Some(cp), _) => StartAt::Checkpoint(cp),
+        (None, None, Some(scn)) => StartAt::Scn(scn),
+        (None, None, None) => StartAt::Now,
+    };
+    let tables = snapshot_tables(config, &opened);
+    let mut sink = assemble_sink(config, prepared.kafka.take(), output, &opened)?;
+    let mut capture_config = capture_config(config, &opened, start);
+    let mut source = Prefetch::spawn(opened.source)
+        .map_err(|e| DaemonError::usage(format!("cannot start the fetch thread: {e}")))?;
+    let current = first_current_scn(&mut source, reporter)?;
+    // Start at the SCN just read rather than asking again: the capture
+    // then makes no call of its own before its retrying loop.
+    if matches!(capture_config.start, StartAt::Now) {
+        capture_config.start = StartAt::Scn(current.scn);
+    }
+    check_start(config, &capture_config.start, current.scn, &stamp.origin)?;
+    if let (true, StartAt::Checkpoint(cp)) = (resumed, &capture_config.start) {
+        say(
+            reporter,
+            format!(
+                "resuming from {} (restart SCN {}, commit SCN {})",
+                prepared.checkpoint_name, cp.restart_scn, cp.commit_scn
+            ),
+        );
+    }
+    sink.set_column_kinds(Arc::clone(&opened.column_kinds));
+    let (stored_snapshot, resnapshot) = when_needed(
+        mode,
+        &mut capture_config,
+        &mut source,
+        current,
+        stored_snapshot,
+        &tables,
+        reporter,
+    )?;
+    let capture = Capture::new(source, capture_config).map_err(DaemonError::Capture)?;
+    let plan = SnapshotPlan {
+        mode,
+        asked: config.snapshot.is_some(),
+        fresh,
+        chunk_rows: config.snapshot_chunk_rows,
+        output: config.output_file(),
+    };
+    let snapshot = snapshot::plan(&plan, stored_snapshot, &tables, reporter)?;
+    let store = (!sink.keeps_checkpoint()).then_some(prepared.store);
+    let mut started = Started {
+        destination_last: sink.last_position(),
+        capture,
+        snapshot,
+        mode,
+        sink,
+        store,
+        stamp,
+        rotated_after,
+    };
+    if fresh || resnapshot {
+        store_first_checkpoint(&mut started, resnapshot)?;
+    }
+    Ok(started)
+}
+
+/// The tables in scope, for the snapshot.
+fn snapshot_tables(config: &DaemonConfig, opened: &OpenedSource) -> SnapshotTables {
+    SnapshotTables {
+        names: if opened.tables.tables.is_empty() {
+            opened
+                .key_columns
+                .keys()
+                .map(|t| (t.clone(), None))
+                .collect()
+        } else {
+            opened
+                .tables
+                .tables
+                .iter()
+                .map(|t| (t.name.clone(), t.num_rows))
+                .collect()
+        },
+        key_columns: opened.key_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
+        server_name: config.server_name.clone(),
+        db: opened
+            .pdb_filter
+            .clone()
+            .unwrap_or_else(|| opened.db_name.clone()),
+        dialect: opened.source.dialect(),
+    }
+}
+
+/// The sink events go to: Kafka with the tables' keys, or the output,
+/// behind the schema-change router when DDL goes elsewhere.
+fn assemble_sink(
+    config: &DaemonConfig,
+    kafka: Option<KafkaSink>,
+    output: Option<OpenedOutput>,
+    opened: &OpenedSource,
+) -> Result<Box<dyn EventSink>, DaemonError> {
+    let sink: Box<dyn EventSink> = match (kafka, output) {
+        (Some(mut k), _) => {
+            k.set_key_columns(opened.key_columns.clone());
+            Box::new(k)
+        }
+        (None, Some(o)) => o.sink,
+        (None, None) => return Err(DaemonError::usage("no sink to write to")),
+    };
+    Ok(match &config.schema_changes {
+        SchemaChanges::Inline => sink,
+        mode => Box::new(
+            SchemaChangeRouter::new(sink, mode).map_err(|e| DaemonError::usage(e.to_string()))?,
+        ),
+    })
+}
+
+fn capture_config(config: &DaemonConfig, opened: &OpenedSource, start: StartAt) -> CaptureConfig {
+    CaptureConfig {
+        buffer: BufferConfig {
+            server_name: config.server_name.clone(),
+            db_name: opened.db_name.clone(),
+            charsets: opened.charsets.clone(),
+            on_parse_error: config.on_parse_error,
+            relaxed_quotes: config.relaxed_quotes,
+            lob: config.lob,
+            spill_txn_bytes: Some(config.spill_mb.max(1) << 20),
+            spill_dir: config.spill_dir.clone(),
+            abandon_after: config.abandon_after,
+            ..BufferConfig::default()
+        },
+        planner: PlannerConfig {
+            archive_dest: config.archive_dest.clone(),
+            max_logs_per_thread: config.max_logs_per_window,
+        },
+        tables: opened.tables.patterns.clone(),
+        pdb: opened.pdb_filter.clone(),
+        start,
+        until_scn: config.until_scn,
+        key_columns: opened.key_columns.clone(),
+        polling: config.polling.clone(),
+        lob_columns: opened.lob_columns.clone(),
+        binary_columns: opened.binary_columns.clone(),
+        ..CaptureConfig::default()
+    }
+}
+
+/// The database's current SCN, reconnecting on a dropped connection as the
+/// capture loop does later (a drop before the first call is no different).
+fn first_current_scn(
+    source: &mut dyn RedoSource,
+    reporter: &dyn Reporter,
+) -> Result<ScnTime, DaemonError> {
+    const ATTEMPTS: u32 = 5;
+    let mut attempt = 0;
+    loop {
+        match source.current_scn() {
+            Ok(t) => return Ok(t),
+            Err(e) if e.is_transient() && attempt < ATTEMPTS => {
+                attempt += 1;
+                say(reporter, format!("{e}; reconnecting (attempt {attempt})"));
+                std::thread::sleep(Duration::from_secs(1));
+                if let Err(r) = source.reconnect() {
+                    say(reporter, format!("reconnect failed: {r}"));
+                }
+            }
+            Err(e) => return Err(DaemonError::Source(e)),
+        }
+    }
+}
+
+/// Refuses a start position that cannot be right for this database: above
+/// its current SCN, a checkpoint of another database, a restart SCN of 0,
+/// or a checkpoint already past the end asked for.
+fn check_start(
+    config: &DaemonConfig,
+    start: &StartAt,
+    current_scn: u64,
+    origin: &Origin,
+) -> Result<(), DaemonError> {
+    let cp = match start {
+        StartAt::Now => return Ok(()),
+        StartAt::Scn(scn) if *scn > current_scn => {
+            return Err(DaemonError::usage(format!(
+                "--from-scn {scn} is above the database's current SCN {current_scn}"
+            )))
+        }
+        StartAt::Scn(_) => return Ok(()),
+        StartAt::Checkpoint(cp) => cp,
+    };
+    let name = config.checkpoint.display();
+    let refuse = |what: String| {
+        Err(DaemonError::usage(format!(
+            "checkpoint {name} cannot be right for this source: {what}; use the checkpoint of \
+             this database, or remove it to start over"
+        )))
+    };
+    if let Some(db) = cp.db_name.as_deref().filter(|db| *db != origin.db_name) {
+        return refuse(format!(
+            "it was written for database {db}, the source is {}",
+            origin.db_name
+        ));
+    }
+    if let (Some(was), Some(is)) = (cp.source.as_deref(), origin.source.as_deref()) {
+        if was != is {
+            return refuse(format!("it was written for {was}, the source is {is}"));
+        }
+    }
+    if cp.restart_scn == 0 {
+        return refuse("its restart SCN is 0".into());
+    }
+    let highest = cp.restart_scn.max(cp.commit_scn);
+    if highest > current_scn {
+        return refuse(format!(
+            "it is at SCN {highest}, above the database's current SCN {current_scn} (a restored \
+             or different database)"
+        ));
+    }
+    if let Some(until) = config.until_scn.filter(|u| cp.commit_scn > *u) {
+        return Err(DaemonError::usage(format!(
+            "checkpoint {name} is already past --until-scn {until} (commit SCN {}): nothing to do",
+            cp.commit_scn
+        )));
+    }
+    Ok(())
+}
+
+/// `--snapshot when-needed`: a restart SCN whose redo is gone cannot be
+/// streamed from; the tables are read again and the stream starts now.
+/// Returns the snapshot to take and whether it is such a new one.
+fn when_needed(
+    mode: SnapshotMode,
+    config: &mut CaptureConfig,
+    source: &mut dyn RedoSource,
+    current: ScnTime,
+    stored: Option<SnapshotProgress>,
+    tables: &SnapshotTables,
+    reporter: &dyn Reporter,
+) -> Result<(Option<SnapshotProgress>, bool), DaemonError> {
+    let StartAt::Checkpoint(cp) = &config.start else {
+        return Ok((stored, false));
+    };
+    if mode != SnapshotMode::WhenNeeded {
+        return Ok((stored, false));
+    }
+    let Some(gone) = restart_redo_gone(source, cp.restart_scn, current.scn, &config.planner)?
+    else {
+        return Ok((stored, false));
+    };
+    say(
+        reporter,
+        format!(
+            "WARNING: the checkpoint's restart SCN {} can no longer be streamed from ({gone}); \
+             changes between it and now are lost to the stream. --snapshot when-needed: every \
+             table is snapshotted again at the current SCN {} and the stream goes on from there",
+            cp.restart_scn, current.scn
+        ),
+    );
+    let mut again = SnapshotProgress::new(tables.names.clone());
+    // Chunk numbers go on growing, so output positions do too.
+    again.chunks = stored.as_ref().map_or(0, |p| p.chunks);
+    config.start = StartAt::Scn(current.scn);
+    Ok((Some(again), true))
+}
+
+/// Why the redo from `restart_scn` can no longer be mined (archived logs
+/// deleted, a sequence gap), or `None` when it can.
+fn restart_redo_gone(
+    source: &mut dyn RedoSource,
+    restart_scn: u64,
+    current_scn: u64,
+    planner: &PlannerConfig,
+) -> Result<Option<String>, DaemonError> {
+    let inventory = source.log_inventory().map_err(DaemonError::Source)?;
+    Ok(match plan(&inventory, restart_scn, current_scn, planner) {
+        Err(e @ (PlanError::StartScnNotCovered { .. } | PlanError::SequenceGap { .. })) => {
+            Some(e.to_string())
+        }
+        _ => None,
+    })
+}
+
+/// Stored before any event is written, so an output never holds events
+/// without a checkpoint naming its stream. A snapshot taken again starts a
+/// stream whose position is past the stored one: stored as such, the
+/// checkpoint moves forward.
+fn store_first_checkpoint(started: &mut Started, resnapshot: bool) -> Result<(), DaemonError> {
+    let mut initial = if resnapshot {
+        started.capture.checkpoint()
+    } else {
+        Checkpoint::new(started.capture.status().restart_scn, 0, Vec::new(), None)
+    };
+    let stamp = &mut started.stamp;
+    initial.stream_id.clone_from(&stamp.stream_id);
+    stamp.origin.stamp(&mut initial);
+    if let Some(p) = initial.rewind_point() {
+        stream::push_rewind_point(&mut stamp.rewind_points, p);
+    }
+    initial.rewind_points.clone_from(&stamp.rewind_points);
+    initial.snapshot = started.snapshot.as_ref().map(|s| s.progress().clone());
+    initial.last_event = started.sink.last_position();
+    let saved = match &started.store {
+        Some(store) => store.save(&initial).map_err(|e| e.to_string()),
+        None => started
+            .sink
+            .commit_with(Some(&initial))
+            .map_err(|e| e.to_string()),
+    };
+    saved.map_err(|e| DaemonError::usage(format!("checkpoint: {e}")))
+}
