@@ -100,6 +100,11 @@ impl SinkStage<'_> {
         if self.hangup.swap(false, Ordering::Relaxed) {
             self.reopen(checkpoint.as_mut())?;
         }
+        if let Some(cp) = checkpoint.as_mut() {
+            // What the file holds now, committed: a restart proves the file
+            // it appends to begins with exactly this.
+            cp.output = self.sink.output_mark().map_err(|e| failure(&e))?;
+        }
         if let (Some(store), Some(cp)) = (&self.store, &checkpoint) {
             store
                 .save(cp)

@@ -216,7 +216,10 @@ pub fn begin(
             .map(|c| c.rewind_points.clone())
             .unwrap_or_default(),
     };
-    let rotated_after = existing.as_ref().and_then(|c| c.rotated_after.clone());
+    let rotated = output.as_ref().and_then(|o| o.rotated.clone());
+    let rotated_after = rotated
+        .clone()
+        .or_else(|| existing.as_ref().and_then(|c| c.rotated_after.clone()));
     let resumed = rewind.is_none() && existing.is_some();
     let stored_snapshot = existing.as_ref().and_then(|c| c.snapshot.clone());
     let start = match (rewind, existing, config.from_scn) {
@@ -274,7 +277,9 @@ pub fn begin(
     let snapshot = snapshot::plan(&plan, stored_snapshot, &tables, reporter)?;
     let store = (!sink.keeps_checkpoint()).then_some(prepared.store);
     let mut started = Started {
-        destination_last: sink.last_position(),
+        // An empty output that continues a rotated copy holds nothing yet:
+        // the copy's last event is where the stream stands.
+        destination_last: sink.last_position().or(rotated),
         capture,
         snapshot,
         mode,
@@ -525,6 +530,10 @@ fn store_first_checkpoint(started: &mut Started, resnapshot: bool) -> Result<(),
     initial.rewind_points.clone_from(&stamp.rewind_points);
     initial.snapshot = started.snapshot.as_ref().map(|s| s.progress().clone());
     initial.last_event = started.sink.last_position();
+    initial.output = started
+        .sink
+        .output_mark()
+        .map_err(|e| DaemonError::usage(e.to_string()))?;
     let saved = match &started.store {
         Some(store) => store.save(&initial).map_err(|e| e.to_string()),
         None => started

@@ -67,6 +67,37 @@ pub struct Checkpoint {
     /// event: an output that is empty is its continuation, not a loss.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotated_after: Option<EventPosition>,
+    /// What the output file held when this checkpoint was stored: a
+    /// restart proves the file it appends to begins with exactly that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<OutputMark>,
+    /// [`content_hash`] of the checkpoint's JSON without this field:
+    /// a checkpoint changed after cdcctl wrote it is refused. Checkpoints
+    /// written before it was recorded load without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<String>,
+}
+
+/// An output file's length and the hash of its last bytes, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutputMark {
+    /// The file's length in bytes.
+    pub bytes: u64,
+    /// How many bytes before `bytes` the hash covers.
+    pub tail_bytes: u64,
+    /// [`content_hash`] of those bytes.
+    pub tail_hash: String,
+}
+
+/// FNV-1a (64 bits) of `bytes` as 16 hex digits: a hash stable across
+/// builds and platforms, for content cdcctl must recognise as its own.
+pub fn content_hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
 }
 
 /// Where an event stands in the stream: commit SCN, XID, and its 1-based
@@ -108,6 +139,8 @@ impl Checkpoint {
             source: None,
             snapshot: None,
             rotated_after: None,
+            output: None,
+            checksum: None,
         }
     }
 
@@ -140,12 +173,33 @@ impl Checkpoint {
                 ))
             }
         }
-        serde_json::from_value(value).map_err(|e| CheckpointError::Malformed(e.to_string()))
+        let mut cp: Self =
+            serde_json::from_value(value).map_err(|e| CheckpointError::Malformed(e.to_string()))?;
+        if let Some(stored) = cp.checksum.take() {
+            if cp.body_hash() != stored {
+                return Err(CheckpointError::Changed);
+            }
+        }
+        Ok(cp)
     }
 
+    /// The checkpoint as JSON, with the checksum of its content.
     pub fn to_json(&self) -> String {
+        let mut cp = self.clone();
+        cp.checksum = Some(self.body_hash());
         // A struct of integers and strings always serialises.
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        serde_json::to_string_pretty(&cp).unwrap_or_default()
+    }
+
+    /// The hash of the JSON of everything but the checksum.
+    fn body_hash(&self) -> String {
+        let mut body = self.clone();
+        body.checksum = None;
+        content_hash(
+            serde_json::to_string_pretty(&body)
+                .unwrap_or_default()
+                .as_bytes(),
+        )
     }
 }
 
@@ -164,6 +218,13 @@ pub enum CheckpointError {
         "checkpoint has format version {0}, this cdcctl reads version 1; use the cdcctl that wrote it"
     )]
     UnknownVersion(u64),
+    #[error(
+        "its checksum does not match its content: it was changed after cdcctl wrote it (by \
+         hand, or a damaged copy); restore the file cdcctl wrote, or remove it to start over"
+    )]
+    Changed,
+    #[error("{0} is not a regular file (a directory, a pipe or a device); name a file")]
+    NotAFile(PathBuf),
     #[error(
         "refusing to move the checkpoint backwards ({what} {new} is below the stored {stored}); \
          a second capture may be writing the same checkpoint file"
@@ -199,6 +260,13 @@ impl FileCheckpointStore {
 
     /// The stored checkpoint, or `None` when there is no file yet.
     pub fn load(&self) -> Result<Option<Checkpoint>, CheckpointError> {
+        // Opening a pipe would wait for a writer forever.
+        match fs::metadata(&self.path) {
+            Ok(m) if !m.is_file() => return Err(CheckpointError::NotAFile(self.path.clone())),
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(self.io(e)),
+        }
         match crate::limits::read_text(&self.path, crate::limits::CHECKPOINT_BYTES) {
             Ok(text) => Checkpoint::from_json(&text).map(Some),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -424,5 +492,38 @@ mod tests {
         assert!(f.already_emitted(105, "C", 2));
         assert!(!f.already_emitted(105, "C", 3));
         assert!(!f.already_emitted(105, "D", 0));
+    }
+
+    #[test]
+    fn issue31_a_checkpoint_changed_after_it_was_written_is_refused() {
+        let text = cp(99, 120, &["0A00"], None).to_json();
+        assert!(text.contains("\"checksum\""), "{text}");
+        assert!(Checkpoint::from_json(&text).is_ok());
+        let edited = text.replace("\"commit_scn\": 120", "\"commit_scn\": 8120");
+        assert_ne!(edited, text);
+        assert!(matches!(
+            Checkpoint::from_json(&edited),
+            Err(CheckpointError::Changed)
+        ));
+        // Whitespace and key order are not content.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(Checkpoint::from_json(&v.to_string()).is_ok());
+        // A checkpoint written before checksums loads as it is.
+        let mut old = v.clone();
+        old.as_object_mut().unwrap().remove("checksum");
+        assert!(Checkpoint::from_json(&old.to_string()).is_ok());
+    }
+
+    #[test]
+    fn issue31_a_checkpoint_path_that_is_no_regular_file_is_refused_without_reading() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("cp.json");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo touches nothing else.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let store = FileCheckpointStore::new(&fifo);
+        assert!(matches!(store.load(), Err(CheckpointError::NotAFile(_))));
+        let store = FileCheckpointStore::new(dir.path());
+        assert!(matches!(store.load(), Err(CheckpointError::NotAFile(_))));
     }
 }

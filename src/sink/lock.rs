@@ -50,7 +50,7 @@ impl WriterLock {
             .write(true)
             .open(&path)
             .map_err(io_err)?;
-        match try_lock_exclusive(&file) {
+        match try_lock(&file) {
             Ok(true) => {}
             Ok(false) => {
                 let mut pid = String::new();
@@ -83,17 +83,35 @@ impl WriterLock {
     }
 }
 
-/// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another open file holds it.
-/// flock rather than fcntl locks: they belong to the open file, so a second
-/// open in the same process conflicts too, and they vanish with the process.
-/// The lock file of `resource`: `<resource>.lock`, next to it.
+/// The lock file of `resource`: `<resource>.lock` beside the file the
+/// path resolves to, so that a symbolic link to a locked file finds its
+/// lock.
 pub fn lock_path(resource: &Path) -> PathBuf {
-    let mut name = resource.as_os_str().to_owned();
+    let mut name = resolved(resource).into_os_string();
     name.push(".lock");
     PathBuf::from(name)
 }
 
-fn try_lock_exclusive(file: &File) -> io::Result<bool> {
+/// `path` with its symbolic links resolved: the file's own when it exists,
+/// else its directory's, else as given.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(p) = path.canonicalize() {
+        return p;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// `flock(LOCK_EX | LOCK_NB)`: `Ok(false)` when another open file holds it.
+/// flock rather than fcntl locks: they belong to the open file, so a second
+/// open in the same process conflicts too, and they vanish with the process.
+pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
     // SAFETY: the descriptor is valid for the duration of the call (borrowed
     // from `file`), and flock touches no memory.
@@ -126,5 +144,17 @@ mod tests {
         );
         drop(held);
         WriterLock::acquire(&cp, "checkpoint").expect("free again");
+    }
+
+    #[test]
+    fn issue31_a_link_to_a_locked_file_finds_its_lock() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let cp = dir.path().join("cp.json");
+        std::fs::write(&cp, "{}").expect("checkpoint");
+        std::os::unix::fs::symlink(&cp, dir.path().join("link.json")).expect("link");
+        let _held = WriterLock::acquire(&cp, "checkpoint").expect("first");
+        let err = WriterLock::acquire(&dir.path().join("link.json"), "checkpoint")
+            .expect_err("through the link");
+        assert!(matches!(err, LockError::Held { .. }), "{err}");
     }
 }

@@ -1,25 +1,29 @@
-//! Where `run` writes events: JSON lines (one Debezium envelope per line) to
-//! stdout or to a file.
+//! Where `run` writes events: JSON lines (one Debezium envelope per line)
+//! to stdout or a file ([`file`]), or Kafka ([`kafka`]), behind one trait.
 //!
 //! Delivery contract: `write` may buffer; `commit` makes everything written
 //! so far durable, and only after it returns may the caller advance the
-//! checkpoint. A crash between the two leaves events in the file that the
-//! checkpoint does not know of; on reopen the file sink reads its own last
-//! line and drops events up to that (commit SCN, XID, index), so the file
-//! holds each change exactly once.
+//! checkpoint. A crash between the two leaves events in the destination
+//! that the checkpoint does not know of; on reopen the sink names its last
+//! event ([`EventSink::last_position`]) and events up to that (commit SCN,
+//! XID, index) are dropped ([`ResumeAfter`]), so the destination holds each
+//! change exactly once.
 
+pub mod file;
 pub mod kafka;
 pub mod lock;
 pub mod schema_changes;
 pub mod stream;
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::engine::checkpoint::{Checkpoint, EventPosition};
-use crate::engine::event::{CapturedEvent, ColumnKinds, Op, ValueForms, SNAPSHOT_XID};
+use crate::engine::checkpoint::{Checkpoint, EventPosition, OutputMark};
+use crate::engine::event::{CapturedEvent, ColumnKinds, Op, SNAPSHOT_XID};
+
+pub use file::{last_snapshot_row, JsonLinesSink};
 
 /// Why a sink failed.
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +36,14 @@ pub enum SinkError {
     },
     #[error("kafka: {message}")]
     Kafka { message: String },
+    #[error("output {path} is in use by another cdcctl (the same file, perhaps under another name or a link); stop it first, or use another file")]
+    Busy { path: String },
+    #[error("the last line of {path} (at byte {offset}) is not an event cdcctl wrote, so where the output ends is unknown: `{line}`")]
+    Unreadable {
+        path: String,
+        offset: u64,
+        line: String,
+    },
 }
 
 /// A destination for committed events.
@@ -77,10 +89,16 @@ pub trait EventSink: Send {
     fn schema_changes_left_out(&self) -> u64 {
         0
     }
+    /// What the output file holds once committed (its length and the hash
+    /// of its end), for the checkpoint; `None` for a destination that is
+    /// no file of ours.
+    fn output_mark(&self) -> Result<Option<OutputMark>, SinkError> {
+        Ok(None)
+    }
 }
 
 /// Position of an event for de-duplication.
-type EventKey = EventPosition;
+pub(crate) type EventKey = EventPosition;
 
 /// Drops the events a destination already holds: after a restart the
 /// engine re-mines from the checkpoint and emits again what was written
@@ -119,157 +137,6 @@ impl ResumeAfter {
     }
 }
 
-/// JSON lines to a file (appended) or to stdout.
-pub struct JsonLinesSink {
-    out: BufWriter<Box<dyn Write + Send>>,
-    file: Option<File>,
-    path: Option<PathBuf>,
-    label: String,
-    resume: ResumeAfter,
-    /// The last event in the file: its last line at open, then each write.
-    last: Option<EventKey>,
-    torn_bytes_cut: u64,
-    forms: ValueForms,
-    kinds: Option<Arc<ColumnKinds>>,
-}
-
-impl JsonLinesSink {
-    /// Writes values in these forms (binary handling) from now on.
-    pub fn with_forms(mut self, forms: ValueForms) -> Self {
-        self.forms = forms;
-        self
-    }
-
-    pub fn stdout() -> Self {
-        Self {
-            out: BufWriter::with_capacity(1 << 16, Box::new(io::stdout())),
-            file: None,
-            path: None,
-            label: "stdout".into(),
-            resume: ResumeAfter::default(),
-            last: None,
-            torn_bytes_cut: 0,
-            forms: ValueForms::default(),
-            kinds: None,
-        }
-    }
-
-    /// Writes to a device or a named pipe (`/dev/null`, a FIFO): no
-    /// resume from its end and no sync, which such files cannot do.
-    pub fn stream(path: &Path) -> Result<Self, SinkError> {
-        let label = path.display().to_string();
-        let writer = OpenOptions::new()
-            .write(true)
-            .open(path)
-            .map_err(|source| SinkError::Io {
-                path: label.clone(),
-                source,
-            })?;
-        Ok(Self {
-            out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
-            label,
-            ..Self::stdout()
-        })
-    }
-
-    /// Opens `path` for appending; if it already holds events, later writes
-    /// skip everything up to its last one. A torn last line (a crash or a
-    /// full disk mid-write) is cut off first, so the file stays valid JSON
-    /// lines; [`Self::torn_bytes_cut`] tells how much was cut.
-    pub fn file(path: &Path) -> Result<Self, SinkError> {
-        let label = path.display().to_string();
-        let io_err = |source| SinkError::Io {
-            path: label.clone(),
-            source,
-        };
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(io_err)?;
-        let torn_bytes_cut = cut_torn_tail(&mut file).map_err(io_err)?;
-        let resume_after = last_event_key(&mut file).map_err(io_err)?;
-        let writer = file.try_clone().map_err(io_err)?;
-        Ok(Self {
-            out: BufWriter::with_capacity(1 << 16, Box::new(writer)),
-            file: Some(file),
-            path: Some(path.to_path_buf()),
-            label,
-            last: resume_after.clone(),
-            resume: ResumeAfter::new(resume_after),
-            torn_bytes_cut,
-            forms: ValueForms::default(),
-            kinds: None,
-        })
-    }
-
-    /// Bytes of a torn last line removed when the file was opened.
-    pub fn torn_bytes_cut(&self) -> u64 {
-        self.torn_bytes_cut
-    }
-
-    fn io(&self, source: io::Error) -> SinkError {
-        SinkError::Io {
-            path: self.label.clone(),
-            source,
-        }
-    }
-}
-
-impl EventSink for JsonLinesSink {
-    fn write(&mut self, event: &CapturedEvent) -> Result<(), SinkError> {
-        let key = event_key(event);
-        if !self.resume.admits(&key) {
-            return Ok(());
-        }
-        let line = event.to_json_line_typed(self.forms, self.kinds.as_deref());
-        self.out
-            .write_all(line.as_bytes())
-            .and_then(|()| self.out.write_all(b"\n"))
-            .map_err(|e| self.io(e))?;
-        self.last = Some(key);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> Result<(), SinkError> {
-        self.out.flush().map_err(|e| self.io(e))?;
-        if let Some(f) = &self.file {
-            f.sync_data().map_err(|e| self.io(e))?;
-        }
-        Ok(())
-    }
-
-    fn skipped_duplicates(&self) -> u64 {
-        self.resume.skipped()
-    }
-
-    fn last_position(&self) -> Option<EventPosition> {
-        self.last.clone()
-    }
-
-    fn set_column_kinds(&mut self, kinds: Arc<ColumnKinds>) {
-        self.kinds = Some(kinds);
-    }
-
-    fn reopen(&mut self) -> Result<bool, SinkError> {
-        let Some(path) = self.path.clone() else {
-            return Ok(false);
-        };
-        self.commit()?;
-        let file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| self.io(e))?;
-        let writer = file.try_clone().map_err(|e| self.io(e))?;
-        self.out = BufWriter::with_capacity(1 << 16, Box::new(writer));
-        self.file = Some(file);
-        Ok(true)
-    }
-}
-
 /// The position that orders and identifies an event in every sink.
 pub fn event_key(event: &CapturedEvent) -> EventKey {
     match event {
@@ -289,97 +156,6 @@ pub fn event_key(event: &CapturedEvent) -> EventKey {
             order: 0,
         },
     }
-}
-
-/// Truncates the file after its last newline when it does not end with
-/// one, makes the cut durable, and returns the number of bytes cut.
-fn cut_torn_tail(file: &mut File) -> io::Result<u64> {
-    let len = file.seek(SeekFrom::End(0))?;
-    let mut end = len;
-    let mut buf = vec![0u8; 1 << 16];
-    // Walk back in chunks: a torn line is usually short, but nothing bounds it.
-    while end > 0 {
-        let start = end.saturating_sub(buf.len() as u64);
-        let chunk = &mut buf[..usize::try_from(end - start).unwrap_or(0)];
-        file.seek(SeekFrom::Start(start))?;
-        file.read_exact(chunk)?;
-        if end == len && chunk.last() == Some(&b'\n') {
-            return Ok(0);
-        }
-        if let Some(i) = memchr::memrchr(b'\n', chunk) {
-            end = start + i as u64 + 1;
-            break;
-        }
-        end = start;
-    }
-    if end == len {
-        return Ok(0);
-    }
-    file.set_len(end)?;
-    file.sync_all()?;
-    Ok(len - end)
-}
-
-/// Reads the key of the last line of a JSON-lines file that ends with a
-/// newline.
-fn last_event_key(file: &mut File) -> io::Result<Option<EventKey>> {
-    Ok(last_line(file)?.as_deref().and_then(parse_event_key))
-}
-
-/// The last non-empty line of the file.
-fn last_line(file: &mut File) -> io::Result<Option<String>> {
-    let len = file.seek(SeekFrom::End(0))?;
-    if len == 0 {
-        return Ok(None);
-    }
-    // The last event fits comfortably in the tail; envelopes are a few KiB.
-    let start = len.saturating_sub(1 << 20);
-    file.seek(SeekFrom::Start(start))?;
-    let mut tail = Vec::new();
-    file.read_to_end(&mut tail)?;
-    let text = String::from_utf8_lossy(&tail);
-    Ok(text
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .map(str::to_string))
-}
-
-/// The last event of an output file as JSON, when it is a row read by a
-/// snapshot: a restart resumes the snapshot after it. `None` for a
-/// missing or empty file, or a last event that is a change.
-pub fn last_snapshot_row(path: &Path) -> io::Result<Option<serde_json::Value>> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    Ok(last_line(&mut file)?
-        .and_then(|l| serde_json::from_str::<serde_json::Value>(&l).ok())
-        .filter(|v| v["op"] == "r"))
-}
-
-fn parse_event_key(line: &str) -> Option<EventKey> {
-    let v = serde_json::from_str::<serde_json::Value>(line).ok()?;
-    if v["op"] == "r" {
-        let scn = v["source"]["scn"].as_str().and_then(|s| s.parse().ok())?;
-        let chunk = v["source"]["snapshot_chunk"].as_u64()?;
-        return Some(EventPosition {
-            commit_scn: scn,
-            xid: SNAPSHOT_XID.into(),
-            order: chunk,
-        });
-    }
-    let commit_scn = v["source"]["commit_scn"]
-        .as_str()
-        .and_then(|s| s.parse().ok());
-    let xid = v["source"]["txId"].as_str().map(str::to_string);
-    let order = v["transaction"]["total_order"].as_u64().unwrap_or(0);
-    commit_scn.zip(xid).map(|(commit_scn, xid)| EventPosition {
-        commit_scn,
-        xid,
-        order,
-    })
 }
 
 /// Appends rows the engine could not parse (with `--on-parse-error warn`)
@@ -420,71 +196,5 @@ impl DeadLetterFile {
                 path: self.path.display().to_string(),
                 source,
             })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::event::{ChangeEvent, Field, Op, SourcePosition};
-    use crate::engine::row::Scn;
-
-    fn event(commit_scn: Scn, xid: &str, index: u32) -> CapturedEvent {
-        CapturedEvent::Change(ChangeEvent {
-            op: Op::Create,
-            before: None,
-            after: Some(vec![("ID".into(), Field::text(index.to_string()))].into()),
-            source: SourcePosition {
-                xid: xid.into(),
-                commit_scn,
-                scn: commit_scn - 1,
-                ..SourcePosition::default()
-            },
-            snapshot: false,
-            partial: false,
-            commit_ts_ms: 0,
-            index,
-            table_order: index + 1,
-        })
-    }
-
-    #[test]
-    fn reopened_file_drops_events_it_already_holds() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("out.jsonl");
-        let mut s = JsonLinesSink::file(&path).expect("open");
-        for e in [event(10, "A", 0), event(10, "A", 1), event(12, "B", 0)] {
-            s.write(&e).expect("write");
-        }
-        s.commit().expect("commit");
-        drop(s);
-        // A restart from an older checkpoint re-emits 10/A/1 and 12/B/0.
-        let mut s = JsonLinesSink::file(&path).expect("reopen");
-        for e in [event(10, "A", 1), event(12, "B", 0), event(15, "C", 0)] {
-            s.write(&e).expect("write");
-        }
-        s.commit().expect("commit");
-        assert_eq!(s.skipped_duplicates(), 2);
-        let text = std::fs::read_to_string(&path).expect("read");
-        assert_eq!(text.lines().count(), 4);
-    }
-
-    #[test]
-    fn torn_last_line_is_cut_before_appending() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("out.jsonl");
-        std::fs::write(&path, "{\"before\":null,\"aft").expect("write");
-        let mut s = JsonLinesSink::file(&path).expect("open");
-        assert_eq!(s.torn_bytes_cut(), 19);
-        s.write(&event(5, "A", 0)).expect("write");
-        s.commit().expect("commit");
-        assert_eq!(s.skipped_duplicates(), 0);
-        let text = std::fs::read_to_string(&path).expect("read");
-        assert_eq!(text.lines().count(), 1, "{text}");
-        let last = text.lines().last().expect("a line");
-        assert!(
-            serde_json::from_str::<serde_json::Value>(last).is_ok(),
-            "{text}"
-        );
     }
 }

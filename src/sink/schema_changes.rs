@@ -113,6 +113,10 @@ impl EventSink for SchemaChangeRouter {
         self.left_out
     }
 
+    fn output_mark(&self) -> Result<Option<crate::engine::checkpoint::OutputMark>, SinkError> {
+        self.inner.output_mark()
+    }
+
     fn reopen(&mut self) -> Result<bool, SinkError> {
         if let Some(side) = self.side.as_mut() {
             side.reopen()?;

@@ -8,7 +8,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use crate::engine::checkpoint::{Checkpoint, EventPosition, RewindPoint};
+use crate::engine::checkpoint::{content_hash, Checkpoint, EventPosition, OutputMark, RewindPoint};
 
 /// Rewind points kept in a checkpoint; when full every other one is dropped
 /// (the oldest always stays), so they span the whole stream ever more sparsely.
@@ -149,6 +149,68 @@ pub fn rewind_point_for<'a>(
         Some(f) => p.commit_scn < f.commit_scn,
         None => p.commit_scn == 0,
     })
+}
+
+/// How an output file stands against the [`OutputMark`] its checkpoint
+/// recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkCheck {
+    /// It begins with exactly what was written (and may go on: events of a
+    /// crash between writing and checkpointing).
+    Extends,
+    /// It is shorter than what was written.
+    Shorter { bytes: u64 },
+    /// It is as long, but what it holds there differs.
+    Differs,
+}
+
+/// Compares the file at `path` with `mark`.
+pub fn check_mark(path: &Path, mark: &OutputMark) -> io::Result<MarkCheck> {
+    let file = fs::File::open(path)?;
+    let bytes = file.metadata()?.len();
+    if bytes < mark.bytes {
+        return Ok(MarkCheck::Shorter { bytes });
+    }
+    let from = mark.bytes.saturating_sub(mark.tail_bytes);
+    let tail = super::file::read_range(&file, from, mark.bytes - from)?;
+    Ok(if content_hash(&tail) == mark.tail_hash {
+        MarkCheck::Extends
+    } else {
+        MarkCheck::Differs
+    })
+}
+
+/// A file beside `output` that logrotate could have made of it (named
+/// `<output>.1`, `<output>-20261203`, ...) and that begins with what `mark`
+/// recorded: the output, moved away before the run that wrote it reopened
+/// it. Compressed copies cannot be told and are not looked at.
+pub fn rotated_copy(output: &Path, mark: &OutputMark) -> Option<PathBuf> {
+    let name = output.file_name()?.to_string_lossy().into_owned();
+    let dir = match output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut candidates: Vec<PathBuf> = fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            n.is_some_and(|n| {
+                n.len() > name.len() + 1
+                    && n.starts_with(&name)
+                    && n[name.len()..].starts_with(['.', '-'])
+                    && !n.ends_with(".gz")
+                    && !n.ends_with(".lock")
+                    && !n.ends_with(".stream")
+            })
+        })
+        .collect();
+    candidates.sort();
+    candidates
+        .into_iter()
+        .find(|p| check_mark(p, mark).is_ok_and(|c| c == MarkCheck::Extends))
 }
 
 /// Adds `p` to `points` (oldest first), thinning when full.

@@ -6,6 +6,7 @@ mod config;
 mod daemon;
 mod dm_live;
 mod flink;
+mod hostile;
 mod kafka;
 mod numbers;
 mod operator;

@@ -561,13 +561,17 @@ fn issue10_simulator_resumes_where_the_checkpoint_left_it_without_crawling_from_
     assert_eq!(lines(&text).len(), 2001);
 }
 
-/// Rewrites fields of the checkpoint `cp.json` in `dir`.
+/// Rewrites fields of the checkpoint `cp.json` in `dir` as cdcctl would
+/// have written them (a checkpoint of another database, not a hand edit:
+/// its checksum matches).
 fn edit_checkpoint(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
     let path = dir.join("cp.json");
     let mut cp: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("checkpoint")).expect("json");
     edit(&mut cp);
-    std::fs::write(&path, cp.to_string()).expect("write checkpoint");
+    let cp: cdcctl::engine::checkpoint::Checkpoint =
+        serde_json::from_value(cp).expect("a checkpoint");
+    std::fs::write(&path, cp.to_json()).expect("write checkpoint");
 }
 
 #[test]
