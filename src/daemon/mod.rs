@@ -31,6 +31,8 @@ mod output;
 mod queue;
 mod snapshot;
 mod start;
+#[cfg(test)]
+mod tests;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
@@ -40,7 +42,9 @@ pub use config::{DaemonConfig, SinkChoice};
 pub use error::DaemonError;
 pub use notice::{Collected, Level, Notice, Reporter};
 
+use crate::connect::OpenedSource;
 use crate::engine::metrics::CaptureStatus;
+use crate::engine::snapshot::SnapshotMode;
 use crate::telemetry::{Telemetry, Volumes};
 use deliver::{Delivered, SinkStage, Undelivered};
 use mine::{EngineEnd, EngineStage};
@@ -85,6 +89,35 @@ pub fn run(
     signals: &Signals,
     reporter: &dyn Reporter,
 ) -> Result<Outcome, DaemonError> {
+    run_with(config, signals, reporter, |prepared| {
+        start::open_source(config, prepared, reporter)
+    })
+}
+
+/// As [`run`], on a source the caller opened (recorded rows for a
+/// benchmark of the stages, a test double) instead of `config.source`.
+pub fn run_on(
+    config: &DaemonConfig,
+    opened: OpenedSource,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+) -> Result<Outcome, DaemonError> {
+    let mut opened = Some(opened);
+    run_with(config, signals, reporter, |prepared| {
+        let mode = prepared.mode();
+        opened
+            .take()
+            .map(|o| (o, mode))
+            .ok_or_else(|| DaemonError::usage("the source was opened already"))
+    })
+}
+
+fn run_with(
+    config: &DaemonConfig,
+    signals: &Signals,
+    reporter: &dyn Reporter,
+    open: impl FnOnce(&start::Prepared) -> Result<(OpenedSource, SnapshotMode), DaemonError>,
+) -> Result<Outcome, DaemonError> {
     let files = NewFiles::before(config);
     let mut prepared = match start::prepare(config, reporter) {
         Ok(Some(p)) => p,
@@ -99,7 +132,7 @@ pub fn run(
             return Err(e);
         }
     };
-    let (opened, mode) = match start::open_source(config, &prepared, reporter) {
+    let (opened, mode) = match open(&prepared) {
         Ok(o) => o,
         Err(e) => {
             // The locks go before the files they guard.

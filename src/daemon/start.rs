@@ -41,6 +41,13 @@ pub struct Prepared {
     pub checkpoint_name: String,
 }
 
+impl Prepared {
+    /// The snapshot mode the options and the checkpoint give.
+    pub fn mode(&self) -> SnapshotMode {
+        self.mode
+    }
+}
+
 /// A run ready to mine.
 pub struct Started {
     pub capture: Capture<Prefetch>,

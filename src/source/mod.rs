@@ -19,6 +19,7 @@ pub mod error;
 pub mod evidence;
 pub mod inventory;
 pub mod oracle;
+pub mod replay;
 pub mod sim;
 pub mod yashandb;
 

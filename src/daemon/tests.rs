@@ -1,0 +1,196 @@
+//! The daemon driven in-process on the simulator: what `run` promises,
+//! without the binary.
+
+use std::path::Path;
+
+use super::*;
+use crate::connect::tables::parse_spec;
+use crate::connect::CaptureSource;
+use crate::engine::checkpoint::FileCheckpointStore;
+use crate::engine::snapshot::SnapshotMode;
+use crate::source::replay::ReplaySource;
+use crate::source::sim::Sim;
+use crate::source::Catalog;
+
+fn orders(dir: &Path, count: u64) -> DaemonConfig {
+    let source = CaptureSource {
+        spec: "sim:demo?clock=virtual".into(),
+        client_lib: None,
+        tables: vec![parse_spec("APP.ORDERS").expect("table")],
+        pdb: None,
+        every_table: true,
+        prompt: |_| None,
+    };
+    let output = dir.join("out.jsonl").display().to_string();
+    let mut c = DaemonConfig::new(source, SinkChoice::File { output }, dir.join("cp.json"));
+    c.snapshot = Some(SnapshotMode::Never);
+    c.count = Some(count);
+    c
+}
+
+fn events(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("out.jsonl"))
+        .expect("output")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("an event"))
+        .collect()
+}
+
+fn position(v: &serde_json::Value) -> (String, String, u64) {
+    (
+        v["source"]["commit_scn"].as_str().unwrap_or("").into(),
+        v["source"]["txId"].as_str().unwrap_or("").into(),
+        v["transaction"]["total_order"].as_u64().unwrap_or(0),
+    )
+}
+
+#[test]
+fn a_run_writes_the_events_asked_for_and_stores_their_checkpoint() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notices = Collected::default();
+    let outcome = run(&orders(dir.path(), 300), &Signals::default(), &notices).expect("run");
+    assert_eq!(outcome.ending, Ending::Finished);
+    assert_eq!(outcome.written, 300);
+    assert_eq!(events(dir.path()).len(), 300);
+    let cp = FileCheckpointStore::new(dir.path().join("cp.json"))
+        .load()
+        .expect("checkpoint")
+        .expect("stored");
+    let last = events(dir.path()).last().map(position).expect("an event");
+    let stored = cp.last_event.expect("the output's last event");
+    assert_eq!(
+        (stored.commit_scn.to_string(), stored.xid, stored.order),
+        last
+    );
+    let mark = cp.output.expect("the output's mark");
+    assert_eq!(
+        mark.bytes,
+        std::fs::metadata(dir.path().join("out.jsonl"))
+            .expect("output")
+            .len()
+    );
+}
+
+#[test]
+fn a_resumed_run_writes_each_change_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notices = Collected::default();
+    for _ in 0..3 {
+        run(&orders(dir.path(), 200), &Signals::default(), &notices).expect("run");
+    }
+    let all = events(dir.path());
+    assert_eq!(all.len(), 600);
+    let mut seen = std::collections::BTreeSet::new();
+    for e in &all {
+        assert!(seen.insert(position(e)), "written twice: {e}");
+    }
+    assert!(notices
+        .messages()
+        .iter()
+        .any(|m| m.starts_with("resuming from")));
+}
+
+#[test]
+fn a_raised_stop_ends_the_run_after_its_window_with_the_checkpoint_stored() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let signals = Signals::default();
+    signals
+        .stop
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let notices = Collected::default();
+    let outcome = run(&orders(dir.path(), 1_000_000), &signals, &notices).expect("run");
+    assert_eq!(outcome.ending, Ending::Stopped);
+    assert!(notices
+        .messages()
+        .iter()
+        .any(|m| m.starts_with("stopped by a signal")));
+    assert!(dir.path().join("cp.json").exists());
+}
+
+#[test]
+fn a_refused_start_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut c = orders(dir.path(), 10);
+    c.source.tables = vec![parse_spec("APP.NOPE").expect("table")];
+    let e = run(&c, &Signals::default(), &Collected::default()).expect_err("unknown table");
+    assert_eq!(e.exit_code(), crate::exit::USAGE, "{e}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.map(|e| e.file_name()))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_sink_that_fails_ends_the_run_with_its_error_and_no_checkpoint_past_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut c = orders(dir.path(), 100);
+    c.sink = SinkChoice::File {
+        output: "/dev/full".into(),
+    };
+    let e = run(&c, &Signals::default(), &Collected::default()).expect_err("a full device");
+    assert_eq!(e.exit_code(), crate::exit::USAGE);
+    assert!(e.to_string().contains("/dev/full"), "{e}");
+    let cp = FileCheckpointStore::new(dir.path().join("cp.json"))
+        .load()
+        .expect("checkpoint");
+    assert!(
+        cp.is_none_or(|c| c.commit_scn == 0),
+        "no checkpoint may cover events the sink failed to write"
+    );
+}
+
+/// The events the transaction buffer alone makes of `rows`.
+fn engine_events(rows: &[crate::engine::row::LogMinerRow], db: &str) -> u64 {
+    use crate::engine::txn::{BufferConfig, TxnBuffer};
+    let mut buffer = TxnBuffer::new(BufferConfig {
+        db_name: db.into(),
+        ..BufferConfig::default()
+    });
+    let mut n = 0;
+    for row in rows.iter().cloned() {
+        buffer
+            .push(row, &mut |_| {
+                n += 1;
+                Ok(())
+            })
+            .expect("the engine reads every row");
+    }
+    n
+}
+
+#[test]
+fn recorded_rows_through_the_stages_give_the_engines_events() {
+    let mut sim = Sim::from_spec("oracle11g").expect("scenario");
+    sim.set_truth_limit(Some(1));
+    let _ = Catalog::instance(&mut sim);
+    sim.pregenerate(20_000);
+    let rows = sim.all_rows();
+    let expected = engine_events(&rows, sim.db_name());
+    let first = rows.first().map_or(0, |r| r.scn);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = CaptureSource {
+        spec: "sim:oracle11g?clock=virtual".into(),
+        client_lib: None,
+        tables: Vec::new(),
+        pdb: None,
+        every_table: true,
+        prompt: |_| None,
+    };
+    let mut opened = source.open(None).expect("the scenario's dictionary");
+    let replay = ReplaySource::new(rows, 500);
+    let until = replay.last_scn();
+    opened.source = Box::new(replay);
+    let output = dir.path().join("out.jsonl").display().to_string();
+    let mut c = DaemonConfig::new(
+        source,
+        SinkChoice::File { output },
+        dir.path().join("cp.json"),
+    );
+    c.snapshot = Some(SnapshotMode::Never);
+    c.from_scn = Some(first - 1);
+    c.until_scn = Some(until);
+    let outcome = run_on(&c, opened, &Signals::default(), &Collected::default()).expect("run");
+    assert_eq!(outcome.written, expected);
+    assert_eq!(events(dir.path()).len() as u64, expected);
+}
