@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
 
-use crate::source::{
+use crate::engine::port::{
     flushed_redo_end, ContentsQuery, Dialect, Incarnation, LogInventory, RedoSource, RedoThread,
     SourceError, TableName, TablePattern,
 };
@@ -744,7 +744,7 @@ impl<S: RedoSource> Capture<S> {
     /// point and their events come out marked partial.
     fn plan(
         &mut self,
-        inventory: &crate::source::LogInventory,
+        inventory: &crate::engine::port::LogInventory,
         upper: Scn,
     ) -> Result<SessionPlan, PlanError> {
         let cfg = &self.config.planner;
@@ -968,14 +968,14 @@ impl<S: RedoSource> Capture<S> {
 /// (of the current incarnation). A sequence with only deleted or
 /// unavailable rows, or with no row at all, is missing.
 pub fn missing_ahead(inventory: &LogInventory, mined_scn: Scn) -> Vec<MissingArchive> {
-    let current = |a: &&crate::source::ArchivedLog| {
+    let current = |a: &&crate::engine::port::ArchivedLog| {
         inventory.resetlogs_change == 0 || a.resetlogs_change == inventory.resetlogs_change
     };
     let mut out = Vec::new();
     let mut threads: BTreeSet<u16> = inventory.archived.iter().map(|a| a.thread).collect();
     threads.extend(inventory.online.iter().map(|o| o.thread));
     for thread in threads {
-        let rows: Vec<&crate::source::ArchivedLog> = inventory
+        let rows: Vec<&crate::engine::port::ArchivedLog> = inventory
             .archived
             .iter()
             .filter(current)
@@ -1007,7 +1007,7 @@ pub fn missing_ahead(inventory: &LogInventory, mined_scn: Scn) -> Vec<MissingArc
             continue;
         };
         for seq in mining + 1..online_min {
-            let copies: Vec<&&crate::source::ArchivedLog> =
+            let copies: Vec<&&crate::engine::port::ArchivedLog> =
                 rows.iter().filter(|a| a.sequence == seq).collect();
             if copies.iter().any(|a| a.is_available()) {
                 continue;
@@ -1195,7 +1195,7 @@ fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
             if owner == "UNKNOWN" || table.starts_with("OBJ# ") {
                 return true;
             }
-            let name = crate::source::TableName {
+            let name = crate::engine::port::TableName {
                 owner: owner.clone(),
                 table: table.clone(),
             };
@@ -1207,7 +1207,7 @@ fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{
+    use crate::engine::port::{
         ArchiveDestStatus, LogInventory, OnlineLog, OpenTransaction, RedoThread, ScnTime,
         SessionRequest, SnapshotChunk, TableName,
     };
@@ -1778,7 +1778,7 @@ mod tests {
 
     #[test]
     fn archives_deleted_or_unlisted_ahead_of_the_read_position_are_named() {
-        use crate::source::ArchivedLog;
+        use crate::engine::port::ArchivedLog;
         let arch = |seq: u64, first: Scn, status: &str| ArchivedLog {
             name: (status == "A").then(|| format!("/arch/1_{seq}.arc")),
             dest_id: 1,

@@ -38,7 +38,7 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::row::Scn;
-use crate::source::Dialect;
+use crate::engine::port::Dialect;
 
 /// What Debezium emits for a value the source could not provide.
 pub const UNAVAILABLE_VALUE: &str = "__debezium_unavailable_value";
@@ -1055,7 +1055,7 @@ mod tests {
                 ssn: 0,
                 thread: 1,
                 row_id: None,
-                dialect: crate::source::Dialect::Oracle,
+                dialect: crate::engine::port::Dialect::Oracle,
             },
             snapshot: false,
             partial: false,

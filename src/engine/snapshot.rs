@@ -25,7 +25,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::source::{RedoSource, SourceError, TableName};
+use crate::engine::port::{RedoSource, SourceError, TableName};
 
 use super::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, SNAPSHOT_LAST};
 use super::row::Scn;
@@ -381,7 +381,7 @@ pub struct SnapshotConfig {
     /// bytes as hex, written as bytes like the stream writes them.
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// `source.connector`: the source's database family.
-    pub dialect: crate::source::Dialect,
+    pub dialect: crate::engine::port::Dialect,
 }
 
 /// Reads the snapshot chunk by chunk (see the module docs).

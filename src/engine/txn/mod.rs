@@ -160,7 +160,7 @@ pub struct BufferConfig {
     pub lob: LobMode,
     /// The source's database family, named in each event's
     /// `source.connector`; the capture sets it from its source.
-    pub dialect: crate::source::Dialect,
+    pub dialect: crate::engine::port::Dialect,
 }
 
 impl Default for BufferConfig {
@@ -176,7 +176,7 @@ impl Default for BufferConfig {
             spill_dir: None,
             abandon_after: None,
             lob: LobMode::Placeholder,
-            dialect: crate::source::Dialect::Oracle,
+            dialect: crate::engine::port::Dialect::Oracle,
         }
     }
 }
@@ -719,7 +719,7 @@ impl TxnBuffer {
     pub fn starting_after(
         config: BufferConfig,
         scn: Scn,
-        in_flight: &[crate::source::OpenTransaction],
+        in_flight: &[crate::engine::port::OpenTransaction],
     ) -> Self {
         let mut b = Self::new(config);
         let from = in_flight

@@ -368,7 +368,7 @@ fn transaction_first_seen_without_its_start_row_is_marked_partial() {
 
 #[test]
 fn first_start_reads_in_flight_transactions_from_their_start_and_skips_other_earlier_rows() {
-    let in_flight = [crate::source::OpenTransaction {
+    let in_flight = [crate::engine::port::OpenTransaction {
         xid: A.into(),
         start_scn: 2,
         start_time: None,
