@@ -28,13 +28,14 @@ use crate::engine::port::{
 
 use super::checkpoint::Checkpoint;
 use super::detail::RedoBook;
+use super::emit::SinkError;
 use super::event::{CapturedEvent, ChangeEvent, Field, FieldRef, Op};
 use super::finding::Finding;
 use super::inflight;
 use super::metrics::{CaptureStatus, MinedLog, MiningState, MissingArchive};
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{self, PlanError, PlannerConfig, SessionPlan};
-use super::txn::{BufferConfig, SinkError, TxnBuffer, TxnError, TxnFinding, TxnWarning};
+use super::txn::{BufferConfig, TxnBuffer, TxnError, TxnFinding, TxnWarning};
 
 /// Where capture begins.
 #[derive(Debug, Clone, PartialEq)]

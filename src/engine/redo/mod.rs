@@ -70,9 +70,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::charset::CharsetDictionary;
+use super::event::image::{Col, Slot};
 use super::event::Image;
 use super::finding::Finding;
-use super::image::{Col, Slot};
 use scan::{Fail, Res, Scanner};
 pub use value::FieldText;
 pub use value::Value;

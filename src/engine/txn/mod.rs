@@ -76,6 +76,7 @@ use std::time::Duration;
 use chrono::NaiveDateTime;
 
 use super::checkpoint::{Checkpoint, ReplayFilter};
+use super::emit::{Sink, SinkError};
 use super::event::{CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Op, SourcePosition};
 use super::finding::Finding;
 use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
@@ -180,10 +181,6 @@ impl Default for BufferConfig {
         }
     }
 }
-
-/// Where committed events go. An error stops the buffer; the checkpoint then
-/// records how far the transaction got.
-pub type SinkError = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why the buffer stopped.
 #[derive(Debug, thiserror::Error)]
@@ -679,8 +676,6 @@ pub struct TxnBuffer {
     dead_letters: Vec<DeadLetter>,
     warnings: Vec<TxnWarning>,
 }
-
-type Sink<'a> = dyn FnMut(CapturedEvent) -> Result<(), SinkError> + 'a;
 
 impl TxnBuffer {
     pub fn new(config: BufferConfig) -> Self {
