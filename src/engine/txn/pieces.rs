@@ -22,7 +22,7 @@ use crate::engine::finding::Finding;
 use crate::engine::redo::lob::{self, LobData, LobText, LobValue, Piece, Target};
 use crate::engine::row::LogMinerRow;
 
-use super::TxnFinding;
+use super::report::TxnFinding;
 
 /// What `--lob` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
