@@ -56,6 +56,7 @@
 
 pub mod csf;
 pub mod lob;
+pub mod lob_value;
 mod relaxed;
 mod scan;
 mod value;
