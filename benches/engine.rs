@@ -23,9 +23,10 @@
 use std::time::{Duration, Instant};
 
 use cdcctl::engine::capture::{Capture, CaptureConfig, Progress, StartAt};
+use cdcctl::engine::emit::SinkError;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::LogMinerRow;
-use cdcctl::engine::txn::{BufferConfig, SinkError, TxnBuffer};
+use cdcctl::engine::txn::{BufferConfig, TxnBuffer};
 use cdcctl::source::sim::Sim;
 use cdcctl::source::Catalog;
 

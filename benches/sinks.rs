@@ -15,8 +15,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cdcctl::engine::checkpoint::Checkpoint;
+use cdcctl::engine::emit::SinkError as TxnSinkError;
 use cdcctl::engine::event::CapturedEvent;
-use cdcctl::engine::txn::{BufferConfig, SinkError as TxnSinkError, TxnBuffer};
+use cdcctl::engine::txn::{BufferConfig, TxnBuffer};
 use cdcctl::sink::kafka::{KafkaConfig, KafkaSink};
 use cdcctl::sink::{EventSink, JsonLinesSink};
 use cdcctl::source::sim::Sim;

@@ -24,9 +24,10 @@
 use std::process::Command;
 use std::time::Instant;
 
+use cdcctl::engine::emit::SinkError;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
-use cdcctl::engine::txn::{BufferConfig, LobMode, SinkError, TxnBuffer};
+use cdcctl::engine::txn::{BufferConfig, LobMode, TxnBuffer};
 
 /// The allocator the `cdcctl` binary ships with, so the figures are the
 /// binary's.

@@ -21,7 +21,8 @@ use std::process::ExitCode;
 use serde_json::{Map, Value};
 
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
-use cdcctl::engine::event::{push_json_string, RepeatedMembers, UNAVAILABLE_VALUE};
+use cdcctl::engine::event::json::{push_json_string, RepeatedMembers};
+use cdcctl::engine::event::UNAVAILABLE_VALUE;
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::redo::csf::{assemble, AssembleError};
 use cdcctl::engine::redo::{

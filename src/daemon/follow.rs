@@ -12,9 +12,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::engine::capture::{Capture, CaptureError, Progress};
+use crate::engine::emit::SinkError;
 use crate::engine::event::CapturedEvent;
 use crate::engine::metrics::{EngineMessage, MiningState};
-use crate::engine::txn::{SinkError, TxnError};
+use crate::engine::txn::TxnError;
 use crate::source::RedoSource;
 
 /// How the engine thread paces itself.

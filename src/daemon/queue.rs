@@ -11,10 +11,10 @@
 use std::sync::mpsc::SyncSender;
 
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
+use crate::engine::emit::SinkError as EmitError;
 use crate::engine::event::CapturedEvent;
 use crate::engine::metrics::CaptureStatus;
 use crate::engine::snapshot::SnapshotProgress;
-use crate::engine::txn::SinkError as EmitError;
 use crate::sink::{event_key, ResumeAfter};
 use crate::telemetry::Volumes;
 

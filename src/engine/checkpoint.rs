@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::port::Incarnation;
 use super::row::Scn;
-use crate::source::Incarnation;
 
 /// The checkpoint format this version of cdcctl writes and reads.
 pub const CHECKPOINT_VERSION: u32 = 1;

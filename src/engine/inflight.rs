@@ -3,8 +3,7 @@
 //! transactions from their own start, and that views of open transactions
 //! can show.
 
-use crate::source::{OpenTransaction, RedoSource, SessionTransaction, SourceError};
-
+use super::port::{OpenTransaction, RedoSource, SessionTransaction, SourceError};
 use super::row::Scn;
 
 /// The database's open transactions, oldest first, each XID once (on RAC

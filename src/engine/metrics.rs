@@ -199,7 +199,7 @@ pub enum EngineMessage {
 pub struct DbTransactions {
     /// The database's clock at the last poll before the reading.
     pub read_at: Option<NaiveDateTime>,
-    pub transactions: Vec<crate::source::SessionTransaction>,
+    pub transactions: Vec<crate::engine::port::SessionTransaction>,
     /// Why the views could not be read (the list is then empty).
     pub error: Option<String>,
 }

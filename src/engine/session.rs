@@ -11,8 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::source::{LogInventory, MiningOptions, SessionRequest};
-
+use super::port::{LogInventory, MiningOptions, SessionRequest};
 use super::row::Scn;
 
 /// How the planner chooses logs.
@@ -122,13 +121,13 @@ pub enum PlanError {
 /// The sequences of a gap with the verb that agrees with them.
 fn gap_sequences(from: u64, to: u64) -> String {
     let verb = if from == to { "is" } else { "are" };
-    format!("{} {verb}", crate::source::error::sequence_range(from, to))
+    format!("{} {verb}", crate::engine::port::sequence_range(from, to))
 }
 
 impl PlanError {
     /// The source error this maps to for callers that speak `SourceError`.
-    pub fn to_source_error(&self) -> crate::source::SourceError {
-        use crate::source::SourceError;
+    pub fn to_source_error(&self) -> crate::engine::port::SourceError {
+        use crate::engine::port::SourceError;
         match self {
             PlanError::SequenceGap { thread, from, to } => SourceError::ArchiveGap {
                 thread: *thread,
@@ -178,7 +177,7 @@ pub fn plan_from(
     // sit in an instance's log buffer: LogMiner cannot see it yet, and a
     // window past it would skip it for good. This holds on a single
     // instance as much as on RAC.
-    let mut end_scn = match crate::source::flushed_redo_end(&inventory.threads) {
+    let mut end_scn = match crate::engine::port::flushed_redo_end(&inventory.threads) {
         Some(flushed) => upper_scn.min(flushed),
         None => upper_scn,
     };
@@ -239,7 +238,7 @@ pub fn choose_destination(
     config: &PlannerConfig,
 ) -> Result<Option<u32>, PlanError> {
     let valid_local =
-        |d: &&crate::source::ArchiveDestStatus| d.status == "VALID" && d.dest_type == "LOCAL";
+        |d: &&crate::engine::port::ArchiveDestStatus| d.status == "VALID" && d.dest_type == "LOCAL";
     match &config.archive_dest {
         Some(name) => inventory
             .destinations
@@ -417,7 +416,7 @@ fn plan_thread(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{ArchiveDestStatus, ArchivedLog, OnlineLog, RedoThread};
+    use crate::engine::port::{ArchiveDestStatus, ArchivedLog, OnlineLog, RedoThread};
 
     fn arch(seq: u64, first: Scn, next: Scn, dest: u32) -> ArchivedLog {
         ArchivedLog {
@@ -560,7 +559,7 @@ mod tests {
         );
         assert!(matches!(
             err.to_source_error(),
-            crate::source::SourceError::ArchiveGap { .. }
+            crate::engine::port::SourceError::ArchiveGap { .. }
         ));
     }
 

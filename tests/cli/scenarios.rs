@@ -7,10 +7,11 @@ use crate::common::known;
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::Checkpoint;
+use cdcctl::engine::emit::SinkError;
 use cdcctl::engine::event::{CapturedEvent, Image};
 use cdcctl::engine::finding::Finding;
 use cdcctl::engine::row::Scn;
-use cdcctl::engine::txn::{BufferConfig, SinkError};
+use cdcctl::engine::txn::BufferConfig;
 use cdcctl::source::sim::{Clock, Scenario, Sim, BUILTINS};
 use cdcctl::source::Catalog;
 

@@ -882,7 +882,8 @@ fn capture_with(
     cdcctl::engine::capture::Capture<Sim>,
 ) {
     use cdcctl::engine::capture::{Capture, CaptureConfig, Progress};
-    use cdcctl::engine::txn::{BufferConfig, SinkError};
+    use cdcctl::engine::emit::SinkError;
+    use cdcctl::engine::txn::BufferConfig;
     let pdb = s.default_pdb();
     let db = s.db_name().to_string();
     let config = CaptureConfig {
@@ -2164,7 +2165,7 @@ fn issue8_goldengate_marker_transactions_are_dropped_at_their_marker() {
 fn issue8_new_incarnation_stops_capture_and_resume_from_an_older_checkpoint() {
     use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, StartAt};
     use cdcctl::engine::checkpoint::Checkpoint;
-    use cdcctl::engine::txn::SinkError;
+    use cdcctl::engine::emit::SinkError;
     let probe = sim("oracle11g");
     let from = first_scn(&probe);
     let fault_at = probe.model().scn + 2_000;

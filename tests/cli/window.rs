@@ -4,9 +4,10 @@
 //! invalid range, and a quiet database is polled sparingly.
 
 use cdcctl::engine::capture::{Capture, CaptureConfig, CaptureError, Progress, StartAt};
+use cdcctl::engine::emit::SinkError;
 use cdcctl::engine::event::CapturedEvent;
 use cdcctl::engine::row::Scn;
-use cdcctl::engine::txn::{BufferConfig, SinkError};
+use cdcctl::engine::txn::BufferConfig;
 use cdcctl::source::sim::{Clock, Scenario, Sim, BUILTINS};
 use cdcctl::source::RedoSource;
 

@@ -56,6 +56,7 @@
 
 pub mod csf;
 pub mod lob;
+pub mod lob_value;
 mod relaxed;
 mod scan;
 mod value;
@@ -70,9 +71,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::charset::CharsetDictionary;
+use super::event::image::{Col, Slot};
 use super::event::Image;
 use super::finding::Finding;
-use super::image::{Col, Slot};
 use scan::{Fail, Res, Scanner};
 pub use value::FieldText;
 pub use value::Value;

@@ -1,11 +1,11 @@
 use std::collections::VecDeque;
 
 use super::*;
-use crate::engine::row::LogMinerRow;
-use crate::source::{
+use crate::engine::port::{
     ContentsQuery, Incarnation, LogInventory, OpenTransaction, ScnTime, SessionRequest,
     SnapshotChunk,
 };
+use crate::engine::row::LogMinerRow;
 
 /// A source whose snapshot reads answer from a script, recording what was
 /// asked; nothing else of it is used by the snapshot.
@@ -97,7 +97,7 @@ fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
             server_name: "cdcctl".into(),
             db: "ORCLPDB1".into(),
             binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
-            dialect: crate::source::Dialect::Oracle,
+            dialect: crate::engine::port::Dialect::Oracle,
         },
     )
 }

@@ -6,7 +6,7 @@ use crate::engine::event::Image;
 use crate::engine::finding::Finding;
 use crate::engine::redo::{self, DmlKind, ParseError};
 
-use super::ReportedOnce;
+use super::reported::ReportedOnce;
 
 /// What the buffer keeps of a parsed statement.
 pub(crate) struct Decoded {

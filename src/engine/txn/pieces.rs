@@ -19,10 +19,11 @@
 
 use crate::engine::event::{decode_hex, ChangeEvent, Field, FieldRef, Image, Op};
 use crate::engine::finding::Finding;
-use crate::engine::redo::lob::{self, LobData, LobText, LobValue, Piece, Target};
+use crate::engine::redo::lob::{LobData, Piece, Target};
+use crate::engine::redo::lob_value::{self, LobText, LobValue};
 use crate::engine::row::LogMinerRow;
 
-use super::TxnFinding;
+use super::report::TxnFinding;
 
 /// What `--lob` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -132,7 +133,7 @@ impl Assembly {
                         );
                     };
                     for op in &block.ops {
-                        lob::apply(&mut open.value, op)?;
+                        lob_value::apply(&mut open.value, op)?;
                     }
                     open.written = true;
                 }
@@ -336,7 +337,8 @@ pub(super) fn unavailable(row: &LogMinerRow, target: &Target) -> TxnFinding {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::redo::lob::{LobBlock, LobOp, MAX_PAD};
+    use crate::engine::redo::lob::{LobBlock, LobOp};
+    use crate::engine::redo::lob_value::MAX_PAD;
 
     fn target() -> Target {
         Target {

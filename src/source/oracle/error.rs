@@ -5,7 +5,7 @@
 
 use ::oracle::ErrorKind;
 
-use crate::source::error::ora_advice;
+use crate::engine::port::ora_codes::ora_advice;
 use crate::source::SourceError;
 
 /// ORA- codes of a connection that failed or dropped: the listener, the

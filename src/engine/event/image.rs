@@ -18,75 +18,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::event::Field;
-
-/// A column value borrowed from an [`Image`]: [`Field`] without owning
-/// its text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FieldRef<'a> {
-    Null,
-    /// The value's canonical text.
-    Text(&'a str),
-    /// Bytes of a RAW or BLOB column, as lower-case hex.
-    Binary(&'a str),
-    Unavailable,
-    UnavailableBinary,
-}
-
-impl<'a> FieldRef<'a> {
-    /// The canonical text (hex for binary values).
-    pub fn as_str(self) -> Option<&'a str> {
-        match self {
-            FieldRef::Text(s) | FieldRef::Binary(s) => Some(s),
-            _ => None,
-        }
-    }
-
-    pub fn is_unavailable(self) -> bool {
-        matches!(self, FieldRef::Unavailable | FieldRef::UnavailableBinary)
-    }
-
-    pub fn to_field(self) -> Field {
-        match self {
-            FieldRef::Null => Field::Null,
-            FieldRef::Text(s) => Field::Text(s.to_string()),
-            FieldRef::Binary(s) => Field::Binary(s.to_string()),
-            FieldRef::Unavailable => Field::Unavailable,
-            FieldRef::UnavailableBinary => Field::UnavailableBinary,
-        }
-    }
-}
-
-impl Field {
-    /// The field borrowed, as an [`Image`] hands its values out.
-    pub fn as_ref(&self) -> FieldRef<'_> {
-        match self {
-            Field::Null => FieldRef::Null,
-            Field::Text(s) => FieldRef::Text(s),
-            Field::Binary(s) => FieldRef::Binary(s),
-            Field::Unavailable => FieldRef::Unavailable,
-            Field::UnavailableBinary => FieldRef::UnavailableBinary,
-        }
-    }
-}
-
-impl<'a> From<&'a Field> for FieldRef<'a> {
-    fn from(f: &'a Field) -> Self {
-        f.as_ref()
-    }
-}
-
-impl PartialEq<Field> for FieldRef<'_> {
-    fn eq(&self, other: &Field) -> bool {
-        *self == other.as_ref()
-    }
-}
-
-impl PartialEq<FieldRef<'_>> for Field {
-    fn eq(&self, other: &FieldRef<'_>) -> bool {
-        self.as_ref() == *other
-    }
-}
+use super::field::{Field, FieldRef};
 
 /// A column's value as ranges into its image's text.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,0 +1,148 @@
+//! What capture does to each change the buffer emits, from the
+//! dictionary's facts: values of binary columns marked as bytes, LOB
+//! columns the redo did not carry marked unavailable, and before images
+//! lacking their key reported.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::engine::event::{ChangeEvent, Field, FieldRef, Op};
+use crate::engine::finding::Finding;
+use crate::engine::port::{Dialect, TableName};
+use crate::engine::txn::TxnFinding;
+
+/// Marks the values of binary columns as bytes. The parser cannot tell a
+/// RAW value from character data LogMiner printed as hex, nor an unlogged
+/// BLOB from an unlogged CLOB; the dictionary can.
+pub(super) fn mark_binary_columns(
+    binary: &BTreeMap<TableName, Vec<String>>,
+    change: &mut ChangeEvent,
+) {
+    if binary.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = binary.get(&name) else {
+        return;
+    };
+    for image in [change.before.as_mut(), change.after.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        image.update(|column, field| {
+            // Values already binary (HEXTORAW) or NULL stay as they are:
+            // most values of a RAW column, so no copy is made for them.
+            if matches!(
+                field,
+                FieldRef::Binary(_) | FieldRef::Null | FieldRef::UnavailableBinary
+            ) || !columns.iter().any(|c| c == column)
+            {
+                return None;
+            }
+            let binary = field.to_field().into_binary();
+            (binary != field).then_some(binary)
+        });
+    }
+}
+
+/// Puts the unavailable marker in UPDATE and DELETE images for the LOB
+/// columns the redo did not carry (LogMiner logs a LOB apart from the row),
+/// so a consumer never reads the missing field as NULL.
+pub(super) fn fill_unlogged_lobs(
+    lobs: &BTreeMap<TableName, Vec<String>>,
+    reported: &mut BTreeSet<(TableName, String)>,
+    findings: &mut Vec<TxnFinding>,
+    change: &mut ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) || lobs.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(columns) = lobs.get(&name) else {
+        return;
+    };
+    for column in columns {
+        let mut filled = false;
+        for image in [change.before.as_mut(), change.after.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            if !image.contains(column) {
+                image.push(column, &Field::Unavailable);
+                filled = true;
+            }
+        }
+        if filled && reported.insert((name.clone(), column.clone())) {
+            findings.push(TxnFinding {
+                xid: change.source.xid.clone(),
+                scn: change.source.scn,
+                finding: Finding::LobUnavailable {
+                    schema: name.owner.clone(),
+                    table: name.table.clone(),
+                    column: column.clone(),
+                },
+            });
+        }
+    }
+}
+
+/// Reports, once per table, an UPDATE or DELETE whose before image lacks a
+/// key column the dictionary says the table has: only minimal supplemental
+/// logging reached the redo, so before images hold just what changed.
+pub(super) fn check_before_image(
+    keys: &BTreeMap<TableName, Vec<String>>,
+    dialect: Dialect,
+    reported: &mut BTreeSet<TableName>,
+    findings: &mut Vec<TxnFinding>,
+    change: &ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    let Some(key) = keys.get(&name) else {
+        return;
+    };
+    let Some(before) = &change.before else {
+        return;
+    };
+    let has_key = key.iter().all(|k| before.contains(k));
+    // On DM8 the WHERE carries the whole before image or, at
+    // RLOG_APPEND_LOGIC = 1, the key alone. (A table of key columns only
+    // is reported too: no finer test tells the two apart from the row.)
+    if dialect == Dialect::Dm && !key.is_empty() && has_key && before.len() == key.len() {
+        if reported.insert(name) {
+            findings.push(TxnFinding {
+                xid: change.source.xid.clone(),
+                scn: change.source.scn,
+                finding: Finding::KeyOnlyBeforeImage {
+                    schema: change.source.schema.clone(),
+                    table: change.source.table.clone(),
+                },
+            });
+        }
+        return;
+    }
+    if key.is_empty() || has_key {
+        return;
+    }
+    if reported.insert(name) {
+        findings.push(TxnFinding {
+            xid: change.source.xid.clone(),
+            scn: change.source.scn,
+            finding: Finding::PartialBeforeImage {
+                schema: change.source.schema.clone(),
+                table: change.source.table.clone(),
+                row_id: change.source.row_id.clone(),
+            },
+        });
+    }
+}

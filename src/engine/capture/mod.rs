@@ -1,0 +1,770 @@
+//! The capture engine shared by `tail` and `run`: plans a LogMiner session
+//! for the next window, reads `V$LOGMNR_CONTENTS`, feeds the transaction
+//! buffer, and hands committed events to a sink in commit order. The
+//! threads that drive it are the daemon's (`crate::daemon`).
+//!
+//! Each LogMiner session starts at the buffer's restart SCN (the oldest
+//! open transaction's start) while its query asks only for rows past those
+//! already read, so LogMiner knows every open transaction's start. A first
+//! start reads V$TRANSACTION and mines the transactions under way from
+//! their own start; a checkpoint records the database incarnation, and a
+//! different one stops capture.
+//!
+//! Recovery is by position, not by hope: after a transient source error the
+//! loop reconnects and re-mines from the buffer's restart SCN, and the
+//! checkpoint filter drops what was already emitted, so nothing is lost and
+//! nothing repeats. Errors that mean data cannot be trusted (a gap, a missing
+//! log, an unparseable row) stop the loop with the evidence.
+
+mod checks;
+#[cfg(test)]
+mod tests;
+mod window;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDateTime;
+
+use super::checkpoint::Checkpoint;
+use super::detail::RedoBook;
+use super::emit::SinkError;
+use super::event::CapturedEvent;
+use super::finding::Finding;
+use super::inflight;
+use super::metrics::{CaptureStatus, MinedLog, MiningState};
+use super::port::{
+    flushed_redo_end, ContentsQuery, Dialect, Incarnation, LogInventory, RedoSource, SourceError,
+    TableName, TablePattern,
+};
+use super::row::{LogMinerRow, OperationCode, Scn};
+use super::session::{PlanError, PlannerConfig, SessionPlan};
+use super::txn::{BufferConfig, TxnBuffer, TxnError, TxnFinding, TxnWarning};
+use checks::{check_before_image, fill_unlogged_lobs, mark_binary_columns};
+
+/// Where capture begins.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // built once per capture
+pub enum StartAt {
+    /// The database's current SCN: only changes from now on.
+    Now,
+    /// Changes with an SCN above this one.
+    Scn(Scn),
+    /// Resume a previous run: nothing it emitted is emitted again.
+    Checkpoint(Checkpoint),
+}
+
+/// How the capture loop behaves.
+#[derive(Debug, Clone)]
+pub struct CaptureConfig {
+    pub buffer: BufferConfig,
+    pub planner: PlannerConfig,
+    /// Tables to capture; empty means every table the query returns.
+    pub tables: Vec<TablePattern>,
+    /// `SRC_CON_NAME` filter when mining a PDB from CDB$ROOT.
+    pub pdb: Option<String>,
+    pub start: StartAt,
+    /// Stop once every change at or below this SCN was emitted.
+    pub until_scn: Option<Scn>,
+    /// Rows per fetch from `V$LOGMNR_CONTENTS`; safe to be large because
+    /// every query is bounded by an end SCN.
+    pub fetch_rows: usize,
+    /// Consecutive transient errors tolerated before giving up.
+    pub max_retries: u32,
+    /// Key columns (primary key, else a unique key) of the captured tables,
+    /// from the catalog. With them the engine tells a before image that
+    /// lacks its key — the table's supplemental logging is missing — even
+    /// when the redo carries no ROWID to give it away.
+    pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// How often the source is asked and how long sessions live.
+    pub polling: PollConfig,
+    /// LOB and XMLType columns of the captured tables, from the catalog.
+    /// An UPDATE or DELETE image lacking one gets the unavailable marker
+    /// for it (and a finding, once per table and column).
+    pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns of the captured tables: their values
+    /// are bytes, written in the envelope's binary form.
+    pub binary_columns: BTreeMap<TableName, Vec<String>>,
+}
+
+/// The cost a poll puts on the source: how long to wait when there is
+/// nothing to read, which windows are too small to be worth a session, and
+/// when a reused LogMiner session is ended to give its memory back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PollConfig {
+    /// The first pause after a poll that read nothing; each further empty
+    /// poll doubles it, up to `max_idle_pause`.
+    pub min_idle_pause: Duration,
+    pub max_idle_pause: Duration,
+    /// A window narrower than this many SCNs waits one poll for more redo
+    /// (when the redo end has not moved since, it is mined as it is).
+    pub min_window_scns: u64,
+    /// A LogMiner session reused for this long (database time) is ended and
+    /// started afresh: its PGA grows while it lives (ORA-04036).
+    pub max_session_age: Duration,
+}
+
+impl Default for PollConfig {
+    fn default() -> Self {
+        Self {
+            min_idle_pause: Duration::from_millis(100),
+            max_idle_pause: Duration::from_secs(3),
+            min_window_scns: 4,
+            max_session_age: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        Self {
+            buffer: BufferConfig::default(),
+            planner: PlannerConfig::default(),
+            tables: Vec::new(),
+            pdb: None,
+            start: StartAt::Now,
+            until_scn: None,
+            fetch_rows: 10_000,
+            max_retries: 5,
+            key_columns: BTreeMap::new(),
+            polling: PollConfig::default(),
+            lob_columns: BTreeMap::new(),
+            binary_columns: BTreeMap::new(),
+        }
+    }
+}
+
+/// Why capture stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Txn(#[from] TxnError),
+    #[error(
+        "the database is in another incarnation than the checkpoint: checkpoint {stored}, database \
+         {current} (OPEN RESETLOGS after FLASHBACK DATABASE or an incomplete recovery); SCNs past \
+         the RESETLOGS point name different changes now"
+    )]
+    IncarnationChanged {
+        stored: Incarnation,
+        current: Incarnation,
+    },
+}
+
+impl CaptureError {
+    /// The capture stopped because data could not be trusted (parse failure,
+    /// missing log, gap) rather than because the source was unreachable.
+    pub fn is_untrusted_data(&self) -> bool {
+        match self {
+            CaptureError::Txn(TxnError::Sink(_)) => false,
+            CaptureError::Txn(_) | CaptureError::Plan(_) => true,
+            CaptureError::IncarnationChanged { .. } => true,
+            CaptureError::Source(e) => {
+                matches!(
+                    e,
+                    SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. }
+                ) || matches!(e.ora_code(), Some(1291 | 1284 | 310))
+            }
+        }
+    }
+
+    /// The missing sequences when capture stopped on an archive gap:
+    /// (thread, first sequence, last sequence).
+    pub fn archive_gap(&self) -> Option<(u16, u64, u64)> {
+        match self {
+            CaptureError::Source(SourceError::ArchiveGap {
+                thread,
+                missing_from,
+                missing_to,
+            }) => Some((*thread, *missing_from, *missing_to)),
+            CaptureError::Plan(PlanError::SequenceGap { thread, from, to }) => {
+                Some((*thread, *from, *to))
+            }
+            _ => None,
+        }
+    }
+
+    pub fn ora_code(&self) -> Option<u32> {
+        match self {
+            CaptureError::Source(e) => e.ora_code(),
+            CaptureError::Plan(p) => p.to_source_error().ora_code(),
+            CaptureError::Txn(_) | CaptureError::IncarnationChanged { .. } => None,
+        }
+    }
+
+    pub fn advice(&self) -> Option<String> {
+        match self {
+            CaptureError::Source(e) => e.advice().map(std::borrow::Cow::into_owned),
+            CaptureError::Plan(p) => p.to_source_error().advice().map(std::borrow::Cow::into_owned),
+            CaptureError::Txn(TxnError::Parse { .. }) => Some(
+                "the row is shown above; report it with `cdcctl redo parse`, or rerun with \
+                 --on-parse-error warn to send such rows to the dead-letter file"
+                    .into(),
+            ),
+            CaptureError::Txn(_) => None,
+            CaptureError::IncarnationChanged { .. } => Some(
+                "changes emitted from the old incarnation past its RESETLOGS SCN may never have \
+                 happened on the new one: re-snapshot the captured tables, then remove the checkpoint \
+                 file and start again"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// What one poll did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// A window was mined.
+    Advanced { rows: u64 },
+    /// Nothing new: every thread's redo on disk was read.
+    Idle,
+    /// A transient error; reconnected and will re-mine from the restart SCN.
+    Retrying,
+    /// `until_scn` reached.
+    Finished,
+}
+
+/// The capture engine over one source.
+pub struct Capture<S: RedoSource> {
+    source: S,
+    config: CaptureConfig,
+    buffer: TxnBuffer,
+    /// Every row at or below this SCN has been fed to the buffer.
+    mined_scn: Scn,
+    owners: Vec<String>,
+    /// The plan of the running LogMiner session, if one is running.
+    last_plan: Option<SessionPlan>,
+    status: CaptureStatus,
+    retries: u32,
+    rows: Vec<LogMinerRow>,
+    findings: Vec<TxnFinding>,
+    warnings: Vec<TxnWarning>,
+    /// Tables already reported with a partial before image (reported once).
+    partial_reported: BTreeSet<TableName>,
+    /// The start point of a first start while the transactions under way
+    /// there are still to be read from their own start.
+    first_start: Option<Scn>,
+    /// The database incarnation capture started in; checkpoints record it.
+    incarnation: Incarnation,
+    /// The inventory of the last plan, valid while no thread switched logs.
+    inventory: Option<CachedInventory>,
+    /// Database time the running LogMiner session's files were added.
+    session_since: Option<NaiveDateTime>,
+    /// Polls in a row that read no row (they lengthen the pause).
+    empty_polls: u32,
+    /// The redo end a short window last waited at.
+    waited_at: Option<Scn>,
+    /// LOB columns already reported as unavailable (reported once).
+    lob_reported: BTreeSet<(TableName, String)>,
+    /// Commits at or below this SCN are not the capture's to emit (a first
+    /// start's start point); [`Self::consistent_scn`] waits for it.
+    start_scn: Scn,
+    /// Bytes of SQL_REDO text read since the start.
+    redo_bytes: u64,
+    /// SQL_REDO and USERNAME of buffered rows, when a screen wants them.
+    book: Option<RedoBook>,
+    /// The mined SCN the archives ahead were last checked at.
+    archives_checked: Option<Scn>,
+    /// LOB columns already handed out as `LobUnavailable`, by either source.
+    lob_told: BTreeSet<(String, String, String)>,
+    /// A source whose rollbacks leave no end row (DM8): the transactions it
+    /// listed open, see [`EndedCheck`].
+    ended_check: Option<EndedCheck>,
+    /// The source refused to list its open transactions (told once).
+    ended_unlisted: bool,
+}
+
+/// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
+/// `listed_by` is read, a buffered transaction started at or below
+/// `listed_from` and not listed has ended without a COMMIT row: it rolled
+/// back.
+struct EndedCheck {
+    listed_from: Scn,
+    listed_by: Scn,
+    open: std::collections::HashSet<String>,
+}
+
+/// The log inventory as last read, with what it was read for.
+struct CachedInventory {
+    /// Per thread: number, CURRENT sequence, status, enabled. A change in any
+    /// (a log switch, an instance opening or closing) means new files.
+    key: Vec<(u16, u64, String, String)>,
+    /// Archived logs were read for windows starting after this SCN.
+    from_scn: Scn,
+    inventory: LogInventory,
+}
+
+impl<S: RedoSource> Capture<S> {
+    /// Resolves the start position and prepares the buffer.
+    pub fn new(mut source: S, mut config: CaptureConfig) -> Result<Self, CaptureError> {
+        config.buffer.dialect = source.dialect();
+        let mut warnings = Vec::new();
+        let mut first_start = None;
+        let incarnation = source.incarnation()?;
+        let mut start_scn = 0;
+        let (buffer, mined_scn) = match &config.start {
+            StartAt::Checkpoint(cp) => {
+                if let Some(stored) = cp.incarnation.filter(|s| *s != incarnation) {
+                    return Err(CaptureError::IncarnationChanged {
+                        stored,
+                        current: incarnation,
+                    });
+                }
+                (TxnBuffer::resume(config.buffer.clone(), cp), cp.restart_scn)
+            }
+            start => {
+                let scn = match start {
+                    StartAt::Scn(scn) => *scn,
+                    _ => source.current_scn()?.scn,
+                };
+                let in_flight = match inflight::open_transactions(&mut source) {
+                    Ok(open) => inflight::in_flight_at(&open, scn, config.pdb.as_deref()),
+                    // Without V$TRANSACTION the transactions under way come
+                    // out marked partial instead of whole.
+                    Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => {
+                        warnings.push(TxnWarning::OpenTransactionsUnreadable {
+                            error: e.to_string(),
+                        });
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e.into()),
+                };
+                if !in_flight.is_empty() {
+                    first_start = Some(scn);
+                }
+                start_scn = scn;
+                let buffer = TxnBuffer::starting_after(config.buffer.clone(), scn, &in_flight);
+                let from = buffer.restart_scn();
+                (buffer, from)
+            }
+        };
+        let owners = owners_of(&config.tables);
+        let status = CaptureStatus {
+            mined_scn,
+            restart_scn: mined_scn,
+            ..CaptureStatus::default()
+        };
+        Ok(Self {
+            source,
+            config,
+            buffer,
+            mined_scn,
+            owners,
+            last_plan: None,
+            status,
+            retries: 0,
+            rows: Vec::new(),
+            findings: Vec::new(),
+            warnings,
+            partial_reported: BTreeSet::new(),
+            first_start,
+            incarnation,
+            inventory: None,
+            session_since: None,
+            empty_polls: 0,
+            waited_at: None,
+            lob_reported: BTreeSet::new(),
+            start_scn,
+            redo_bytes: 0,
+            book: None,
+            archives_checked: None,
+            lob_told: BTreeSet::new(),
+            ended_check: None,
+            ended_unlisted: false,
+        })
+    }
+
+    /// Keeps what a screen shows beyond the envelope: each change's
+    /// SQL_REDO and USERNAME (up to `max_bytes` of redo text held for open
+    /// transactions) and the list of every open transaction in the status.
+    pub fn keep_detail(&mut self, max_bytes: usize) {
+        self.book = Some(RedoBook::new(max_bytes));
+    }
+
+    /// SQL_REDO and USERNAME of the changes emitted since the last call.
+    pub fn take_redo_detail(&mut self) -> Vec<super::metrics::RedoDetail> {
+        self.book.as_mut().map(RedoBook::take).unwrap_or_default()
+    }
+
+    /// How long to wait before the next poll: nothing after a window that
+    /// returned rows, then a pause that doubles with each poll that read
+    /// nothing, up to `PollConfig::max_idle_pause`.
+    pub fn pause(&self) -> Duration {
+        let p = &self.config.polling;
+        if self.empty_polls == 0 {
+            return Duration::ZERO;
+        }
+        let doublings = (self.empty_polls - 1).min(16);
+        p.min_idle_pause
+            .saturating_mul(1 << doublings)
+            .min(p.max_idle_pause)
+    }
+
+    /// The source, for callers that drive a simulator's clock between polls.
+    pub fn source_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+
+    pub fn status(&self) -> &CaptureStatus {
+        &self.status
+    }
+
+    /// Bytes of SQL_REDO text read since the start (the load on the
+    /// source and the parser).
+    pub fn redo_bytes(&self) -> u64 {
+        self.redo_bytes
+    }
+
+    /// Bytes written to spill files since the start.
+    pub fn spilled_bytes(&self) -> u64 {
+        self.buffer.stats().spilled_bytes
+    }
+
+    /// Where a restart would resume without loss or repetition.
+    pub fn checkpoint(&self) -> Checkpoint {
+        self.buffer
+            .checkpoint()
+            .with_incarnation(Some(self.incarnation))
+    }
+
+    /// Findings since the last call: the buffer's (parser, STATUS=2) and the
+    /// engine's own dictionary checks.
+    pub fn take_findings(&mut self) -> Vec<TxnFinding> {
+        let mut all = self.buffer.take_findings();
+        all.append(&mut self.findings);
+        // The buffer reports a LOB column of an insert or of LOB rows, the
+        // engine one missing from an update image: once per column in all.
+        // DM8's OUT_CLOB columns come on every change of the row, so they
+        // are told once too (a source is Oracle or DM8, never both, so the
+        // two kinds never share a column).
+        let told = &mut self.lob_told;
+        all.retain(|f| match &f.finding {
+            Finding::LobUnavailable {
+                schema,
+                table,
+                column,
+            }
+            | Finding::LobNotLogged {
+                schema,
+                table,
+                column,
+            } => told.insert((schema.clone(), table.clone(), column.clone())),
+            _ => true,
+        });
+        all
+    }
+
+    /// Warnings since the last call (abandoned transactions, unmatched
+    /// partial rollbacks, ignored late commits).
+    pub fn take_warnings(&mut self) -> Vec<TxnWarning> {
+        let mut all = self.buffer.take_warnings();
+        all.append(&mut self.warnings);
+        all
+    }
+
+    /// Dead letters since the last call (`OnParseError::Warn`).
+    pub fn take_dead_letters(&mut self) -> Vec<super::txn::DeadLetter> {
+        self.buffer.take_dead_letters()
+    }
+
+    /// The SCN every commit up to which was emitted, and none above: a
+    /// snapshot read `AS OF` it joins the stream without a gap or a repeat.
+    /// `None` while a first start still reads the transactions that were
+    /// under way at its start point, below that point.
+    pub fn consistent_scn(&self) -> Option<Scn> {
+        (self.mined_scn >= self.start_scn).then_some(self.mined_scn)
+    }
+
+    /// Reconnects after someone else using the source saw the connection
+    /// drop, and re-mines from the restart SCN as after its own errors.
+    pub fn reconnect(&mut self) {
+        self.recover();
+    }
+
+    /// Ends capture and hands the source back (a restart reuses the connection).
+    pub fn into_source(self) -> S {
+        self.source
+    }
+
+    /// Marks the capture finished: its caller reached the end it was asked
+    /// for (an event count), which the status then shows.
+    pub fn mark_finished(&mut self) {
+        self.status.state = MiningState::Finished;
+    }
+
+    /// Mines the next window. Transient source errors are retried (up to
+    /// `max_retries` in a row) by reconnecting and re-mining from the
+    /// restart SCN.
+    pub fn poll(
+        &mut self,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<Progress, CaptureError> {
+        match self.poll_once(sink) {
+            Ok(p) => {
+                self.retries = 0;
+                match p {
+                    Progress::Advanced { rows } if rows > 0 => self.empty_polls = 0,
+                    Progress::Advanced { .. } | Progress::Idle => {
+                        self.empty_polls = self.empty_polls.saturating_add(1)
+                    }
+                    Progress::Retrying | Progress::Finished => {}
+                }
+                if p == Progress::Finished {
+                    self.status.state = MiningState::Finished;
+                }
+                Ok(p)
+            }
+            Err(CaptureError::Source(e))
+                if e.is_transient() && self.retries < self.config.max_retries =>
+            {
+                self.retries += 1;
+                tracing::info!(attempt = self.retries, error = %e, "reconnecting");
+                self.status.state = MiningState::Retrying {
+                    attempt: self.retries,
+                    error: e.to_string(),
+                    advice: e.advice().map(std::borrow::Cow::into_owned),
+                };
+                self.recover();
+                Ok(Progress::Retrying)
+            }
+            Err(e) => {
+                self.status.state = MiningState::Stopped {
+                    error: e.to_string(),
+                    advice: e.advice(),
+                };
+                Err(e)
+            }
+        }
+    }
+
+    fn recover(&mut self) {
+        // A failed reconnect surfaces on the next poll as another transient error.
+        let _ = self.source.end_session();
+        let _ = self.source.reconnect();
+        let cp = self.buffer.checkpoint();
+        let mut fresh = TxnBuffer::resume(self.config.buffer.clone(), &cp);
+        fresh.carry_totals_from(&self.buffer);
+        self.buffer = fresh;
+        // Before its first complete window the buffer knows no position
+        // (restart SCN 0): mining restarts where it started.
+        if cp.restart_scn > 0 {
+            self.mined_scn = cp.restart_scn;
+        }
+        self.last_plan = None;
+        self.session_since = None;
+        self.inventory = None;
+        // Rows are mined again from the restart SCN: their text with them.
+        if let Some(book) = self.book.as_mut() {
+            book.retain_open(std::iter::empty());
+        }
+    }
+
+    fn poll_once(
+        &mut self,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<Progress, CaptureError> {
+        // Every transaction started at or below the SCN read by the last
+        // poll is either listed now or over.
+        let listed_from = self.status.current_scn;
+        let listed = if self.source.dialect() == Dialect::Dm
+            && self.ended_check.is_none()
+            && self.buffer.open_count() > 0
+        {
+            match self.source.open_transactions() {
+                Ok(open) => Some(open),
+                Err(e) if e.is_transient() => return Err(e.into()),
+                // Without the list a rolled-back transaction stays buffered:
+                // nothing is lost, the restart SCN waits at its start.
+                Err(e) => {
+                    if !self.ended_unlisted {
+                        self.ended_unlisted = true;
+                        tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
+                    }
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let now = self.source.current_scn()?;
+        if let Some(open) = listed {
+            self.ended_check = Some(EndedCheck {
+                listed_from,
+                listed_by: now.scn,
+                open: open.into_iter().map(|t| t.xid).collect(),
+            });
+        }
+        self.status.current_scn = now.scn;
+        self.status.current_time = Some(now.time);
+        self.status.polled_at = Some(Instant::now());
+        let mut upper = now.scn;
+        if let Some(until) = self.config.until_scn {
+            if self.mined_scn >= until {
+                return Ok(Progress::Finished);
+            }
+            upper = upper.min(until);
+        }
+        // Only redo the log writers have put on disk can be mined; the
+        // window never reaches past it, on one instance or many.
+        let threads = self.source.redo_threads()?;
+        if let Some(flushed) = flushed_redo_end(&threads) {
+            upper = upper.min(flushed);
+        }
+        if self.window_is_idle(upper) {
+            self.status.state = MiningState::Idle;
+            // Caught up with the redo on disk: the redo clock is the database's.
+            self.status.mined_time = Some(now.time);
+            return Ok(Progress::Idle);
+        }
+        let plan = self.plan_window(&threads, upper)?;
+        if plan.is_empty() {
+            self.status.state = MiningState::Idle;
+            self.status.mined_time = Some(now.time);
+            return Ok(Progress::Idle);
+        }
+        let plan = self.start_session(plan, now.time)?;
+        self.status.state = MiningState::Mining;
+        self.status.window = (plan.from_scn, plan.end_scn);
+        self.status.logs = plan
+            .logs
+            .iter()
+            .map(|l| MinedLog {
+                thread: l.thread,
+                sequence: l.sequence,
+                online: l.online,
+                name: l.name.clone(),
+            })
+            .collect();
+        let query = ContentsQuery {
+            from_scn: plan.from_scn,
+            to_scn: plan.end_scn,
+            owners: self.owners.clone(),
+            pdb: self.config.pdb.clone(),
+        };
+        self.source.query_contents(&query)?;
+        let dialect = self.source.dialect();
+        let mut read = 0u64;
+        loop {
+            self.rows.clear();
+            let n = self.source.fetch(self.config.fetch_rows, &mut self.rows)?;
+            if n == 0 {
+                break;
+            }
+            read += n as u64;
+            for row in self.rows.drain(..) {
+                self.redo_bytes += row.sql_redo.as_ref().map_or(0, |r| r.len() as u64);
+                self.status.mined_scn = self.status.mined_scn.max(row.scn);
+                if row.timestamp.is_some() {
+                    self.status.mined_time = row.timestamp;
+                }
+                if !wanted(&self.config.tables, &row) {
+                    continue;
+                }
+                if let Some(book) = self.book.as_mut() {
+                    book.record(&row);
+                }
+                let end = self.book.is_some().then(|| row.clone());
+                let book = &mut self.book;
+                let mut checked = |mut e: CapturedEvent| {
+                    if let CapturedEvent::Change(c) = &mut e {
+                        if let Some(book) = book.as_mut() {
+                            book.emitted(c);
+                        }
+                        fill_unlogged_lobs(
+                            &self.config.lob_columns,
+                            &mut self.lob_reported,
+                            &mut self.findings,
+                            c,
+                        );
+                        mark_binary_columns(&self.config.binary_columns, c);
+                        check_before_image(
+                            &self.config.key_columns,
+                            dialect,
+                            &mut self.partial_reported,
+                            &mut self.findings,
+                            c,
+                        );
+                    }
+                    sink(e)
+                };
+                self.buffer.push(row, &mut checked)?;
+                if let (Some(book), Some(end)) = (self.book.as_mut(), end) {
+                    book.after(&end);
+                }
+            }
+        }
+        self.buffer.finish_window(plan.end_scn, sink)?;
+        if let Some(check) = self.ended_check.take_if(|c| plan.end_scn >= c.listed_by) {
+            self.buffer.drop_ended(&check.open, check.listed_from);
+        }
+        self.warnings.extend(self.buffer.abandon_expired());
+        tracing::trace!(rows = read, to = plan.end_scn, "window mined");
+        self.mined_scn = plan.end_scn;
+        self.status.rows_read += read;
+        self.status.mined_scn = plan.end_scn;
+        if read == 0 {
+            // The window held nothing for us: the redo up to its end is read,
+            // so capture is as current as the poll, not as the last row.
+            self.status.mined_time = Some(now.time);
+        }
+        self.refresh_status();
+        if self.config.until_scn.is_some_and(|u| self.mined_scn >= u) {
+            return Ok(Progress::Finished);
+        }
+        Ok(Progress::Advanced { rows: read })
+    }
+
+    fn refresh_status(&mut self) {
+        self.buffer.fill_status(&mut self.status);
+        self.status.findings += self.findings.len() as u64;
+        if let Some(book) = self.book.as_mut() {
+            self.status.buffered = self.buffer.open_transactions();
+            book.retain_open(self.status.buffered.iter().map(|t| t.xid.as_str()));
+        }
+    }
+}
+
+/// Owner patterns for the query's owner filter (`%` and `_` keep their
+/// `LIKE` meaning there, as in [`wanted`]); none when a pattern matches
+/// every owner.
+fn owners_of(tables: &[TablePattern]) -> Vec<String> {
+    if tables.is_empty() || tables.iter().any(|t| t.owner.chars().all(|c| c == '%')) {
+        return Vec::new();
+    }
+    let mut owners: Vec<String> = tables.iter().map(|t| t.owner.clone()).collect();
+    owners.sort();
+    owners.dedup();
+    owners
+}
+
+/// Keeps transaction control rows, DDL, rows LogMiner could not name
+/// (they must surface as dictionary findings) and rows of wanted tables.
+fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
+    if tables.is_empty() {
+        return true;
+    }
+    match row.operation_code {
+        OperationCode::Start
+        | OperationCode::Commit
+        | OperationCode::Rollback
+        | OperationCode::Ddl
+        | OperationCode::MissingScn => true,
+        _ => {
+            let (Some(owner), Some(table)) = (&row.seg_owner, &row.table_name) else {
+                return true;
+            };
+            if owner == "UNKNOWN" || table.starts_with("OBJ# ") {
+                return true;
+            }
+            let name = TableName {
+                owner: owner.clone(),
+                table: table.clone(),
+            };
+            tables.iter().any(|p| p.matches(&name))
+        }
+    }
+}

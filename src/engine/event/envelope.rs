@@ -1,0 +1,517 @@
+//! The wire format of change events: a Debezium-compatible envelope,
+//! serialised through serde, or written straight into a line by
+//! [`json`](super::json) when the value forms allow.
+//!
+//! The envelope is what every consumer of cdcctl reads (`run` sinks, `tail
+//! --plain`, `redo replay`, `sim truth`), so Kafka Connect converters and
+//! Flink's `debezium-json` format take it unchanged.
+//!
+//! Wire format of one change (one JSON object per line):
+//!
+//! ```text
+//! {"before": {COL: value, ...} | null,
+//!  "after":  {COL: value, ...} | null,
+//!  "source": {"version", "connector": "oracle", "name", "ts_ms", "snapshot",
+//!             "db", "schema", "table", "txId", "scn", "commit_scn",
+//!             "rs_id", "ssn", "redo_thread", "row_id"},
+//!  "op": "c" | "u" | "d" | "r",
+//!  "ts_ms": commit time of the transaction (ms since the epoch, UTC),
+//!  "transaction": {"id", "total_order", "data_collection_order",
+//!                  "partial": true only when the transaction began before
+//!                  capture could read it}}
+//! ```
+//!
+//! Values are JSON `null` for NULL and strings otherwise, in the forms a
+//! typed Flink `debezium-json` job or a Kafka Connect consumer reads:
+//! numbers keep their exact decimal text, dates and timestamps are ISO 8601
+//! (`2025-03-01T09:00:00.123456`), a timestamp with a time zone is the same
+//! instant in UTC with `Z` (Flink's `TIMESTAMP_LTZ` takes no other offset),
+//! and RAW/BLOB bytes follow [`BinaryHandling`](super::BinaryHandling)
+//! (base64 by default, as Debezium's `binary.handling.mode=bytes` writes
+//! them in JSON and Flink's `BYTES` reads them). A column whose value
+//! LogMiner could not show is the Debezium placeholder
+//! [`UNAVAILABLE_VALUE`](super::UNAVAILABLE_VALUE) (in a binary column, the
+//! placeholder's bytes in the binary form), never a guessed value.
+//! `ts_ms` is the commit time rather than the processing time so that the
+//! same redo always yields byte-identical events.
+
+use std::collections::BTreeMap;
+
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+
+use super::forms::{ColumnKind, ColumnKinds, DecimalHandling, Formed, TimePrecision, ValueForms};
+use super::image::Image;
+use super::json;
+use super::{CapturedEvent, ChangeEvent, DdlEvent, Op, VERSION};
+
+/// Whether the column kinds change how a value is written in `forms`.
+fn kinds_matter(forms: ValueForms) -> bool {
+    forms.decimal != DecimalHandling::String || forms.time != TimePrecision::Iso
+}
+
+struct ImageRef<'a>(
+    &'a Image,
+    ValueForms,
+    Option<&'a BTreeMap<String, ColumnKind>>,
+);
+
+impl Serialize for ImageRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in self.0 {
+            let kind = self.2.and_then(|kinds| kinds.get(k)).copied();
+            m.serialize_entry(k, &Formed(v, self.1, kind))?;
+        }
+        m.end()
+    }
+}
+
+struct SourceRef<'a>(&'a ChangeEvent);
+
+impl Serialize for SourceRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let p = &e.source;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("version", VERSION)?;
+        m.serialize_entry("connector", p.dialect.connector())?;
+        m.serialize_entry("name", &p.name)?;
+        m.serialize_entry("ts_ms", &p.change_ts_ms)?;
+        m.serialize_entry("snapshot", e.snapshot_marker())?;
+        m.serialize_entry("db", &p.db)?;
+        m.serialize_entry("schema", &p.schema)?;
+        m.serialize_entry("table", &p.table)?;
+        if e.op == Op::Read {
+            // A row read by a snapshot belongs to no transaction: Debezium
+            // writes the read's SCN and no transaction or commit.
+            m.serialize_entry("txId", &None::<&str>)?;
+            m.serialize_entry("scn", &p.scn.to_string())?;
+            m.serialize_entry("commit_scn", &None::<&str>)?;
+            m.serialize_entry("snapshot_chunk", &e.index)?;
+        } else {
+            m.serialize_entry("txId", &p.xid)?;
+            // Debezium writes SCNs as strings: they exceed 2^53 on busy systems.
+            m.serialize_entry("scn", &p.scn.to_string())?;
+            m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
+        }
+        m.serialize_entry("rs_id", &p.rs_id)?;
+        m.serialize_entry("ssn", &p.ssn)?;
+        m.serialize_entry("redo_thread", &p.thread)?;
+        m.serialize_entry("row_id", &p.row_id)?;
+        m.end()
+    }
+}
+
+struct TransactionRef<'a>(&'a ChangeEvent);
+
+impl Serialize for TransactionRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", &self.0.source.xid)?;
+        m.serialize_entry("total_order", &(u64::from(self.0.index) + 1))?;
+        m.serialize_entry("data_collection_order", &self.0.table_order)?;
+        if self.0.partial {
+            m.serialize_entry("partial", &true)?;
+        }
+        m.end()
+    }
+}
+
+/// An event with the value forms it is written in.
+struct ChangeRef<'a>(&'a ChangeEvent, ValueForms, Option<&'a ColumnKinds>);
+
+impl Serialize for ChangeRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let e = self.0;
+        let forms = self.1;
+        // Kinds matter only when an option writes some kind differently.
+        let kinds = self
+            .2
+            .filter(|_| kinds_matter(forms))
+            .and_then(|k| k.get(&(e.source.schema.clone(), e.source.table.clone())));
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry(
+            "before",
+            &e.before.as_ref().map(|i| ImageRef(i, forms, kinds)),
+        )?;
+        m.serialize_entry(
+            "after",
+            &e.after.as_ref().map(|i| ImageRef(i, forms, kinds)),
+        )?;
+        m.serialize_entry("source", &SourceRef(e))?;
+        m.serialize_entry("op", e.op.code())?;
+        m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
+        if e.op == Op::Read {
+            m.serialize_entry("transaction", &None::<u8>)?;
+        } else {
+            m.serialize_entry("transaction", &TransactionRef(e))?;
+        }
+        m.end()
+    }
+}
+
+impl Serialize for ChangeEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ChangeRef(self, ValueForms::default(), None).serialize(s)
+    }
+}
+
+impl ChangeEvent {
+    /// The envelope as one line of JSON (no trailing newline), in the
+    /// default value forms.
+    pub fn to_json_line(&self) -> String {
+        self.to_json_line_with(ValueForms::default())
+    }
+
+    /// The envelope as one line of JSON in the given value forms.
+    pub fn to_json_line_with(&self, forms: ValueForms) -> String {
+        self.to_json_line_typed(forms, None)
+    }
+
+    /// The envelope in the given value forms, with the column kinds the
+    /// dictionary gave (for `--decimal-handling` and `--time-precision`).
+    pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
+        if kinds_matter(forms) {
+            // Serialising owned strings and numbers into a String cannot fail.
+            return serde_json::to_string(&ChangeRef(self, forms, kinds)).unwrap_or_default();
+        }
+        let mut out = String::with_capacity(self.json_size_hint());
+        json::write_change(&mut out, self, forms);
+        out
+    }
+
+    /// Roughly the length of the envelope, so the line is written into one
+    /// allocation rather than regrown a few times per wide row.
+    fn json_size_hint(&self) -> usize {
+        // From the images' text rather than a walk over their columns:
+        // this runs for every event, and a statement's text is about the
+        // size of each of its images in JSON (quotes, separators, escapes
+        // and placeholders allowed for).
+        let image = |i: &Option<Image>| {
+            i.as_ref()
+                .map_or(4, |i| i.text_len() + i.text_len() / 4 + 32 * i.len() + 2)
+        };
+        let p = &self.source;
+        image(&self.before)
+            + image(&self.after)
+            + p.name.len()
+            + p.db.len()
+            + p.schema.len()
+            + p.table.len()
+            + 2 * p.xid.len()
+            + p.rs_id.as_ref().map_or(0, String::len)
+            + p.row_id.as_ref().map_or(0, String::len)
+            + 400
+    }
+}
+
+impl Serialize for DdlEvent {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The shape of a Debezium schema-change record, minus tableChanges,
+        // which needs a dictionary the redo does not carry.
+        let p = &self.source;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("source", &DdlSourceRef(self))?;
+        m.serialize_entry("ts_ms", &self.commit_ts_ms)?;
+        m.serialize_entry("databaseName", &p.db)?;
+        m.serialize_entry("schemaName", &p.schema)?;
+        m.serialize_entry("ddl", &self.ddl)?;
+        m.serialize_entry("tableChanges", &[] as &[u8])?;
+        m.end()
+    }
+}
+
+struct DdlSourceRef<'a>(&'a DdlEvent);
+
+impl Serialize for DdlSourceRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let p = &self.0.source;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("version", VERSION)?;
+        m.serialize_entry("connector", p.dialect.connector())?;
+        m.serialize_entry("name", &p.name)?;
+        m.serialize_entry("ts_ms", &p.change_ts_ms)?;
+        m.serialize_entry("snapshot", "false")?;
+        m.serialize_entry("db", &p.db)?;
+        m.serialize_entry("schema", &p.schema)?;
+        m.serialize_entry("table", &p.table)?;
+        m.serialize_entry("txId", &p.xid)?;
+        m.serialize_entry("scn", &p.scn.to_string())?;
+        m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
+        m.end()
+    }
+}
+
+impl CapturedEvent {
+    pub fn to_json_line(&self) -> String {
+        self.to_json_line_with(ValueForms::default())
+    }
+
+    pub fn to_json_line_with(&self, forms: ValueForms) -> String {
+        self.to_json_line_typed(forms, None)
+    }
+
+    /// The line in the given forms, with the dictionary's column kinds.
+    pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
+        match self {
+            CapturedEvent::Change(c) => c.to_json_line_typed(forms, kinds),
+            CapturedEvent::Ddl(d) => serde_json::to_string(d).unwrap_or_default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::event::field::UNAVAILABLE_VALUE;
+    use crate::engine::event::forms::BinaryHandling;
+    use crate::engine::event::hex::hex_lower;
+    use crate::engine::event::{Field, SourcePosition, SNAPSHOT_LAST};
+
+    fn sample() -> ChangeEvent {
+        ChangeEvent {
+            op: Op::Update,
+            before: Some(
+                vec![
+                    ("ORDER_ID".into(), Field::text("1001")),
+                    ("NOTE".into(), Field::Null),
+                ]
+                .into(),
+            ),
+            after: Some(
+                vec![
+                    ("ORDER_ID".into(), Field::text("1001")),
+                    ("NOTE".into(), Field::Unavailable),
+                ]
+                .into(),
+            ),
+            source: SourcePosition {
+                name: "cdcctl".into(),
+                db: "ORCLPDB1".into(),
+                schema: "APP".into(),
+                table: "ORDERS".into(),
+                xid: "0A0014005D3C0000".into(),
+                scn: 9_007_199_254_740_993,
+                commit_scn: 9_007_199_254_740_995,
+                change_ts_ms: 1_740_819_600_000,
+                rs_id: Some(" 0x000003.00000010.0010 ".into()),
+                ssn: 0,
+                thread: 1,
+                row_id: None,
+                dialect: crate::engine::port::Dialect::Oracle,
+            },
+            snapshot: false,
+            partial: false,
+            commit_ts_ms: 1_740_819_601_000,
+            index: 2,
+            table_order: 1,
+        }
+    }
+
+    #[test]
+    fn envelope_has_debezium_fields_in_order() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(
+            keys,
+            ["before", "after", "source", "op", "ts_ms", "transaction"]
+        );
+        assert_eq!(v["op"], "u");
+        assert_eq!(v["source"]["connector"], "oracle");
+        assert_eq!(v["source"]["txId"], "0A0014005D3C0000");
+        assert_eq!(v["transaction"]["total_order"], 3);
+    }
+
+    #[test]
+    fn the_direct_writer_gives_the_bytes_serde_json_gives() {
+        let every_byte: String = (0u8..=0x7f).map(char::from).collect();
+        let mut variants = Vec::new();
+        for op in [Op::Create, Op::Update, Op::Delete, Op::Read] {
+            for (snapshot, partial, table_order) in [
+                (false, false, 1),
+                (false, true, 7),
+                (true, false, SNAPSHOT_LAST),
+            ] {
+                let mut e = sample();
+                e.op = op;
+                e.snapshot = snapshot;
+                e.partial = partial;
+                e.table_order = table_order;
+                e.commit_ts_ms = -1_234;
+                e.source.scn = u64::MAX;
+                e.source.commit_scn = 0;
+                e.source.row_id = Some("AAAS\"x\\".into());
+                e.source.name = every_byte.clone();
+                e.before = (op != Op::Create).then(Image::new);
+                e.after = Some(
+                    vec![
+                        ("ASCII".into(), Field::text(every_byte.clone())),
+                        (
+                            "WIDE".into(),
+                            Field::text("中文 é \u{1F600}\u{7f}\u{2028}".repeat(9)),
+                        ),
+                        (
+                            "LONG".into(),
+                            Field::text(format!("{}\"{}", "x".repeat(40), "y".repeat(17))),
+                        ),
+                        ("\"Q\tK\"".into(), Field::Null),
+                        ("RAW".into(), Field::Binary("00ff7f".into())),
+                        ("ODD".into(), Field::Binary("abc".into())),
+                        ("GONE".into(), Field::Unavailable),
+                        ("GONE_BIN".into(), Field::UnavailableBinary),
+                        ("EMPTY".into(), Field::text("")),
+                    ]
+                    .into(),
+                );
+                variants.push(e);
+            }
+        }
+        for e in &variants {
+            for binary in [
+                BinaryHandling::Base64,
+                BinaryHandling::Base64UrlSafe,
+                BinaryHandling::Hex,
+            ] {
+                let forms = ValueForms {
+                    binary,
+                    ..ValueForms::default()
+                };
+                let by_serde = serde_json::to_string(&ChangeRef(e, forms, None)).unwrap();
+                assert_eq!(e.to_json_line_with(forms), by_serde);
+            }
+        }
+    }
+
+    /// An UPDATE's images located in one statement share its text: the
+    /// after image's columns the SET left alone are copied from the before
+    /// image's JSON, which must give serde_json's bytes wherever the SET
+    /// columns fall.
+    #[test]
+    fn issue12_an_update_after_image_copies_unchanged_members_as_serde_json_writes_them() {
+        let w = r#"where "A" = 'a''b' and "D" = TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS') and "R" = HEXTORAW('0A0B') and "N" IS NULL"#;
+        let sets = [
+            r#"set "A" = 'x'"#,
+            r#"set "R" = HEXTORAW('FF')"#,
+            "set \"N\" = 'tab\t\"q\"'",
+            r#"set "D" = NULL, "A" = 'y'"#,
+            r#"set "Z" = '1', "D" = NULL, "Z" = '2'"#,
+            r#"set "A" = 'a''b'"#,
+        ];
+        let mut copied = 0;
+        for set in sets {
+            let sql = format!(r#"update "S"."T" {set} {w}"#);
+            let stmt = crate::engine::redo::parse(&sql).unwrap();
+            let (before, after) = stmt.images();
+            let (b, a) = (before.clone().unwrap(), after.clone().unwrap());
+            copied += (0..b.len()).filter(|&i| a.shares_column(&b, i)).count();
+            let mut e = sample();
+            (e.before, e.after) = (before, after);
+            for binary in [BinaryHandling::Base64, BinaryHandling::Hex] {
+                let forms = ValueForms {
+                    binary,
+                    ..ValueForms::default()
+                };
+                let by_serde = serde_json::to_string(&ChangeRef(&e, forms, None)).unwrap();
+                assert_eq!(e.to_json_line_with(forms), by_serde, "{sql}");
+            }
+        }
+        // Three unchanged columns for each of the first three, two for the
+        // fourth and fifth, all four for the last.
+        assert_eq!(copied, 3 * 3 + 2 * 2 + 4);
+    }
+
+    #[test]
+    fn scn_beyond_2_pow_53_survives_as_string() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        assert_eq!(v["source"]["scn"], "9007199254740993");
+        assert_eq!(v["source"]["commit_scn"], "9007199254740995");
+    }
+
+    #[test]
+    fn null_is_json_null_and_unavailable_is_the_debezium_placeholder() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        assert!(v["before"]["NOTE"].is_null());
+        assert_eq!(v["after"]["NOTE"], UNAVAILABLE_VALUE);
+    }
+
+    #[test]
+    fn binary_values_and_their_placeholder_follow_the_binary_handling() {
+        let mut e = sample();
+        e.after = Some(
+            vec![
+                ("IMAGE".into(), Field::UnavailableBinary),
+                ("TOKEN".into(), Field::Binary("a5ff".into())),
+            ]
+            .into(),
+        );
+        let written = |binary| {
+            let line = e.to_json_line_with(ValueForms {
+                binary,
+                ..ValueForms::default()
+            });
+            serde_json::from_str::<serde_json::Value>(&line).unwrap()["after"].clone()
+        };
+        let b64 = written(BinaryHandling::Base64);
+        assert_eq!(b64["TOKEN"], "pf8=");
+        assert_eq!(b64["IMAGE"], "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==");
+        assert_eq!(written(BinaryHandling::Base64UrlSafe)["TOKEN"], "pf8=");
+        let hex = written(BinaryHandling::Hex);
+        assert_eq!(hex["TOKEN"], "a5ff");
+        assert_eq!(hex["IMAGE"], hex_lower(UNAVAILABLE_VALUE.as_bytes()));
+        assert_eq!(e.to_json_line(), e.to_json_line_with(ValueForms::default()));
+    }
+
+    #[test]
+    fn numbers_and_times_follow_their_options_only_where_the_column_kind_is_known() {
+        let mut e = sample();
+        e.after = Some(
+            vec![
+                ("AMOUNT".into(), Field::text("1234.50")),
+                ("BIG".into(), Field::text("1.0E+30")),
+                (
+                    "ORDER_DATE".into(),
+                    Field::text("2025-03-01T09:00:00.123456789"),
+                ),
+                ("CODE".into(), Field::text("0042")),
+                ("ODD".into(), Field::text("not a time")),
+            ]
+            .into(),
+        );
+        let table = (e.source.schema.clone(), e.source.table.clone());
+        let kinds: ColumnKinds = [(
+            table,
+            [
+                ("AMOUNT".to_string(), ColumnKind::Number),
+                ("BIG".to_string(), ColumnKind::Number),
+                ("ORDER_DATE".to_string(), ColumnKind::DateTime),
+                ("ODD".to_string(), ColumnKind::DateTime),
+            ]
+            .into_iter()
+            .collect(),
+        )]
+        .into_iter()
+        .collect();
+        let forms = ValueForms {
+            decimal: DecimalHandling::Double,
+            time: TimePrecision::Connect,
+            ..ValueForms::default()
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&e.to_json_line_typed(forms, Some(&kinds))).unwrap();
+        assert_eq!(v["after"]["AMOUNT"], serde_json::json!(1234.5));
+        assert_eq!(v["after"]["BIG"], serde_json::json!(1.0e30));
+        assert_eq!(
+            v["after"]["ORDER_DATE"],
+            serde_json::json!(1_740_819_600_123_i64)
+        );
+        // A VARCHAR2 of digits stays text; so does what does not parse.
+        assert_eq!(v["after"]["CODE"], "0042");
+        assert_eq!(v["after"]["ODD"], "not a time");
+        // Defaults: the same text as without kinds.
+        assert_eq!(
+            e.to_json_line_typed(ValueForms::default(), Some(&kinds)),
+            e.to_json_line()
+        );
+    }
+}

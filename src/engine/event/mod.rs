@@ -1,0 +1,141 @@
+//! Change events: what the engine emits in commit order (row changes and
+//! DDL), where each came from, and the images and values they carry. Their
+//! wire format, a Debezium-compatible envelope, is [`envelope`]'s.
+
+pub mod envelope;
+mod field;
+mod forms;
+mod hex;
+pub(crate) mod image;
+pub mod json;
+
+use super::port::Dialect;
+use super::row::Scn;
+pub use field::{Field, FieldRef, UNAVAILABLE_VALUE};
+pub use forms::{
+    BinaryHandling, ColumnKind, ColumnKinds, DecimalHandling, TimePrecision, ValueForms,
+};
+pub(crate) use hex::decode_hex;
+pub use hex::hex_lower;
+pub use image::Image;
+
+/// The `source.version` field.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    Create,
+    Update,
+    Delete,
+    /// A row read by a snapshot.
+    Read,
+}
+
+impl Op {
+    pub fn code(self) -> &'static str {
+        match self {
+            Op::Create => "c",
+            Op::Update => "u",
+            Op::Delete => "d",
+            Op::Read => "r",
+        }
+    }
+}
+
+/// Where a change came from: the `source` block of the envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct SourcePosition {
+    /// `source.name`: the logical server name (topic prefix).
+    pub name: String,
+    /// `source.db`: the PDB (or database) the change was made in.
+    pub db: String,
+    pub schema: String,
+    pub table: String,
+    /// Transaction id, as 16 hex digits.
+    pub xid: String,
+    /// SCN of the change itself.
+    pub scn: Scn,
+    /// SCN of the transaction's COMMIT.
+    pub commit_scn: Scn,
+    /// Redo time of the change, ms since the epoch.
+    pub change_ts_ms: i64,
+    pub rs_id: Option<String>,
+    pub ssn: u64,
+    pub thread: u16,
+    pub row_id: Option<String>,
+    /// `source.connector`: the database family (`oracle`, `dm`).
+    pub dialect: Dialect,
+}
+
+/// A committed row change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ChangeEvent {
+    pub op: Op,
+    pub before: Option<Image>,
+    pub after: Option<Image>,
+    pub source: SourcePosition,
+    pub snapshot: bool,
+    /// The transaction began before capture could see it (its START row
+    /// was never read): its earlier changes are missing. Serialised as
+    /// `transaction.partial = true`, and only then.
+    pub partial: bool,
+    /// Commit time of the transaction, ms since the epoch.
+    pub commit_ts_ms: i64,
+    /// 0-based position of this change among the emitted changes of its
+    /// transaction; with (commit SCN, XID) it identifies the event for
+    /// de-duplication after a restart.
+    pub index: u32,
+    /// 1-based position among the transaction's changes to the same table.
+    pub table_order: u32,
+}
+
+/// `table_order` of the final row of a snapshot (`source.snapshot` is
+/// `"last"` there). A read row has no transaction, so the field is free.
+pub const SNAPSHOT_LAST: u32 = u32::MAX;
+
+/// The XID a snapshot row's position carries for de-duplication after a
+/// restart: above every hexadecimal XID, so a row read at SCN `s` sorts
+/// after every change committed at `s`, which the read includes.
+pub const SNAPSHOT_XID: &str = "~snapshot";
+
+impl ChangeEvent {
+    /// `source.snapshot`: `"false"` for changes, `"true"` for rows a
+    /// snapshot read (`op: "r"`), `"last"` on the final one.
+    pub fn snapshot_marker(&self) -> &'static str {
+        match (self.snapshot, self.table_order) {
+            (false, _) => "false",
+            (true, SNAPSHOT_LAST) => "last",
+            (true, _) => "true",
+        }
+    }
+
+    /// Identity used to drop duplicates after a restart.
+    pub fn dedup_key(&self) -> (Scn, &str, u32) {
+        (self.source.commit_scn, &self.source.xid, self.index)
+    }
+}
+
+/// A DDL statement seen in the redo (OPERATION_CODE 5), passed through in
+/// commit order like a change.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct DdlEvent {
+    pub source: SourcePosition,
+    pub ddl: String,
+    pub commit_ts_ms: i64,
+}
+
+/// Anything the engine emits in commit order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CapturedEvent {
+    Change(ChangeEvent),
+    Ddl(DdlEvent),
+}
+
+impl CapturedEvent {
+    pub fn source(&self) -> &SourcePosition {
+        match self {
+            CapturedEvent::Change(c) => &c.source,
+            CapturedEvent::Ddl(d) => &d.source,
+        }
+    }
+}

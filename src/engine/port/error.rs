@@ -1,0 +1,183 @@
+//! The typed error every source answers with, and what it means for
+//! capture: whether retrying may succeed and what an operator should run.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::dm_codes::dm_advice;
+use super::ora_codes::ora_advice;
+
+/// A run of log sequences as an operator writes it: `sequence 101` or
+/// `sequences 101–102`.
+pub fn sequence_range(from: u64, to: u64) -> String {
+    if from == to {
+        format!("sequence {from}")
+    } else {
+        format!("sequences {from}–{to}")
+    }
+}
+
+/// An Oracle (or Oracle-compatible) error code, e.g. `OraCode(1291)` for ORA-01291.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OraCode(pub u32);
+
+impl fmt::Display for OraCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ORA-{:05}", self.0)
+    }
+}
+
+/// An error from a source (database, simulator or evidence file).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SourceError {
+    /// The database raised an error.
+    #[error("{code}: {message}")]
+    Oracle { code: OraCode, message: String },
+
+    /// The connection dropped or could not be made.
+    #[error("source unreachable: {0}")]
+    Unreachable(String),
+
+    /// Authentication failed.
+    #[error("authentication failed: {0}")]
+    Authentication(String),
+
+    /// No Oracle client library could be loaded (DPI-1047).
+    #[error("{0}")]
+    NoClientLibrary(String),
+
+    /// A log LogMiner needs is not available (deleted, never archived).
+    #[error("no log covers SCN {scn} on thread {thread}: {detail}")]
+    MissingLog {
+        thread: u16,
+        scn: u64,
+        detail: String,
+    },
+
+    /// The archived-log sequence has a hole.
+    #[error("archive gap on thread {thread}: {} missing", sequence_range(*missing_from, *missing_to))]
+    ArchiveGap {
+        thread: u16,
+        missing_from: u64,
+        missing_to: u64,
+    },
+
+    /// Dameng DM8 raised an error; DM's codes are negative (`[-2106]`).
+    #[error("DM8 error [{code}]: {message}")]
+    Dm { code: i32, message: String },
+
+    /// Something the caller asked for does not exist (table, scenario, file).
+    #[error("{0}")]
+    NotFound(String),
+
+    /// The input (scenario, evidence file, config) is invalid.
+    #[error("{0}")]
+    Invalid(String),
+
+    /// The operation is not available on this source or version.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl SourceError {
+    pub fn oracle(code: u32, message: impl Into<String>) -> Self {
+        SourceError::Oracle {
+            code: OraCode(code),
+            message: message.into(),
+        }
+    }
+
+    /// The ORA- code, if the error carries one.
+    pub fn ora_code(&self) -> Option<u32> {
+        match self {
+            SourceError::Oracle { code, .. } => Some(code.0),
+            SourceError::MissingLog { .. } => Some(1291),
+            _ => None,
+        }
+    }
+
+    /// What to do about it, in one or two sentences.
+    pub fn advice(&self) -> Option<Cow<'static, str>> {
+        match self {
+            SourceError::NoClientLibrary(_) => Some(Cow::Borrowed(
+                "install Oracle Instant Client (Basic or Basic Light) and put its directory on LD_LIBRARY_PATH, \
+                 or pass --oracle-client-lib DIR; `--source sim` works without it",
+            )),
+            SourceError::ArchiveGap {
+                thread,
+                missing_from,
+                missing_to,
+            } => Some(Cow::Owned(format!(
+                "restore the missing archived logs from backup (RMAN> RESTORE ARCHIVELOG SEQUENCE \
+                 BETWEEN {missing_from} AND {missing_to} THREAD {thread};), or take a new snapshot: \
+                 changes in the gap cannot be captured"
+            ))),
+            SourceError::Unreachable(_) => Some(Cow::Borrowed(
+                "check the host and port (and the Oracle service) in --source, and that the \
+                 database listens there; cdcctl retries transient drops",
+            )),
+            SourceError::Authentication(_) => Some(Cow::Borrowed(
+                "check the user; the password comes from CDCCTL_PASSWORD or the prompt on a \
+                 terminal (for Oracle also a wallet: oracle://@ALIAS)",
+            )),
+            SourceError::Dm { code, .. } => {
+                dm_advice(*code).map(|a| Cow::Borrowed(a.advice))
+            }
+            other => other
+                .ora_code()
+                .and_then(ora_advice)
+                .map(|a| Cow::Borrowed(a.advice)),
+        }
+    }
+
+    /// Whether retrying after a reconnect may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            SourceError::Unreachable(_) => true,
+            SourceError::Oracle { code, .. } => ora_advice(code.0).is_some_and(|a| a.transient),
+            SourceError::Dm { code, .. } => dm_advice(*code).is_some_and(|a| a.transient),
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ora_codes_print_with_five_digits() {
+        assert_eq!(
+            SourceError::oracle(1291, "missing logfile").to_string(),
+            "ORA-01291: missing logfile"
+        );
+        assert_eq!(OraCode(44609).to_string(), "ORA-44609");
+    }
+
+    #[test]
+    fn every_fault_the_simulator_raises_has_advice() {
+        for code in [1291, 1555, 8103, 44609, 65040, 3113] {
+            let e = SourceError::oracle(code, "x");
+            assert!(e.advice().is_some(), "no advice for {code}");
+        }
+    }
+
+    #[test]
+    fn issue8_invalid_scn_range_is_transient_with_advice() {
+        let e = SourceError::oracle(1281, "SCN range specified is invalid");
+        assert!(e.is_transient());
+        assert!(e.advice().is_some_and(|a| a.contains("waits")));
+    }
+
+    #[test]
+    fn dropped_connection_is_transient_and_missing_log_is_not() {
+        assert!(SourceError::oracle(3113, "eof").is_transient());
+        assert!(!SourceError::oracle(1291, "missing").is_transient());
+        assert!(!SourceError::MissingLog {
+            thread: 1,
+            scn: 5,
+            detail: String::new()
+        }
+        .is_transient());
+    }
+}
