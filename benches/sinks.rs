@@ -1,25 +1,38 @@
-//! End-to-end sink throughput: the simulator's rows generated beforehand,
-//! then the engine (buffer, parser, envelopes) writing into the file sink
-//! and into the Kafka sink (a transaction per batch of 10,000 events with
-//! its checkpoint), events/s from the first row to the last commit.
+//! `run`'s pipeline end to end against the engine alone, on the same
+//! pre-generated `demo` rows, in one run:
 //!
-//! Then the same events, made beforehand, into the Kafka sink alone: its
-//! own capacity, without the engine's cost.
+//! - engine only: the transaction buffer, the parser and each event's JSON
+//!   line, on one thread, nothing written;
+//! - pipeline into the file sink: `daemon::run_on` over a replay of the
+//!   rows (fetch, engine and sink stages on their threads, a sink commit
+//!   with fsync and a checkpoint per window);
+//! - pipeline into the Kafka sink (one producer transaction per window
+//!   with its checkpoint), when a broker is at hand.
 //!
-//! `cargo bench --bench sinks [-- N]` (default 100000 changes). Kafka: the
+//! The three alternate in each of `$CDCCTL_BENCH_RUNS` rounds (default 5);
+//! each figure is the median over rounds, and each pipeline's ratio to the
+//! engine is the median of the rounds' own ratios, which a shared host's
+//! phases disturb less than bare rates.
+//!
+//! `cargo bench --bench sinks [-- N]` (default 300000 changes). Kafka: the
 //! broker at CDCCTL_KAFKA_BROKERS, else tansu from `.ci/install-tansu`
 //! started on 127.0.0.1:19392; skipped with a message when neither exists.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cdcctl::engine::checkpoint::Checkpoint;
-use cdcctl::engine::emit::SinkError as TxnSinkError;
+use cdcctl::connect::CaptureSource;
+use cdcctl::daemon::config::{DaemonConfig, SinkChoice};
+use cdcctl::daemon::notice::Collected;
+use cdcctl::daemon::{run_on, Signals};
+use cdcctl::engine::emit::SinkError;
 use cdcctl::engine::event::CapturedEvent;
+use cdcctl::engine::row::LogMinerRow;
+use cdcctl::engine::snapshot::SnapshotMode;
 use cdcctl::engine::txn::{BufferConfig, TxnBuffer};
-use cdcctl::sink::kafka::{KafkaConfig, KafkaSink};
-use cdcctl::sink::{EventSink, JsonLinesSink};
+use cdcctl::sink::kafka::KafkaConfig;
+use cdcctl::source::replay::ReplaySource;
 use cdcctl::source::sim::Sim;
 use cdcctl::source::Catalog;
 
@@ -28,193 +41,200 @@ use cdcctl::source::Catalog;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const BATCH: u64 = 10_000;
+/// SCNs the replay's clock moves per reading: windows of a few thousand
+/// rows, as a busy database gives them.
+const SCN_STEP: u64 = 2_000;
 
 fn fail(what: &str, e: impl std::fmt::Display) -> ! {
     eprintln!("{what}: {e}");
     std::process::exit(4);
 }
 
-/// Rows through the engine into `sink`, committing every BATCH events:
-/// (events, seconds).
-fn through(
-    rows: &[cdcctl::engine::row::LogMinerRow],
-    db: &str,
-    sink: &mut dyn EventSink,
-) -> (u64, f64) {
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The engine alone over `rows`: (events, seconds).
+fn engine_only(rows: &[LogMinerRow], db: &str) -> (u64, f64) {
     let mut buffer = TxnBuffer::new(BufferConfig {
         db_name: db.to_string(),
         ..BufferConfig::default()
     });
     let mut count = 0u64;
-    let mut committed = 0u64;
+    let mut json = 0usize;
+    let run_rows = rows.to_vec();
     let t = Instant::now();
-    for row in rows.iter().cloned() {
-        let scn = row.scn;
-        let mut write = |e: CapturedEvent| -> Result<(), TxnSinkError> {
+    for row in run_rows {
+        let mut sink = |e: CapturedEvent| -> Result<(), SinkError> {
             count += 1;
-            sink.write(&e)
-                .map_err(|e| TxnSinkError::from(e.to_string()))
+            // Serialising is part of what every consumer pays.
+            json += e.to_json_line().len();
+            Ok(())
         };
-        if let Err(e) = buffer.push(row, &mut write) {
+        if let Err(e) = buffer.push(row, &mut sink) {
             fail("engine", e);
         }
-        if count - committed >= BATCH {
-            committed = count;
-            let cp = Checkpoint::new(scn.max(1), scn, Vec::new(), None);
-            if let Err(e) = sink.commit_with(Some(&cp)) {
-                fail("commit", e);
-            }
-        }
     }
-    let cp = Checkpoint::new(1, 1, Vec::new(), None);
-    if let Err(e) = sink.commit_with(Some(&cp)) {
-        fail("commit", e);
-    }
+    std::hint::black_box(json);
     (count, t.elapsed().as_secs_f64())
 }
 
-/// The events the engine makes of `rows`, each with the SCN its batch
-/// would be checkpointed at.
-fn events_of(rows: &[cdcctl::engine::row::LogMinerRow], db: &str) -> Vec<(CapturedEvent, u64)> {
-    let mut buffer = TxnBuffer::new(BufferConfig {
-        db_name: db.to_string(),
-        ..BufferConfig::default()
-    });
-    let mut out = Vec::new();
-    for row in rows.iter().cloned() {
-        let scn = row.scn;
-        let mut keep = |e: CapturedEvent| -> Result<(), TxnSinkError> {
-            out.push((e, scn));
-            Ok(())
-        };
-        if let Err(e) = buffer.push(row, &mut keep) {
-            fail("engine", e);
-        }
+fn demo_source() -> CaptureSource {
+    CaptureSource {
+        spec: "sim:demo?clock=virtual".into(),
+        client_lib: None,
+        tables: Vec::new(),
+        pdb: None,
+        every_table: true,
+        prompt: |_| None,
     }
-    out
 }
 
-/// Ready-made events into `sink`, committing every BATCH: (seconds in
-/// all, seconds inside the commits).
-fn sink_alone(events: &[(CapturedEvent, u64)], sink: &mut dyn EventSink) -> (f64, f64) {
+/// The daemon over a replay of `rows` into `sink`: (events, seconds), from
+/// the start of the run to the last durable commit.
+fn pipeline(rows: &[LogMinerRow], sink: SinkChoice, dir: &Path) -> (u64, f64) {
+    let source = demo_source();
+    let mut opened = source
+        .open(None)
+        .unwrap_or_else(|e| fail("demo's dictionary", e));
+    let replay = ReplaySource::new(rows.to_vec(), SCN_STEP);
+    let first = rows.first().map_or(1, |r| r.scn);
+    let until = replay.last_scn();
+    opened.source = Box::new(replay);
+    let mut config = DaemonConfig::new(source, sink, dir.join("cp.json"));
+    config.snapshot = Some(SnapshotMode::Never);
+    config.from_scn = Some(first.saturating_sub(1));
+    config.until_scn = Some(until);
+    config.status_every = Duration::from_secs(3600);
     let t = Instant::now();
-    let mut in_commit = Duration::ZERO;
-    for (i, (e, scn)) in events.iter().enumerate() {
-        if let Err(e) = sink.write(e) {
-            fail("write", e);
-        }
-        if (i as u64 + 1).is_multiple_of(BATCH) || i + 1 == events.len() {
-            let cp = Checkpoint::new((*scn).max(1), *scn, Vec::new(), None);
-            let c = Instant::now();
-            if let Err(e) = sink.commit_with(Some(&cp)) {
-                fail("commit", e);
-            }
-            in_commit += c.elapsed();
-        }
+    let outcome = run_on(&config, opened, &Signals::default(), &Collected::default())
+        .unwrap_or_else(|e| fail("run", e));
+    (outcome.written, t.elapsed().as_secs_f64())
+}
+
+/// A broker to produce to: CDCCTL_KAFKA_BROKERS, or tansu started here
+/// (returned so it is stopped at the end).
+fn broker() -> Option<(String, Option<Child>)> {
+    if let Ok(b) = std::env::var("CDCCTL_KAFKA_BROKERS") {
+        return Some((b, None));
     }
-    (t.elapsed().as_secs_f64(), in_commit.as_secs_f64())
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tansu/bin/tansu");
+    if !bin.exists() {
+        println!(
+            "  Kafka: SKIPPED (no CDCCTL_KAFKA_BROKERS, no {})",
+            bin.display()
+        );
+        return None;
+    }
+    let url = "tcp://127.0.0.1:19392";
+    let child = Command::new(bin)
+        .args(["broker", "--listener-url", url])
+        .args(["--advertised-listener-url", url])
+        .args(["--storage-engine", "memory://tansu/"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| fail("tansu", e));
+    std::thread::sleep(Duration::from_millis(500));
+    Some(("127.0.0.1:19392".to_string(), Some(child)))
+}
+
+fn kafka_sink(brokers: &str, round: usize) -> SinkChoice {
+    SinkChoice::Kafka(KafkaConfig {
+        brokers: brokers.to_string(),
+        server_name: format!("bench{}r{round}", std::process::id()),
+        compression: "lz4".into(),
+        ..KafkaConfig::default()
+    })
+}
+
+/// Rates and same-round ratios of one pipeline.
+#[derive(Default)]
+struct Figures {
+    rates: Vec<f64>,
+    ratios: Vec<f64>,
+}
+
+impl Figures {
+    fn add(&mut self, (events, secs): (u64, f64), engine_rate: f64, expected: u64) {
+        if events != expected {
+            fail(
+                "pipeline",
+                format!("wrote {events} events where the engine made {expected}"),
+            );
+        }
+        let rate = events as f64 / secs;
+        self.rates.push(rate);
+        self.ratios.push(rate / engine_rate);
+    }
+
+    fn print(self, name: &str) {
+        println!(
+            "  {name:<22} {:>9.0} events/s, {:.2}× the engine (median of same-round ratios: {})",
+            median(self.rates),
+            median(self.ratios.clone()),
+            self.ratios
+                .iter()
+                .map(|r| format!("{r:.2}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
 }
 
 fn main() {
     let n: u64 = std::env::args()
         .skip(1)
         .find_map(|a| a.parse().ok())
-        .unwrap_or(100_000);
-    let mut s = match Sim::from_spec("demo") {
-        Ok(s) => s,
-        Err(e) => fail("demo", e),
-    };
+        .unwrap_or(300_000);
+    let rounds: usize = std::env::var("CDCCTL_BENCH_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(5);
+    let mut s = Sim::from_spec("demo").unwrap_or_else(|e| fail("demo", e));
     s.set_truth_limit(Some(1));
     let db = s.db_name().to_string();
     let _ = Catalog::instance(&mut s);
     s.pregenerate(n);
     let rows = s.all_rows();
+    drop(s);
+    let kafka = broker();
     println!(
-        "sink throughput, {} pre-generated rows of the demo scenario",
+        "run's pipeline against the engine alone, {} pre-generated rows of `demo`, {rounds} rounds",
         rows.len()
     );
-
-    let dir = tempfile::tempdir().unwrap_or_else(|e| fail("tempdir", e));
-    let mut file =
-        JsonLinesSink::file(&dir.path().join("out.jsonl")).unwrap_or_else(|e| fail("file", e));
-    let (events, secs) = through(&rows, &db, &mut file);
-    println!(
-        "  engine -> file sink:  {:>9.0} events/s ({events} events in {secs:.2} s, fsync per {BATCH})",
-        events as f64 / secs
-    );
-
-    let mut broker = None;
-    let brokers = match std::env::var("CDCCTL_KAFKA_BROKERS") {
-        Ok(b) => b,
-        Err(_) => {
-            let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tansu/bin/tansu");
-            if !bin.exists() {
-                println!(
-                    "  engine -> kafka sink: SKIPPED (no CDCCTL_KAFKA_BROKERS, no {})",
-                    bin.display()
-                );
-                return;
-            }
-            let url = "tcp://127.0.0.1:19392";
-            let child = Command::new(bin)
-                .args([
-                    "broker",
-                    "--listener-url",
-                    url,
-                    "--advertised-listener-url",
-                    url,
-                ])
-                .args(["--storage-engine", "memory://tansu/"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| fail("tansu", e));
-            broker = Some(child);
-            std::thread::sleep(Duration::from_millis(500));
-            "127.0.0.1:19392".to_string()
+    let mut engine = Vec::new();
+    let (mut file, mut produce) = (Figures::default(), Figures::default());
+    for round in 0..rounds {
+        let (events, secs) = engine_only(&rows, &db);
+        let engine_rate = events as f64 / secs;
+        engine.push(engine_rate);
+        let dir = tempfile::tempdir().unwrap_or_else(|e| fail("tempdir", e));
+        let output = dir.path().join("out.jsonl").display().to_string();
+        file.add(
+            pipeline(&rows, SinkChoice::File { output }, dir.path()),
+            engine_rate,
+            events,
+        );
+        if let Some((brokers, _)) = &kafka {
+            let dir = tempfile::tempdir().unwrap_or_else(|e| fail("tempdir", e));
+            produce.add(
+                pipeline(&rows, kafka_sink(brokers, round), dir.path()),
+                engine_rate,
+                events,
+            );
         }
-    };
-    let config = KafkaConfig {
-        brokers: brokers.clone(),
-        server_name: format!("bench{}", std::process::id()),
-        compression: "lz4".into(),
-        ..KafkaConfig::default()
-    };
-    let mut kafka = KafkaSink::open(config).unwrap_or_else(|e| fail("kafka", e));
-    let (events, secs) = through(&rows, &db, &mut kafka);
-    println!(
-        "  engine -> kafka sink: {:>9.0} events/s ({events} events in {secs:.2} s, {brokers}, lz4, transaction per {BATCH})",
-        events as f64 / secs
-    );
-    drop(kafka);
-    // The sink's own capacity: the same events made beforehand, so the
-    // engine's speed (the parser's and the buffer's) is left out.
-    let ready = events_of(&rows, &db);
-    // CDCCTL_BENCH_KAFKA=key=value,... sets producer properties to try.
-    let properties = std::env::var("CDCCTL_BENCH_KAFKA")
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let mut kafka = KafkaSink::open(KafkaConfig {
-        brokers: brokers.clone(),
-        server_name: format!("bench{}b", std::process::id()),
-        compression: "lz4".into(),
-        properties,
-        ..KafkaConfig::default()
-    })
-    .unwrap_or_else(|e| fail("kafka", e));
-    let (secs, committing) = sink_alone(&ready, &mut kafka);
-    println!(
-        "  events -> kafka sink: {:>9.0} events/s ({} ready-made events in {secs:.2} s, {committing:.2} s of it in commits)",
-        ready.len() as f64 / secs,
-        ready.len()
-    );
-    drop(kafka);
-    if let Some(mut b) = broker {
-        let _ = b.kill();
-        let _ = b.wait();
+    }
+    println!("  {:<22} {:>9.0} events/s", "engine only", median(engine));
+    file.print("pipeline -> file sink");
+    if let Some((brokers, child)) = kafka {
+        produce.print("pipeline -> Kafka sink");
+        println!("  (Kafka at {brokers}, lz4, a transaction per window)");
+        if let Some(mut c) = child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
     }
 }

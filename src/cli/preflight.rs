@@ -550,6 +550,64 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     pb.set_message("smoke mine");
     // The smoke mine is the one check that reads the database itself: its
     // time is that check's, not the gathering's.
+    let smoke_s = smoke_mine_oracle(&defs, &mut facts, &mut opened);
+    pb.inc(1);
+    pb.finish_and_clear();
+    if facts.instance.is_none() && facts.session.is_none() {
+        return Err(CliError::Usage(format!(
+            "{label} provides neither instance nor session facts: {}",
+            facts.missing_reason("instance")
+        )));
+    }
+    let gather_s = started.elapsed().as_secs_f64() - smoke_s;
+    let (mut report, mut check_s) = run_timed(&defs, &facts, &label);
+    if let Some(t) = check_s.get_mut("smoke-mine") {
+        *t += smoke_s;
+    }
+    if facts.instance.is_none() {
+        // Version, log mode, role and containers all come from V$DATABASE:
+        // without it the checks that need them skip, and a run of skips
+        // must not read as a green light.
+        report.checks.insert(0, instance_facts_failure(&facts));
+        report.summary = Summary::of(&report.checks);
+    }
+    for c in &report.checks {
+        tracing::debug!(check = %c.id, status = ?c.status, "{}", c.detail);
+    }
+    let sum = &report.summary;
+    tracing::info!(
+        pass = sum.pass,
+        warn = sum.warn,
+        fail = sum.fail,
+        skip = sum.skip,
+        "checks evaluated"
+    );
+    let fail_on = match args.fail_on {
+        FailOn::Warn => Status::Warn,
+        FailOn::Fail => Status::Fail,
+    };
+    let timing = junit::RunInfo {
+        timestamp: started_at.format("%Y-%m-%dT%H:%M:%S").to_string(),
+        hostname: hostname(),
+        gather_s,
+        check_s,
+    };
+    let text = render(&mut report, args.format, fail_on, timing, global.quiet)?;
+    let mut out = std::io::stdout().lock();
+    // A reader that went away (`| head`) does not change the verdict.
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(exit::code(if report.worst() >= fail_on {
+        exit::FINDINGS
+    } else {
+        exit::OK
+    }))
+}
+
+/// The smoke mine, on Oracle only: the one check that reads the database
+/// itself, so its time is that check's, not the gathering's. Returns the
+/// seconds it took (0 when it did not run).
+fn smoke_mine_oracle(defs: &[CheckDef], facts: &mut Facts, opened: &mut Opened) -> f64 {
     let mut smoke_s = 0.0;
     let oracle = facts
         .instance
@@ -574,26 +632,14 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         ));
         smoke_s = mining.elapsed().as_secs_f64();
     }
-    pb.inc(1);
-    pb.finish_and_clear();
-    if facts.instance.is_none() && facts.session.is_none() {
-        return Err(CliError::Usage(format!(
-            "{label} provides neither instance nor session facts: {}",
-            facts.missing_reason("instance")
-        )));
-    }
-    let gather_s = started.elapsed().as_secs_f64() - smoke_s;
-    let (mut report, mut check_s) = run_timed(&defs, &facts, &label);
-    if let Some(t) = check_s.get_mut("smoke-mine") {
-        *t += smoke_s;
-    }
-    if facts.instance.is_none() {
-        // Version, log mode, role and containers all come from V$DATABASE:
-        // without it the checks that need them skip, and a run of skips
-        // must not read as a green light.
-        report.checks.insert(
-            0,
-            cdcctl::preflight::model::CheckResult {
+    smoke_s
+}
+
+/// Version, log mode, role and containers all come from V$DATABASE:
+/// without it the checks that need them skip, and a run of skips must not
+/// read as a green light.
+fn instance_facts_failure(facts: &Facts) -> cdcctl::preflight::model::CheckResult {
+    cdcctl::preflight::model::CheckResult {
                 id: "instance-facts".into(),
                 group: "instance".into(),
                 status: Status::Fail,
@@ -609,44 +655,27 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
                         .into(),
                 ),
                 references: Vec::new(),
-            },
-        );
-        report.summary = Summary::of(&report.checks);
-    }
-    for c in &report.checks {
-        tracing::debug!(check = %c.id, status = ?c.status, "{}", c.detail);
-    }
-    let sum = &report.summary;
-    tracing::info!(
-        pass = sum.pass,
-        warn = sum.warn,
-        fail = sum.fail,
-        skip = sum.skip,
-        "checks evaluated"
-    );
-    let fail_on = match args.fail_on {
-        FailOn::Warn => Status::Warn,
-        FailOn::Fail => Status::Fail,
-    };
-    let text = match format_of(args.format) {
+            }
+}
+
+/// The report in the format asked for; quiet human output keeps failures only.
+fn render(
+    report: &mut cdcctl::preflight::model::Report,
+    format: FormatArg,
+    fail_on: Status,
+    timing: junit::RunInfo,
+    quiet: bool,
+) -> Result<String, CliError> {
+    let text = match format_of(format) {
         Format::Json => {
             let mut s = serde_json::to_string_pretty(&report)
                 .map_err(|e| CliError::Usage(format!("cannot render JSON: {e}")))?;
             s.push('\n');
             s
         }
-        Format::Junit => junit::render(
-            &report,
-            fail_on,
-            &junit::RunInfo {
-                timestamp: started_at.format("%Y-%m-%dT%H:%M:%S").to_string(),
-                hostname: hostname(),
-                gather_s,
-                check_s,
-            },
-        ),
+        Format::Junit => junit::render(report, fail_on, &timing),
         Format::Human => {
-            if global.quiet {
+            if quiet {
                 // Failures only; the summary still counts every check.
                 report
                     .checks
@@ -655,21 +684,13 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
             let tty = std::io::stdout().is_terminal();
             let width = cdcctl::output::stdout_width();
             human::render(
-                &report,
+                report,
                 width,
                 tty && std::env::var_os("NO_COLOR").is_none(),
             )
         }
     };
-    let mut out = std::io::stdout().lock();
-    // A reader that went away (`| head`) does not change the verdict.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    Ok(exit::code(if report.worst() >= fail_on {
-        exit::FINDINGS
-    } else {
-        exit::OK
-    }))
+    Ok(text)
 }
 
 fn format_of(f: FormatArg) -> Format {

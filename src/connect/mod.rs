@@ -79,6 +79,14 @@ impl OpenError {
     }
 }
 
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OpenError {}
+
 /// What `--source` names.
 pub enum SourceSpec<'a> {
     Sim,

@@ -132,7 +132,8 @@ fn run_with(
             return Err(e);
         }
     };
-    let (opened, mode) = match open(&prepared) {
+    let opened = open(&prepared).and_then(|o| prepared.open_output(config, reporter).map(|()| o));
+    let (opened, mode) = match opened {
         Ok(o) => o,
         Err(e) => {
             // The locks go before the files they guard.

@@ -97,10 +97,6 @@ pub fn prepare(
              start over, or drop --from-scn to resume"
         )));
     }
-    let output = match kafka {
-        Some(_) => None,
-        None => Some(open_output(config, existing.as_ref(), reporter)?),
-    };
     let mode = snapshot_mode(config, existing.is_none())?;
     let stored = existing.as_ref().and_then(|c| c.snapshot.as_ref());
     if mode == SnapshotMode::InitialOnly && stored.is_some_and(SnapshotProgress::finished) {
@@ -119,10 +115,25 @@ pub fn prepare(
         kafka,
         existing,
         store,
-        output,
+        output: None,
         mode,
         checkpoint_name,
     }))
+}
+
+impl Prepared {
+    /// Checks the output against the checkpoint. Called once the source is
+    /// open, so that a refused table is named before a doubtful output.
+    pub fn open_output(
+        &mut self,
+        config: &DaemonConfig,
+        reporter: &dyn Reporter,
+    ) -> Result<(), DaemonError> {
+        if self.kafka.is_none() {
+            self.output = Some(open_output(config, self.existing.as_ref(), reporter)?);
+        }
+        Ok(())
+    }
 }
 
 /// The checkpoint file, after removing what an interrupted save left.

@@ -78,7 +78,8 @@ fn issue31_a_second_run_on_the_same_output_through_a_link_is_refused() {
     std::fs::hard_link(dir.path().join("real.jsonl"), dir.path().join("hard.jsonl"))
         .expect("hard link");
     let mut first = spawn(dir.path(), &orders("real.jsonl", "cpA.json", &[]));
-    wait_for_content(&dir.path().join("real.jsonl.lock"));
+    // Events written: the first run holds the output open, and locked.
+    wait_for_content(&dir.path().join("real.jsonl"));
     for (output, cp) in [("link.jsonl", "cpB.json"), ("hard.jsonl", "cpC.json")] {
         let out = cdcctl(
             dir.path(),

@@ -327,7 +327,7 @@ fn issue10_output_of_another_checkpoint_is_refused_with_exit_2() {
             "--source",
             "sim:demo?clock=virtual",
             "run",
-            "APP.CUSTOMERS",
+            "APP.DOCS",
             "--output",
             "out.jsonl",
             "--checkpoint",

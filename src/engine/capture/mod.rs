@@ -570,26 +570,7 @@ impl<S: RedoSource> Capture<S> {
         // Every transaction started at or below the SCN read by the last
         // poll is either listed now or over.
         let listed_from = self.status.current_scn;
-        let listed = if self.source.dialect() == Dialect::Dm
-            && self.ended_check.is_none()
-            && self.buffer.open_count() > 0
-        {
-            match self.source.open_transactions() {
-                Ok(open) => Some(open),
-                Err(e) if e.is_transient() => return Err(e.into()),
-                // Without the list a rolled-back transaction stays buffered:
-                // nothing is lost, the restart SCN waits at its start.
-                Err(e) => {
-                    if !self.ended_unlisted {
-                        self.ended_unlisted = true;
-                        tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
-                    }
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        let listed = self.list_open_transactions()?;
         let now = self.source.current_scn()?;
         if let Some(open) = listed {
             self.ended_check = Some(EndedCheck {
@@ -627,6 +608,67 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Idle);
         }
         let plan = self.start_session(plan, now.time)?;
+        self.show_window(&plan);
+        let query = ContentsQuery {
+            from_scn: plan.from_scn,
+            to_scn: plan.end_scn,
+            owners: self.owners.clone(),
+            pdb: self.config.pdb.clone(),
+        };
+        self.source.query_contents(&query)?;
+        let read = self.mine_rows(sink)?;
+        self.buffer.finish_window(plan.end_scn, sink)?;
+        if let Some(check) = self.ended_check.take_if(|c| plan.end_scn >= c.listed_by) {
+            self.buffer.drop_ended(&check.open, check.listed_from);
+        }
+        self.warnings.extend(self.buffer.abandon_expired());
+        tracing::trace!(rows = read, to = plan.end_scn, "window mined");
+        self.mined_scn = plan.end_scn;
+        self.status.rows_read += read;
+        self.status.mined_scn = plan.end_scn;
+        if read == 0 {
+            // The window held nothing for us: the redo up to its end is read,
+            // so capture is as current as the poll, not as the last row.
+            self.status.mined_time = Some(now.time);
+        }
+        self.refresh_status();
+        if self.config.until_scn.is_some_and(|u| self.mined_scn >= u) {
+            return Ok(Progress::Finished);
+        }
+        Ok(Progress::Advanced { rows: read })
+    }
+
+    /// DM8's open transactions (V$TRX), asked only while some are buffered
+    /// and no earlier list waits to be applied.
+    fn list_open_transactions(
+        &mut self,
+    ) -> Result<Option<Vec<crate::engine::port::OpenTransaction>>, CaptureError> {
+        Ok(
+            if self.source.dialect() == Dialect::Dm
+                && self.ended_check.is_none()
+                && self.buffer.open_count() > 0
+            {
+                match self.source.open_transactions() {
+                    Ok(open) => Some(open),
+                    Err(e) if e.is_transient() => return Err(e.into()),
+                    // Without the list a rolled-back transaction stays buffered:
+                    // nothing is lost, the restart SCN waits at its start.
+                    Err(e) => {
+                        if !self.ended_unlisted {
+                            self.ended_unlisted = true;
+                            tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
+                        }
+                        None
+                    }
+                }
+            } else {
+                None
+            },
+        )
+    }
+
+    /// Shows the window about to be mined in the status.
+    fn show_window(&mut self, plan: &SessionPlan) {
         self.status.state = MiningState::Mining;
         self.status.window = (plan.from_scn, plan.end_scn);
         self.status.logs = plan
@@ -639,13 +681,14 @@ impl<S: RedoSource> Capture<S> {
                 name: l.name.clone(),
             })
             .collect();
-        let query = ContentsQuery {
-            from_scn: plan.from_scn,
-            to_scn: plan.end_scn,
-            owners: self.owners.clone(),
-            pdb: self.config.pdb.clone(),
-        };
-        self.source.query_contents(&query)?;
+    }
+
+    /// Fetches the window's rows and pushes the wanted ones through the
+    /// buffer; returns how many rows were read.
+    fn mine_rows(
+        &mut self,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<u64, CaptureError> {
         let dialect = self.source.dialect();
         let mut read = 0u64;
         loop {
@@ -697,25 +740,7 @@ impl<S: RedoSource> Capture<S> {
                 }
             }
         }
-        self.buffer.finish_window(plan.end_scn, sink)?;
-        if let Some(check) = self.ended_check.take_if(|c| plan.end_scn >= c.listed_by) {
-            self.buffer.drop_ended(&check.open, check.listed_from);
-        }
-        self.warnings.extend(self.buffer.abandon_expired());
-        tracing::trace!(rows = read, to = plan.end_scn, "window mined");
-        self.mined_scn = plan.end_scn;
-        self.status.rows_read += read;
-        self.status.mined_scn = plan.end_scn;
-        if read == 0 {
-            // The window held nothing for us: the redo up to its end is read,
-            // so capture is as current as the poll, not as the last row.
-            self.status.mined_time = Some(now.time);
-        }
-        self.refresh_status();
-        if self.config.until_scn.is_some_and(|u| self.mined_scn >= u) {
-            return Ok(Progress::Finished);
-        }
-        Ok(Progress::Advanced { rows: read })
+        Ok(read)
     }
 
     fn refresh_status(&mut self) {
