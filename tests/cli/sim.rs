@@ -2308,3 +2308,74 @@ fn issue8_an_invalid_online_member_is_left_out_of_the_inventory_and_cannot_be_ad
     let from = first_scn(&s);
     assert!(!mine(&mut s, from, cur, options()).unwrap().is_empty());
 }
+
+#[test]
+fn issue31_faults_and_maintenance_due_past_any_reachable_time_never_fire() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, extra: &str| -> (Option<i32>, String) {
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, builtin_plus("demo", extra)).unwrap();
+        let source = format!("sim:{}?clock=virtual", path.display());
+        let output = dir.path().join(format!("{name}.jsonl"));
+        let checkpoint = dir.path().join(format!("{name}.cp.json"));
+        let out = cdcctl(&[
+            "--source",
+            &source,
+            "run",
+            "APP.ORDERS",
+            "--snapshot",
+            "never",
+            "--output",
+            output.to_str().unwrap(),
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--from-scn",
+            "13000000",
+            "--until-scn",
+            "13005000",
+        ]);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let fault = |at: &str| format!("[[faults]]\nkind = \"connection_drop\"\nat_s = {at}\n");
+    // A drop due inside the warm-up is there at the first call: the check
+    // sees a fault that fires.
+    let (code, stderr) = run("due", &fault("10"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("03113"), "{stderr}");
+    for (i, at) in [
+        "18446744073709551615",
+        "9223372036854775807",
+        "9223372036854775",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (code, stderr) = run(&format!("never{i}"), &fault(at));
+        assert_eq!(code, Some(0), "at_s = {at}: {stderr}");
+        assert!(!stderr.contains("03113"), "at_s = {at}: {stderr}");
+    }
+    // Scheduled DDL as far out: the truth holds no DROP TABLE.
+    for at in ["18446744073709551615", "9223372036854775807"] {
+        let path = dir.path().join("maintenance.toml");
+        let extra = format!(
+            "[[workload.maintenance]]\nat_s = {at}\ntable = \"APP.ORDERS\"\naction = \"drop_table\"\n"
+        );
+        std::fs::write(&path, builtin_plus("demo", &extra)).unwrap();
+        let out = cdcctl(&[
+            "sim",
+            "truth",
+            "--scenario",
+            path.to_str().unwrap(),
+            "--count",
+            "300",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "at_s = {at}: {stderr}");
+        let truth = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(truth.lines().count(), 300, "at_s = {at}");
+        assert!(!truth.contains("DROP TABLE"), "at_s = {at}");
+    }
+}

@@ -11,7 +11,7 @@ use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
 use super::dictionary::bound_cmp;
 use super::redo::{Body, TxnTag};
 use super::workload::{Event, Scheduled};
-use super::{ms, Model};
+use super::{ms, secs_ms, Model};
 
 /// A fault that fires once the SCN reaches the first field.
 pub(super) type ScnFault = (Scn, FaultKind, Option<u64>, Option<u32>);
@@ -23,7 +23,7 @@ pub(super) fn schedule(scenario: &Scenario, scheduled: &mut Vec<Scheduled>) -> V
     for f in &scenario.faults {
         if let Some(at) = f.at_s {
             scheduled.push(Scheduled {
-                at_ms: at as i64 * 1000,
+                at_ms: secs_ms(at),
                 what: Event::Fault {
                     kind: f.kind,
                     sequence: f.sequence,

@@ -110,6 +110,13 @@ fn ms(t: NaiveDateTime) -> i64 {
     t.and_utc().timestamp_millis()
 }
 
+/// Milliseconds of a scenario's seconds, saturating: a moment too far out
+/// to be written as milliseconds is never reached, rather than wrapping
+/// round to one already past.
+pub(super) fn secs_ms(s: u64) -> i64 {
+    i64::try_from(s).unwrap_or(i64::MAX).saturating_mul(1000)
+}
+
 impl Model {
     pub fn new(scenario: Scenario) -> Model {
         let version_major = scenario

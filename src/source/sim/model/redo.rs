@@ -366,14 +366,12 @@ pub(super) fn build_threads(scenario: &Scenario, start: NaiveDateTime) -> Vec<Th
             .thread_schedule
             .iter()
             .find(|s| s.thread == t);
-        let enabled_at_ms = schedule
-            .and_then(|s| s.enabled_at_s)
-            .map(|s| s as i64 * 1000);
+        let enabled_at_ms = schedule.and_then(|s| s.enabled_at_s).map(super::secs_ms);
         let quiet_ms = schedule
             .map(|s| {
                 s.quiet
                     .iter()
-                    .map(|[from, to]| (*from as i64 * 1000, *to as i64 * 1000))
+                    .map(|[from, to]| (super::secs_ms(*from), super::secs_ms(*to)))
                     .collect()
             })
             .unwrap_or_default();

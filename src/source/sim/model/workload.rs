@@ -16,7 +16,7 @@ use super::dictionary::Table;
 use super::dml::Change;
 use super::redo::{Body, TxnTag};
 use super::undo::UndoEntry;
-use super::{ms, Model};
+use super::{ms, secs_ms, Model};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum TxnKind {
@@ -133,7 +133,7 @@ pub(super) fn schedule(scenario: &Scenario, tables: &[Table]) -> Vec<Scheduled> 
     };
     for l in &scenario.workload.long_transactions {
         scheduled.push(Scheduled {
-            at_ms: l.at_s as i64 * 1000,
+            at_ms: secs_ms(l.at_s),
             what: Event::Long {
                 duration_s: l.duration_s,
                 changes: l.changes,
@@ -143,7 +143,7 @@ pub(super) fn schedule(scenario: &Scenario, tables: &[Table]) -> Vec<Scheduled> 
     }
     for b in &scenario.workload.big_transactions {
         scheduled.push(Scheduled {
-            at_ms: b.at_s as i64 * 1000,
+            at_ms: secs_ms(b.at_s),
             what: Event::Big {
                 changes: b.changes,
                 table: table_index(&b.table),
@@ -153,7 +153,7 @@ pub(super) fn schedule(scenario: &Scenario, tables: &[Table]) -> Vec<Scheduled> 
     for m in &scenario.workload.maintenance {
         if let Some(table) = table_index(&Some(m.table.clone())) {
             scheduled.push(Scheduled {
-                at_ms: m.at_s as i64 * 1000,
+                at_ms: secs_ms(m.at_s),
                 what: Event::Maintenance {
                     table,
                     action: m.action,
@@ -215,7 +215,7 @@ impl Model {
             } = self.open[i].kind
             {
                 self.open[i].kind = TxnKind::Long {
-                    next_at_ms: next_at_ms + step_ms,
+                    next_at_ms: next_at_ms.saturating_add(step_ms),
                     step_ms,
                 };
             }
@@ -267,7 +267,7 @@ impl Model {
                     table,
                 } => {
                     let changes = changes.max(1);
-                    let step_ms = (duration_s as i64 * 1000 / i64::from(changes)).max(1);
+                    let step_ms = (secs_ms(duration_s) / i64::from(changes)).max(1);
                     let i = self.begin(
                         TxnKind::Long {
                             next_at_ms: now,
@@ -298,7 +298,7 @@ impl Model {
                         });
                     } else if let Some(e) = every_s {
                         self.scheduled.push(Scheduled {
-                            at_ms: s.at_ms + e.max(1) as i64 * 1000,
+                            at_ms: s.at_ms.saturating_add(secs_ms(e.max(1))),
                             what: s.what.clone(),
                         });
                     }
