@@ -89,7 +89,7 @@ pub fn open_yashandb(url: &str) -> Result<Box<dyn Catalog>, OpenError> {
                     parsed.user
                 ))
             })?;
-        cdcctl::source::yashandb::open(url, &password)
+        cdcctl::preflight::yashandb_live::open(url, &password)
             .map(|c| Box::new(c) as Box<dyn Catalog>)
             .map_err(|e| match e {
                 SourceError::NoClientLibrary(m) => OpenError {

@@ -381,4 +381,18 @@ mod tests {
         assert_eq!(redo.threshold("min_bytes", 1.0), 524_288_000.0);
         assert_eq!(redo.threshold("absent", 7.0), 7.0);
     }
+
+    #[test]
+    fn statements_the_dm_checks_also_send_are_the_checks_own_text() {
+        let defs = load().expect("the check catalog loads");
+        let dm = queries(&defs, Dialect::Dm);
+        let text_of = |name: &str| {
+            dm.iter()
+                .find(|q| q.name == name)
+                .map(|q| q.text.clone())
+                .unwrap_or_else(|| panic!("no dm query named {name}"))
+        };
+        assert_eq!(crate::source::dm::sql::LOGMNR_PACKAGE, text_of("dm_pkg"));
+        assert_eq!(crate::source::dm::sql::ARCH_DESTS, text_of("dm_arch_ini"));
+    }
 }

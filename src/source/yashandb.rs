@@ -6,9 +6,11 @@
 //! The ODBC part is the cargo feature `yashandb-odbc`, off by default:
 //! `odbc-sys` links libodbc.so.2 when the binary loads (it cannot load it
 //! later), and a cdcctl that Oracle and simulator users run must start
-//! without unixODBC. The catalog runs the checks' `dialect = "yashandb"`
-//! queries and maps their rows through the evidence reader, so a live run
-//! and a `collect --dialect yashandb` file become facts by one mapping.
+//! without unixODBC. [`read`] runs the named statements its caller passes
+//! and returns their rows as an evidence file, so a live run and a
+//! `collect --dialect yashandb` file become facts by one mapping; which
+//! statements to run is the check catalog's business
+//! (`preflight::yashandb_live`).
 
 use crate::source::SourceError;
 
@@ -106,7 +108,7 @@ pub fn classify(message: &str) -> SourceError {
 }
 
 #[cfg(feature = "yashandb-odbc")]
-pub use odbc::open;
+pub use odbc::read;
 
 #[cfg(feature = "yashandb-odbc")]
 mod odbc {
@@ -117,9 +119,7 @@ mod odbc {
     use serde_json::Value;
 
     use super::{classify, YashanUrl, DEFAULT_DRIVER};
-    use crate::preflight::collect_line::expand_scope;
-    use crate::preflight::defs::{load, queries};
-    use crate::source::evidence::{EvidenceCatalog, EvidenceFile, QueryRows, Row, FORMAT, VERSION};
+    use crate::source::evidence::{EvidenceFile, QueryRows, Row, FORMAT, VERSION};
     use crate::source::oracle::Password;
     use crate::source::{Dialect, SourceError};
 
@@ -157,8 +157,14 @@ mod odbc {
         Ok(out)
     }
 
-    /// Connects and reads every YashanDB query of the catalog once.
-    pub fn open(url: &str, password: &Password) -> Result<EvidenceCatalog, SourceError> {
+    /// Connects and runs each `(name, sql)` statement once: a statement
+    /// the database refuses becomes that name's `{"error": ...}` entry, not
+    /// a failed read.
+    pub fn read(
+        url: &str,
+        password: &Password,
+        statements: &[(String, String)],
+    ) -> Result<EvidenceFile, SourceError> {
         let parsed = YashanUrl::parse(url)?;
         let driver = std::env::var("CDCCTL_YASHANDB_ODBC_DRIVER")
             .unwrap_or_else(|_| DEFAULT_DRIVER.to_string());
@@ -169,15 +175,13 @@ mod odbc {
                 ConnectionOptions::default(),
             )
             .map_err(|e| classify(&e.to_string()))?;
-        let defs = load().map_err(|e| SourceError::Invalid(e.to_string()))?;
         let mut q = BTreeMap::new();
-        for query in queries(&defs, Dialect::Yashandb) {
-            let sql = expand_scope(Dialect::Yashandb, &query.text, &[]);
-            let result = match rows(&conn, &sql) {
+        for (name, sql) in statements {
+            let result = match rows(&conn, sql) {
                 Ok(r) => QueryRows::Rows(r),
                 Err(error) => QueryRows::Error { error },
             };
-            q.insert(query.name.clone(), result);
+            q.insert(name.clone(), result);
         }
         let collected_at = rows(
             &conn,
@@ -186,7 +190,7 @@ mod odbc {
         .ok()
         .and_then(|r| r.first().and_then(|r| r.get("NOW")).cloned())
         .and_then(|v| v.as_str().map(str::to_string));
-        let ev = EvidenceFile {
+        Ok(EvidenceFile {
             format: FORMAT.to_string(),
             version: VERSION,
             collected_at,
@@ -196,8 +200,7 @@ mod odbc {
                 parsed.user, parsed.host, parsed.port
             )),
             queries: q,
-        };
-        Ok(EvidenceCatalog::from_file(&ev, url))
+        })
     }
 }
 

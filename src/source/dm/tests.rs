@@ -9,7 +9,6 @@ use dm_pure::{DmDate, DmDateTime, DmTime, Value};
 use super::rows::{self, ArchFile};
 use super::*;
 use crate::engine::row::OperationCode;
-use crate::preflight::defs;
 use crate::source::{DmArchDest, InstanceFacts, MiningOptions};
 
 macro_rules! snap {
@@ -163,21 +162,6 @@ fn contents_queries_are_pinned() {
         "dm_contents_query",
         format!("{}\n{}", bound_text(&all), bound_text(&some))
     );
-}
-
-#[test]
-fn statements_the_dm_checks_also_send_are_the_checks_own_text() {
-    let defs = defs::load().expect("the check catalog loads");
-    let queries = defs::queries(&defs, Dialect::Dm);
-    let text_of = |name: &str| {
-        queries
-            .iter()
-            .find(|q| q.name == name)
-            .map(|q| q.text.clone())
-            .unwrap_or_else(|| panic!("no dm query named {name}"))
-    };
-    assert_eq!(sql::LOGMNR_PACKAGE, text_of("dm_pkg"));
-    assert_eq!(sql::ARCH_DESTS, text_of("dm_arch_ini"));
 }
 
 fn dt(y: i32, mo: u8, d: u8, h: u8, mi: u8, s: u8, micro: u32) -> DmDateTime {
