@@ -683,11 +683,7 @@ fn render(
             }
             let tty = std::io::stdout().is_terminal();
             let width = cdcctl::output::stdout_width();
-            human::render(
-                report,
-                width,
-                tty && std::env::var_os("NO_COLOR").is_none(),
-            )
+            human::render(report, width, tty && std::env::var_os("NO_COLOR").is_none())
         }
     };
     Ok(text)
