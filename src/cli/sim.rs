@@ -4,16 +4,21 @@
 //! dictionary `redo replay --dictionary` reads for them.
 
 use crate::cli::log;
+use std::collections::HashMap;
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 use cdcctl::engine::contents_csv::ContentsWriter;
-use cdcctl::engine::event::{CapturedEvent, ColumnKind, ColumnKinds, Op};
+use cdcctl::engine::event::{
+    is_binary_data_type, CapturedEvent, ColumnKind, ColumnKinds, Field, Op, ValueForms,
+};
 use cdcctl::engine::row::LogMinerRow;
 use cdcctl::source::sim::{Sim, BUILTINS};
-use cdcctl::source::{ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError};
+use cdcctl::source::{
+    ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError, TableName,
+};
 
 use super::exit;
 
@@ -260,7 +265,7 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         Err(code) => return code,
     };
     if let (true, Some(at)) = (args.table_state, args.at_scn) {
-        return table_state(&mut sim, at);
+        return table_state(&mut sim, at, args.forms.forms());
     }
     if args.until_scn.is_none() && args.count.is_none() {
         log::error("sim", "give --until-scn SCN or --count N".to_string());
@@ -350,8 +355,61 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
     }
 }
 
+/// How one column's values are written: bytes or text, and its kind.
+#[derive(Clone, Copy)]
+struct ColumnForm {
+    binary: bool,
+    kind: Option<ColumnKind>,
+}
+
+/// The scenario's column forms by table, from its data types.
+fn column_forms(sim: &Sim) -> HashMap<TableName, HashMap<String, ColumnForm>> {
+    sim.model()
+        .tables
+        .iter()
+        .map(|t| {
+            let columns = t
+                .columns
+                .iter()
+                .map(|c| {
+                    let data_type = c.ty.data_type();
+                    let form = ColumnForm {
+                        binary: is_binary_data_type(&data_type),
+                        kind: ColumnKind::of_data_type(&data_type),
+                    };
+                    (c.name.clone(), form)
+                })
+                .collect();
+            (t.name.clone(), columns)
+        })
+        .collect()
+}
+
+/// Column values as JSON in the forms `run` writes its images in.
+fn formed_object<'a>(
+    columns: &[String],
+    values: impl Iterator<Item = Option<&'a str>>,
+    forms: ValueForms,
+    of: Option<&HashMap<String, ColumnForm>>,
+) -> serde_json::Map<String, serde_json::Value> {
+    columns
+        .iter()
+        .zip(values)
+        .map(|(c, v)| {
+            let form = of.and_then(|f| f.get(c));
+            let field = match v {
+                None => Field::Null,
+                Some(text) if form.is_some_and(|f| f.binary) => Field::text(text).into_binary(),
+                Some(text) => Field::text(text),
+            };
+            let json = forms.field_json_of(&field, form.and_then(|f| f.kind));
+            (c.clone(), json)
+        })
+        .collect()
+}
+
 /// `sim truth --table-state --at-scn N`.
-fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
+fn table_state(sim: &mut Sim, at: u64, forms: ValueForms) -> ExitCode {
     if let Err(code) = within_reach(sim, &[("--at-scn", at)]) {
         return code;
     }
@@ -365,35 +423,17 @@ fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
         );
         return exit::code(exit::USAGE);
     };
-    let key_object =
-        |columns: &[String], key: &[String]| -> serde_json::Map<String, serde_json::Value> {
-            columns
-                .iter()
-                .zip(key)
-                .map(|(c, k)| (c.clone(), serde_json::Value::from(k.as_str())))
-                .collect()
-        };
+    let column_forms = column_forms(sim);
     let mut out = BufWriter::new(io::stdout().lock());
     let result = (|| -> anyhow::Result<()> {
         for t in &tables {
+            let of = column_forms.get(&t.name);
             for (key, values) in &t.rows {
-                let row: serde_json::Map<String, serde_json::Value> = t
-                    .columns
-                    .iter()
-                    .zip(values)
-                    .map(|(c, v)| {
-                        (
-                            c.clone(),
-                            v.as_deref()
-                                .map_or(serde_json::Value::Null, serde_json::Value::from),
-                        )
-                    })
-                    .collect();
                 let line = serde_json::json!({
                     "schema": t.name.owner,
                     "table": t.name.table,
-                    "key": key_object(&t.key_columns, key),
-                    "row": row,
+                    "key": formed_object(&t.key_columns, key.iter().map(|k| Some(k.as_str())), forms, of),
+                    "row": formed_object(&t.columns, values.iter().map(Option::as_deref), forms, of),
                 });
                 writeln!(out, "{line}")?;
             }
@@ -404,10 +444,11 @@ fn table_state(sim: &mut Sim, at: u64) -> ExitCode {
                 .find(|t| t.name == name)
                 .map(|t| t.key_columns.clone())
                 .unwrap_or_default();
+            let keys = key.iter().map(|k| Some(k.as_str()));
             let line = serde_json::json!({
                 "schema": name.owner,
                 "table": name.table,
-                "key": key_object(&columns, &key),
+                "key": formed_object(&columns, keys, forms, column_forms.get(&name)),
                 "removed_at_scn": scn.to_string(),
             });
             writeln!(out, "{line}")?;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::charset::{Charset, CharsetDictionary};
-use crate::engine::event::{ColumnKind, ColumnKinds};
+use crate::engine::event::{is_binary_data_type, ColumnKind, ColumnKinds};
 use crate::source::{InstanceFacts, TableFacts, TableName};
 
 /// What the engine needs of the tables in scope: key columns, LOB columns,
@@ -37,11 +37,7 @@ impl TableColumns {
     pub fn binary(&self) -> BTreeMap<TableName, Vec<String>> {
         let mut out: BTreeMap<TableName, Vec<String>> = BTreeMap::new();
         for (name, column, data_type) in &self.types {
-            let base = data_type.split('(').next().unwrap_or_default().trim();
-            if ["RAW", "LONG RAW", "BLOB"]
-                .iter()
-                .any(|t| base.eq_ignore_ascii_case(t))
-            {
+            if is_binary_data_type(data_type) {
                 out.entry(name.clone()).or_default().push(column.clone());
             }
         }

@@ -18,6 +18,7 @@ use crate::engine::txn::TxnError;
 use crate::sink::stream;
 use crate::sink::DeadLetterFile;
 use crate::source::RedoSource;
+use crate::telemetry::http::MetricsServer;
 use crate::telemetry::{Telemetry, Volumes};
 
 use super::error::DaemonError;
@@ -99,6 +100,8 @@ pub struct EngineStage<'a, S: RedoSource> {
     pub status_every: Duration,
     /// Events the sink stage made durable, for the status line.
     pub durable: Arc<AtomicU64>,
+    /// Watched for trouble, which is reported as it comes.
+    pub metrics_server: Option<&'a MetricsServer>,
     pub(super) dead_letters: Option<DeadLetterFile>,
     pub(super) last_status: Instant,
     pub(super) snapshot_started: Instant,
@@ -132,6 +135,7 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
             dead_letter: PathBuf::from("cdcctl-dead-letter.jsonl"),
             status_every: Duration::from_secs(10),
             durable: Arc::new(AtomicU64::new(0)),
+            metrics_server: None,
             dead_letters: None,
             last_status: Instant::now(),
             snapshot_started: Instant::now(),
@@ -293,6 +297,12 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
     }
 
     fn status_line_when_due(&mut self) {
+        if let Some(trouble) = self.metrics_server.and_then(MetricsServer::take_failure) {
+            self.reporter.notice(Notice::warn(
+                trouble,
+                Some("scrapes may fail; capture goes on".into()),
+            ));
+        }
         if self.last_status.elapsed() < self.status_every {
             return;
         }

@@ -45,6 +45,7 @@ pub use notice::{Collected, Level, Notice, Reporter};
 use crate::connect::OpenedSource;
 use crate::engine::metrics::CaptureStatus;
 use crate::engine::snapshot::SnapshotMode;
+use crate::telemetry::http::{self, MetricsServer};
 use crate::telemetry::{Telemetry, Volumes};
 use deliver::{Delivered, SinkStage, Undelivered};
 use mine::{EngineEnd, EngineStage};
@@ -149,12 +150,24 @@ fn run_with(
         started.store.as_ref().map(|s| s.path()),
         config.sink_label(),
     );
-    if let Some(addr) = &config.metrics {
-        let bound = crate::telemetry::http::serve(addr, Arc::clone(&telemetry))
-            .map_err(DaemonError::Usage)?;
-        reporter.notice(Notice::info(format!("metrics at http://{bound}/metrics")));
-    }
-    let ran = stages(config, started, signals, reporter, &telemetry);
+    let metrics_server = match &config.metrics {
+        Some(addr) => {
+            let server = http::serve(addr, Arc::clone(&telemetry))
+                .map_err(|e| DaemonError::Usage(e.to_string()))?;
+            let bound = server.local_addr();
+            reporter.notice(Notice::info(format!("metrics at http://{bound}/metrics")));
+            Some(server)
+        }
+        None => None,
+    };
+    let ran = stages(
+        config,
+        started,
+        signals,
+        reporter,
+        &telemetry,
+        metrics_server.as_ref(),
+    );
     finish(config, ran, signals, &checkpoint_name, reporter, &telemetry)
 }
 
@@ -177,6 +190,7 @@ fn stages(
     signals: &Signals,
     reporter: &dyn Reporter,
     telemetry: &Arc<Telemetry>,
+    metrics_server: Option<&MetricsServer>,
 ) -> Ran {
     let (tx, rx) = sync_channel(QUEUE_DEPTH);
     let durable = Arc::new(AtomicU64::new(0));
@@ -212,6 +226,7 @@ fn stages(
         engine.dead_letter.clone_from(&config.dead_letter);
         engine.status_every = config.status_every;
         engine.durable = Arc::clone(&durable);
+        engine.metrics_server = metrics_server;
         let end = match &delivering {
             Ok(_) => engine.run(),
             Err(e) => EngineEnd::Failed(DaemonError::usage(format!(

@@ -130,14 +130,24 @@ impl StatusFile {
 
     /// Replaces the file in one rename, so a reader never sees half of it.
     /// Not synced: it is rewritten every few seconds and a lost one harms
-    /// nobody.
+    /// nobody. The temp file never outlives the call: a full disk would
+    /// otherwise leave an empty one behind.
     pub fn write(&self, report: &DaemonReport) -> std::io::Result<()> {
         let mut tmp = self.path.as_os_str().to_owned();
         tmp.push(".new");
         let tmp = PathBuf::from(tmp);
         let text = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &self.path)
+        // A temp file left by a killed run, or planted as a link, is not
+        // written through.
+        match std::fs::remove_file(&tmp) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, &self.path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
     }
 
     /// The report last written, or `None` when there is no file.
@@ -149,5 +159,37 @@ impl StatusFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(format!("{}: {e}", self.path.display())),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report() -> DaemonReport {
+        DaemonReport::starting("file".into(), Utc::now())
+    }
+
+    /// A full disk, as `/dev/full` answers every write.
+    #[cfg(unix)]
+    #[test]
+    fn failed_status_write_leaves_no_temp_file_issue31() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = StatusFile::for_checkpoint(&dir.path().join("cp.json"));
+        let tmp = dir.path().join("cp.json.status.new");
+        std::os::unix::fs::symlink("/dev/full", &tmp).expect("symlink");
+        // The stale temp file of an earlier run is not written through.
+        file.write(&report())
+            .expect("a stale temp file is replaced");
+        assert!(!tmp.exists(), "the temp file is renamed into place");
+        assert!(file.read().expect("readable").is_some());
+
+        std::fs::remove_file(file.path()).expect("remove status");
+        std::fs::create_dir(file.path()).expect("a directory where the file goes");
+        assert!(file.write(&report()).is_err());
+        assert!(
+            std::fs::symlink_metadata(&tmp).is_err(),
+            "a failed write removes its temp file"
+        );
     }
 }

@@ -319,3 +319,40 @@ fn issue14_status_without_a_checkpoint_file_shows_the_reported_snapshot_as_with_
         "{v}"
     );
 }
+
+/// Threads of a live process, as Linux counts them.
+fn threads_of(pid: u32) -> usize {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a Threads line")
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn issue31_idle_connections_to_metrics_cost_no_thread_each_and_huge_heads_are_refused() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut child, addr) = spawn_with_metrics(dir.path());
+    let mut huge = TcpStream::connect(&addr).expect("connect");
+    let _ = huge.write_all(format!("GET /{} HTTP/1.1\r\n", "a".repeat(1 << 20)).as_bytes());
+    let mut answer = String::new();
+    let _ = huge.read_to_string(&mut answer);
+    let before = threads_of(child.id());
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&addr).expect("connect"))
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let during = threads_of(child.id());
+    drop(idle);
+    let scrape = samples(&get(&addr, "/metrics"));
+    stop(&mut child);
+    assert!(
+        during <= before + 2,
+        "300 idle connections took {} threads",
+        during - before
+    );
+    assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
+    assert!(!scrape.is_empty(), "the server still answers");
+}

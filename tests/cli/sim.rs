@@ -2379,3 +2379,61 @@ fn issue31_faults_and_maintenance_due_past_any_reachable_time_never_fire() {
         assert!(!truth.contains("DROP TABLE"), "at_s = {at}");
     }
 }
+
+/// The first table-state row of APP.ORDERS under `forms` flags.
+fn first_order_row(forms: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "--source",
+        "sim:demo?clock=virtual",
+        "sim",
+        "truth",
+        "--table-state",
+        "--at-scn",
+        "13000100",
+    ];
+    args.extend_from_slice(forms);
+    let out = cdcctl(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.contains("\"ORDERS\""))
+        .expect("an ORDERS row");
+    let row: serde_json::Value = serde_json::from_str(line).expect("json");
+    row["row"].clone()
+}
+
+#[test]
+fn issue31_table_state_writes_values_in_the_forms_run_writes() {
+    let plain = first_order_row(&[]);
+    let hex = first_order_row(&["--binary-handling", "hex"]);
+    let typed = first_order_row(&[
+        "--decimal-handling",
+        "double",
+        "--time-precision",
+        "connect",
+    ]);
+    let token_hex = hex["TOKEN"].as_str().expect("TOKEN as text");
+    assert!(
+        token_hex.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{token_hex}"
+    );
+    let bytes: Vec<u8> = (0..token_hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&token_hex[i..i + 2], 16).expect("hex"))
+        .collect();
+    use base64::Engine as _;
+    let base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    assert_eq!(
+        plain["TOKEN"],
+        serde_json::Value::from(base64),
+        "default base64"
+    );
+    assert!(typed["AMOUNT"].is_f64(), "{}", typed["AMOUNT"]);
+    assert!(typed["ORDER_DATE"].is_i64(), "{}", typed["ORDER_DATE"]);
+    assert!(plain["ORDER_DATE"].is_string());
+}

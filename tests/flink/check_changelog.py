@@ -204,13 +204,9 @@ def main():
             print(f"{name}: dropped during the run ({changes} changelog rows read); no contents to compare")
             continue
         if state_path:
-            # The table state writes bytes as hex, the envelope as base64.
+            # The table state writes values in the envelope's forms.
             def state_row(row):
-                values = dict(row)
-                for c, _ in columns:
-                    if kinds[c] == "bytes" and values.get(c) is not None:
-                        values[c] = base64.b64encode(bytes.fromhex(values[c])).decode()
-                return row_of(values)
+                return row_of(dict(row))
 
             want = {key_of(state_row(r)): state_row(r) for r in table_state.get(name, [])}
             for k in removed.get(name, []):

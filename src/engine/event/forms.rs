@@ -87,6 +87,15 @@ impl ColumnKind {
     }
 }
 
+/// Whether an Oracle data type holds bytes (RAW, LONG RAW, BLOB), whose
+/// values are written in the [`BinaryHandling`].
+pub fn is_binary_data_type(data_type: &str) -> bool {
+    let base = data_type.split('(').next().unwrap_or_default().trim();
+    ["RAW", "LONG RAW", "BLOB"]
+        .iter()
+        .any(|t| base.eq_ignore_ascii_case(t))
+}
+
 /// Column kinds by `(schema, table)`, then column name.
 pub type ColumnKinds = BTreeMap<(String, String), BTreeMap<String, ColumnKind>>;
 
@@ -110,7 +119,17 @@ impl ValueForms {
     /// A field as these forms write it in an image (for keys built
     /// outside the envelope, which must match its values).
     pub fn field_json<'f>(self, field: impl Into<FieldRef<'f>>) -> serde_json::Value {
-        serde_json::to_value(Formed(field.into(), self, None)).unwrap_or(serde_json::Value::Null)
+        self.field_json_of(field, None)
+    }
+
+    /// [`ValueForms::field_json`] for a column of a known kind, as an image
+    /// with the dictionary's types writes it.
+    pub fn field_json_of<'f>(
+        self,
+        field: impl Into<FieldRef<'f>>,
+        kind: Option<ColumnKind>,
+    ) -> serde_json::Value {
+        serde_json::to_value(Formed(field.into(), self, kind)).unwrap_or(serde_json::Value::Null)
     }
 
     pub(super) fn unavailable_binary(self) -> String {

@@ -13,7 +13,8 @@ use super::port::Dialect;
 use super::row::Scn;
 pub use field::{Field, FieldRef, UNAVAILABLE_VALUE};
 pub use forms::{
-    BinaryHandling, ColumnKind, ColumnKinds, DecimalHandling, TimePrecision, ValueForms,
+    is_binary_data_type, BinaryHandling, ColumnKind, ColumnKinds, DecimalHandling, TimePrecision,
+    ValueForms,
 };
 pub(crate) use hex::decode_hex;
 pub use hex::hex_lower;
