@@ -358,7 +358,7 @@ fn scn_since(redo: &mut Box<dyn RedoSource>, ago: Duration) -> Result<Scn, Sourc
         (None, Some(o)) => Err(SourceError::Invalid(format!(
             "--since {}: the oldest available log starts at {o} (database time), \
              after {target}; use a shorter --since, or --from-scn",
-            cdcctl::tui::widgets::duration_s(ago_std.as_secs())
+            cdcctl::tui::format::duration_s(ago_std.as_secs())
         ))),
         (None, None) => Err(SourceError::Invalid(
             "--since: the database lists no logs to start from".into(),

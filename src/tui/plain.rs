@@ -3,6 +3,7 @@
 //! and source errors go to stderr as they come. Stops at `--count`,
 //! `--until-scn`, when the engine stops, or quietly when stdout is closed.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -13,7 +14,7 @@ use crate::engine::event::CapturedEvent;
 use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
 use crate::engine::row::Scn;
 
-use super::widgets::duration_s;
+use super::format::duration_s;
 
 /// When plain mode stops and how often it reports lag.
 #[derive(Debug, Clone, Default)]
@@ -76,7 +77,7 @@ pub fn lag_line(st: &CaptureStatus, emitted: u64) -> String {
         MiningState::Stopped { error, .. } => format!("stopped ({error})"),
         MiningState::Finished => "finished".to_string(),
     };
-    let time = super::app::time_lag_s(st)
+    let time = super::lag::time_lag_s(st)
         .map(duration_s)
         .unwrap_or_else(|| "?".into());
     format!(
@@ -96,162 +97,228 @@ pub fn run_plain(
     err: &mut dyn Write,
     opts: &PlainOptions,
 ) -> io::Result<PlainOutcome> {
-    let mut emitted = 0u64;
-    let mut status: Option<CaptureStatus> = None;
-    let mut fatal = None;
-    let mut last_lag = Instant::now();
-    let mut last_snapshot: Option<String> = None;
-    // Each piece of advice once: a connection that drops again and again
-    // needs the same advice only the first time.
-    let mut advised: std::collections::HashSet<String> = std::collections::HashSet::new();
-    let finish = |end, emitted, fatal| {
-        Ok(PlainOutcome {
-            end,
-            emitted,
-            fatal,
-        })
+    let mut plain = Plain {
+        out,
+        err,
+        opts,
+        emitted: 0,
+        status: None,
+        fatal: None,
+        last_lag: Instant::now(),
+        last_snapshot: None,
+        advised: HashSet::new(),
     };
     if opts.count == Some(0) {
-        return finish(PlainEnd::Count, 0, None);
+        return Ok(plain.end(PlainEnd::Count));
     }
-    let stopping = || {
-        opts.stop
-            .as_ref()
-            .is_some_and(|s| s.load(Ordering::Relaxed))
-    };
     loop {
-        if stopping() {
-            out.flush().or_else(ignore_pipe)?;
-            let at = status
-                .as_ref()
-                .map(|st| {
-                    format!(
-                        "; mined to SCN {}, committed to SCN {}",
-                        st.mined_scn, st.commit_scn
-                    )
-                })
-                .unwrap_or_default();
-            let _ = writeln!(
-                err,
-                "cdcctl tail: stopped by a signal after {emitted} event(s){at}"
-            );
-            return finish(PlainEnd::Signal, emitted, None);
+        if plain.stopping() {
+            return plain.stopped_by_signal();
         }
-        // Wake for the next lag line, and often enough to see a stop request.
-        let lag_due =
-            (!opts.lag_every.is_zero()).then(|| opts.lag_every.saturating_sub(last_lag.elapsed()));
-        let wait = match (lag_due, opts.stop.is_some()) {
-            (due, true) => Some(due.map_or(STOP_POLL, |d| d.min(STOP_POLL))),
-            (due, false) => due,
-        };
-        let msg = match wait {
+        let msg = match plain.wait() {
             Some(w) => rx.recv_timeout(w),
             None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
         };
+        let ended = match msg {
+            Ok(EngineMessage::Events(events)) => plain.write_events(&events)?,
+            Ok(EngineMessage::Status(st)) => plain.on_status(*st),
+            Ok(EngineMessage::Stopped) | Err(RecvTimeoutError::Disconnected) => {
+                plain.out.flush().or_else(ignore_pipe)?;
+                Some(PlainEnd::EngineStopped)
+            }
+            Ok(other) => {
+                plain.report(other);
+                None
+            }
+            Err(RecvTimeoutError::Timeout) => None,
+        };
+        if let Some(end) = ended {
+            return Ok(plain.end(end));
+        }
+        plain.lag_line_when_due();
+    }
+}
+
+/// The state of one plain tail.
+struct Plain<'a> {
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+    opts: &'a PlainOptions,
+    emitted: u64,
+    status: Option<CaptureStatus>,
+    fatal: Option<FatalError>,
+    last_lag: Instant,
+    last_snapshot: Option<String>,
+    /// Each piece of advice once: a connection that drops again and again
+    /// needs the same advice only the first time.
+    advised: HashSet<String>,
+}
+
+impl Plain<'_> {
+    fn end(self, end: PlainEnd) -> PlainOutcome {
+        // Only the engine's stop carries the error that stopped it.
+        let fatal = (end == PlainEnd::EngineStopped)
+            .then_some(self.fatal)
+            .flatten();
+        PlainOutcome {
+            end,
+            emitted: self.emitted,
+            fatal,
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.opts
+            .stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    fn stopped_by_signal(self) -> io::Result<PlainOutcome> {
+        self.out.flush().or_else(ignore_pipe)?;
+        let at = self
+            .status
+            .as_ref()
+            .map(|st| {
+                format!(
+                    "; mined to SCN {}, committed to SCN {}",
+                    st.mined_scn, st.commit_scn
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            self.err,
+            "cdcctl tail: stopped by a signal after {} event(s){at}",
+            self.emitted
+        );
+        Ok(self.end(PlainEnd::Signal))
+    }
+
+    /// How long to wait for a message: until the next lag line, and often
+    /// enough to see a stop request.
+    fn wait(&self) -> Option<Duration> {
+        let opts = self.opts;
+        let lag_due = (!opts.lag_every.is_zero())
+            .then(|| opts.lag_every.saturating_sub(self.last_lag.elapsed()));
+        match (lag_due, opts.stop.is_some()) {
+            (due, true) => Some(due.map_or(STOP_POLL, |d| d.min(STOP_POLL))),
+            (due, false) => due,
+        }
+    }
+
+    fn write_events(&mut self, events: &[CapturedEvent]) -> io::Result<Option<PlainEnd>> {
+        for ev in events {
+            if self
+                .opts
+                .until_scn
+                .is_some_and(|u| ev.source().commit_scn > u)
+            {
+                self.out.flush().or_else(ignore_pipe)?;
+                return Ok(Some(PlainEnd::UntilScn));
+            }
+            match write_event(self.out, ev) {
+                Ok(()) => {}
+                Err(e) if is_broken_pipe(&e) => return Ok(Some(PlainEnd::BrokenPipe)),
+                Err(e) => return Err(e),
+            }
+            self.emitted += 1;
+            if self.opts.count.is_some_and(|n| self.emitted >= n) {
+                self.out.flush().or_else(ignore_pipe)?;
+                return Ok(Some(PlainEnd::Count));
+            }
+        }
+        // Consumers of a live tail want each batch as it comes.
+        match self.out.flush() {
+            Ok(()) => Ok(None),
+            Err(e) if is_broken_pipe(&e) => Ok(Some(PlainEnd::BrokenPipe)),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn on_status(&mut self, st: CaptureStatus) -> Option<PlainEnd> {
+        let reached = self.opts.until_scn.is_some_and(|u| st.mined_scn >= u);
+        if let MiningState::Stopped { error, advice } = &st.state {
+            if self.fatal.is_none() {
+                self.fatal = Some(FatalError {
+                    error: error.clone(),
+                    ora_code: None,
+                    advice: advice.clone(),
+                });
+            }
+        }
+        self.status = Some(st);
+        reached.then_some(PlainEnd::UntilScn)
+    }
+
+    /// Findings, warnings, source errors and the snapshot's progress, as
+    /// lines on `err`.
+    fn report(&mut self, msg: EngineMessage) {
         match msg {
-            Ok(EngineMessage::Events(events)) => {
-                for ev in &events {
-                    if let Some(until) = opts.until_scn {
-                        if ev.source().commit_scn > until {
-                            out.flush().or_else(ignore_pipe)?;
-                            return finish(PlainEnd::UntilScn, emitted, None);
-                        }
-                    }
-                    match write_event(out, ev) {
-                        Ok(()) => {}
-                        Err(e) if is_broken_pipe(&e) => {
-                            return finish(PlainEnd::BrokenPipe, emitted, None)
-                        }
-                        Err(e) => return Err(e),
-                    }
-                    emitted += 1;
-                    if opts.count.is_some_and(|n| emitted >= n) {
-                        out.flush().or_else(ignore_pipe)?;
-                        return finish(PlainEnd::Count, emitted, None);
-                    }
-                }
-                // Consumers of a live tail want each batch as it comes.
-                match out.flush() {
-                    Ok(()) => {}
-                    Err(e) if is_broken_pipe(&e) => {
-                        return finish(PlainEnd::BrokenPipe, emitted, None)
-                    }
-                    Err(e) => return Err(e),
+            EngineMessage::Finding(f) => {
+                let _ = writeln!(
+                    self.err,
+                    "cdcctl tail: finding {}: {}",
+                    f.code(),
+                    f.message()
+                );
+                if let Some(advice) = super::alerts::finding_advice(&f) {
+                    self.advise(advice);
                 }
             }
-            Ok(EngineMessage::Status(st)) => {
-                let reached = opts.until_scn.is_some_and(|u| st.mined_scn >= u);
-                if let MiningState::Stopped { error, advice } = &st.state {
-                    if fatal.is_none() {
-                        fatal = Some(FatalError {
-                            error: error.clone(),
-                            ora_code: None,
-                            advice: advice.clone(),
-                        });
-                    }
-                }
-                status = Some(*st);
-                if reached {
-                    return finish(PlainEnd::UntilScn, emitted, None);
-                }
+            EngineMessage::Warning { code, message } => {
+                let _ = writeln!(self.err, "cdcctl tail: warning {code}: {message}");
             }
-            Ok(EngineMessage::Finding(f)) => {
-                let _ = writeln!(err, "cdcctl tail: finding {}: {}", f.code(), f.message());
-                if let Some(advice) = super::app::finding_advice(&f) {
-                    if advised.insert(advice.to_string()) {
-                        let _ = writeln!(err, "  advice: {advice}");
-                    }
-                }
-            }
-            Ok(EngineMessage::Warning { code, message }) => {
-                let _ = writeln!(err, "cdcctl tail: warning {code}: {message}");
-            }
-            Ok(EngineMessage::SourceError {
+            EngineMessage::SourceError {
                 error,
                 ora_code,
                 advice,
                 retrying,
                 ..
-            }) => {
+            } => {
                 let what = if retrying {
                     "retrying after"
                 } else {
                     "stopped on"
                 };
-                let _ = writeln!(err, "cdcctl tail: {what} a source error: {error}");
-                if let Some(a) = advice.as_ref().filter(|a| advised.insert(a.to_string())) {
-                    let _ = writeln!(err, "  advice: {a}");
+                let _ = writeln!(self.err, "cdcctl tail: {what} a source error: {error}");
+                if let Some(a) = &advice {
+                    self.advise(a);
                 }
                 if !retrying {
-                    fatal = Some(FatalError {
+                    self.fatal = Some(FatalError {
                         error,
                         ora_code,
                         advice,
                     });
                 }
             }
-            // The screen's extras: plain mode writes the envelope only.
-            Ok(EngineMessage::DbTransactions(_) | EngineMessage::RedoDetail(_)) => {}
-            Ok(EngineMessage::Snapshot(progress)) => {
+            EngineMessage::Snapshot(progress) => {
                 let line = progress.map(|p| p.summary());
-                if line != last_snapshot {
+                if line != self.last_snapshot {
                     if let Some(l) = &line {
-                        let _ = writeln!(err, "cdcctl tail: snapshot: {l}");
+                        let _ = writeln!(self.err, "cdcctl tail: snapshot: {l}");
                     }
-                    last_snapshot = line;
+                    self.last_snapshot = line;
                 }
             }
-            Ok(EngineMessage::Stopped) | Err(RecvTimeoutError::Disconnected) => {
-                out.flush().or_else(ignore_pipe)?;
-                return finish(PlainEnd::EngineStopped, emitted, fatal);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
+            // The screen's extras: plain mode writes the envelope only.
+            _ => {}
         }
-        if !opts.lag_every.is_zero() && last_lag.elapsed() >= opts.lag_every {
-            last_lag = Instant::now();
-            if let Some(st) = &status {
-                let _ = writeln!(err, "{}", lag_line(st, emitted));
-            }
+    }
+
+    fn advise(&mut self, advice: &str) {
+        if self.advised.insert(advice.to_string()) {
+            let _ = writeln!(self.err, "  advice: {advice}");
+        }
+    }
+
+    fn lag_line_when_due(&mut self) {
+        if self.opts.lag_every.is_zero() || self.last_lag.elapsed() < self.opts.lag_every {
+            return;
+        }
+        self.last_lag = Instant::now();
+        if let Some(st) = &self.status {
+            let _ = writeln!(self.err, "{}", lag_line(st, self.emitted));
         }
     }
 }

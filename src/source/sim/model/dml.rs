@@ -15,29 +15,8 @@ use crate::source::sim::value::{ColType, Value, ValueGen};
 
 use super::dictionary::{add_months, Bound, Column, RowState, Table};
 use super::redo::{Body, DmlOp, TxnTag};
-use super::workload::TxnKind;
+use super::txn::{Change, TxnKind};
 use super::Model;
-
-/// A change a transaction made and has not yet committed or rolled back.
-#[derive(Debug, Clone)]
-pub(super) struct Change {
-    pub(super) table: usize,
-    pub(super) key: i64,
-    pub(super) op: DmlOp,
-    pub(super) before: Option<Arc<Vec<Value>>>,
-    pub(super) after: Option<Arc<Vec<Value>>>,
-    pub(super) rowid: Arc<str>,
-    pub(super) scn: Scn,
-    pub(super) time: NaiveDateTime,
-    pub(super) rs_id: Arc<str>,
-    pub(super) thread: u16,
-    obj: u64,
-    objd: u64,
-    pub(super) changed: Vec<usize>,
-    /// A LOB rewritten through `dbms_lob` with no DML statement: only LOB
-    /// rows reach the redo.
-    pub(super) lob_only: bool,
-}
 
 impl Model {
     /// Rows that exist before the simulation starts (no redo).

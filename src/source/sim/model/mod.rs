@@ -35,6 +35,7 @@ mod dml;
 mod faults;
 mod redo;
 mod truth;
+mod txn;
 mod undo;
 mod workload;
 
@@ -43,7 +44,7 @@ pub use dictionary::{
 };
 pub use redo::{rs_id, Body, DmlOp, Group, Rec, Records, ThreadLogs, TxnTag, MAX_NEXT_CHANGE};
 pub use truth::RemovedRow;
-pub use workload::Txn;
+pub use txn::Txn;
 
 use workload::Scheduled;
 

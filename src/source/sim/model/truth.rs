@@ -7,9 +7,9 @@ use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourceP
 use crate::engine::row::Scn;
 use crate::source::sim::value::{ColType, Value};
 
-use super::dml::Change;
 use super::redo::DmlOp;
-use super::workload::Txn;
+use super::txn::Change;
+use super::txn::Txn;
 use super::{ms, Model};
 
 /// A row removed by partition DDL: no DELETE reaches the redo for it.

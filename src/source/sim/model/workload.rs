@@ -6,90 +6,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use chrono::{Duration, NaiveDateTime, Timelike};
+use chrono::{Duration, Timelike};
 
 use crate::engine::event::CapturedEvent;
-use crate::engine::row::Scn;
 use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
 
 use super::dictionary::Table;
-use super::dml::Change;
 use super::redo::{Body, TxnTag};
+use super::txn::{Change, Txn, TxnKind};
 use super::undo::UndoEntry;
 use super::{ms, secs_ms, Model};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum TxnKind {
-    Normal,
-    Long { next_at_ms: i64, step_ms: i64 },
-    Big,
-}
-
-#[derive(Debug, Clone)]
-pub struct Txn {
-    /// XID, user and container, shared with every redo record of it.
-    pub(super) tag: Arc<TxnTag>,
-    pub start_scn: Scn,
-    pub start_time: NaiveDateTime,
-    pub thread: u16,
-    started: bool,
-    pub(super) remaining: u32,
-    pub(super) changes: Vec<Change>,
-    pub(super) savepoint: Option<usize>,
-    pub(super) will_rollback: bool,
-    pub(super) kind: TxnKind,
-    pub(super) table: Option<usize>,
-}
-
-/// The session a workload transaction runs in, as `V$SESSION` shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Holder {
-    pub sid: u64,
-    pub serial: u64,
-    pub program: &'static str,
-    pub machine: &'static str,
-}
-
-impl Txn {
-    pub fn change_count(&self) -> usize {
-        self.changes.len()
-    }
-
-    pub fn xid(&self) -> &Arc<str> {
-        &self.tag.xid
-    }
-
-    pub fn username(&self) -> &Arc<str> {
-        &self.tag.username
-    }
-
-    pub fn pdb(&self) -> &Option<Arc<str>> {
-        &self.tag.pdb
-    }
-
-    /// Who runs this transaction: the order-entry application's pool for
-    /// ordinary ones, an operator's SQL*Plus for long ones, the nightly
-    /// loader for big ones. Derived from the XID (not the scenario's random
-    /// stream) so that adding sessions changes no workload.
-    pub fn holder(&self) -> Holder {
-        let n: u64 = self
-            .xid()
-            .bytes()
-            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-        let (program, machine) = match self.kind {
-            TxnKind::Normal if n.is_multiple_of(2) => ("JDBC Thin Client", "app01.example.com"),
-            TxnKind::Normal => ("JDBC Thin Client", "app02.example.com"),
-            TxnKind::Long { .. } => ("sqlplus@ops-jump01 (TNS V1-V3)", "ops-jump01"),
-            TxnKind::Big => ("batch_loader@etl01 (TNS V1-V3)", "etl01"),
-        };
-        Holder {
-            sid: 20 + n % 980,
-            serial: 1 + (n / 980) % 65_000,
-            program,
-            machine,
-        }
-    }
-}
 
 #[derive(Debug, Clone)]
 pub(super) struct Scheduled {
@@ -485,7 +411,7 @@ impl Model {
         // Without LOB reassembly a LOB written alone is no event: its rows
         // carry nothing else.
         let lob_capture = self.lob_capture;
-        let shown = |c: &super::dml::Change| !c.lob_only || lob_capture;
+        let shown = |c: &Change| !c.lob_only || lob_capture;
         // Events the truth limit would drop as soon as this transaction's
         // later ones are recorded are counted as dropped without being built.
         let unkept = match self.truth_limit {
