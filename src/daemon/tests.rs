@@ -194,3 +194,80 @@ fn recorded_rows_through_the_stages_give_the_engines_events() {
     assert_eq!(outcome.written, expected);
     assert_eq!(events(dir.path()).len() as u64, expected);
 }
+
+/// A sink that counts what it is asked to do, keeping the checkpoints it
+/// commits with.
+#[derive(Default)]
+struct Counting {
+    written: Arc<std::sync::Mutex<(u64, Vec<Option<u64>>)>>,
+}
+
+impl crate::sink::EventSink for Counting {
+    fn write(
+        &mut self,
+        _event: &crate::engine::event::CapturedEvent,
+    ) -> Result<(), crate::sink::SinkError> {
+        self.written.lock().expect("lock").0 += 1;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), crate::sink::SinkError> {
+        self.commit_with(None)
+    }
+
+    fn commit_with(
+        &mut self,
+        checkpoint: Option<&crate::engine::checkpoint::Checkpoint>,
+    ) -> Result<(), crate::sink::SinkError> {
+        let scn = checkpoint.map(|c| c.commit_scn);
+        self.written.lock().expect("lock").1.push(scn);
+        Ok(())
+    }
+}
+
+fn window_commit(commit_scn: u64) -> queue::ToSink {
+    queue::ToSink::Commit(Box::new(queue::Commit {
+        checkpoint: Some(crate::engine::checkpoint::Checkpoint::new(
+            commit_scn,
+            commit_scn,
+            Vec::new(),
+            None,
+        )),
+        status: CaptureStatus::default(),
+        volumes: Volumes::default(),
+        snapshot: None,
+    }))
+}
+
+#[test]
+fn windows_already_queued_behind_a_commit_are_made_durable_in_one_group() {
+    use crate::tui::feed::sample_change;
+    let (tx, rx) = sync_channel(16);
+    for (i, scn) in [10u64, 20, 30].into_iter().enumerate() {
+        let batch = (0..=i as u64).map(sample_change).collect();
+        tx.send(queue::ToSink::Events(batch)).expect("queued");
+        tx.send(window_commit(scn)).expect("queued");
+    }
+    drop(tx);
+    let sink = Counting::default();
+    let seen = Arc::clone(&sink.written);
+    let notices = notice::Collected::default();
+    let stage = SinkStage {
+        sink: Box::new(sink),
+        store: None,
+        telemetry: Telemetry::new(None, "test".into()),
+        hangup: Arc::new(AtomicBool::new(false)),
+        output: String::new(),
+        rotated_after: None,
+        durable: Arc::new(AtomicU64::new(0)),
+        reporter: &notices,
+    };
+    assert!(stage.run(&rx).is_ok());
+    let (written, commits) = seen.lock().expect("lock").clone();
+    assert_eq!(written, 6);
+    assert_eq!(
+        commits,
+        vec![Some(30)],
+        "one commit, with the last checkpoint"
+    );
+}
