@@ -259,20 +259,26 @@ pub(super) fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
         let ts = s.default_tablespace.clone().unwrap_or_default();
         s.has_quota = Some(q.iter().any(|r| text_or(r, "TABLESPACE_NAME") == ts));
     }
+    s.inaccessible_objects = inaccessible_objects(ev);
+    Ok(s)
+}
+
+/// The objects the collecting user could not read, with the error number
+/// each probe or query met.
+fn inaccessible_objects(ev: &EvidenceFile) -> BTreeMap<String, u32> {
+    let mut denied = BTreeMap::new();
     // A refused CDB_CONTAINER_DATA is unknown, not empty.
     if let Some(QueryRows::Error { error }) = ev.queries.get("container_data") {
         let code = error
             .trim_start_matches("ORA-")
             .parse::<u32>()
             .unwrap_or(942);
-        s.inaccessible_objects
-            .insert("CDB_CONTAINER_DATA".into(), code);
+        denied.insert("CDB_CONTAINER_DATA".into(), code);
     }
     for r in ev.rows_or_empty("object_access") {
         let code = num(r, "ORA_CODE").unwrap_or(0) as u32;
         if code != 0 {
-            s.inaccessible_objects
-                .insert(text_or(r, "OBJECT_NAME"), code);
+            denied.insert(text_or(r, "OBJECT_NAME"), code);
         }
     }
     if ev.dialect == Dialect::Dm {
@@ -286,8 +292,7 @@ pub(super) fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
             ("dm_ini", "V$DM_INI"),
         ] {
             if let Some(QueryRows::Error { error }) = ev.queries.get(query) {
-                s.inaccessible_objects
-                    .insert(object.into(), error_code(error));
+                denied.insert(object.into(), error_code(error));
             }
         }
     }
@@ -300,12 +305,11 @@ pub(super) fn session_from(ev: &EvidenceFile) -> Result<SessionFacts, String> {
             ("ys_servers", "V$YSTREAM_SERVER"),
         ] {
             if let Some(QueryRows::Error { error }) = ev.queries.get(query) {
-                s.inaccessible_objects
-                    .insert(object.into(), error_code(error));
+                denied.insert(object.into(), error_code(error));
             }
         }
     }
-    Ok(s)
+    denied
 }
 
 /// The number of a client's error text (`YAS-02012`, `[-2106]`), or 1
