@@ -5,16 +5,19 @@
 //! so that tests replay a session deterministically. Memory is bounded: the
 //! change list is a ring, alerts are de-duplicated and capped, totals are
 //! counted rather than stored.
+//!
+//! What the keys do lives in `keys`, the alerts the engine's reports raise
+//! in `alerting`; both are `impl App` blocks over the same private state.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::event::KeyEvent;
 
 use crate::engine::event::CapturedEvent;
 use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState, RedoDetail};
 
-use super::alerts::{finding_advice, ora_code_of, partition_ddl_action, without_retry_suffix};
+use super::alerts::{finding_advice, ora_code_of, without_retry_suffix};
 pub use super::alerts::{Alert, AlertKind};
 use super::entry::one_line;
 pub use super::entry::{changed_columns, Entry, Filter};
@@ -283,227 +286,6 @@ impl App {
         }
     }
 
-    /// Alerts the changes themselves call for: partition DDL that gives a
-    /// segment a new data object id, and the commit of a flagged transaction.
-    fn alerts_from_events(&mut self, events: &[CapturedEvent]) {
-        for event in events {
-            let src = event.source();
-            self.raising_at =
-                chrono::DateTime::from_timestamp_millis(src.change_ts_ms).map(|t| t.naive_utc());
-            if let Some(pos) = self.flagged_txns.iter().position(|x| *x == src.xid) {
-                let xid = self.flagged_txns.remove(pos);
-                // Raised by the commit, not by the transaction's first change.
-                let commit_ms = match event {
-                    CapturedEvent::Change(c) => c.commit_ts_ms,
-                    CapturedEvent::Ddl(d) => d.commit_ts_ms,
-                };
-                self.raising_at =
-                    chrono::DateTime::from_timestamp_millis(commit_ms).map(|t| t.naive_utc());
-                self.raise(
-                    AlertKind::Finding,
-                    "flagged_txn_committed".into(),
-                    format!(
-                        "transaction {xid}, flagged while open, committed at SCN {}",
-                        src.commit_scn
-                    ),
-                    Some("its changes reach the sink together now; watch the sink's lag".into()),
-                    false,
-                );
-            }
-            if let CapturedEvent::Ddl(d) = event {
-                if let Some(action) = partition_ddl_action(&d.ddl) {
-                    self.raise(
-                        AlertKind::Finding,
-                        "partition_ddl".into(),
-                        format!(
-                            "{}.{}: {action} PARTITION {}",
-                            src.schema,
-                            src.table,
-                            if action == "DROP" {
-                                "removes a segment"
-                            } else {
-                                "gives the segment a new data object id"
-                            }
-                        ),
-                        Some(
-                            "a snapshot or chunk reading the old segment fails with ORA-08103: \
-                             restart that chunk, and run `cdcctl partitions` on the table"
-                                .into(),
-                        ),
-                        false,
-                    );
-                }
-            }
-        }
-        self.raising_at = None;
-    }
-
-    /// A source error the engine reported. The same occurrence may already
-    /// be on screen from the status's state; a retry of the same error is
-    /// counted on its alert; a stop on an archive gap replaces the alert
-    /// that warned those logs were deleted ahead.
-    fn on_source_error(
-        &mut self,
-        error: String,
-        ora_code: Option<u32>,
-        advice: Option<String>,
-        retrying: bool,
-        gap: Option<(u16, u64, u64)>,
-    ) {
-        let message = one_line(without_retry_suffix(&error));
-        let code = ora_code
-            .map(|c| format!("ORA-{c:05}"))
-            .or_else(|| ora_code_of(&message))
-            .unwrap_or_default();
-        if self.state_error.take().as_deref() == Some(message.as_str()) {
-            if let Some(a) =
-                self.alerts.iter_mut().rev().find(|a| {
-                    a.kind == AlertKind::SourceError && a.message == message && !a.resolved
-                })
-            {
-                if a.code.is_empty() {
-                    a.code = code;
-                }
-                if advice.is_some() {
-                    a.advice = advice.map(|x| one_line(&x));
-                }
-                a.retrying = retrying;
-            }
-        } else {
-            self.raise(AlertKind::SourceError, code, message, advice, retrying);
-        }
-        if let (Some((thread, from, to)), false) = (gap, retrying) {
-            let foretold = self
-                .reported_missing
-                .iter()
-                .any(|(t, s)| *t == thread && (from..=to).contains(s));
-            if foretold {
-                self.alerts.retain(|a| {
-                    !(a.kind == AlertKind::Finding && a.code == "archive_deleted_ahead")
-                });
-            }
-        }
-    }
-
-    /// Flags the oldest and the largest open transaction once each when
-    /// they pass the thresholds.
-    fn alerts_from_status(&mut self) {
-        let age = self.status.oldest_open.as_ref().and_then(|o| {
-            Some(
-                (self.status.current_time? - o.start_time?)
-                    .num_seconds()
-                    .max(0),
-            )
-        });
-        let mut flags = Vec::new();
-        if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
-            if age >= self.config.old_txn_s && !self.flagged_txns.contains(&o.xid) {
-                flags.push((
-                    o.xid.clone(),
-                    "old_transaction",
-                    format!(
-                        "transaction {} open for {} (since SCN {}): the restart SCN cannot move past it",
-                        o.xid,
-                        super::format::duration_s(age as u64),
-                        o.start_scn
-                    ),
-                ));
-            }
-        }
-        if let Some(l) = &self.status.largest_open {
-            if l.events >= self.config.big_txn_events
-                && !self.flagged_txns.contains(&l.xid)
-                && !flags.iter().any(|f| f.0 == l.xid)
-            {
-                let spill = if l.spilled {
-                    format!(", {} spilled to disk", super::format::bytes(l.bytes))
-                } else {
-                    format!(", {} in memory", super::format::bytes(l.bytes))
-                };
-                flags.push((
-                    l.xid.clone(),
-                    "large_transaction",
-                    format!(
-                        "transaction {} holds {} changes{spill}",
-                        l.xid,
-                        super::format::thousands(l.events)
-                    ),
-                ));
-            }
-        }
-        self.alert_missing_archives();
-        for (xid, code, message) in flags {
-            self.flagged_txns.push(xid);
-            self.raise(
-                AlertKind::Finding,
-                code.into(),
-                message,
-                Some("find the session in V$TRANSACTION joined to V$SESSION (USERNAME, PROGRAM, MACHINE) and ask its owner to commit or roll back".into()),
-                false,
-            );
-        }
-    }
-
-    /// One alert when archived logs capture still needs disappear ahead of
-    /// the read position, raised again only when another one goes.
-    fn alert_missing_archives(&mut self) {
-        let missing = &self.status.archives_missing_ahead;
-        if missing
-            .iter()
-            .all(|m| self.reported_missing.contains(&(m.thread, m.sequence)))
-        {
-            return;
-        }
-        self.reported_missing
-            .extend(missing.iter().map(|m| (m.thread, m.sequence)));
-        let mut by_thread: BTreeMap<u16, Vec<(u64, &str)>> = BTreeMap::new();
-        for m in missing {
-            by_thread
-                .entry(m.thread)
-                .or_default()
-                .push((m.sequence, m.state));
-        }
-        let mining: BTreeMap<u16, u64> = self
-            .status
-            .logs
-            .iter()
-            .map(|l| (l.thread, l.sequence))
-            .collect();
-        let mut parts = Vec::new();
-        let mut restore = Vec::new();
-        for (thread, seqs) in &by_thread {
-            let list: Vec<String> = seqs
-                .iter()
-                .map(|(s, state)| format!("{s} ({})", state.to_lowercase()))
-                .collect();
-            let at = mining
-                .get(thread)
-                .map(|s| format!(", reading sequence {s}"))
-                .unwrap_or_default();
-            parts.push(format!("thread {thread} sequence {}{at}", list.join(", ")));
-            let (lo, hi) = (
-                seqs.first().map_or(0, |s| s.0),
-                seqs.last().map_or(0, |s| s.0),
-            );
-            restore.push(format!(
-                "RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN {lo} AND {hi} THREAD {thread};"
-            ));
-        }
-        self.raise(
-            AlertKind::Finding,
-            "archive_deleted_ahead".into(),
-            format!(
-                "archived logs deleted ahead of the read position: {}",
-                parts.join("; ")
-            ),
-            Some(format!(
-                "restore them before capture reaches them ({}), or capture stops with ORA-01291",
-                restore.join(" ")
-            )),
-            false,
-        );
-    }
-
     fn on_events(&mut self, events: Vec<CapturedEvent>) {
         self.alerts_from_events(&events);
         self.throughput.record(events.len() as u64);
@@ -635,174 +417,6 @@ impl App {
         }
     }
 
-    fn raise(
-        &mut self,
-        kind: AlertKind,
-        code: String,
-        message: String,
-        advice: Option<String>,
-        retrying: bool,
-    ) {
-        let now = self.now;
-        // Driver messages can span lines; an alert is one line plus advice.
-        let message = one_line(&message);
-        let advice = advice.map(|a| one_line(&a));
-        // A source error is one alert whether or not its code was known
-        // when it was first seen.
-        if let Some(pos) = self.alerts.iter().position(|a| {
-            a.kind == kind
-                && a.message == message
-                && (a.code == code || kind == AlertKind::SourceError)
-        }) {
-            let mut a = self.alerts.remove(pos);
-            a.count += 1;
-            a.last_at = now;
-            a.retrying = retrying;
-            a.resolved = false;
-            if advice.is_some() {
-                a.advice = advice;
-            }
-            if a.code.is_empty() {
-                a.code = code;
-            }
-            self.alerts.push(a);
-        } else {
-            self.alerts.push(Alert {
-                kind,
-                code,
-                message,
-                advice,
-                count: 1,
-                first_at: now,
-                last_at: now,
-                raised_at: self.raising_at.or(self.status.current_time),
-                retrying,
-                resolved: false,
-            });
-        }
-        let max = self.config.max_alerts.max(1);
-        if self.alerts.len() > max {
-            let excess = self.alerts.len() - max;
-            self.alerts.drain(..excess);
-        }
-    }
-
-    fn on_key(&mut self, key: KeyEvent) {
-        if key.kind == KeyEventKind::Release {
-            return;
-        }
-        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
-            self.should_quit = true;
-            return;
-        }
-        match std::mem::replace(&mut self.mode, Mode::Normal) {
-            Mode::FilterInput(mut text) => match key.code {
-                KeyCode::Enter => {
-                    let f = Filter::parse(&text);
-                    self.matches = self
-                        .ring
-                        .iter()
-                        .filter(|e| f.matches(e))
-                        .map(|e| e.seq)
-                        .collect();
-                    self.filter = (!f.is_empty()).then_some(f);
-                    self.selected = None;
-                }
-                KeyCode::Esc => {}
-                KeyCode::Backspace => {
-                    text.pop();
-                    self.mode = Mode::FilterInput(text);
-                }
-                KeyCode::Char(c) => {
-                    text.push(c);
-                    self.mode = Mode::FilterInput(text);
-                }
-                _ => self.mode = Mode::FilterInput(text),
-            },
-            Mode::Transactions => match key.code {
-                KeyCode::Char('q') => self.should_quit = true,
-                KeyCode::Char('t') | KeyCode::Esc => {}
-                _ => self.mode = Mode::Transactions,
-            },
-            Mode::Help => {
-                // Any key closes the help; q also quits.
-                if key.code == KeyCode::Char('q') {
-                    self.should_quit = true;
-                }
-            }
-            Mode::Normal => self.on_normal_key(key),
-        }
-    }
-
-    fn on_normal_key(&mut self, key: KeyEvent) {
-        let page = self.page_rows() as isize;
-        let before = (self.selected, self.show_detail);
-        self.on_list_key(key, page);
-        if (self.selected, self.show_detail) != before {
-            self.detail_scroll = 0;
-        }
-    }
-
-    fn on_list_key(&mut self, key: KeyEvent, page: isize) {
-        let detail_page = (self.size.1 / 3).max(1);
-        match key.code {
-            KeyCode::Char('q') => self.should_quit = true,
-            // Esc steps back (the pane, then the filter) and never quits:
-            // one key too many must not end an incident view.
-            KeyCode::Esc => {
-                if self.show_detail {
-                    self.show_detail = false;
-                } else if self.filter.take().is_some() {
-                    self.matches.clear();
-                    self.selected = None;
-                }
-            }
-            KeyCode::Char('p') | KeyCode::Char(' ') => self.toggle_pause(),
-            KeyCode::Char('/') => {
-                let current = self
-                    .filter
-                    .as_ref()
-                    .map(|f| f.text.clone())
-                    .unwrap_or_default();
-                self.mode = Mode::FilterInput(current);
-            }
-            KeyCode::Char('?') => self.mode = Mode::Help,
-            KeyCode::Char('t') => self.mode = Mode::Transactions,
-            KeyCode::Enter => self.show_detail = !self.show_detail,
-            KeyCode::Up | KeyCode::Char('k') => self.move_by(-1),
-            KeyCode::Down | KeyCode::Char('j') => self.move_by(1),
-            // With the detail open, paging reads the change: a row wider
-            // than the pane must be readable at 80×24.
-            KeyCode::PageUp if self.show_detail => {
-                self.detail_scroll = self.detail_scroll.saturating_sub(detail_page);
-            }
-            KeyCode::PageDown if self.show_detail => {
-                self.detail_scroll =
-                    (self.detail_scroll + detail_page).min(self.detail_overflow.get());
-            }
-            KeyCode::PageUp => self.move_by(-page),
-            KeyCode::PageDown => self.move_by(page),
-            KeyCode::Home | KeyCode::Char('g') => self.move_to_first(),
-            KeyCode::End | KeyCode::Char('G') => self.selected = None,
-            _ => {}
-        }
-    }
-
-    fn toggle_pause(&mut self) {
-        self.paused = !self.paused;
-        if !self.paused {
-            for entry in std::mem::take(&mut self.pending) {
-                self.admit(entry);
-            }
-            self.trim_ring();
-        }
-    }
-
-    /// Rows a page of the list scrolls by.
-    fn page_rows(&self) -> usize {
-        (self.size.1 as usize).saturating_sub(18).max(1)
-    }
-
     /// The entries the list shows (filtered), oldest first.
     pub fn visible(&self) -> Vec<&Entry> {
         match &self.filter {
@@ -838,27 +452,6 @@ impl App {
         let visible = self.visible();
         let i = self.selected_index(&visible)?;
         visible.get(i).copied()
-    }
-
-    fn move_by(&mut self, delta: isize) {
-        let visible = self.visible();
-        let Some(i) = self.selected_index(&visible) else {
-            return;
-        };
-        let last = visible.len() - 1;
-        let j = (i as isize + delta).clamp(0, last as isize) as usize;
-        self.selected = if j == last && delta > 0 {
-            None
-        } else {
-            Some(visible[j].seq)
-        };
-    }
-
-    fn move_to_first(&mut self) {
-        let first = self.visible().first().map(|e| e.seq);
-        if first.is_some() {
-            self.selected = first;
-        }
     }
 
     /// Changes waiting while paused.
@@ -959,6 +552,8 @@ impl App {
     }
 }
 
+mod alerting;
+mod keys;
+
 #[cfg(test)]
-#[path = "app_tests.rs"]
 mod tests;

@@ -1,7 +1,10 @@
 //! The screen state's update function, replayed event by event.
 
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
 use super::*;
 use crate::engine::event::Op;
+use crate::tui::alerts::partition_ddl_action;
 use crate::tui::entry::contains_ci;
 use crate::tui::feed;
 
