@@ -24,7 +24,8 @@ pub struct TableSpec {
     /// Table-level supplemental log group.
     #[serde(default)]
     pub supplemental_logging: Option<SuppLevel>,
-    /// Rows loaded before the simulation starts.
+    /// Rows loaded before the simulation starts (all tables together: at
+    /// most 1,500,000, which the simulator holds in memory).
     #[serde(default = "d_rows")]
     pub rows: u64,
     /// Share of the workload's changes.

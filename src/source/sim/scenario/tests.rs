@@ -94,3 +94,37 @@ fn bad_version_lists_the_versions() {
         "{s}"
     );
 }
+
+/// A scenario of tables `A.T0`, `A.T1`, ... with these initial rows.
+fn with_rows(rows: &[u64]) -> String {
+    let mut text = "[instance]\nversion = \"19c\"\n[connection]\nuser = \"U\"\n".to_string();
+    for (i, n) in rows.iter().enumerate() {
+        text.push_str(&format!(
+            "[[tables]]\nowner = \"A\"\nname = \"T{i}\"\nrows = {n}\nprimary_key = [\"ID\"]\ncolumns = [{{ name = \"ID\", type = \"NUMBER(18)\" }}]\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn initial_rows_past_the_memory_bound_are_refused_issue31() {
+    // Ten million rows of a nine-column table took some 11.5 GB when the
+    // simulator started: the tables' rows together are bounded.
+    let s = Scenario::parse(&with_rows(&[10_000_000]), "t.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        s.contains("A.T0") && s.contains("10000000") && s.contains("1500000"),
+        "{s}"
+    );
+    // The table whose rows cross the bound is the one named.
+    let s = Scenario::parse(&with_rows(&[1_000_000, 400_000, 200_000]), "t.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        s.contains("table A.T2") && s.contains("200000") && s.contains("1600000"),
+        "{s}"
+    );
+    Scenario::parse(&with_rows(&[1_000_000, 500_000]), "t.toml")
+        .expect("rows up to the bound load");
+}
