@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use crate::source::catalog::*;
 use crate::source::inventory::*;
 
-use super::model::{high_value_text, Bound, Model};
-use super::scenario::{LogMode, PartitionKind, SuppLevel};
+use super::model::{high_value_text, Bound, Column, Model, Partitioning, Table};
+use super::scenario::{InstanceSpec, LogMode, PartitionKind, SuppLevel};
+use super::value::ColType;
 
 /// What cdcctl's setup script grants a capture user, by release.
 pub fn default_privileges(major: u32) -> Vec<String> {
@@ -58,7 +59,60 @@ pub fn instance(m: &Model) -> InstanceFacts {
     let s = &m.scenario;
     let i = &s.instance;
     let version = s.version_full().unwrap_or_default();
-    let banner = match m.version_major {
+    InstanceFacts {
+        dialect: Dialect::Oracle,
+        banner: banner(m.version_major, &version),
+        version,
+        db_name: i.db_name.clone(),
+        instance_name: i
+            .instance_name
+            .clone()
+            .unwrap_or_else(|| i.db_name.to_ascii_lowercase()),
+        cdb: i.cdb,
+        pdbs: pdbs(i),
+        log_mode: match i.log_mode {
+            LogMode::Archivelog => "ARCHIVELOG".into(),
+            LogMode::Noarchivelog => "NOARCHIVELOG".into(),
+        },
+        supplemental_log_data_min: match i.supplemental_logging {
+            SuppLevel::None => "NO".into(),
+            SuppLevel::Min => "YES".into(),
+            // PK or ALL logging at database level implies minimal.
+            SuppLevel::Pk | SuppLevel::All => "IMPLICIT".into(),
+        },
+        supplemental_log_data_pk: i.supplemental_logging == SuppLevel::Pk,
+        supplemental_log_data_ui: false,
+        supplemental_log_data_all: i.supplemental_logging == SuppLevel::All,
+        force_logging: i.force_logging,
+        database_role: i.database_role.clone(),
+        open_mode: i.open_mode.clone(),
+        parameters: parameters(m),
+        nls_characterset: i.characterset.clone(),
+        nls_nchar_characterset: i.nchar_characterset.clone(),
+        recovery_area: recovery_area(m),
+        failed_archive_dests: failed_archive_dests(m),
+        undo: UndoFacts {
+            tablespace: Some(i.undo_tablespace.clone()),
+            retention_guarantee: i.undo_retention_guarantee,
+            autoextensible: i.undo_autoextensible,
+            tuned_undoretention_s: Some(i.undo_retention_s),
+            snapshot_too_old_errors: m.snapshot_too_old_errors,
+            no_space_errors: 0,
+        },
+        wallet_status: i.wallet_status.clone(),
+        encrypted_tablespaces: Vec::new(),
+        services: services(i),
+        switch_history: Some(switch_history(m)),
+        current_scn: m.scn,
+        now: Some(m.now()),
+        dm: None,
+        yashan: None,
+    }
+}
+
+/// `V$VERSION`'s banner of the release.
+fn banner(major: u32, version: &str) -> String {
+    match major {
         11 => {
             format!("Oracle Database 11g Enterprise Edition Release {version} - 64bit Production")
         }
@@ -67,7 +121,14 @@ pub fn instance(m: &Model) -> InstanceFacts {
         }
         23 => "Oracle Database 23ai Enterprise Edition Release 23.0.0.0.0 - Production".to_string(),
         n => format!("Oracle Database {n}c Enterprise Edition Release {n}.0.0.0.0 - Production"),
-    };
+    }
+}
+
+/// `V$PARAMETER`: what the scenario's settings imply, then its own
+/// `instance.parameters` over them.
+fn parameters(m: &Model) -> BTreeMap<String, String> {
+    let s = &m.scenario;
+    let i = &s.instance;
     let mut parameters = BTreeMap::new();
     let mut set = |k: &str, v: String| {
         parameters.insert(k.to_string(), v);
@@ -119,8 +180,14 @@ pub fn instance(m: &Model) -> InstanceFacts {
     for (k, v) in &i.parameters {
         set(&k.to_ascii_lowercase(), v.clone());
     }
+    parameters
+}
+
+/// `V$RECOVERY_FILE_DEST`, with the archives the simulation wrote.
+fn recovery_area(m: &Model) -> Option<RecoveryArea> {
+    let i = &m.scenario.instance;
     let fra_files = m.archived.iter().filter(|a| !a.deleted).count() as u64;
-    let recovery_area = Some(RecoveryArea {
+    Some(RecoveryArea {
         name: "/u01/app/oracle/fast_recovery_area".into(),
         space_limit: i.recovery_area_size,
         space_used: i.recovery_area_used + m.fra_archive_bytes,
@@ -131,9 +198,12 @@ pub fn instance(m: &Model) -> InstanceFacts {
         } else {
             i.recovery_area_reclaimable as f64 * 100.0 / i.recovery_area_size as f64
         }),
-    });
-    let pdbs = i
-        .pdbs
+    })
+}
+
+/// `V$PDBS`: the scenario's PDBs, from CON_ID 3.
+fn pdbs(i: &InstanceSpec) -> Vec<PdbFacts> {
+    i.pdbs
         .iter()
         .enumerate()
         .map(|(n, name)| PdbFacts {
@@ -142,7 +212,11 @@ pub fn instance(m: &Model) -> InstanceFacts {
             open_mode: "READ WRITE".into(),
             ..Default::default()
         })
-        .collect();
+        .collect()
+}
+
+/// `V$SERVICES`: the database's and one per PDB.
+fn services(i: &InstanceSpec) -> Vec<ServiceFacts> {
     let mut services = vec![ServiceFacts {
         name: i.db_name.to_ascii_lowercase(),
         network_name: Some(i.db_name.to_ascii_lowercase()),
@@ -155,76 +229,36 @@ pub fn instance(m: &Model) -> InstanceFacts {
             pdb: Some(p.clone()),
         });
     }
+    services
+}
+
+/// Log switches per hour: the peak and the hours seen.
+fn switch_history(m: &Model) -> SwitchHistory {
     let mut per_hour: BTreeMap<String, u32> = BTreeMap::new();
     for t in &m.switches {
         *per_hour
             .entry(t.format("%Y%m%d%H").to_string())
             .or_default() += 1;
     }
-    InstanceFacts {
-        dialect: Dialect::Oracle,
-        version,
-        banner,
-        db_name: i.db_name.clone(),
-        instance_name: i
-            .instance_name
-            .clone()
-            .unwrap_or_else(|| i.db_name.to_ascii_lowercase()),
-        cdb: i.cdb,
-        pdbs,
-        log_mode: match i.log_mode {
-            LogMode::Archivelog => "ARCHIVELOG".into(),
-            LogMode::Noarchivelog => "NOARCHIVELOG".into(),
-        },
-        supplemental_log_data_min: match i.supplemental_logging {
-            SuppLevel::None => "NO".into(),
-            SuppLevel::Min => "YES".into(),
-            // PK or ALL logging at database level implies minimal.
-            SuppLevel::Pk | SuppLevel::All => "IMPLICIT".into(),
-        },
-        supplemental_log_data_pk: i.supplemental_logging == SuppLevel::Pk,
-        supplemental_log_data_ui: false,
-        supplemental_log_data_all: i.supplemental_logging == SuppLevel::All,
-        force_logging: i.force_logging,
-        database_role: i.database_role.clone(),
-        open_mode: i.open_mode.clone(),
-        parameters,
-        nls_characterset: i.characterset.clone(),
-        nls_nchar_characterset: i.nchar_characterset.clone(),
-        recovery_area,
-        failed_archive_dests: s
-            .redo
-            .destinations
-            .iter()
-            .filter(|d| {
-                d.status == "ERROR" || d.status == "FULL" || m.dest_errors.contains_key(&d.id)
-            })
-            .map(|d| {
-                d.name
-                    .clone()
-                    .unwrap_or_else(|| format!("LOG_ARCHIVE_DEST_{}", d.id))
-            })
-            .collect(),
-        undo: UndoFacts {
-            tablespace: Some(i.undo_tablespace.clone()),
-            retention_guarantee: i.undo_retention_guarantee,
-            autoextensible: i.undo_autoextensible,
-            tuned_undoretention_s: Some(i.undo_retention_s),
-            snapshot_too_old_errors: m.snapshot_too_old_errors,
-            no_space_errors: 0,
-        },
-        wallet_status: i.wallet_status.clone(),
-        encrypted_tablespaces: Vec::new(),
-        services,
-        switch_history: Some(SwitchHistory {
-            peak_per_hour: per_hour.values().copied().max().unwrap_or(0),
-            hours_observed: per_hour.len() as u32,
-        }),
-        current_scn: m.scn,
-        now: Some(m.now()),
-        dm: None,
-        yashan: None,
+    SwitchHistory {
+        peak_per_hour: per_hour.values().copied().max().unwrap_or(0),
+        hours_observed: per_hour.len() as u32,
     }
+}
+
+/// Archive destinations in error or full.
+fn failed_archive_dests(m: &Model) -> Vec<String> {
+    m.scenario
+        .redo
+        .destinations
+        .iter()
+        .filter(|d| d.status == "ERROR" || d.status == "FULL" || m.dest_errors.contains_key(&d.id))
+        .map(|d| {
+            d.name
+                .clone()
+                .unwrap_or_else(|| format!("LOG_ARCHIVE_DEST_{}", d.id))
+        })
+        .collect()
 }
 
 pub fn session(
@@ -298,155 +332,178 @@ pub fn tables(m: &Model, patterns: &[TablePattern], container: &str) -> Vec<Tabl
         if !patterns.is_empty() && !patterns.iter().any(|p| p.matches(&t.name)) {
             continue;
         }
-        let columns =
-            t.columns
-                .iter()
-                .map(|c| {
-                    let (precision, scale) = match c.ty {
-                        super::value::ColType::Number { precision, scale } => (precision, scale),
-                        super::value::ColType::Timestamp(p)
-                        | super::value::ColType::TimestampTz(p) => (None, Some(i32::from(p))),
-                        _ => (None, None),
-                    };
-                    ColumnFacts {
-                        name: c.name.clone(),
-                        data_type: if m.scenario.is_dm() {
-                            c.ty.dm_data_type()
-                        } else {
-                            c.ty.data_type()
-                        },
-                        data_type_owner: None,
-                        nullable: c.nullable,
-                        data_length: Some(c.ty.data_length()),
-                        data_precision: precision,
-                        data_scale: scale,
-                        hidden: false,
-                        virtual_column: false,
-                    }
-                })
-                .collect();
-        let pk_cols: Vec<String> = t.pk.iter().map(|&i| t.columns[i].name.clone()).collect();
-        let mut constraints = Vec::new();
-        let mut indexes = Vec::new();
-        if !pk_cols.is_empty() {
-            constraints.push(KeyConstraint {
-                name: format!("PK_{}", t.name.table),
-                constraint_type: "P".into(),
-                columns: pk_cols.clone(),
-                enabled: true,
-            });
-            indexes.push(IndexFacts {
-                name: format!("PK_{}", t.name.table),
-                unique: true,
-                columns: pk_cols,
-                local: false,
-                status: "VALID".into(),
-                unusable_partitions: Vec::new(),
-            });
-        }
-        let mut log_groups = Vec::new();
-        match t.log_group {
-            Some(SuppLevel::All) => log_groups.push(LogGroupFacts {
-                name: format!("SYS_C00{}", 7000 + ti),
-                log_group_type: "ALL COLUMN LOGGING".into(),
-                always: true,
-            }),
-            Some(SuppLevel::Pk) => log_groups.push(LogGroupFacts {
-                name: format!("SYS_C00{}", 7000 + ti),
-                log_group_type: "PRIMARY KEY LOGGING".into(),
-                always: true,
-            }),
-            _ => {}
-        }
-        let avg_row = 120u64;
-        let partitioning = t.partitioning.as_ref().map(|p| {
-            let mut live: Vec<usize> = (0..p.partitions.len())
-                .filter(|&i| !p.partitions[i].dropped)
-                .collect();
-            live.sort_by(
-                |a, b| match (&p.partitions[*a].bound, &p.partitions[*b].bound) {
-                    (Bound::Date(x), Bound::Date(y)) => x.cmp(y),
-                    (Bound::MaxValue, _) => std::cmp::Ordering::Greater,
-                    (_, Bound::MaxValue) => std::cmp::Ordering::Less,
-                    _ => a.cmp(b),
-                },
-            );
-            let mut counts = vec![0u64; p.partitions.len()];
-            for r in t.rows.values() {
-                if let Some(c) = counts.get_mut(r.part) {
-                    *c += 1;
-                }
-            }
-            PartitioningFacts {
-                partitioning_type: match p.kind {
-                    PartitionKind::Range | PartitionKind::Interval => "RANGE".into(),
-                    PartitionKind::List => "LIST".into(),
-                    PartitionKind::Hash => "HASH".into(),
-                },
-                subpartitioning_type: None,
-                key_columns: vec![t.columns[p.column].name.clone()],
-                interval: p
-                    .interval_months
-                    .filter(|_| p.kind == PartitionKind::Interval)
-                    .map(|n| format!("NUMTOYMINTERVAL({n}, 'MONTH')")),
-                partitions: live
-                    .iter()
-                    .enumerate()
-                    .map(|(pos, &i)| {
-                        let x = &p.partitions[i];
-                        PartitionFacts {
-                            name: x.name.clone(),
-                            position: pos as u32 + 1,
-                            high_value: high_value_text(&x.bound),
-                            num_rows: Some(counts[i]),
-                            bytes: Some((counts[i] * avg_row).max(8 << 20)),
-                            object_id: x.obj_id,
-                            data_object_id: Some(x.data_obj_id),
-                            created: Some(x.created),
-                            last_ddl_time: Some(x.last_ddl),
-                            interval: x.interval,
-                            subpartition_count: 0,
-                        }
-                    })
-                    .collect(),
-            }
-        });
-        let probe = m.scenario.connection.privileges.as_ref().map(|p| {
-            p.iter()
-                .any(|x| x.eq_ignore_ascii_case("FLASHBACK ANY TABLE"))
-                || t.grants.iter().any(|g| g.eq_ignore_ascii_case("FLASHBACK"))
-        });
-        out.push(TableFacts {
-            name: t.name.clone(),
-            object_id: Some(t.obj_id),
-            data_object_id: t.partitioning.is_none().then_some(t.data_obj_id),
-            columns,
-            constraints,
-            indexes,
-            log_groups,
-            logging: true,
-            temporary: false,
-            iot_type: None,
-            nested: false,
-            compress_for: None,
-            num_rows: Some(t.rows.len() as u64),
-            // DBA_SEGMENTS holds a partitioned table's space in its
-            // partitions' segments: the table's bytes are their sum.
-            segment_bytes: Some(match &partitioning {
-                Some(p) => p.partitions.iter().filter_map(|x| x.bytes).sum(),
-                None => (t.rows.len() as u64 * avg_row).max(64 << 10),
-            }),
-            last_ddl_time: Some(t.last_ddl),
-            partitioning,
-            granted: t.grants.clone(),
-            flashback_probe_error: match probe {
-                Some(false) => Some(1031),
-                _ => None,
-            },
-            encrypted: false,
-        });
+        out.push(table_facts(m, ti, t));
     }
     out
+}
+
+/// One table's `ALL_TABLES`, `ALL_TAB_COLS`, constraint, index, log group
+/// and partition facts; `ti` numbers its log group.
+fn table_facts(m: &Model, ti: usize, t: &Table) -> TableFacts {
+    let columns = t.columns.iter().map(|c| column_facts(m, c)).collect();
+    let (constraints, indexes) = key_facts(t);
+    let log_groups = log_group_facts(t, ti);
+    let avg_row = 120u64;
+    let partitioning = t
+        .partitioning
+        .as_ref()
+        .map(|p| partitioning_facts(t, p, avg_row));
+    let probe = m.scenario.connection.privileges.as_ref().map(|p| {
+        p.iter()
+            .any(|x| x.eq_ignore_ascii_case("FLASHBACK ANY TABLE"))
+            || t.grants.iter().any(|g| g.eq_ignore_ascii_case("FLASHBACK"))
+    });
+    TableFacts {
+        name: t.name.clone(),
+        object_id: Some(t.obj_id),
+        data_object_id: t.partitioning.is_none().then_some(t.data_obj_id),
+        columns,
+        constraints,
+        indexes,
+        log_groups,
+        logging: true,
+        temporary: false,
+        iot_type: None,
+        nested: false,
+        compress_for: None,
+        num_rows: Some(t.rows.len() as u64),
+        // DBA_SEGMENTS holds a partitioned table's space in its
+        // partitions' segments: the table's bytes are their sum.
+        segment_bytes: Some(match &partitioning {
+            Some(p) => p.partitions.iter().filter_map(|x| x.bytes).sum(),
+            None => (t.rows.len() as u64 * avg_row).max(64 << 10),
+        }),
+        last_ddl_time: Some(t.last_ddl),
+        partitioning,
+        granted: t.grants.clone(),
+        flashback_probe_error: match probe {
+            Some(false) => Some(1031),
+            _ => None,
+        },
+        encrypted: false,
+    }
+}
+
+/// A column as `ALL_TAB_COLS` shows it, in the dialect's type names.
+fn column_facts(m: &Model, c: &Column) -> ColumnFacts {
+    let (precision, scale) = match c.ty {
+        ColType::Number { precision, scale } => (precision, scale),
+        ColType::Timestamp(p) | ColType::TimestampTz(p) => (None, Some(i32::from(p))),
+        _ => (None, None),
+    };
+    ColumnFacts {
+        name: c.name.clone(),
+        data_type: if m.scenario.is_dm() {
+            c.ty.dm_data_type()
+        } else {
+            c.ty.data_type()
+        },
+        data_type_owner: None,
+        nullable: c.nullable,
+        data_length: Some(c.ty.data_length()),
+        data_precision: precision,
+        data_scale: scale,
+        hidden: false,
+        virtual_column: false,
+    }
+}
+
+/// The primary key's constraint and index.
+fn key_facts(t: &Table) -> (Vec<KeyConstraint>, Vec<IndexFacts>) {
+    let pk_cols: Vec<String> = t.pk.iter().map(|&i| t.columns[i].name.clone()).collect();
+    let mut constraints = Vec::new();
+    let mut indexes = Vec::new();
+    if !pk_cols.is_empty() {
+        constraints.push(KeyConstraint {
+            name: format!("PK_{}", t.name.table),
+            constraint_type: "P".into(),
+            columns: pk_cols.clone(),
+            enabled: true,
+        });
+        indexes.push(IndexFacts {
+            name: format!("PK_{}", t.name.table),
+            unique: true,
+            columns: pk_cols,
+            local: false,
+            status: "VALID".into(),
+            unusable_partitions: Vec::new(),
+        });
+    }
+    (constraints, indexes)
+}
+
+/// The table-level supplemental log group, if any.
+fn log_group_facts(t: &Table, ti: usize) -> Vec<LogGroupFacts> {
+    let mut log_groups = Vec::new();
+    match t.log_group {
+        Some(SuppLevel::All) => log_groups.push(LogGroupFacts {
+            name: format!("SYS_C00{}", 7000 + ti),
+            log_group_type: "ALL COLUMN LOGGING".into(),
+            always: true,
+        }),
+        Some(SuppLevel::Pk) => log_groups.push(LogGroupFacts {
+            name: format!("SYS_C00{}", 7000 + ti),
+            log_group_type: "PRIMARY KEY LOGGING".into(),
+            always: true,
+        }),
+        _ => {}
+    }
+    log_groups
+}
+
+/// `ALL_PART_TABLES` and the live partitions in bound order, with their
+/// rows and bytes at `avg_row` bytes a row.
+fn partitioning_facts(t: &Table, p: &Partitioning, avg_row: u64) -> PartitioningFacts {
+    let mut live: Vec<usize> = (0..p.partitions.len())
+        .filter(|&i| !p.partitions[i].dropped)
+        .collect();
+    live.sort_by(
+        |a, b| match (&p.partitions[*a].bound, &p.partitions[*b].bound) {
+            (Bound::Date(x), Bound::Date(y)) => x.cmp(y),
+            (Bound::MaxValue, _) => std::cmp::Ordering::Greater,
+            (_, Bound::MaxValue) => std::cmp::Ordering::Less,
+            _ => a.cmp(b),
+        },
+    );
+    let mut counts = vec![0u64; p.partitions.len()];
+    for r in t.rows.values() {
+        if let Some(c) = counts.get_mut(r.part) {
+            *c += 1;
+        }
+    }
+    PartitioningFacts {
+        partitioning_type: match p.kind {
+            PartitionKind::Range | PartitionKind::Interval => "RANGE".into(),
+            PartitionKind::List => "LIST".into(),
+            PartitionKind::Hash => "HASH".into(),
+        },
+        subpartitioning_type: None,
+        key_columns: vec![t.columns[p.column].name.clone()],
+        interval: p
+            .interval_months
+            .filter(|_| p.kind == PartitionKind::Interval)
+            .map(|n| format!("NUMTOYMINTERVAL({n}, 'MONTH')")),
+        partitions: live
+            .iter()
+            .enumerate()
+            .map(|(pos, &i)| {
+                let x = &p.partitions[i];
+                PartitionFacts {
+                    name: x.name.clone(),
+                    position: pos as u32 + 1,
+                    high_value: high_value_text(&x.bound),
+                    num_rows: Some(counts[i]),
+                    bytes: Some((counts[i] * avg_row).max(8 << 20)),
+                    object_id: x.obj_id,
+                    data_object_id: Some(x.data_obj_id),
+                    created: Some(x.created),
+                    last_ddl_time: Some(x.last_ddl),
+                    interval: x.interval,
+                    subpartition_count: 0,
+                }
+            })
+            .collect(),
+    }
 }
 
 /// `V$TRANSACTION`, oldest first (with the session's user, as the join gives it).

@@ -8,14 +8,13 @@
 //! values print as [`Value::literal_in`] gives them under the model's NLS.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::engine::row::{LogMinerRow, OperationCode, Scn};
 use crate::source::{ContentsQuery, MiningOptions, SessionRequest, SourceError};
 
 use super::model::{Body, DmlOp, Model, Rec, MAX_NEXT_CHANGE};
-use super::scenario::SuppLevel;
+use super::sql_redo::{self, DmlStatement};
 use super::value::Value;
 
 /// SQL_REDO pieces are at most this many bytes (`CSF = 1` on all but the last).
@@ -488,7 +487,6 @@ impl Session {
             data_objd: Some(0),
             ..LogMinerRow::default()
         };
-        let no_rowid = self.options.no_rowid_in_stmt;
         match &rec.body {
             Body::Start => {
                 row.operation_code = OperationCode::Start;
@@ -519,298 +517,156 @@ impl Session {
                 }
                 row.sql_redo = Some(sql.clone());
             }
-            Body::Dml {
-                table,
-                obj,
-                objd,
-                op,
-                rollback,
-                rowid,
-                before,
-                after,
-                changed,
-            } => {
-                row.operation_code = op.operation_code();
-                row.rollback = *rollback;
-                row.row_id = Some(rowid.to_string());
-                row.data_obj = Some(*obj);
-                row.data_objd = Some(*objd);
-                let Some(t) = model.tables.get(*table) else {
-                    return row;
-                };
-                let known = self.known(*obj);
-                let level = model.supp_level(*table);
-                let (owner, name) = if known {
-                    (t.name.owner.clone(), t.name.table.clone())
-                } else {
-                    ("UNKNOWN".to_string(), format!("OBJ# {obj}"))
-                };
-                row.seg_owner = Some(owner.clone());
-                row.table_name = Some(name.clone());
-                if !known {
-                    row.info = Some("Dictionary Version Mismatch".into());
-                }
-                let nls = &model.nls;
-                // UPDATE and DELETE may name the table by an alias, used
-                // before every column of SET and WHERE (not before ROWID).
-                let alias = known
-                    && !matches!(op, DmlOp::Insert)
-                    && drawn(rec, model.scenario.logminer.table_alias_pct);
-                let qualifier = if alias { "a." } else { "" };
-                // The statement is written into one buffer: rendering is
-                // a large share of what serving V$LOGMNR_CONTENTS costs.
-                let push_col = |out: &mut String, i: usize| {
-                    if known {
-                        out.push_str(qualifier);
-                        out.push('"');
-                        out.push_str(&t.columns[i].name);
-                        out.push('"');
-                    } else {
-                        let _ = write!(out, "\"COL {}\"", i + 1);
-                    }
-                };
-                let bytes_of = |v: &Value| -> Vec<u8> {
-                    let text = |cs, s: &str| {
-                        super::charset::encode(cs, s).unwrap_or_else(|| s.as_bytes().to_vec())
-                    };
-                    match v {
-                        Value::Str(s) => text(nls.charsets.database, s),
-                        Value::NStr(s) => text(nls.charsets.national, s),
-                        other => other.storage_bytes(),
-                    }
-                };
-                let push_lit = |out: &mut String, i: usize, v: &Value, insert: bool| {
-                    if known || v.is_null() {
-                        out.push_str(&v.literal_in(&t.columns[i].ty, nls, insert));
-                    } else {
-                        out.push_str("HEXTORAW('");
-                        out.push_str(&super::value::hex(&bytes_of(v)));
-                        out.push_str("')");
-                    }
-                };
-                let push_target = |out: &mut String| {
-                    out.push('"');
-                    out.push_str(&owner);
-                    out.push_str("\".\"");
-                    out.push_str(&name);
-                    out.push('"');
-                    if alias {
-                        out.push_str(" a");
-                    }
-                };
-                let push_cond = |out: &mut String, i: usize, v: &Value| {
-                    push_col(out, i);
-                    if v.is_null() {
-                        out.push_str(" IS NULL");
-                    } else {
-                        out.push_str(" = ");
-                        push_lit(out, i, v, false);
-                    }
-                };
-                // `cols` of `values` as `a = 1 and b IS NULL`, then the ROWID.
-                let push_where =
-                    |out: &mut String, values: &[Value], cols: &mut dyn Iterator<Item = usize>| {
-                        let mut first = true;
-                        for i in cols {
-                            let Some(v) = values.get(i).filter(|v| !v.in_pieces()) else {
-                                continue;
-                            };
-                            if !first {
-                                out.push_str(" and ");
-                            }
-                            first = false;
-                            push_cond(out, i, v);
-                        }
-                        if !no_rowid {
-                            if !first {
-                                out.push_str(" and ");
-                            }
-                            let _ = write!(out, "ROWID = '{rowid}'");
-                        }
-                    };
-                let non_lob = || (0..t.columns.len()).filter(|&i| !t.columns[i].ty.is_lob_like());
-                let mut sql = String::with_capacity(256);
-                match op {
-                    DmlOp::Insert => {
-                        let vals = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        // XMLType and extended strings are left out: XML DOC
-                        // and 32K rows carry them (LOBs show EMPTY_LOB()).
-                        let shown = || {
-                            (0..vals.len()).filter(|&i| {
-                                !matches!(vals[i], Value::Xml(_)) && !vals[i].is_extended_string()
-                            })
-                        };
-                        sql.push_str("insert into ");
-                        push_target(&mut sql);
-                        sql.push('(');
-                        for (n, i) in shown().enumerate() {
-                            if n > 0 {
-                                sql.push(',');
-                            }
-                            push_col(&mut sql, i);
-                        }
-                        sql.push_str(") values (");
-                        for (n, i) in shown().enumerate() {
-                            if n > 0 {
-                                sql.push(',');
-                            }
-                            push_lit(&mut sql, i, &vals[i], true);
-                        }
-                        sql.push_str(");");
-                    }
-                    DmlOp::Update => {
-                        let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        sql.push_str("update ");
-                        push_target(&mut sql);
-                        sql.push_str(" set ");
-                        let mut first = true;
-                        for &i in changed {
-                            let Some(v) = a.get(i).filter(|v| !v.in_pieces()) else {
-                                continue;
-                            };
-                            if !first {
-                                sql.push_str(", ");
-                            }
-                            first = false;
-                            push_col(&mut sql, i);
-                            sql.push_str(" = ");
-                            push_lit(&mut sql, i, v, false);
-                        }
-                        sql.push_str(" where ");
-                        match level {
-                            SuppLevel::All => push_where(&mut sql, b, &mut non_lob()),
-                            SuppLevel::Pk => push_where(
-                                &mut sql,
-                                b,
-                                &mut non_lob().filter(|i| t.pk.contains(i) || changed.contains(i)),
-                            ),
-                            SuppLevel::Min | SuppLevel::None => {
-                                push_where(&mut sql, b, &mut changed.iter().copied())
-                            }
-                        }
-                        sql.push(';');
-                    }
-                    DmlOp::Delete => {
-                        // The undo of a delete holds the whole row, whatever the logging level.
-                        let b = before.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
-                        sql.push_str("delete from ");
-                        push_target(&mut sql);
-                        sql.push_str(" where ");
-                        push_where(&mut sql, b, &mut non_lob());
-                        sql.push(';');
-                    }
-                }
-                row.sql_redo = Some(sql);
-            }
-            Body::LobLocator {
-                table,
-                obj,
-                objd,
-                column,
-                rowid,
-                row: values,
-            } => {
-                row.operation_code = OperationCode::SelectLobLocator;
-                row.row_id = Some(rowid.to_string());
-                row.data_obj = Some(*obj);
-                row.data_objd = Some(*objd);
-                if let Some(t) = model.tables.get(*table) {
-                    row.seg_owner = Some(t.name.owner.clone());
-                    row.table_name = Some(t.name.table.clone());
-                    let var = if t
-                        .columns
-                        .get(*column)
-                        .is_some_and(|c| matches!(c.ty, super::value::ColType::Blob))
-                    {
-                        "loc_b"
-                    } else {
-                        "loc_c"
-                    };
-                    let mut w: Vec<String> =
-                        t.pk.iter()
-                            .filter_map(|&i| {
-                                values.get(i).map(|v| {
-                                    format!("\"{}\" = {}", t.columns[i].name, v.sql_literal())
-                                })
-                            })
-                            .collect();
-                    w.push(format!("ROWID = '{rowid}'"));
-                    row.sql_redo = Some(format!(
-                        "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6156); \n loc_b BLOB; \n buf_b RAW(6156);\n loc_nc NCLOB; \n buf_nc NVARCHAR2(6156); \nBEGIN\n select \"{}\" into {var} from \"{}\".\"{}\" where {} for update;",
-                        t.columns.get(*column).map_or("", |c| c.name.as_str()),
-                        t.name.owner,
-                        t.name.table,
-                        w.join(" and ")
-                    ));
-                }
-            }
-            Body::Piece {
-                table,
-                obj,
-                objd,
-                rowid,
-                code,
-                sql,
-            } => {
-                row.operation_code = OperationCode::from_code(*code);
-                row.row_id = Some(rowid.to_string());
-                row.data_obj = Some(*obj);
-                row.data_objd = Some(*objd);
-                // Oracle's XMLType example shows STATUS 5 on XML DOC rows:
-                // the statement needs the rows after it to be complete.
-                if matches!(code, 68 | 70 | 71) {
-                    row.status = 5;
-                }
-                if let Some(t) = model.tables.get(*table) {
-                    row.seg_owner = Some(t.name.owner.clone());
-                    row.table_name = Some(t.name.table.clone());
-                }
-                row.sql_redo = sql.clone();
-            }
-            Body::LobWrite {
-                table,
-                obj,
-                objd,
-                column,
-                rowid,
-                data,
-                offset,
-            } => {
-                row.operation_code = OperationCode::LobWrite;
-                row.row_id = Some(rowid.to_string());
-                row.data_obj = Some(*obj);
-                row.data_objd = Some(*objd);
-                if let Some(t) = model.tables.get(*table) {
-                    row.seg_owner = Some(t.name.owner.clone());
-                    row.table_name = Some(t.name.table.clone());
-                    let blob = t
-                        .columns
-                        .get(*column)
-                        .is_some_and(|c| matches!(c.ty, super::value::ColType::Blob));
-                    row.sql_redo = Some(if blob {
-                        format!(" buf_b := HEXTORAW('{data}'); \n  dbms_lob.write(loc_b, {}, {offset}, buf_b);\nEND;", data.len() / 2)
-                    } else {
-                        format!(
-                            " buf_c := '{}'; \n  dbms_lob.write(loc_c, {}, {offset}, buf_c);\nEND;",
-                            escape_quotes(data),
-                            data.chars().count()
-                        )
-                    });
-                }
-            }
+            Body::Dml { .. } => self.render_dml(model, rec, &mut row),
+            Body::LobLocator { .. } => render_lob_locator(model, rec, &mut row),
+            Body::Piece { .. } => render_piece(model, rec, &mut row),
+            Body::LobWrite { .. } => render_lob_write(model, rec, &mut row),
         }
         row
     }
+
+    /// A DML row: its object, ROWID and undo flag, and its statement as the
+    /// session's dictionary, the logging level and the table alias draw make it.
+    fn render_dml(&self, model: &Model, rec: &Rec, row: &mut LogMinerRow) {
+        let Body::Dml {
+            table,
+            obj,
+            objd,
+            op,
+            rollback,
+            rowid,
+            before,
+            after,
+            changed,
+        } = &rec.body
+        else {
+            return;
+        };
+        row.operation_code = op.operation_code();
+        row.rollback = *rollback;
+        row.row_id = Some(rowid.to_string());
+        row.data_obj = Some(*obj);
+        row.data_objd = Some(*objd);
+        let Some(t) = model.tables.get(*table) else {
+            return;
+        };
+        let known = self.known(*obj);
+        let (owner, name) = if known {
+            (t.name.owner.clone(), t.name.table.clone())
+        } else {
+            ("UNKNOWN".to_string(), format!("OBJ# {obj}"))
+        };
+        row.seg_owner = Some(owner.clone());
+        row.table_name = Some(name.clone());
+        if !known {
+            row.info = Some("Dictionary Version Mismatch".into());
+        }
+        let statement = DmlStatement {
+            table: t,
+            known,
+            owner: &owner,
+            name: &name,
+            alias: known
+                && !matches!(op, DmlOp::Insert)
+                && drawn(rec, model.scenario.logminer.table_alias_pct),
+            nls: &model.nls,
+            no_rowid: self.options.no_rowid_in_stmt,
+            rowid,
+        };
+        row.sql_redo = Some(match op {
+            DmlOp::Insert => statement.insert(image(after)),
+            DmlOp::Update => statement.update(
+                model.supp_level(*table),
+                image(before),
+                image(after),
+                changed,
+            ),
+            DmlOp::Delete => statement.delete(image(before)),
+        });
+    }
 }
 
-/// `text` with each quote doubled, as in a SQL string literal; borrowed
-/// when there is none, as in most LOB pieces.
-fn escape_quotes(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.contains('\'') {
-        text.replace('\'', "''").into()
-    } else {
-        text.into()
+/// A row image's values; none when the record has no such image.
+fn image(values: &Option<Arc<Vec<Value>>>) -> &[Value] {
+    values.as_deref().map(|v| v.as_slice()).unwrap_or(&[])
+}
+
+/// A LOB locator row: the PL/SQL block that selects the LOB for update.
+fn render_lob_locator(model: &Model, rec: &Rec, row: &mut LogMinerRow) {
+    let Body::LobLocator {
+        table,
+        obj,
+        objd,
+        column,
+        rowid,
+        row: values,
+    } = &rec.body
+    else {
+        return;
+    };
+    row.operation_code = OperationCode::SelectLobLocator;
+    row.row_id = Some(rowid.to_string());
+    row.data_obj = Some(*obj);
+    row.data_objd = Some(*objd);
+    if let Some(t) = model.tables.get(*table) {
+        row.seg_owner = Some(t.name.owner.clone());
+        row.table_name = Some(t.name.table.clone());
+        row.sql_redo = Some(sql_redo::lob_locator(t, *column, rowid, values));
+    }
+}
+
+/// A row carrying part of a value (LOB_TRIM, XML DOC, 32K), its SQL_REDO
+/// already written.
+fn render_piece(model: &Model, rec: &Rec, row: &mut LogMinerRow) {
+    let Body::Piece {
+        table,
+        obj,
+        objd,
+        rowid,
+        code,
+        sql,
+    } = &rec.body
+    else {
+        return;
+    };
+    row.operation_code = OperationCode::from_code(*code);
+    row.row_id = Some(rowid.to_string());
+    row.data_obj = Some(*obj);
+    row.data_objd = Some(*objd);
+    // Oracle's XMLType example shows STATUS 5 on XML DOC rows:
+    // the statement needs the rows after it to be complete.
+    if matches!(code, 68 | 70 | 71) {
+        row.status = 5;
+    }
+    if let Some(t) = model.tables.get(*table) {
+        row.seg_owner = Some(t.name.owner.clone());
+        row.table_name = Some(t.name.table.clone());
+    }
+    row.sql_redo = sql.clone();
+}
+
+/// A LOB write row: one piece of the LOB's content.
+fn render_lob_write(model: &Model, rec: &Rec, row: &mut LogMinerRow) {
+    let Body::LobWrite {
+        table,
+        obj,
+        objd,
+        column,
+        rowid,
+        data,
+        offset,
+    } = &rec.body
+    else {
+        return;
+    };
+    row.operation_code = OperationCode::LobWrite;
+    row.row_id = Some(rowid.to_string());
+    row.data_obj = Some(*obj);
+    row.data_objd = Some(*objd);
+    if let Some(t) = model.tables.get(*table) {
+        row.seg_owner = Some(t.name.owner.clone());
+        row.table_name = Some(t.name.table.clone());
+        row.sql_redo = Some(sql_redo::lob_write(t, *column, data, *offset));
     }
 }
 

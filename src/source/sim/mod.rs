@@ -14,6 +14,7 @@ pub mod logminer;
 pub mod model;
 pub mod rng;
 pub mod scenario;
+pub mod sql_redo;
 pub mod threaded;
 pub mod value;
 

@@ -199,6 +199,8 @@ impl Model {
             .find(|&key| !self.locks.contains_key(&(t, key)))
     }
 
+    /// One statement of open transaction `i`: an INSERT, UPDATE or DELETE
+    /// drawn by the workload's weights, or a `dbms_lob` rewrite.
     pub(super) fn dml(&mut self, i: usize) {
         let Some(t) = self.open[i]
             .table
@@ -251,141 +253,160 @@ impl Model {
             }
         }
         match (op, key) {
-            (DmlOp::Update, Some(key)) => {
-                let Some(row) = self.tables[t].rows.get(&key).cloned() else {
-                    return;
-                };
-                let table = &self.tables[t];
-                let part_col = table.partitioning.as_ref().map(|p| p.column);
-                let candidates: Vec<usize> = (0..table.columns.len())
-                    .filter(|c| {
-                        !table.pk.contains(c)
-                            && Some(*c) != part_col
-                            && !table.columns[*c].ty.is_lob()
-                    })
-                    .collect();
-                if candidates.is_empty() {
-                    return;
-                }
-                let n = rng.range(1, 3.min(candidates.len() as u64)) as usize;
-                let mut changed: Vec<usize> = Vec::new();
-                while changed.len() < n {
-                    if let Some(&c) = rng.pick(&candidates) {
-                        if !changed.contains(&c) {
-                            changed.push(c);
-                        }
-                    }
-                }
-                // A statement always changes one column LogMiner prints, so
-                // the XML or 32K rows follow a DML row of their own.
-                let printed: Vec<usize> = candidates
-                    .iter()
-                    .copied()
-                    .filter(|&c| !pieces_type(&table.columns[c].ty))
-                    .collect();
-                if changed.iter().all(|&c| pieces_type(&table.columns[c].ty)) {
-                    if let Some(&c) = rng.pick(&printed) {
-                        changed.push(c);
-                    }
-                }
-                changed.sort_unstable();
-                let now = self.now();
-                let mut after = (*row.values).clone();
-                for &c in &changed {
-                    let col = &self.tables[t].columns[c];
-                    let v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
-                    let mut v = self.storable(&mut rng, &col.ty, v);
-                    if col.nullable && rng.chance(0.08) {
-                        v = Value::Null;
-                    }
-                    if v.is_null() && !col.nullable {
-                        v = row.values[c].clone();
-                    }
-                    after[c] = v;
-                }
-                self.ensure_started(i);
-                self.locks.insert((t, key), xid);
-                let (obj, objd) = self.tables[t].segment(row.part);
-                let before = row.values.clone();
-                let after = Arc::new(after);
-                if let Some(r) = self.tables[t].rows.get_mut(&key) {
-                    r.values = after.clone();
-                }
-                self.push_change(
-                    i,
-                    t,
-                    key,
-                    DmlOp::Update,
-                    Some(before),
-                    Some(after.clone()),
-                    row.rowid.clone(),
-                    obj,
-                    objd,
-                    changed.clone(),
-                );
-                self.write_pieces(i, t, obj, objd, &row.rowid, &after, &changed);
-            }
-            (DmlOp::Delete, Some(key)) => {
-                let Some(row) = self.tables[t].rows.get(&key).cloned() else {
-                    return;
-                };
-                self.ensure_started(i);
-                self.locks.insert((t, key), xid);
-                let (obj, objd) = self.tables[t].segment(row.part);
-                self.tables[t].rows.remove(&key);
-                self.push_change(
-                    i,
-                    t,
-                    key,
-                    DmlOp::Delete,
-                    Some(row.values),
-                    None,
-                    row.rowid,
-                    obj,
-                    objd,
-                    Vec::new(),
-                );
-            }
+            (DmlOp::Update, Some(key)) => self.dml_update(i, t, key, xid, rng),
+            (DmlOp::Delete, Some(key)) => self.dml_delete(i, t, key, xid),
             // An INSERT, or an UPDATE or DELETE that finds no row free (an
             // empty table fills this way).
-            _ => {
-                let values = self.new_row(&mut rng, t, false);
-                let key = self.tables[t].next_key;
-                let values = self.with_key(t, key, values);
-                let now = self.now_sec();
-                let Some(part) = self.place(t, &values, now) else {
-                    return;
-                };
-                self.tables[t].next_key += 1;
-                self.ensure_started(i);
-                self.locks.insert((t, key), xid);
-                let rid: Arc<str> = Arc::from(self.alloc_rowid(t, part).as_str());
-                let (obj, objd) = self.tables[t].segment(part);
-                let after = Arc::new(values);
-                self.tables[t].rows.insert(
-                    key,
-                    RowState {
-                        values: after.clone(),
-                        rowid: rid.clone(),
-                        part,
-                    },
-                );
-                self.push_change(
-                    i,
-                    t,
-                    key,
-                    DmlOp::Insert,
-                    None,
-                    Some(after.clone()),
-                    rid.clone(),
-                    obj,
-                    objd,
-                    Vec::new(),
-                );
-                let all: Vec<usize> = (0..after.len()).collect();
-                self.write_pieces(i, t, obj, objd, &rid, &after, &all);
+            _ => self.dml_insert(i, t, xid, rng),
+        }
+    }
+
+    /// An UPDATE of row `key` of table `t`: one to three columns get new
+    /// values, written as the DML row and the pieces of what it does not print.
+    fn dml_update(&mut self, i: usize, t: usize, key: i64, xid: Arc<str>, mut rng: Rng) {
+        let Some(row) = self.tables[t].rows.get(&key).cloned() else {
+            return;
+        };
+        let Some(changed) = self.columns_to_change(t, &mut rng) else {
+            return;
+        };
+        let now = self.now();
+        let mut after = (*row.values).clone();
+        for &c in &changed {
+            let col = &self.tables[t].columns[c];
+            let v = ValueGen::generate(&mut rng, &col.ty, &col.name, now, true);
+            let mut v = self.storable(&mut rng, &col.ty, v);
+            if col.nullable && rng.chance(0.08) {
+                v = Value::Null;
+            }
+            if v.is_null() && !col.nullable {
+                v = row.values[c].clone();
+            }
+            after[c] = v;
+        }
+        self.ensure_started(i);
+        self.locks.insert((t, key), xid);
+        let (obj, objd) = self.tables[t].segment(row.part);
+        let before = row.values.clone();
+        let after = Arc::new(after);
+        if let Some(r) = self.tables[t].rows.get_mut(&key) {
+            r.values = after.clone();
+        }
+        self.push_change(
+            i,
+            t,
+            key,
+            DmlOp::Update,
+            Some(before),
+            Some(after.clone()),
+            row.rowid.clone(),
+            obj,
+            objd,
+            changed.clone(),
+        );
+        self.write_pieces(i, t, obj, objd, &row.rowid, &after, &changed);
+    }
+
+    /// The columns an UPDATE of table `t` changes: one to three that are
+    /// neither key, partitioning column nor LOB, one of them printed in the
+    /// statement; none when the table has no such column.
+    fn columns_to_change(&self, t: usize, rng: &mut Rng) -> Option<Vec<usize>> {
+        let table = &self.tables[t];
+        let part_col = table.partitioning.as_ref().map(|p| p.column);
+        let candidates: Vec<usize> = (0..table.columns.len())
+            .filter(|c| {
+                !table.pk.contains(c) && Some(*c) != part_col && !table.columns[*c].ty.is_lob()
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let n = rng.range(1, 3.min(candidates.len() as u64)) as usize;
+        let mut changed: Vec<usize> = Vec::new();
+        while changed.len() < n {
+            if let Some(&c) = rng.pick(&candidates) {
+                if !changed.contains(&c) {
+                    changed.push(c);
+                }
             }
         }
+        // A statement always changes one column LogMiner prints, so
+        // the XML or 32K rows follow a DML row of their own.
+        let printed: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&c| !pieces_type(&table.columns[c].ty))
+            .collect();
+        if changed.iter().all(|&c| pieces_type(&table.columns[c].ty)) {
+            if let Some(&c) = rng.pick(&printed) {
+                changed.push(c);
+            }
+        }
+        changed.sort_unstable();
+        Some(changed)
+    }
+
+    /// A DELETE of row `key` of table `t`.
+    fn dml_delete(&mut self, i: usize, t: usize, key: i64, xid: Arc<str>) {
+        let Some(row) = self.tables[t].rows.get(&key).cloned() else {
+            return;
+        };
+        self.ensure_started(i);
+        self.locks.insert((t, key), xid);
+        let (obj, objd) = self.tables[t].segment(row.part);
+        self.tables[t].rows.remove(&key);
+        self.push_change(
+            i,
+            t,
+            key,
+            DmlOp::Delete,
+            Some(row.values),
+            None,
+            row.rowid,
+            obj,
+            objd,
+            Vec::new(),
+        );
+    }
+
+    /// An INSERT of a new row into table `t`, with the pieces of what its
+    /// statement does not print.
+    fn dml_insert(&mut self, i: usize, t: usize, xid: Arc<str>, mut rng: Rng) {
+        let values = self.new_row(&mut rng, t, false);
+        let key = self.tables[t].next_key;
+        let values = self.with_key(t, key, values);
+        let now = self.now_sec();
+        let Some(part) = self.place(t, &values, now) else {
+            return;
+        };
+        self.tables[t].next_key += 1;
+        self.ensure_started(i);
+        self.locks.insert((t, key), xid);
+        let rid: Arc<str> = Arc::from(self.alloc_rowid(t, part).as_str());
+        let (obj, objd) = self.tables[t].segment(part);
+        let after = Arc::new(values);
+        self.tables[t].rows.insert(
+            key,
+            RowState {
+                values: after.clone(),
+                rowid: rid.clone(),
+                part,
+            },
+        );
+        self.push_change(
+            i,
+            t,
+            key,
+            DmlOp::Insert,
+            None,
+            Some(after.clone()),
+            rid.clone(),
+            obj,
+            objd,
+            Vec::new(),
+        );
+        let all: Vec<usize> = (0..after.len()).collect();
+        self.write_pieces(i, t, obj, objd, &rid, &after, &all);
     }
 
     /// `dbms_lob` rewrites a CLOB or BLOB of an existing row: no DML row,

@@ -88,65 +88,13 @@ impl Model {
         if self.tables[t].dropped {
             return true;
         }
-        let part = match (&self.tables[t].partitioning, action) {
-            (_, MaintenanceAction::DropTable) => None,
-            (Some(p), _) => {
-                let live: Vec<usize> = (0..p.partitions.len())
-                    .filter(|&i| !p.partitions[i].dropped)
-                    .collect();
-                let chosen = match &partition {
-                    Some(name) => live
-                        .iter()
-                        .copied()
-                        .find(|&i| &p.partitions[i].name == name),
-                    None => live
-                        .iter()
-                        .copied()
-                        .min_by(|a, b| bound_cmp(&p.partitions[*a].bound, &p.partitions[*b].bound)),
-                };
-                match chosen {
-                    Some(c) => Some(c),
-                    None => return true,
-                }
-            }
-            (None, _) => return true,
+        let Some(part) = self.maintenance_target(t, action, &partition) else {
+            return true;
         };
-        let blocked = self.locks.keys().any(|(tt, k)| {
-            *tt == t
-                && (part.is_none()
-                    || self.tables[t]
-                        .rows
-                        .get(k)
-                        .is_none_or(|r| Some(r.part) == part))
-        });
-        if blocked {
+        if self.maintenance_blocked(t, part) {
             return false;
         }
-        let owner = self.tables[t].name.owner.clone();
-        let name = self.tables[t].name.table.clone();
-        let pname = part
-            .and_then(|p| {
-                self.tables[t]
-                    .partitioning
-                    .as_ref()
-                    .map(|x| x.partitions[p].name.clone())
-            })
-            .unwrap_or_default();
-        let sql = match action {
-            MaintenanceAction::TruncatePartition => {
-                format!("ALTER TABLE \"{owner}\".\"{name}\" TRUNCATE PARTITION \"{pname}\";")
-            }
-            MaintenanceAction::DropPartition => {
-                format!("ALTER TABLE \"{owner}\".\"{name}\" DROP PARTITION \"{pname}\";")
-            }
-            MaintenanceAction::MovePartition => {
-                format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE PARTITION \"{pname}\";")
-            }
-            MaintenanceAction::ExchangePartition => format!(
-                "ALTER TABLE \"{owner}\".\"{name}\" EXCHANGE PARTITION \"{pname}\" WITH TABLE \"{owner}\".\"{name}_XCHG\" WITHOUT VALIDATION;"
-            ),
-            MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
-        };
+        let sql = self.maintenance_sql(t, action, part);
         let xid = self.new_xid();
         let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let pdb = self.con_name(Some(t));
@@ -165,6 +113,105 @@ impl Model {
             )
             .scn;
         let ddl_time = self.now_sec();
+        self.maintenance_effect(t, action, part, ddl_scn);
+        let commit_scn = self
+            .emit(1, &tag, Body::Commit { start_scn }, 40, false)
+            .scn;
+        let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
+        let commit_ts_ms = ms(self.now_sec());
+        self.record_truth(
+            start_scn,
+            CapturedEvent::Ddl(DdlEvent {
+                source: pos,
+                ddl: sql,
+                commit_ts_ms,
+            }),
+        );
+        true
+    }
+
+    /// The partition maintenance acts on (none for DROP TABLE); nothing
+    /// when the table is not partitioned or the partition is gone.
+    fn maintenance_target(
+        &self,
+        t: usize,
+        action: MaintenanceAction,
+        partition: &Option<String>,
+    ) -> Option<Option<usize>> {
+        match (&self.tables[t].partitioning, action) {
+            (_, MaintenanceAction::DropTable) => Some(None),
+            (Some(p), _) => {
+                let live: Vec<usize> = (0..p.partitions.len())
+                    .filter(|&i| !p.partitions[i].dropped)
+                    .collect();
+                let chosen = match partition {
+                    Some(name) => live
+                        .iter()
+                        .copied()
+                        .find(|&i| &p.partitions[i].name == name),
+                    None => live
+                        .iter()
+                        .copied()
+                        .min_by(|a, b| bound_cmp(&p.partitions[*a].bound, &p.partitions[*b].bound)),
+                };
+                chosen.map(Some)
+            }
+            (None, _) => None,
+        }
+    }
+
+    /// Whether an open transaction holds a row of the segment (Oracle
+    /// would raise ORA-00054).
+    fn maintenance_blocked(&self, t: usize, part: Option<usize>) -> bool {
+        self.locks.keys().any(|(tt, k)| {
+            *tt == t
+                && (part.is_none()
+                    || self.tables[t]
+                        .rows
+                        .get(k)
+                        .is_none_or(|r| Some(r.part) == part))
+        })
+    }
+
+    /// The DDL statement of the action on the table or its partition.
+    fn maintenance_sql(&self, t: usize, action: MaintenanceAction, part: Option<usize>) -> String {
+        let owner = self.tables[t].name.owner.clone();
+        let name = self.tables[t].name.table.clone();
+        let pname = part
+            .and_then(|p| {
+                self.tables[t]
+                    .partitioning
+                    .as_ref()
+                    .map(|x| x.partitions[p].name.clone())
+            })
+            .unwrap_or_default();
+        match action {
+            MaintenanceAction::TruncatePartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" TRUNCATE PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::DropPartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" DROP PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::MovePartition => {
+                format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE PARTITION \"{pname}\";")
+            }
+            MaintenanceAction::ExchangePartition => format!(
+                "ALTER TABLE \"{owner}\".\"{name}\" EXCHANGE PARTITION \"{pname}\" WITH TABLE \"{owner}\".\"{name}_XCHG\" WITHOUT VALIDATION;"
+            ),
+            MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
+        }
+    }
+
+    /// What the DDL does to the dictionary and the rows: a dropped table
+    /// or partition, a new segment, rows gone without row redo (kept for
+    /// the ground truth) or given new ROWIDs.
+    fn maintenance_effect(
+        &mut self,
+        t: usize,
+        action: MaintenanceAction,
+        part: Option<usize>,
+        ddl_scn: Scn,
+    ) {
         let new_id = self.next_obj;
         self.next_obj += 1;
         let now = self.now_sec();
@@ -241,19 +288,5 @@ impl Model {
             }
             _ => {}
         }
-        let commit_scn = self
-            .emit(1, &tag, Body::Commit { start_scn }, 40, false)
-            .scn;
-        let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
-        let commit_ts_ms = ms(self.now_sec());
-        self.record_truth(
-            start_scn,
-            CapturedEvent::Ddl(DdlEvent {
-                source: pos,
-                ddl: sql,
-                commit_ts_ms,
-            }),
-        );
-        true
     }
 }

@@ -1,0 +1,207 @@
+//! One column value as the database holds it: the [`Value`] itself, what
+//! a column's character set and length make of it, and its bytes in the
+//! block and the redo.
+
+use chrono::{Datelike, NaiveDateTime, Timelike};
+
+use super::super::charset::{self, Charsets};
+use super::types::{ColType, INLINE_STRING_BYTES};
+
+/// One column value as the database holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Null,
+    /// Exact decimal text as Oracle prints it (`99.5`, `.5`, `-7`).
+    Number(String),
+    /// VARCHAR2 / CHAR (CHAR already blank-padded).
+    Str(String),
+    /// NVARCHAR2.
+    NStr(String),
+    Date(NaiveDateTime),
+    Timestamp(NaiveDateTime),
+    /// Local time and offset in minutes east of UTC.
+    TimestampTz(NaiveDateTime, i32),
+    Raw(Vec<u8>),
+    /// LOB content; the redo carries it in LOB_WRITE rows, never in DML text.
+    Clob(String),
+    Blob(Vec<u8>),
+    /// An XMLType document; the redo carries it in XML DOC rows.
+    Xml(String),
+    /// `+01-02`.
+    IntervalYm(String),
+    /// `+01 02:03:04.123456`.
+    IntervalDs(String),
+    /// A native JSON document, as JSON text.
+    Json(String),
+    /// A DM8 DOUBLE as DM8 prints it (`3.14159E0`).
+    Double(String),
+    /// A DM8 TIME.
+    Time(chrono::NaiveTime),
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// A VARCHAR2 value too long to print inline (`MAX_STRING_SIZE =
+    /// EXTENDED`): it travels in 32K BEGIN/WRITE/END rows.
+    pub fn is_extended_string(&self) -> bool {
+        matches!(self, Value::Str(s) if s.len() > INLINE_STRING_BYTES)
+    }
+
+    /// A value LogMiner leaves out of DML text: LOB, XML and extended strings
+    /// (native JSON is in it, as `/* JSON */` and bytes no reader decodes).
+    pub fn in_pieces(&self) -> bool {
+        matches!(self, Value::Clob(_) | Value::Blob(_) | Value::Xml(_)) || self.is_extended_string()
+    }
+
+    /// The full value, as a capture that reassembles LOB, XML and
+    /// The value as a column of type `ty` stores it: characters the
+    /// column's character set lacks replaced, CHAR blank-padded to its
+    /// length in bytes of that set.
+    pub fn stored_in(self, ty: &ColType, charsets: &Charsets) -> Value {
+        match (self, ty) {
+            (Value::Str(s), ColType::Char(n)) => {
+                let mut s = charset::stored(charsets.database, s.trim_end_matches(' '));
+                while charset::byte_len(charsets.database, &s) < *n as usize {
+                    s.push(' ');
+                }
+                Value::Str(s)
+            }
+            (Value::Str(s), _) => Value::Str(charset::stored_owned(charsets.database, s)),
+            (Value::Clob(s), _) => Value::Clob(charset::stored_owned(charsets.database, s)),
+            (Value::Xml(s), _) => Value::Xml(charset::stored_owned(charsets.database, s)),
+            (Value::NStr(s), _) => Value::NStr(charset::stored_owned(charsets.national, s)),
+            (other, _) => other,
+        }
+    }
+
+    /// The column's bytes as stored in the block: what LogMiner prints in
+    /// `HEXTORAW('...')` when it cannot map the object to a dictionary entry.
+    pub fn storage_bytes(&self) -> Vec<u8> {
+        match self {
+            Value::Null => Vec::new(),
+            Value::Number(n) => oracle_number(n),
+            Value::Str(s) | Value::Clob(s) | Value::Xml(s) => s.as_bytes().to_vec(),
+            Value::NStr(s) => s.encode_utf16().flat_map(u16::to_be_bytes).collect(),
+            Value::Date(t) => date_bytes(t),
+            Value::Timestamp(t) | Value::TimestampTz(t, _) => {
+                let mut b = date_bytes(t);
+                b.extend_from_slice(&(t.nanosecond() % 1_000_000_000).to_be_bytes());
+                b
+            }
+            Value::Raw(b) | Value::Blob(b) => b.clone(),
+            Value::IntervalYm(s) | Value::IntervalDs(s) | Value::Double(s) => s.as_bytes().to_vec(),
+            Value::Json(doc) => oson(doc),
+            Value::Time(t) => t.format("%H:%M:%S").to_string().into_bytes(),
+        }
+    }
+
+    /// Byte length in the redo (a rough size for log filling).
+    pub fn redo_len(&self) -> usize {
+        match self {
+            Value::Null => 1,
+            Value::Number(n) => n.len() / 2 + 2,
+            Value::Str(s) | Value::NStr(s) | Value::Clob(s) | Value::Xml(s) | Value::Json(s) => {
+                s.len() + 1
+            }
+            Value::Raw(b) | Value::Blob(b) => b.len() + 1,
+            _ => 12,
+        }
+    }
+}
+
+/// The header binary OSON starts with (`0xFF` then `JZ` and a version).
+const OSON_MAGIC: [u8; 4] = [0xFF, 0x4A, 0x5A, 0x01];
+
+/// Stand-in OSON bytes of a document: the header and then the JSON text.
+/// Only the header matters to a reader of SQL_REDO, which cannot decode the
+/// body either way; the header makes the bytes invalid UTF-8, so nothing
+/// takes them for JSON text.
+pub(super) fn oson(doc: &str) -> Vec<u8> {
+    let mut b = OSON_MAGIC.to_vec();
+    b.extend_from_slice(doc.as_bytes());
+    b
+}
+
+fn date_bytes(t: &NaiveDateTime) -> Vec<u8> {
+    let y = t.year();
+    vec![
+        (y / 100 + 100) as u8,
+        (y % 100 + 100) as u8,
+        t.month() as u8,
+        t.day() as u8,
+        t.hour() as u8 + 1,
+        t.minute() as u8 + 1,
+        t.second() as u8 + 1,
+    ]
+}
+
+/// Oracle's internal NUMBER format: exponent byte then base-100 digits
+/// (+1 for positive; 101-d and a trailing 102 for negative).
+pub fn oracle_number(text: &str) -> Vec<u8> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let int = int.trim_start_matches('0');
+    if int.is_empty() && frac.trim_matches('0').is_empty() {
+        return vec![0x80];
+    }
+    // Pad to even-length groups around the decimal point.
+    let int_p = if int.len() % 2 == 1 {
+        format!("0{int}")
+    } else {
+        int.to_string()
+    };
+    let frac_p = if frac.len() % 2 == 1 {
+        format!("{frac}0")
+    } else {
+        frac.to_string()
+    };
+    let all: Vec<u8> = format!("{int_p}{frac_p}")
+        .bytes()
+        .map(|b| b.wrapping_sub(b'0'))
+        .collect();
+    let mut groups: Vec<u8> = all
+        .chunks(2)
+        .map(|c| c[0] * 10 + c.get(1).copied().unwrap_or(0))
+        .collect();
+    let mut exp = (int_p.len() / 2) as i32 - 1;
+    while groups.first() == Some(&0) {
+        groups.remove(0);
+        exp -= 1;
+    }
+    while groups.last() == Some(&0) {
+        groups.pop();
+    }
+    let mut out = Vec::with_capacity(groups.len() + 2);
+    if neg {
+        out.push((62 - exp) as u8);
+        out.extend(groups.iter().map(|g| 101 - g));
+        out.push(102);
+    } else {
+        out.push((exp + 193) as u8);
+        out.extend(groups.iter().map(|g| g + 1));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::forms::hex;
+    use super::*;
+
+    #[test]
+    fn internal_number_bytes_match_oracle() {
+        assert_eq!(hex(&oracle_number("1010")), "c20b0b");
+        assert_eq!(hex(&oracle_number("101000")), "c30b0b");
+        assert_eq!(hex(&oracle_number(".5")), "c033");
+        assert_eq!(hex(&oracle_number("0")), "80");
+        assert_eq!(hex(&oracle_number("1")), "c102");
+        assert_eq!(hex(&oracle_number("-1")), "3e6466");
+        assert_eq!(hex(&oracle_number("99.5")), "c16433");
+    }
+}
