@@ -78,7 +78,7 @@ pub fn config(
         }
         properties.push((k.to_string(), v.to_string()));
     }
-    Ok(KafkaConfig {
+    let config = KafkaConfig {
         brokers,
         server_name: server_name.to_string(),
         routes,
@@ -87,7 +87,9 @@ pub fn config(
         tombstones: args.tombstones,
         properties,
         forms,
-    })
+    };
+    config.check_topic_names()?;
+    Ok(config)
 }
 
 #[cfg(test)]
@@ -107,7 +109,13 @@ mod tests {
         assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("SCHEMA.TABLE")));
         a.route = vec!["APP.ORDERS=orders".into()];
         let c = config(&a, "erp", ValueForms::default()).unwrap_or_default();
-        assert_eq!(c.topic_for("APP", "ORDERS"), "orders");
+        assert_eq!(c.topic_for("APP", "ORDERS").as_deref(), Some("orders"));
+        a.route = vec!["APP.ORDERS=bad topic#1".into()];
+        assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("bad topic#1")));
+        a.route = vec![];
+        assert!(
+            config(&a, "e r p", ValueForms::default()).is_err_and(|e| e.contains("--server-name"))
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ impl DaemonError {
     /// The exit code the contract gives this failure.
     pub fn exit_code(&self) -> u8 {
         match self {
+            DaemonError::Sink(SinkError::Unreachable { .. }) => exit::UNREACHABLE,
             DaemonError::Usage(_) | DaemonError::Sink(_) => exit::USAGE,
             DaemonError::Untrusted(_) => exit::UNTRUSTED_DATA,
             DaemonError::Open(e) => e.exit_code,

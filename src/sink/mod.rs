@@ -36,6 +36,9 @@ pub enum SinkError {
     },
     #[error("kafka: {message}")]
     Kafka { message: String },
+    /// The destination did not answer; nothing was decided on a guess.
+    #[error("{message}")]
+    Unreachable { message: String },
     #[error("output {path} is in use by another cdcctl (the same file, perhaps under another name or a link); stop it first, or use another file")]
     Busy { path: String },
     #[error("the last line of {path} (at byte {offset}) is not an event cdcctl wrote, so where the output ends is unknown: `{line}`")]

@@ -526,3 +526,137 @@ fn issue14_kafka_run_killed_at_random_moments_delivers_the_truth_exactly_once() 
         messages.len()
     );
 }
+
+/// `run --sink kafka` on `snapshot-under-fire` (snapshot, partition DDL, a
+/// dropped table) under the server name `prefix`.
+fn under_fire_run<'a>(brokers: &'a str, prefix: &'a str) -> Vec<&'a str> {
+    vec![
+        "--source",
+        "sim:snapshot-under-fire?clock=virtual",
+        "run",
+        "--sink",
+        "kafka",
+        "--brokers",
+        brokers,
+        "--server-name",
+        prefix,
+        "--status-every",
+        "1h",
+    ]
+}
+
+/// A route to a topic name Kafka refuses (`bad topic#1`) must not be
+/// covered by a checkpoint: before producing anything, the run names the
+/// route and exits 2, as often as it is started, and a later run with a
+/// legal name delivers everything.
+#[test]
+fn issue32_route_to_an_illegal_topic_is_refused_every_time_and_nothing_is_skipped() {
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    for attempt in 1..=2 {
+        let mut args = kafka_run(&broker.addr, "bad", true);
+        args.extend(["--route", "APP.ORDERS=bad topic#1"]);
+        let out = cdcctl(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "run {attempt}: {stderr}");
+        assert!(stderr.contains("bad topic#1"), "run {attempt}: {stderr}");
+    }
+    let offsets = consume(&broker.addr, &["bad.cdcctl.offsets".to_string()]);
+    assert!(
+        offsets.is_empty(),
+        "a refused run committed {} checkpoints",
+        offsets.len()
+    );
+    let out = cdcctl(dir.path(), &kafka_run(&broker.addr, "bad", true));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (got, _) = deduplicated(&consume(&broker.addr, &topics_of(&broker.addr, "bad")));
+    assert_equals_truth(got, truth(dir.path()));
+}
+
+/// Changes LogMiner cannot name (`"UNKNOWN"."OBJ# 74000"` after a DROP)
+/// have no topic: capture stops before them with the route that keeps
+/// them, and with that route given it goes on past them.
+#[test]
+fn issue32_changes_of_a_table_logminer_cannot_name_stop_capture_with_a_route_to_keep_them() {
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = |extra: &[&str]| {
+        let mut args = under_fire_run(&broker.addr, "suf");
+        args.extend(["--count", "20000"]);
+        args.extend(extra);
+        cdcctl(dir.path(), &args)
+    };
+    let out = run(&[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("\"UNKNOWN\".\"OBJ# 74000\"")
+            && stderr.contains("--route 'UNKNOWN.OBJ# 74000=TOPIC'"),
+        "{stderr}"
+    );
+    let out = run(&["--route", "UNKNOWN.OBJ# 74000=suf.unnamed"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let kept = consume(&broker.addr, &["suf.unnamed".to_string()]);
+    assert!(!kept.is_empty(), "the routed changes were not kept");
+}
+
+/// A snapshot plus a stream into Kafka, read back as the README tells a
+/// consumer to: de-duplicated by the (commit SCN, XID, index) headers and
+/// applied per key in SCN order. Every message has its own id (snapshot
+/// rows of one chunk too), and the result is the tables' contents.
+#[test]
+fn issue32_snapshot_and_stream_deduplicated_by_the_headers_are_the_table_contents() {
+    use crate::snapshot::{assert_reduced_output_is_the_table_state, UNTIL as SNAPSHOT_UNTIL};
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = under_fire_run(&broker.addr, "snap");
+    args.extend([
+        "--route",
+        "UNKNOWN.OBJ# 74000=snap.unnamed",
+        "--until-scn",
+        SNAPSHOT_UNTIL,
+        "--snapshot-chunk-rows",
+        "500",
+    ]);
+    let out = cdcctl(dir.path(), &args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut topics = topics_of(&broker.addr, "snap");
+    topics.push("snap".to_string());
+    let messages = consume(&broker.addr, &topics);
+    let reads = messages
+        .iter()
+        .filter(|m| m.value.as_ref().is_some_and(|v| v["op"] == "r"))
+        .count();
+    let (mut events, copies) = deduplicated(&messages);
+    assert_eq!(copies, 0, "messages share ids ({reads} snapshot rows)");
+    let scn = |v: &serde_json::Value| {
+        let at = if v["op"] == "r" {
+            &v["source"]["scn"]
+        } else {
+            &v["source"]["commit_scn"]
+        };
+        (
+            at.as_str().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0),
+            v["op"] == "r",
+        )
+    };
+    events.sort_by_key(|v| scn(v));
+    assert_reduced_output_is_the_table_state(dir.path(), &events);
+}

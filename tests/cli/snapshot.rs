@@ -12,7 +12,7 @@ use crate::run::{cdcctl, lines, signal, spawn};
 
 const SCENARIO: &str = "snapshot-under-fire";
 /// Well after the snapshot ends (about SCN 13,060,000) with streaming since.
-const UNTIL: &str = "13100000";
+pub(crate) const UNTIL: &str = "13100000";
 
 /// `run` of every table with 500-row chunks into `out.jsonl` / `cp.json`.
 fn snapshot_run(extra: &[&'static str]) -> Vec<&'static str> {
@@ -54,7 +54,7 @@ fn first_value(image: &serde_json::Value) -> Option<String> {
 /// The output reduced to the last state per key, with the SCN of the event
 /// that set it. A DROP TABLE removes the table's keys; changes LogMiner could
 /// not name (a dropped table's, `UNKNOWN`) are left out.
-fn reduce(events: &[serde_json::Value]) -> BTreeMap<Key, (u64, serde_json::Value)> {
+pub(crate) fn reduce(events: &[serde_json::Value]) -> BTreeMap<Key, (u64, serde_json::Value)> {
     let mut state: BTreeMap<Key, (u64, serde_json::Value)> = BTreeMap::new();
     for e in events {
         let (schema, table) = (
@@ -128,7 +128,7 @@ fn table_state(dir: &Path, at: &str) -> (BTreeMap<Key, serde_json::Value>, Vec<(
 /// The output, reduced per key, equals the table contents at --until-scn;
 /// rows partition DDL removed after their last event are taken out first,
 /// as no row change reports them.
-fn assert_reduced_output_is_the_table_state(dir: &Path, events: &[serde_json::Value]) {
+pub(crate) fn assert_reduced_output_is_the_table_state(dir: &Path, events: &[serde_json::Value]) {
     let mut got = reduce(events);
     let (want, removed) = table_state(dir, UNTIL);
     for (key, scn) in &removed {

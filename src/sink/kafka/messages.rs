@@ -1,0 +1,280 @@
+//! The messages an event becomes: Debezium's key struct as the key, the
+//! envelope as the value, and headers that give every message its own id.
+//! A delete may add a tombstone, and an update that changes the primary key
+//! becomes what Debezium sends for it (a delete under the old key, its
+//! tombstone, a create under the new key), so compacted topics and upsert
+//! consumers do not keep the old row alive.
+
+use rdkafka::message::{Header, Headers, OwnedHeaders};
+
+use super::{topic, KafkaConfig, SinkError};
+use crate::engine::event::{CapturedEvent, ChangeEvent, ColumnKinds, Op, ValueForms};
+use crate::source::catalog::TableName;
+
+/// The message key: Debezium's key struct JSON of the primary key, taken
+/// from the after image (the before image for a delete). `None` for a
+/// table without a known key, as Debezium sends then.
+pub fn message_key(
+    change: &ChangeEvent,
+    key_columns: &[String],
+    forms: ValueForms,
+) -> Option<String> {
+    let image = match change.op {
+        Op::Delete => change.before.as_ref()?,
+        _ => change.after.as_ref().or(change.before.as_ref())?,
+    };
+    key_of(image, key_columns, forms)
+}
+
+fn key_of(
+    image: &crate::engine::event::Image,
+    key_columns: &[String],
+    forms: ValueForms,
+) -> Option<String> {
+    if key_columns.is_empty() {
+        return None;
+    }
+    let mut key = serde_json::Map::new();
+    for col in key_columns {
+        let value = image.get(col)?;
+        key.insert(col.clone(), forms.field_json(value));
+    }
+    serde_json::to_string(&key).ok()
+}
+
+/// What identifies a message for a consumer that de-duplicates: the
+/// (commit SCN, XID, index) headers every event message carries. No two
+/// messages share one: a snapshot row's index is `CHUNK.ROW` (its read SCN
+/// as the SCN, no XID), a tombstone's is its delete's with `.tombstone`, the
+/// delete half of a key-changing update's is its index with `.delete`, and a
+/// DDL event's is empty (its commit SCN and XID identify it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventId {
+    pub commit_scn: String,
+    pub xid: String,
+    pub index: String,
+}
+
+impl EventId {
+    /// The id in a message's headers; `None` without the commit SCN and
+    /// XID headers (a message cdcctl did not write).
+    pub fn from_headers<H: Headers>(headers: &H) -> Option<Self> {
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|h| h.key == name)
+                .and_then(|h| h.value)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(str::to_string)
+        };
+        Some(Self {
+            commit_scn: get("cdcctl.commit_scn")?,
+            xid: get("cdcctl.xid")?,
+            index: get("cdcctl.index").unwrap_or_default(),
+        })
+    }
+}
+
+/// A message ready to produce.
+pub(super) struct Outgoing {
+    pub topic: String,
+    pub key: Option<String>,
+    pub value: Option<String>,
+    pub id: EventId,
+    /// Debezium's `__debezium.oldkey` / `__debezium.newkey` on the halves
+    /// of an update that changed the key.
+    pub key_change: Option<(&'static str, String)>,
+}
+
+impl Outgoing {
+    pub fn headers(&self) -> OwnedHeaders {
+        let mut h = OwnedHeaders::new()
+            .insert(Header {
+                key: "cdcctl.commit_scn",
+                value: Some(self.id.commit_scn.as_str()),
+            })
+            .insert(Header {
+                key: "cdcctl.xid",
+                value: Some(self.id.xid.as_str()),
+            })
+            .insert(Header {
+                key: "cdcctl.index",
+                value: Some(self.id.index.as_str()),
+            });
+        if let Some((name, key)) = &self.key_change {
+            h = h.insert(Header {
+                key: name,
+                value: Some(key.as_str()),
+            });
+        }
+        h
+    }
+}
+
+/// Each snapshot row's place in its chunk: the rows of a chunk arrive
+/// together, in key order.
+#[derive(Debug, Default)]
+pub(super) struct ChunkRows {
+    /// (read SCN, chunk number) of the chunk being written.
+    chunk: (u64, u32),
+    seen: u64,
+}
+
+impl ChunkRows {
+    /// The event's place in its chunk (0 for anything but a snapshot row).
+    pub fn place(&mut self, event: &CapturedEvent) -> u64 {
+        let CapturedEvent::Change(c) = event else {
+            return 0;
+        };
+        if c.op != Op::Read {
+            return 0;
+        }
+        let chunk = (c.source.scn, c.index);
+        if self.chunk == chunk {
+            self.seen += 1;
+        } else {
+            self.chunk = chunk;
+            self.seen = 0;
+        }
+        self.seen
+    }
+}
+
+/// How an event is turned into messages.
+pub(super) struct Framing<'a> {
+    pub config: &'a KafkaConfig,
+    pub kinds: Option<&'a ColumnKinds>,
+    /// The row's place in its snapshot chunk, for a snapshot row.
+    pub snapshot_row: u64,
+}
+
+impl Framing<'_> {
+    pub fn messages(&self, event: &CapturedEvent) -> Result<Vec<Outgoing>, SinkError> {
+        match event {
+            CapturedEvent::Change(c) => self.change_messages(c),
+            // Debezium's schema change topic is the bare prefix.
+            CapturedEvent::Ddl(d) => Ok(vec![Outgoing {
+                topic: self.config.server_name.clone(),
+                key: None,
+                value: Some(self.value(event)),
+                id: EventId {
+                    commit_scn: d.source.commit_scn.to_string(),
+                    xid: d.source.xid.clone(),
+                    index: String::new(),
+                },
+                key_change: None,
+            }]),
+        }
+    }
+
+    fn value(&self, event: &CapturedEvent) -> String {
+        event.to_json_line_typed(self.config.forms, self.kinds)
+    }
+
+    fn change_messages(&self, c: &ChangeEvent) -> Result<Vec<Outgoing>, SinkError> {
+        let (schema, table) = (&c.source.schema, &c.source.table);
+        let topic = self
+            .config
+            .topic_for(schema, table)
+            .ok_or_else(|| topic::no_topic_for(schema, table, c.source.commit_scn))?;
+        let name = TableName {
+            owner: schema.clone(),
+            table: table.clone(),
+        };
+        let columns = self.config.key_columns.get(&name).map(Vec::as_slice);
+        let columns = columns.unwrap_or_default();
+        if let Some((old, new)) = changed_key(c, columns, self.config.forms) {
+            return Ok(self.key_change_messages(c, &topic, old, new));
+        }
+        let key = message_key(c, columns, self.config.forms);
+        let id = self.id(c, String::new());
+        let mut out = vec![Outgoing {
+            topic: topic.clone(),
+            key: key.clone(),
+            value: Some(self.value(&CapturedEvent::Change(c.clone()))),
+            id: id.clone(),
+            key_change: None,
+        }];
+        if c.op == Op::Delete {
+            out.extend(self.tombstone(&topic, key, &id, None));
+        }
+        Ok(out)
+    }
+
+    /// Debezium's three messages for an update that changed the key.
+    fn key_change_messages(
+        &self,
+        c: &ChangeEvent,
+        topic: &str,
+        old: String,
+        new: String,
+    ) -> Vec<Outgoing> {
+        let mut delete = c.clone();
+        delete.op = Op::Delete;
+        delete.after = None;
+        let mut create = c.clone();
+        create.op = Op::Create;
+        create.before = None;
+        let delete_id = self.id(c, ".delete".into());
+        let mut out = vec![Outgoing {
+            topic: topic.to_string(),
+            key: Some(old.clone()),
+            value: Some(self.value(&CapturedEvent::Change(delete))),
+            id: delete_id.clone(),
+            key_change: Some(("__debezium.newkey", new.clone())),
+        }];
+        out.extend(self.tombstone(topic, Some(old.clone()), &delete_id, Some(new.clone())));
+        out.push(Outgoing {
+            topic: topic.to_string(),
+            key: Some(new),
+            value: Some(self.value(&CapturedEvent::Change(create))),
+            id: self.id(c, String::new()),
+            key_change: Some(("__debezium.oldkey", old)),
+        });
+        out
+    }
+
+    fn tombstone(
+        &self,
+        topic: &str,
+        key: Option<String>,
+        deleted: &EventId,
+        new_key: Option<String>,
+    ) -> Option<Outgoing> {
+        let key = key.filter(|_| self.config.tombstones)?;
+        let index = format!("{}.tombstone", deleted.index.trim_end_matches(".delete"));
+        Some(Outgoing {
+            topic: topic.to_string(),
+            key: Some(key),
+            value: None,
+            id: EventId {
+                index,
+                ..deleted.clone()
+            },
+            key_change: new_key.map(|k| ("__debezium.newkey", k)),
+        })
+    }
+
+    fn id(&self, c: &ChangeEvent, suffix: String) -> EventId {
+        let index = if c.op == Op::Read {
+            format!("{}.{}", c.index, self.snapshot_row)
+        } else {
+            format!("{}{suffix}", c.index)
+        };
+        EventId {
+            commit_scn: c.source.commit_scn.to_string(),
+            xid: c.source.xid.clone(),
+            index,
+        }
+    }
+}
+
+/// The old and new key of an update that changed its key.
+fn changed_key(c: &ChangeEvent, columns: &[String], forms: ValueForms) -> Option<(String, String)> {
+    if c.op != Op::Update {
+        return None;
+    }
+    let old = key_of(c.before.as_ref()?, columns, forms)?;
+    let new = key_of(c.after.as_ref()?, columns, forms)?;
+    (old != new).then_some((old, new))
+}
