@@ -24,9 +24,13 @@ pub struct KafkaArgs {
     #[arg(long, value_parser = ["none", "gzip", "snappy", "lz4", "zstd"], default_value = "lz4")]
     pub compression: String,
     /// After each delete, send a tombstone (same key, null value) so
-    /// compacted topics drop the row.
-    #[arg(long)]
+    /// compacted topics drop the row: the default, as Debezium's
+    /// `tombstones.on.delete`.
+    #[arg(long, overrides_with = "no_tombstones")]
     pub tombstones: bool,
+    /// Send no tombstone after a delete.
+    #[arg(long)]
+    pub no_tombstones: bool,
     /// A librdkafka producer property, KEY=VALUE, repeated (e.g.
     /// linger.ms=50, security.protocol=SSL).
     #[arg(long, value_name = "KEY=VALUE")]
@@ -84,7 +88,7 @@ pub fn config(
         routes,
         key_columns: BTreeMap::new(),
         compression: args.compression.clone(),
-        tombstones: args.tombstones,
+        tombstones: !args.no_tombstones,
         properties,
         forms,
     };
@@ -126,5 +130,16 @@ mod tests {
             ..KafkaArgs::default()
         };
         assert!(config(&a, "erp", ValueForms::default()).is_err_and(|e| e.contains("acks")));
+    }
+
+    #[test]
+    fn tombstones_are_on_unless_turned_off_as_debeziums_default_issue32() {
+        let mut a = KafkaArgs {
+            brokers: Some("b:9092".into()),
+            ..KafkaArgs::default()
+        };
+        assert!(config(&a, "erp", ValueForms::default()).is_ok_and(|c| c.tombstones));
+        a.no_tombstones = true;
+        assert!(config(&a, "erp", ValueForms::default()).is_ok_and(|c| !c.tombstones));
     }
 }

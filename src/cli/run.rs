@@ -102,9 +102,11 @@ pub struct RunArgs {
     /// case unless written in double quotes; checked against V$PDBS.
     #[arg(long)]
     pub pdb: Option<String>,
-    /// `source.name` of the events (the logical server name / topic prefix).
-    #[arg(long, default_value = "cdcctl")]
-    pub server_name: String,
+    /// `source.name` of the events (the logical server name / topic
+    /// prefix). Required with --sink kafka, where it also names the
+    /// transactional id and the checkpoint's topic; `cdcctl` otherwise.
+    #[arg(long)]
+    pub server_name: Option<String>,
     /// Longest pause between polls while the database writes nothing (the
     /// pause starts at 100 ms and doubles with each empty poll).
     #[arg(long, value_parser = parse_duration, default_value = "3s")]
@@ -226,7 +228,7 @@ fn daemon_config(global: &GlobalArgs, args: &RunArgs) -> Result<DaemonConfig, St
     c.abandon_after = args.abandon_after;
     c.max_logs_per_window = usize::try_from(args.max_logs_per_window).unwrap_or(4);
     c.archive_dest.clone_from(&args.archive_dest);
-    c.server_name.clone_from(&args.server_name);
+    c.server_name = args.server_name.clone().unwrap_or_else(|| "cdcctl".into());
     c.polling = PollConfig {
         max_idle_pause: args.max_idle_pause,
         max_session_age: args.max_session_age,
@@ -255,7 +257,8 @@ fn sink(args: &RunArgs) -> Result<SinkChoice, String> {
         return Err(format!(
             "--output {} is for --sink file; --sink kafka writes to the topics \
              {}.SCHEMA.TABLE",
-            args.output, args.server_name
+            args.output,
+            args.server_name.as_deref().unwrap_or("PREFIX")
         ));
     }
     if args.rewind {
@@ -265,7 +268,12 @@ fn sink(args: &RunArgs) -> Result<SinkChoice, String> {
                 .into(),
         );
     }
-    kafka::config(&args.kafka, &args.server_name, args.forms.forms()).map(SinkChoice::Kafka)
+    let server_name = args.server_name.as_deref().ok_or(
+        "--sink kafka needs --server-name NAME: the topic prefix, the transactional id and the \
+         checkpoint's topic all follow from it, and two captures of one database under the same \
+         name would fence each other and resume from each other's checkpoint",
+    )?;
+    kafka::config(&args.kafka, server_name, args.forms.forms()).map(SinkChoice::Kafka)
 }
 
 /// `run`'s notices on stderr (text or JSON lines), and the snapshot's

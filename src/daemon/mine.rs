@@ -42,12 +42,15 @@ pub struct Origin {
     /// The source spec when it alone names the database (a simulator
     /// scenario); never a connect string, which may hold secrets.
     pub source: Option<String>,
+    /// The tables asked for, as typed and sorted.
+    pub tables: Vec<String>,
 }
 
 impl Origin {
     pub fn stamp(&self, cp: &mut Checkpoint) {
         cp.db_name = Some(self.db_name.clone());
         cp.source.clone_from(&self.source);
+        cp.tables = Some(self.tables.clone());
     }
 }
 

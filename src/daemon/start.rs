@@ -228,6 +228,7 @@ pub fn begin(
             db_name: opened.db_name.clone(),
             source: crate::connect::sim_scenario(&config.source.spec)
                 .map(|name| format!("sim:{name}")),
+            tables: typed_tables(config),
         },
         rewind_points: existing
             .as_ref()
@@ -458,6 +459,7 @@ fn check_start(
     if cp.restart_scn == 0 {
         return refuse("its restart SCN is 0".into());
     }
+    check_tables(config, cp, origin)?;
     let highest = cp.restart_scn.max(cp.commit_scn);
     if highest > current_scn {
         return refuse(format!(
@@ -472,6 +474,51 @@ fn check_start(
         )));
     }
     Ok(())
+}
+
+/// The tables asked for, as typed, sorted: what a checkpoint records.
+fn typed_tables(config: &DaemonConfig) -> Vec<String> {
+    let mut t: Vec<String> = config
+        .source
+        .tables
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    t.sort();
+    t.dedup();
+    t
+}
+
+/// A checkpoint kept in Kafka is found by the server name alone: a capture
+/// of other tables under the same name would resume from it and skip what
+/// its own tables changed meanwhile.
+fn check_tables(
+    config: &DaemonConfig,
+    cp: &Checkpoint,
+    origin: &Origin,
+) -> Result<(), DaemonError> {
+    let super::config::SinkChoice::Kafka(k) = &config.sink else {
+        return Ok(());
+    };
+    let Some(was) = cp.tables.as_ref().filter(|was| **was != origin.tables) else {
+        return Ok(());
+    };
+    let list = |t: &[String]| {
+        if t.is_empty() {
+            "every table".to_string()
+        } else {
+            t.join(" ")
+        }
+    };
+    Err(DaemonError::usage(format!(
+        "the checkpoint of server name {} in Kafka was written by a capture of {}, and this one \
+         captures {}: two captures of one database need their own --server-name (their own \
+         topics, transactional id and checkpoint); to change the tables of this capture, \
+         start it over under a new --server-name",
+        k.server_name,
+        list(was),
+        list(&origin.tables)
+    )))
 }
 
 /// `--snapshot when-needed`: a restart SCN whose redo is gone cannot be

@@ -55,6 +55,10 @@ pub struct Checkpoint {
     /// The database the positions belong to (`source.db` of its events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub db_name: Option<String>,
+    /// The tables the capture was asked for, as typed (sorted; empty:
+    /// every table), so a capture of other tables does not resume from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tables: Option<Vec<String>>,
     /// The source spec, when it alone names the database (a simulator
     /// scenario); never a connect string, which may hold secrets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +140,7 @@ impl Checkpoint {
             last_event: None,
             rewind_points: Vec::new(),
             db_name: None,
+            tables: None,
             source: None,
             snapshot: None,
             rotated_after: None,

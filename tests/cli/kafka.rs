@@ -660,3 +660,41 @@ fn issue32_snapshot_and_stream_deduplicated_by_the_headers_are_the_table_content
     events.sort_by_key(|v| scn(v));
     assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
+
+/// Two captures of one database under one server name would share a
+/// transactional id and a checkpoint: `--server-name` is required with
+/// `--sink kafka`, and a capture of other tables than the checkpoint's is
+/// refused instead of resuming from it.
+#[test]
+fn issue32_kafka_needs_a_server_name_and_refuses_a_checkpoint_of_other_tables() {
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let unnamed: Vec<&str> = kafka_run(&broker.addr, "x", true)
+        .into_iter()
+        .filter(|a| *a != "--server-name" && *a != "x")
+        .collect();
+    let out = cdcctl(dir.path(), &unnamed);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--server-name"), "{stderr}");
+    let mut orders = kafka_run(&broker.addr, "two", true);
+    orders.insert(3, "APP.ORDERS");
+    let out = cdcctl(dir.path(), &orders);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut docs = kafka_run(&broker.addr, "two", false);
+    docs.insert(3, "APP.DOCS");
+    let out = cdcctl(dir.path(), &docs);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("APP.ORDERS") && stderr.contains("APP.DOCS"),
+        "{stderr}"
+    );
+}

@@ -153,6 +153,9 @@ impl KafkaSink {
             .set("enable.idempotence", "true")
             .set("acks", "all")
             .set("compression.type", &config.compression)
+            // Java producers' and Connect's partitioner, so keys land in the
+            // partitions a Java-produced topic would give them.
+            .set("partitioner", "murmur2_random")
             // Each transaction waits for its last batch: a long linger
             // would be paid once per commit.
             .set("linger.ms", "5")
@@ -270,6 +273,16 @@ impl KafkaSink {
             // written again after a crash, so keep the transaction open.
             return Ok(());
         };
+        if !self.in_transaction
+            && self
+                .committed
+                .as_ref()
+                .is_some_and(|c| same_position(c, cp))
+        {
+            // An idle poll: a record per poll would grow the topic, and
+            // every start reads it to the end.
+            return Ok(());
+        }
         self.begin()?;
         // Every event acknowledged before the checkpoint is sent: see the
         // module docs for brokers that show aborted records.
@@ -343,6 +356,15 @@ impl KafkaSink {
             ),
         })
     }
+}
+
+/// Whether two checkpoints hold the same position (they differ only in
+/// when they were made).
+fn same_position(a: &Checkpoint, b: &Checkpoint) -> bool {
+    let mut b = b.clone();
+    b.updated_at = a.updated_at;
+    b.checksum.clone_from(&a.checksum);
+    *a == b
 }
 
 pub(super) fn is_retriable(e: &KafkaError) -> bool {

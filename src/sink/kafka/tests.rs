@@ -350,4 +350,23 @@ mod mock {
         let read = offsets::read_checkpoint(&config).expect("read");
         assert_eq!(read.map(|c| c.commit_scn), Some(10));
     }
+
+    /// An idle poll stores no checkpoint: the offsets topic grows by a
+    /// record per commit that moved, not per poll.
+    #[test]
+    fn a_checkpoint_that_did_not_move_is_not_written_again_issue32() {
+        let mock = cluster();
+        let mut s = sink(&mock);
+        s.write(&event_at(10)).expect("write");
+        s.commit_with(Some(&checkpoint_at(10))).expect("commit");
+        for _ in 0..3 {
+            std::thread::sleep(Duration::from_millis(5));
+            s.commit_with(Some(&checkpoint_at(10)))
+                .expect("idle commit");
+        }
+        assert_eq!(offsets_records(&mock), 1);
+        s.write(&event_at(20)).expect("write");
+        s.commit_with(Some(&checkpoint_at(20))).expect("commit");
+        assert_eq!(offsets_records(&mock), 2);
+    }
 }
