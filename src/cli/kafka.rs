@@ -91,6 +91,7 @@ pub fn config(
         tombstones: !args.no_tombstones,
         properties,
         forms,
+        oversize_dead_letter: None,
     };
     config.check_topic_names()?;
     Ok(config)

@@ -12,7 +12,7 @@ use crate::engine::capture::{Capture, CaptureConfig, StartAt};
 use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use crate::engine::session::{plan, PlanError, PlannerConfig};
 use crate::engine::snapshot::{SnapshotMode, SnapshotProgress, Snapshotter};
-use crate::engine::txn::BufferConfig;
+use crate::engine::txn::{BufferConfig, OnParseError};
 use crate::sink::kafka::KafkaSink;
 use crate::sink::lock::WriterLock;
 use crate::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
@@ -77,7 +77,10 @@ pub fn prepare(
     let store = FileCheckpointStore::new(&config.checkpoint);
     let (kafka, existing, checkpoint_name) = match config.kafka() {
         Some(k) => {
-            let sink = KafkaSink::open(k.clone()).map_err(|e| DaemonError::usage(e.to_string()))?;
+            let mut k = k.clone();
+            k.oversize_dead_letter =
+                (config.on_parse_error == OnParseError::Warn).then(|| config.dead_letter.clone());
+            let sink = KafkaSink::open(k.clone()).map_err(DaemonError::Sink)?;
             let existing = sink.stored_checkpoint().cloned();
             (
                 Some(sink),

@@ -36,6 +36,9 @@ pub enum SinkError {
     },
     #[error("kafka: {message}")]
     Kafka { message: String },
+    /// One event is larger than the destination takes.
+    #[error("kafka: {message}")]
+    TooLarge { message: String },
     /// The destination did not answer; nothing was decided on a guess.
     #[error("{message}")]
     Unreachable { message: String },

@@ -128,6 +128,16 @@ fn cdcctl(dir: &Path, args: &[&str]) -> Output {
         .expect("run cdcctl")
 }
 
+/// `run` exited 0; its stderr is the message otherwise.
+fn assert_succeeded(out: &Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn kafka_run<'a>(brokers: &'a str, prefix: &'a str, fresh: bool) -> Vec<&'a str> {
     let mut a = vec![
         "--source",
@@ -318,12 +328,7 @@ fn issue14_kafka_topics_per_table_with_key_struct_headers_and_tombstones_equal_t
     let mut args = kafka_run(&broker.addr, "erp", true);
     args.push("--tombstones");
     let out = cdcctl(dir.path(), &args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let topics = topics_of(&broker.addr, "erp");
     let messages = consume(&broker.addr, &topics);
     let want = truth(dir.path());
@@ -508,12 +513,7 @@ fn issue14_kafka_run_killed_at_random_moments_delivers_the_truth_exactly_once() 
     }
     let checkpoints = consume(&broker.addr, &["crash.cdcctl.offsets".to_string()]).len();
     let out = cdcctl(dir.path(), &kafka_run(&broker.addr, "crash", !started));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     assert!(sigkills > 0, "no run was killed: the delays are too long");
     let messages = consume(&broker.addr, &topics_of(&broker.addr, "crash"));
     let (got, copies) = deduplicated(&messages);
@@ -570,12 +570,7 @@ fn issue32_route_to_an_illegal_topic_is_refused_every_time_and_nothing_is_skippe
         offsets.len()
     );
     let out = cdcctl(dir.path(), &kafka_run(&broker.addr, "bad", true));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let (got, _) = deduplicated(&consume(&broker.addr, &topics_of(&broker.addr, "bad")));
     assert_equals_truth(got, truth(dir.path()));
 }
@@ -631,12 +626,7 @@ fn issue32_snapshot_and_stream_deduplicated_by_the_headers_are_the_table_content
         "500",
     ]);
     let out = cdcctl(dir.path(), &args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let mut topics = topics_of(&broker.addr, "snap");
     topics.push("snap".to_string());
     let messages = consume(&broker.addr, &topics);
@@ -682,12 +672,7 @@ fn issue32_kafka_needs_a_server_name_and_refuses_a_checkpoint_of_other_tables() 
     let mut orders = kafka_run(&broker.addr, "two", true);
     orders.insert(3, "APP.ORDERS");
     let out = cdcctl(dir.path(), &orders);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     let mut docs = kafka_run(&broker.addr, "two", false);
     docs.insert(3, "APP.DOCS");
     let out = cdcctl(dir.path(), &docs);
@@ -697,4 +682,49 @@ fn issue32_kafka_needs_a_server_name_and_refuses_a_checkpoint_of_other_tables() 
         stderr.contains("APP.ORDERS") && stderr.contains("APP.DOCS"),
         "{stderr}"
     );
+}
+
+/// An event larger than a message may be stops capture once, naming its
+/// SCN, size and the limits to raise, instead of failing again at every
+/// restart; with `--on-parse-error warn` it goes to the dead-letter file
+/// and capture goes on.
+#[test]
+fn issue32_an_event_too_large_for_a_message_names_the_limit_or_goes_to_the_dead_letter() {
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut args = kafka_run(&broker.addr, "big", true);
+    args.extend(["--kafka-property", "message.max.bytes=5000"]);
+    let out = cdcctl(dir.path(), &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("commit SCN") && stderr.contains("message.max.bytes"),
+        "{stderr}"
+    );
+    let started = !consume(&broker.addr, &["big.cdcctl.offsets".to_string()]).is_empty();
+    let mut args = kafka_run(&broker.addr, "big", !started);
+    args.extend([
+        "--kafka-property",
+        "message.max.bytes=5000",
+        "--on-parse-error",
+        "warn",
+        "--dead-letter",
+        "dead.jsonl",
+    ]);
+    let out = cdcctl(dir.path(), &args);
+    assert_succeeded(&out);
+    let dead = std::fs::read_to_string(dir.path().join("dead.jsonl")).expect("dead letters");
+    let letters: Vec<serde_json::Value> = dead
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert!(!letters.is_empty());
+    assert!(letters.iter().all(|l| l["event"]["op"].is_string()));
+    // What was delivered and what was set aside are the truth together.
+    let (mut got, _) = deduplicated(&consume(&broker.addr, &topics_of(&broker.addr, "big")));
+    got.extend(letters.iter().map(|l| l["event"].clone()));
+    got.sort_by_key(truth_key);
+    assert_equals_truth(got, truth(dir.path()));
 }

@@ -102,6 +102,13 @@ impl Failures {
         if more > 0 {
             s.push_str(&format!("; and {more} more"));
         }
+        if self.described.iter().any(|d| d.contains("too large")) {
+            s.push_str(
+                ". A broker refused a message as too large: raise the topic's \
+                 max.message.bytes (and the brokers' message.max.bytes and \
+                 replica.fetch.max.bytes) to the producer's message.max.bytes",
+            );
+        }
         s
     }
 }

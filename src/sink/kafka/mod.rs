@@ -35,6 +35,7 @@ use crate::source::catalog::TableName;
 mod delivery;
 mod messages;
 mod offsets;
+mod oversize;
 pub mod topic;
 
 use delivery::DeliveryLedger;
@@ -60,6 +61,9 @@ pub struct KafkaConfig {
     pub properties: Vec<(String, String)>,
     /// How values are written, as the file sink writes them.
     pub forms: ValueForms,
+    /// Where an event too large for a message goes (`--on-parse-error
+    /// warn`); without it such an event stops capture.
+    pub oversize_dead_letter: Option<std::path::PathBuf>,
 }
 
 impl KafkaConfig {
@@ -232,6 +236,9 @@ impl KafkaSink {
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(500));
+                }
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::MessageSizeTooLarge), _)) => {
+                    return Err(oversize::too_large(m))
                 }
                 Err((e, _)) => return Err(kafka_error(&format!("produce to {}", m.topic), &e)),
             }
@@ -413,7 +420,12 @@ impl EventSink for KafkaSink {
         let messages = framing.messages(event)?;
         self.begin()?;
         for m in messages {
-            self.produce(&m, None)?;
+            match (self.produce(&m, None), &self.config.oversize_dead_letter) {
+                (Err(SinkError::TooLarge { message }), Some(path)) => {
+                    oversize::set_aside(path, &m, &message)?;
+                }
+                (result, _) => result?,
+            }
         }
         // Stop producing at the first failure rather than at the commit.
         if self.producer.context().has_failed() {
