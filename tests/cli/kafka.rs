@@ -728,3 +728,23 @@ fn issue32_an_event_too_large_for_a_message_names_the_limit_or_goes_to_the_dead_
     got.sort_by_key(truth_key);
     assert_equals_truth(got, truth(dir.path()));
 }
+
+/// A broker that does not answer is said within seconds, with what is
+/// awaited and what to check, instead of a minute of silence.
+#[test]
+fn issue32_an_unreachable_broker_is_said_while_it_is_waited_for() {
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut child = crate::run::spawn(dir.path(), &kafka_run(&closed, "away", true));
+    std::thread::sleep(Duration::from_secs(9));
+    child.kill().expect("SIGKILL");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("waiting for Kafka") && stderr.contains(&closed),
+        "nothing said in 9 s: {stderr}"
+    );
+}

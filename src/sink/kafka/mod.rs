@@ -37,6 +37,7 @@ mod messages;
 mod offsets;
 mod oversize;
 pub mod topic;
+mod wait;
 
 use delivery::DeliveryLedger;
 pub use messages::{message_key, EventId};
@@ -109,8 +110,15 @@ impl KafkaConfig {
 }
 
 pub(super) fn kafka_error(what: &str, e: &KafkaError) -> SinkError {
+    let advice = if e.rdkafka_error_code() == Some(RDKafkaErrorCode::State) {
+        "; the producer's transaction state was lost (a broker restarted, or another \
+         producer with this server name fenced it): run again, and capture resumes from the \
+         last committed checkpoint"
+    } else {
+        ""
+    };
     SinkError::Kafka {
-        message: format!("{what}: {e}"),
+        message: format!("{what}: {e}{advice}"),
     }
 }
 
@@ -145,7 +153,9 @@ impl KafkaSink {
         config
             .check_topic_names()
             .map_err(|message| SinkError::Kafka { message })?;
+        let waiting = wait::Waiting::on("create or check the offsets topic", &config.brokers);
         offsets::ensure_offsets_topic(&config)?;
+        drop(waiting);
         Self::connect(config)
     }
 
@@ -177,10 +187,17 @@ impl KafkaSink {
         let producer: ThreadedProducer<DeliveryLedger> = cc
             .create_with_context(DeliveryLedger::default())
             .map_err(|e| kafka_error(&format!("kafka {}", config.brokers), &e))?;
+        let waiting = wait::Waiting::on(
+            "fence earlier producers and initialise transactions",
+            &config.brokers,
+        );
         retrying("initialise the transactional producer", || {
             producer.init_transactions(CALL_TIMEOUT)
         })?;
+        drop(waiting);
+        let waiting = wait::Waiting::on("read back the last checkpoint", &config.brokers);
         let committed = offsets::read_checkpoint(&config)?;
+        drop(waiting);
         let resume_after = committed.as_ref().and_then(|c| c.last_event.clone());
         Ok(Self {
             config,
@@ -219,6 +236,7 @@ impl KafkaSink {
     fn produce(&self, m: &Outgoing, partition: Option<i32>) -> Result<(), SinkError> {
         let headers = m.headers();
         let mut pause = Duration::from_millis(5);
+        let mut waiting = None;
         loop {
             let mut record: BaseRecord<'_, str, str> =
                 BaseRecord::to(&m.topic).headers(headers.clone());
@@ -234,6 +252,12 @@ impl KafkaSink {
             match self.producer.send(record) {
                 Ok(()) => return Ok(()),
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
+                    waiting.get_or_insert_with(|| {
+                        wait::Waiting::on(
+                            "take more messages (its queue is full)",
+                            &self.config.brokers,
+                        )
+                    });
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(500));
                 }
@@ -251,6 +275,13 @@ impl KafkaSink {
     /// per transaction; watching the in-flight count returns within a
     /// millisecond of the last one.
     fn deliver_all(&self) -> Result<(), SinkError> {
+        if self.producer.in_flight_count() == 0 {
+            return Ok(());
+        }
+        let _waiting = wait::Waiting::on(
+            "acknowledge this transaction's messages",
+            &self.config.brokers,
+        );
         let deadline = Instant::now() + CALL_TIMEOUT;
         let mut pause = Duration::from_micros(200);
         loop {
@@ -312,6 +343,7 @@ impl KafkaSink {
         self.deliver_all()?;
         self.abort_if_undelivered()?;
         let mut pause = Duration::from_millis(200);
+        let _waiting = wait::Waiting::on("commit the transaction", &self.config.brokers);
         loop {
             match self.producer.commit_transaction(CALL_TIMEOUT) {
                 Ok(()) => break,
