@@ -152,10 +152,11 @@ impl Framing<'_> {
     pub fn messages(&self, event: &CapturedEvent) -> Result<Vec<Outgoing>, SinkError> {
         match event {
             CapturedEvent::Change(c) => self.change_messages(c),
-            // Debezium's schema change topic is the bare prefix.
+            // Debezium's schema change topic is the bare prefix, keyed by
+            // the database the change belongs to.
             CapturedEvent::Ddl(d) => Ok(vec![Outgoing {
                 topic: self.config.server_name.clone(),
-                key: None,
+                key: Some(serde_json::json!({ "databaseName": d.source.db }).to_string()),
                 value: Some(self.value(event)),
                 id: EventId {
                     commit_scn: d.source.commit_scn.to_string(),

@@ -228,6 +228,23 @@ fn an_update_of_the_key_is_a_delete_a_tombstone_and_a_create_as_debezium_sends_i
     assert!(same[0].key_change.is_none());
 }
 
+#[test]
+fn a_ddl_message_is_keyed_by_its_database_as_debezium_keys_it_issue32() {
+    use crate::engine::event::DdlEvent;
+    let ddl = CapturedEvent::Ddl(DdlEvent {
+        source: SourcePosition {
+            db: "ORCLPDB1".into(),
+            ..SourcePosition::default()
+        },
+        ddl: "ALTER TABLE APP.ORDERS ADD (NOTE VARCHAR2(10))".into(),
+        commit_ts_ms: 0,
+    });
+    let m = framed(&keyed_config(true), &[ddl]);
+    assert_eq!(m.len(), 1);
+    assert_eq!(m[0].topic, "erp");
+    assert_eq!(m[0].key.as_deref(), Some(r#"{"databaseName":"ORCLPDB1"}"#));
+}
+
 mod mock {
     //! Transactions against librdkafka's mock cluster: produce errors are
     //! injected per request, so a delivery fails after `send` accepted it.
