@@ -76,6 +76,13 @@ pub enum Finding {
     /// `RLOG_APPEND_LOGIC = 1` logs only the key of a table with a primary
     /// key, so the before image lacks every other column.
     KeyOnlyBeforeImage { schema: String, table: String },
+    /// A row whose OPERATION_CODE cdcctl does not know (a code a release
+    /// added): its change, if it carries one, is not in the stream.
+    UnknownOperation {
+        code: u16,
+        schema: String,
+        table: String,
+    },
 }
 
 impl Finding {
@@ -92,6 +99,7 @@ impl Finding {
             Finding::LobUnavailable { .. } => "lob_unavailable",
             Finding::LobNotLogged { .. } => "lob_not_logged",
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
+            Finding::UnknownOperation { .. } => "unknown_operation",
         }
     }
 
@@ -143,6 +151,10 @@ impl Finding {
             Finding::KeyOnlyBeforeImage { schema, table } => format!(
                 "{schema}.{table}: the DM8 before image holds the key columns alone (RLOG_APPEND_LOGIC = 1); \
                  run SP_SET_PARA_VALUE(1, 'RLOG_APPEND_LOGIC', 2) for full before images"
+            ),
+            Finding::UnknownOperation { code, schema, table } => format!(
+                "{schema}.{table}: a row with OPERATION_CODE {code}, which cdcctl does not know; \
+                 whatever change it carries is not in the stream"
             ),
         }
     }

@@ -177,6 +177,20 @@ impl TxnBuffer {
                     self.add_findings(std::iter::once(f));
                 }
                 op if lob::is_piece_code(op.code()) => self.piece(row, &mut ctx, sink)?,
+                // A code the source passed on without a meaning: said, not
+                // silently dropped with the change it may carry.
+                OperationCode::Other(code) => {
+                    let f = TxnFinding {
+                        xid: row.xid.clone(),
+                        scn: row.scn,
+                        finding: Finding::UnknownOperation {
+                            code,
+                            schema: row.seg_owner.clone().unwrap_or_default(),
+                            table: row.table_name.clone().unwrap_or_default(),
+                        },
+                    };
+                    self.add_findings(std::iter::once(f));
+                }
                 _ => {}
             }
         }

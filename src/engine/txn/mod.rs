@@ -26,7 +26,8 @@
 //! - DDL (5) is emitted at its transaction's COMMIT; a DDL whose COMMIT has
 //!   not come when the window ends auto-commits at its own SCN, as in Oracle.
 //! - MISSING_SCN (34) is an error: a log is missing from the session.
-//!   UNSUPPORTED (255) becomes a finding at commit. LOB rows
+//!   UNSUPPORTED (255), and any code cdcctl does not know (`Other` that is
+//!   no LOB/XML piece), becomes a finding at commit. LOB rows
 //!   (SELECT_LOB_LOCATOR, LOB_WRITE, LOB_TRIM, LOB_ERASE) and XML /
 //!   extended-string pieces are buffered with their transaction and counted,
 //!   but not reassembled: a LOB column inserted as `EMPTY_CLOB()` stays

@@ -292,6 +292,63 @@ fn contents_rows_map_xid_roll_back_csf_and_the_file_sequence() {
 }
 
 #[test]
+fn dm8_codes_map_xa_commit_to_a_commit_batch_update_to_an_update_and_unknown_codes_through_issue34()
+{
+    let op = |code: &str| {
+        rows::contents_row(
+            &contents("47800", code, Some("000000000000468B"), "0", "0", "0"),
+            &files(),
+        )
+        .expect("maps")
+        .operation_code
+    };
+    assert_eq!(op("38"), OperationCode::Commit);
+    assert_eq!(op("4"), OperationCode::Update);
+    assert_eq!(op("37"), OperationCode::Internal);
+    assert_eq!(op("3"), OperationCode::Update);
+    assert_eq!(op("41"), OperationCode::Other(41));
+}
+
+#[test]
+fn the_contents_query_leaves_out_only_internal_and_select_for_update_rows_issue34() {
+    let owners = vec!["APP".to_string()];
+    // The predicate the simulator answers with is the query's WHERE.
+    for code in [0u16, 25] {
+        assert!(!sql::contents_selects(code, Some("APP"), &owners), "{code}");
+    }
+    for code in [1u16, 2, 3, 4, 5, 37, 41, 255] {
+        assert!(sql::contents_selects(code, Some("APP"), &owners), "{code}");
+        assert!(
+            sql::contents_selects(code, None, &owners),
+            "{code} without owner"
+        );
+        assert!(
+            !sql::contents_selects(code, Some("HR"), &owners),
+            "{code} of HR"
+        );
+        assert!(
+            !sql::contents_selects(code, Some("SYSDBA"), &[]),
+            "{code} of SYSDBA"
+        );
+    }
+    for code in [6u16, 7, 34, 36, 38] {
+        assert!(sql::contents_selects(code, Some("HR"), &owners), "{code}");
+    }
+    let text = sql::contents_query(&ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners,
+        pdb: None,
+    })
+    .text;
+    assert!(
+        text.contains("OPERATION_CODE IN (6, 7, 34, 36, 38)"),
+        "{text}"
+    );
+    assert!(text.contains("OPERATION_CODE NOT IN (0, 25)"), "{text}");
+}
+
+#[test]
 fn malformed_contents_rows_are_typed_errors_not_panics() {
     let bad_xid = rows::contents_row(&contents("1", "1", Some("XYZ"), "0", "0", "0"), &[]);
     assert!(

@@ -12,7 +12,12 @@
 //!   START and COMMIT rows, no end row for a rollback (undo rows flagged
 //!   `ROLL_BACK = 1` only under `dm.rollback_rows = "flagged"`), DM8's
 //!   literals, a WHERE per `RLOG_APPEND_LOGIC`, SQL_REDO split at 4000
-//!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`.
+//!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`;
+//!   XA branches end in XA_COMMIT (38) and never in COMMIT (7), batched
+//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`).
+//!   The rows a query returns are the DM source's own query's
+//!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
+//!   maps DM8's codes.
 
 use std::collections::BTreeMap;
 
@@ -252,6 +257,25 @@ pub fn shows(m: &Model, rec: &Rec) -> bool {
     }
 }
 
+/// Whether `pct` percent of transactions have a trait `salt` names,
+/// decided by the XID alone so every query and poll agrees.
+pub fn chosen(xid: &str, salt: u8, pct: f64) -> bool {
+    if pct <= 0.0 {
+        return false;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in std::iter::once(salt).chain(xid.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h % 10_000) as f64) < pct * 100.0
+}
+
+pub(super) const XA: u8 = 1;
+pub(super) const BATCH: u8 = 2;
+pub(super) const LOCK_WAIT: u8 = 3;
+
+use crate::source::dm::rows::{BATCH_UPDATE, XA_COMMIT};
+
 /// A deterministic `LOB_ID` for `OUT_CLOB(LOB_ID: n)`: the same value
 /// renders the same way in every query.
 fn lob_id(rec: &Rec, column: usize) -> u64 {
@@ -277,7 +301,13 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
     };
     match &rec.body {
         Body::Start => row.operation_code = OperationCode::Start,
-        Body::Commit { .. } => row.operation_code = OperationCode::Commit,
+        Body::Commit { .. } => {
+            row.operation_code = if chosen(rec.xid(), XA, m.scenario.dm.xa_pct) {
+                OperationCode::from_code(XA_COMMIT)
+            } else {
+                OperationCode::Commit
+            }
+        }
         Body::Ddl { table, sql } => {
             row.operation_code = OperationCode::Ddl;
             if let Some(t) = m.tables.get(*table) {
@@ -297,6 +327,9 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             ..
         } => {
             row.operation_code = op.operation_code();
+            if *op == DmlOp::Update && chosen(rec.xid(), BATCH, m.scenario.dm.batch_update_pct) {
+                row.operation_code = OperationCode::from_code(BATCH_UPDATE);
+            }
             row.rollback = *rollback;
             row.row_id = Some(rowid.to_string());
             let Some(t) = m.tables.get(*table) else {

@@ -478,6 +478,15 @@ impl Scenario {
                 self.dm.rlog_append_logic
             )));
         }
+        for (name, pct) in [
+            ("dm.xa_pct", self.dm.xa_pct),
+            ("dm.batch_update_pct", self.dm.batch_update_pct),
+            ("dm.lock_wait_pct", self.dm.lock_wait_pct),
+        ] {
+            if !(0.0..=100.0).contains(&pct) {
+                return Err(invalid(format!("{name}: {pct} is not a percentage")));
+            }
+        }
         Ok(())
     }
 }
