@@ -83,6 +83,10 @@ pub enum Finding {
         schema: String,
         table: String,
     },
+    /// A transaction taken as rolled back because the database no longer
+    /// listed it open (DM8's V$TRX) wrote again: the changes buffered
+    /// before the drop are lost, and its events are marked partial.
+    ReappearedTransaction { xid: String },
 }
 
 impl Finding {
@@ -100,6 +104,7 @@ impl Finding {
             Finding::LobNotLogged { .. } => "lob_not_logged",
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
             Finding::UnknownOperation { .. } => "unknown_operation",
+            Finding::ReappearedTransaction { .. } => "reappeared_transaction",
         }
     }
 
@@ -155,6 +160,11 @@ impl Finding {
             Finding::UnknownOperation { code, schema, table } => format!(
                 "{schema}.{table}: a row with OPERATION_CODE {code}, which cdcctl does not know; \
                  whatever change it carries is not in the stream"
+            ),
+            Finding::ReappearedTransaction { xid } => format!(
+                "transaction {xid} was dropped as rolled back when the open-transaction list no \
+                 longer showed it, then wrote again: its changes before the drop are lost and its \
+                 events are marked partial"
             ),
         }
     }

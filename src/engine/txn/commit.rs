@@ -82,6 +82,10 @@ impl TxnBuffer {
         }
         self.last_commit_seen = row.scn;
         let txn = self.open.remove(&row.xid);
+        if txn.is_none() {
+            // Committed after being dropped as rolled back: all it wrote is lost.
+            self.reappeared(&row.xid, row.scn);
+        }
         if let Some(t) = &txn {
             self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
         }

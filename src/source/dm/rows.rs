@@ -331,27 +331,24 @@ pub fn contents_row(row: &TextRow, files: &[ArchFile]) -> Result<LogMinerRow, So
 }
 
 /// Rows of [`super::sql::OPEN_TRANSACTIONS`], read by column name: `ID`
-/// is the transaction id (V$LOGMNR_CONTENTS.XID as a number), `STATUS`
-/// keeps only ACTIVE ones when the column is there, and `START_LSN`, when
-/// a release has it, is where the transaction began. Without it the start
-/// is 0, unknown: the engine then mines no transaction from before its own
-/// start point.
+/// is the transaction id (V$LOGMNR_CONTENTS.XID as a number), and
+/// `START_LSN`, when a release has it, is where the transaction began.
+/// Without it the start is 0, unknown: the engine then mines no transaction
+/// from before its own start point.
+///
+/// Every row is an open transaction whatever its `STATUS`: one waiting for
+/// a lock, rolling back or prepared (an XA branch) has not ended, and the
+/// engine takes a transaction missing from this list as rolled back.
 pub fn transactions(
     columns: &[String],
     rows: &[TextRow],
 ) -> Result<Vec<OpenTransaction>, SourceError> {
     let col = |name: &str| columns.iter().position(|c| c.eq_ignore_ascii_case(name));
     let id = col("ID").ok_or_else(|| SourceError::Invalid("V$TRX has no ID column".into()))?;
-    let status = col("STATUS");
     let start = col("START_LSN");
     let mut out = Vec::new();
     for row in rows {
         let r = Reader::new(row, "V$TRX");
-        if let Some(i) = status {
-            if !r.text_or_empty(i)?.trim().eq_ignore_ascii_case("ACTIVE") {
-                continue;
-            }
-        }
         let trx = r.u64(id, "ID")?;
         out.push(OpenTransaction {
             xid: format!("{trx:016X}"),

@@ -501,7 +501,7 @@ fn the_rlog_row_gives_cur_lsn_ckpt_lsn_and_time() {
 }
 
 #[test]
-fn open_transactions_are_read_by_column_name_and_their_id_is_the_xid() {
+fn open_transactions_are_read_by_column_name_whatever_their_status_and_their_id_is_the_xid() {
     let columns: Vec<String> = ["ID", "NEXT_ID", "STATUS", "SESS_ID"]
         .iter()
         .map(|s| s.to_string())
@@ -510,12 +510,16 @@ fn open_transactions_are_read_by_column_name_and_their_id_is_the_xid() {
         &columns,
         &[
             row(&[Some("18059"), Some("18060"), Some("ACTIVE"), Some("140")]),
-            row(&[Some("18061"), Some("18062"), Some("COMMIT"), Some("141")]),
+            row(&[Some("18061"), Some("18062"), Some("LOCK WAIT"), Some("141")]),
+            row(&[Some("18063"), Some("18064"), Some("PREPARE"), Some("142")]),
         ],
     )
     .expect("maps");
-    assert_eq!(t.len(), 1);
+    // Listed is open, whatever the state: a lock wait or a prepared XA
+    // branch has not ended (issue 34).
+    assert_eq!(t.len(), 3);
     assert_eq!(t[0].xid, "000000000000468B");
+    assert_eq!(t[1].xid, "000000000000468D");
     assert_eq!(
         t[0].start_scn, 0,
         "no START_LSN column: the start is unknown"

@@ -235,6 +235,36 @@ pub fn check_start(m: &Model, privileges: &[String], roles: &[String]) -> Result
     Ok(())
 }
 
+/// `V$TRX` as DM8 answers `SELECT * FROM V$TRX`: one row per open
+/// transaction, `ID` the XID as a number, `STATUS` `LOCK WAIT` for the
+/// share `dm.lock_wait_pct` names (waiting for a row lock, routine in
+/// OLTP) and `ACTIVE` otherwise, read by the DM source's own row mapping.
+pub fn open_transactions(m: &Model) -> Result<Vec<OpenTransaction>, SourceError> {
+    let columns: Vec<String> = ["ID", "STATUS", "SESS_ID", "START_LSN"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let rows: Vec<Vec<Option<String>>> = super::facts::open_transactions(m)
+        .into_iter()
+        .enumerate()
+        .map(|(n, t)| {
+            let status = if chosen(&t.xid, LOCK_WAIT, m.scenario.dm.lock_wait_pct) {
+                "LOCK WAIT"
+            } else {
+                "ACTIVE"
+            };
+            let id = u64::from_str_radix(&t.xid, 16).unwrap_or_default();
+            vec![
+                Some(id.to_string()),
+                Some(status.to_string()),
+                Some((140 + n).to_string()),
+                Some(t.start_scn.to_string()),
+            ]
+        })
+        .collect();
+    crate::source::dm::rows::transactions(&columns, &rows)
+}
+
 /// Whether the user may read `V$LOGMNR_CONTENTS`.
 pub fn can_read_contents(privileges: &[String], roles: &[String]) -> bool {
     holds(privileges, roles, "SELECT ON SYS.V$LOGMNR_CONTENTS")

@@ -524,6 +524,9 @@ impl Catalog for Sim {
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         self.tick(false);
         self.check_link()?;
+        if self.model.scenario.is_dm() {
+            return dm::open_transactions(&self.model);
+        }
         Ok(facts::open_transactions(&self.model))
     }
 

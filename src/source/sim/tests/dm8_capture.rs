@@ -189,3 +189,21 @@ fn batch_update_code_4_rows_are_emitted_as_updates_issue34() {
     assert!(updates > 20, "only {updates} updates in the window");
     assert_same_as_truth("batch updates", &run);
 }
+
+#[test]
+fn a_transaction_v_trx_lists_in_lock_wait_across_polls_is_emitted_whole_when_it_commits_issue34() {
+    let scenario = dm8_scenario(&[("lock_wait_pct = 20.0", "lock_wait_pct = 60.0")]);
+    let run = capture_dm8(scenario, 3_000);
+    assert!(
+        chosen_in_truth(&run, super::super::dm::LOCK_WAIT, 60.0) > 10,
+        "too few lock-waiting transactions committed in the window"
+    );
+    assert_same_as_truth("lock waits", &run);
+    assert!(
+        !run.findings
+            .iter()
+            .any(|f| f.code() == "reappeared_transaction"),
+        "a transaction still listed must never be dropped: {:?}",
+        run.findings
+    );
+}
