@@ -30,8 +30,9 @@ use super::model::{Body, DmlOp, Model, Rec};
 use super::scenario::{DmRollbackRows, LogMode};
 use super::value::{DmLobForm, Value};
 
-/// The grants a DM8 CDC user needs (verified on DM8): DBMS_LOGMNR reads
-/// every change in the database whatever the table grants.
+/// The grants a DM8 CDC user needs: DBMS_LOGMNR reads every change in the
+/// database whatever the table grants, and V$TRX is how a rolled-back
+/// transaction, which DM8 ends with no row, is known to have ended.
 pub fn default_privileges() -> Vec<String> {
     [
         "CREATE SESSION",
@@ -40,6 +41,7 @@ pub fn default_privileges() -> Vec<String> {
         "SELECT ON SYS.V$ARCH_FILE",
         "SELECT ON SYS.V$RLOG",
         "SELECT ON SYS.V$DM_INI",
+        "SELECT ON SYS.V$TRX",
     ]
     .into_iter()
     .map(String::from)
@@ -131,7 +133,13 @@ pub fn instance(m: &Model) -> InstanceFacts {
 pub fn session(m: &Model, privileges: &[String], roles: &[String]) -> SessionFacts {
     let c = &m.scenario.connection;
     let mut inaccessible = BTreeMap::new();
-    for view in ["V$LOGMNR_CONTENTS", "V$ARCH_FILE", "V$RLOG", "V$DM_INI"] {
+    for view in [
+        "V$LOGMNR_CONTENTS",
+        "V$ARCH_FILE",
+        "V$RLOG",
+        "V$DM_INI",
+        "V$TRX",
+    ] {
         if !holds(privileges, roles, &format!("SELECT ON SYS.{view}")) {
             inaccessible.insert(view.to_string(), 942);
         }
@@ -239,7 +247,18 @@ pub fn check_start(m: &Model, privileges: &[String], roles: &[String]) -> Result
 /// transaction, `ID` the XID as a number, `STATUS` `LOCK WAIT` for the
 /// share `dm.lock_wait_pct` names (waiting for a row lock, routine in
 /// OLTP) and `ACTIVE` otherwise, read by the DM source's own row mapping.
-pub fn open_transactions(m: &Model) -> Result<Vec<OpenTransaction>, SourceError> {
+pub fn open_transactions(
+    m: &Model,
+    privileges: &[String],
+    roles: &[String],
+) -> Result<Vec<OpenTransaction>, SourceError> {
+    if !holds(privileges, roles, "SELECT ON SYS.V$TRX") {
+        // DM8 names a view the user may not read as an invalid one.
+        return Err(SourceError::Dm {
+            code: crate::source::dm::error::NO_OBJECT,
+            message: "无效的表或视图名[V$TRX]".into(),
+        });
+    }
     let columns: Vec<String> = ["ID", "STATUS", "SESS_ID", "START_LSN"]
         .into_iter()
         .map(String::from)

@@ -20,6 +20,15 @@ pub(super) fn dm8_scenario(edits: &[(&str, &str)]) -> Scenario {
     Scenario::parse(&text, "dm8 variant").expect("a valid variant")
 }
 
+/// The `[connection]` of a DM8 user with every grant mining needs but
+/// SELECT on V$TRX.
+pub(crate) const WITHOUT_V_TRX: (&str, &str) = (
+    "user = \"CDC\"",
+    "user = \"CDC\"\nprivileges = [\"CREATE SESSION\", \"EXECUTE ON SYS.DBMS_LOGMNR\", \
+     \"SELECT ON SYS.V$LOGMNR_CONTENTS\", \"SELECT ON SYS.V$ARCH_FILE\", \"SELECT ON SYS.V$RLOG\", \
+     \"SELECT ON SYS.V$DM_INI\"]",
+);
+
 /// What a capture gave and what it should have given.
 pub(super) struct Captured {
     pub events: Vec<CapturedEvent>,
@@ -206,4 +215,57 @@ fn a_transaction_v_trx_lists_in_lock_wait_across_polls_is_emitted_whole_when_it_
         "a transaction still listed must never be dropped: {:?}",
         run.findings
     );
+}
+
+#[test]
+fn without_select_on_v_trx_dm8_capture_stops_with_the_grant_instead_of_buffering_for_ever_issue34()
+{
+    // Rollbacks leave no end row on DM8: without V$TRX they would stay
+    // buffered, pinning the restart point and growing memory for good.
+    let scenario = dm8_scenario(&[WITHOUT_V_TRX, ("rollback_pct = 5.0", "rollback_pct = 30.0")]);
+    let run = capture_dm8(scenario, 3_000);
+    let error = run.error.expect("capture must stop");
+    let advice = error.advice().unwrap_or_default();
+    assert!(
+        advice.contains("GRANT SELECT ON SYS.V$TRX"),
+        "{error}: advice {advice}"
+    );
+    assert!(error.to_string().contains("V$TRX"), "{error}");
+    assert_eq!(crate::exit::for_capture(&error), crate::exit::USAGE);
+    assert!(run.warnings.is_empty(), "{:?}", run.warnings);
+}
+
+#[test]
+fn without_select_on_v_trx_a_resumed_dm8_capture_stops_at_the_first_buffered_transaction_issue34() {
+    // A resume reads no V$TRX at its start: the first poll with a
+    // transaction buffered asks, and must stop rather than go on.
+    let scenario = dm8_scenario(&[WITHOUT_V_TRX]);
+    let source = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
+    let from = source.model().scn;
+    let config = CaptureConfig {
+        start: StartAt::Checkpoint(crate::engine::checkpoint::Checkpoint::new(
+            from,
+            from,
+            Vec::new(),
+            None,
+        )),
+        until_scn: Some(from + 3_000),
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(source, config).expect("a resume reads no V$TRX at its start");
+    let mut polls = 0;
+    let error = loop {
+        polls += 1;
+        match cap.poll(&mut |_| Ok(())) {
+            Ok(Progress::Finished) => panic!("capture went on without V$TRX to the end"),
+            Ok(_) => assert!(polls < 10_000, "capture never stopped"),
+            Err(e) => break e,
+        }
+    };
+    let advice = error.advice().unwrap_or_default();
+    assert!(
+        advice.contains("GRANT SELECT ON SYS.V$TRX"),
+        "{error}: {advice}"
+    );
+    assert_eq!(crate::exit::for_capture(&error), crate::exit::USAGE);
 }
