@@ -451,6 +451,7 @@ impl<S: RedoSource> Capture<S> {
                     attempt: self.retries,
                     error: e.to_string(),
                     advice: e.advice().map(std::borrow::Cow::into_owned),
+                    code: e.code_label(),
                 };
                 self.recover();
                 Ok(Progress::Retrying)

@@ -284,6 +284,18 @@ pub fn open_transactions(
     crate::source::dm::rows::transactions(&columns, &rows)
 }
 
+/// A dropped connection as the DM source reports it: the `dm-pure`
+/// driver's network error (-6852, `连接关闭` when the server closed the
+/// socket), mapped by the source's own error mapping.
+pub fn connection_dropped() -> SourceError {
+    crate::source::dm::error::classify(
+        crate::source::dm::error::NETWORK,
+        "连接关闭（读取帧头）",
+        "sim",
+        false,
+    )
+}
+
 /// Whether the user may read `V$LOGMNR_CONTENTS`.
 pub fn can_read_contents(privileges: &[String], roles: &[String]) -> bool {
     holds(privileges, roles, "SELECT ON SYS.V$LOGMNR_CONTENTS")

@@ -460,17 +460,24 @@ impl Sim {
     }
 
     fn check_link(&mut self) -> Result<(), SourceError> {
+        let dm = self.model.scenario.is_dm();
         if self.model.connection_dropped {
             self.model.connection_dropped = false;
             self.link = Link::Down;
             self.session = None;
             self.pending = None;
+            if dm {
+                return Err(dm::connection_dropped());
+            }
             return Err(SourceError::oracle(
                 3113,
                 "end-of-file on communication channel",
             ));
         }
         if self.link == Link::Down {
+            if dm {
+                return Err(dm::connection_dropped());
+            }
             return Err(SourceError::oracle(3114, "not connected to ORACLE"));
         }
         Ok(())

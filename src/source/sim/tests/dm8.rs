@@ -214,7 +214,7 @@ fn dm8_partial_rollbacks_and_oracle_faults_are_refused() {
         .to_string();
     assert!(e.contains("workload.savepoint_pct"), "{e}");
     let text = format!(
-        "{}\n[[faults]]\nkind = \"connection_drop\"\nat_s = 10\n",
+        "{}\n[[faults]]\nkind = \"archive_deleted\"\nat_s = 10\n",
         b.text
     );
     let e = Scenario::parse(&text, "dm8")

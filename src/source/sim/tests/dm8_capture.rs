@@ -269,3 +269,52 @@ fn without_select_on_v_trx_a_resumed_dm8_capture_stops_at_the_first_buffered_tra
     );
     assert_eq!(crate::exit::for_capture(&error), crate::exit::USAGE);
 }
+
+#[test]
+fn a_dropped_dm8_connection_is_retried_under_its_dm8_code_with_dm8_advice_issue34() {
+    // 20 s after the warm-up, inside the captured range.
+    let text = format!(
+        "{}\n[[faults]]\nkind = \"connection_drop\"\nat_s = 320\n",
+        BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8").text
+    );
+    let scenario = Scenario::parse(&text, "dm8 with a drop").expect("a valid variant");
+    let source = Sim::new(scenario, Clock::Virtual { step_ms: 1000 });
+    let from = source.model().scn;
+    let config = CaptureConfig {
+        start: StartAt::Scn(from),
+        until_scn: Some(from + 3_000),
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(source, config).expect("capture");
+    let state = loop {
+        match cap.poll(&mut |_| Ok(())) {
+            Ok(Progress::Retrying) => break cap.status().state.clone(),
+            Ok(Progress::Finished) => panic!("the connection never dropped"),
+            Ok(_) => {}
+            Err(e) => panic!("{e}"),
+        }
+    };
+    let crate::engine::metrics::MiningState::Retrying {
+        code,
+        advice,
+        error,
+        ..
+    } = state
+    else {
+        panic!("not retrying: {state:?}");
+    };
+    assert_eq!(code.as_deref(), Some("DM-6852"), "{error}");
+    let advice = advice.unwrap_or_default();
+    assert!(
+        advice.contains("DM8") && !advice.contains("Oracle"),
+        "{advice}"
+    );
+    // Reconnected, the capture goes on to the end.
+    loop {
+        match cap.poll(&mut |_| Ok(())) {
+            Ok(Progress::Finished) => break,
+            Ok(_) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
