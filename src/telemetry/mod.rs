@@ -330,7 +330,7 @@ impl Telemetry {
         let code = code.unwrap_or("none");
         self.families
             .source_errors
-            .get_or_create(&labels(&[("code", &code)]))
+            .get_or_create(&labels(&[("code", code)]))
             .inc();
     }
 

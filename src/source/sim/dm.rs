@@ -243,12 +243,14 @@ pub fn check_start(m: &Model, privileges: &[String], roles: &[String]) -> Result
     Ok(())
 }
 
-/// `V$TRX` as DM8 answers `SELECT * FROM V$TRX`: one row per open
-/// transaction, `ID` the XID as a number, `STATUS` `LOCK WAIT` for the
-/// share `dm.lock_wait_pct` names (waiting for a row lock, routine in
-/// OLTP) and `ACTIVE` otherwise, read by the DM source's own row mapping.
+/// `V$TRX` as DM8 answers `SELECT * FROM V$TRX` over the model's `open`
+/// transactions: one row each, `ID` the XID as a number, `STATUS`
+/// `LOCK WAIT` for the share `dm.lock_wait_pct` names (waiting for a row
+/// lock, routine in OLTP) and `ACTIVE` otherwise, read by the DM source's
+/// own row mapping.
 pub fn open_transactions(
     m: &Model,
+    open: Vec<OpenTransaction>,
     privileges: &[String],
     roles: &[String],
 ) -> Result<Vec<OpenTransaction>, SourceError> {
@@ -263,7 +265,7 @@ pub fn open_transactions(
         .into_iter()
         .map(String::from)
         .collect();
-    let rows: Vec<Vec<Option<String>>> = super::facts::open_transactions(m)
+    let rows: Vec<Vec<Option<String>>> = open
         .into_iter()
         .enumerate()
         .map(|(n, t)| {

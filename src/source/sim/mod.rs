@@ -532,7 +532,8 @@ impl Catalog for Sim {
         self.tick(false);
         self.check_link()?;
         if self.model.scenario.is_dm() {
-            return dm::open_transactions(&self.model, &self.privileges, &self.roles);
+            let open = facts::open_transactions(&self.model);
+            return dm::open_transactions(&self.model, open, &self.privileges, &self.roles);
         }
         Ok(facts::open_transactions(&self.model))
     }
