@@ -127,9 +127,11 @@ impl From<SourceError> for CliError {
         // The same form as tail and run: the error, then the advice below it.
         let text = exit::with_advice(&e, e.advice().as_deref());
         match e {
-            SourceError::Unreachable(_)
-            | SourceError::Authentication(_)
-            | SourceError::NoClientLibrary(_) => CliError::Unreachable(text),
+            // DM8's network error keeps its code and still exits 3.
+            _ if e.is_unreachable() => CliError::Unreachable(text),
+            SourceError::Authentication(_) | SourceError::NoClientLibrary(_) => {
+                CliError::Unreachable(text)
+            }
             SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => {
                 CliError::Untrusted(text)
             }

@@ -295,6 +295,14 @@ fn start_engine(
         )
     })?;
     let (tx, rx) = std::sync::mpsc::sync_channel(64);
+    // Said before the first event, on the screen as an alert: capture works
+    // here, with losses (NOARCHIVELOG, supplemental logging off).
+    for w in &opened.warnings {
+        let _ = tx.send(EngineMessage::Warning {
+            code: "capture_loses_changes",
+            message: format!("{}; advice: {}", w.message, w.advice),
+        });
+    }
     let options = RunOptions {
         idle_sleep: Duration::from_millis(250),
         max_events: args.count,

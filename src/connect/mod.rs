@@ -46,6 +46,9 @@ pub struct OpenedSource {
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// NUMBER, DATE and TIMESTAMP columns, for the value-form options.
     pub column_kinds: Arc<ColumnKinds>,
+    /// What the instance lets capture do with losses (NOARCHIVELOG,
+    /// supplemental logging off): said once at the start, on the screen too.
+    pub warnings: Vec<crate::preflight::startup::Condition>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -339,6 +342,16 @@ fn opened<S: Catalog + RedoSource + 'static>(
             other => break other?,
         }
     };
+    // What preflight fails on and capture cannot work without stops here,
+    // before a capture shows healthy status lines over nothing.
+    let viability = crate::preflight::startup::viability(&instance);
+    if let Some(stop) = viability.stop {
+        return Err(OpenError {
+            exit_code: exit::UNTRUSTED_DATA,
+            message: exit::with_advice(&stop.message, Some(&stop.advice)),
+            transient: false,
+        });
+    }
     let in_root = session.con_name.is_empty() || session.con_name == ROOT;
     // From the root without a PDB, only the root's own tables are visible.
     let where_hint = if instance.cdb && in_root && pdb_filter.is_none() {
@@ -382,6 +395,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         binary_columns,
         column_kinds,
         lob_columns: columns.lobs,
+        warnings: viability.warnings,
         version: instance.banner.clone(),
         container: session.con_name.clone(),
         user: session.user.clone(),

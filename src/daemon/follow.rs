@@ -149,6 +149,7 @@ fn run_loop<S: RedoSource>(
                             error,
                             advice,
                             attempt,
+                            ..
                         } = &capture.status().state
                         {
                             hung_up |= tx

@@ -251,9 +251,10 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
             error,
             advice,
             attempt,
+            code,
         } = &self.capture.status().state
         {
-            self.telemetry.source_error(error);
+            self.telemetry.source_error(code.as_deref());
             self.reporter.notice(Notice {
                 level: Level::Warn,
                 message: format!("{error}; reconnecting (attempt {attempt})"),

@@ -72,6 +72,17 @@ impl Collected {
             .map(|n| n.message.clone())
             .collect()
     }
+
+    /// The messages of one level so far, in order.
+    pub fn at(&self, level: Level) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|n| n.level == level)
+            .map(|n| n.message.clone())
+            .collect()
+    }
 }
 
 impl Reporter for Collected {

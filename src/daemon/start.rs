@@ -24,7 +24,7 @@ use super::config::DaemonConfig;
 use super::error::DaemonError;
 use super::fetch::Prefetch;
 use super::mine::{Origin, Stamp};
-use super::notice::{Notice, Reporter};
+use super::notice::{Level, Notice, Reporter};
 use super::output::{open_output, take_writer_locks, OpenedOutput};
 use super::snapshot::{self, SnapshotPlan, SnapshotTables};
 
@@ -185,6 +185,14 @@ pub fn open_source(
             .max(c.last_event.as_ref().map_or(0, |e| e.commit_scn))
     });
     let opened = config.source.open(resume_scn).map_err(DaemonError::Open)?;
+    for w in &opened.warnings {
+        reporter.notice(Notice {
+            level: Level::Warn,
+            message: w.message.clone(),
+            advice: Some(w.advice.clone()),
+            fields: Vec::new(),
+        });
+    }
     // Snapshots of DM8 tables are not wired yet: a run that would take one
     // by default streams from now instead, and one asked for is refused
     // before a checkpoint promises a snapshot that cannot be read.

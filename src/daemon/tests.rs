@@ -194,3 +194,50 @@ fn recorded_rows_through_the_stages_give_the_engines_events() {
     assert_eq!(outcome.written, expected);
     assert_eq!(events(dir.path()).len() as u64, expected);
 }
+
+/// A run of `count` events of any table of a built-in scenario.
+fn scenario_run(dir: &Path, scenario: &str, count: u64) -> DaemonConfig {
+    let source = CaptureSource {
+        spec: format!("sim:{scenario}?clock=virtual"),
+        client_lib: None,
+        tables: Vec::new(),
+        pdb: None,
+        every_table: false,
+        prompt: |_| None,
+    };
+    let output = dir.join("out.jsonl").display().to_string();
+    let mut c = DaemonConfig::new(source, SinkChoice::File { output }, dir.join("cp.json"));
+    c.snapshot = Some(SnapshotMode::Never);
+    c.count = Some(count);
+    c
+}
+
+#[test]
+fn a_dm8_capture_without_logical_logging_stops_at_the_start_with_exit_4_and_the_parameter_issue34()
+{
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notices = Collected::default();
+    let config = scenario_run(dir.path(), "dm8-append-logic-0", 10);
+    let e = run(&config, &Signals::default(), &notices).expect_err("nothing can be captured");
+    assert_eq!(e.exit_code(), crate::exit::UNTRUSTED_DATA, "{e}");
+    let text = e.to_string();
+    assert!(text.contains("RLOG_APPEND_LOGIC"), "{text}");
+    assert!(text.contains("SP_SET_PARA_VALUE"), "{text}");
+}
+
+#[test]
+fn an_oracle_capture_in_noarchivelog_mode_warns_at_the_start_and_goes_on_issue34() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let notices = Collected::default();
+    let config = scenario_run(dir.path(), "noarchivelog", 20);
+    let outcome = run(&config, &Signals::default(), &notices).expect("capture works");
+    assert_eq!(outcome.written, 20);
+    assert!(
+        notices
+            .at(Level::Warn)
+            .iter()
+            .any(|m| m.contains("NOARCHIVELOG")),
+        "{:?}",
+        notices.messages()
+    );
+}

@@ -76,6 +76,17 @@ pub enum Finding {
     /// `RLOG_APPEND_LOGIC = 1` logs only the key of a table with a primary
     /// key, so the before image lacks every other column.
     KeyOnlyBeforeImage { schema: String, table: String },
+    /// A row whose OPERATION_CODE cdcctl does not know (a code a release
+    /// added): its change, if it carries one, is not in the stream.
+    UnknownOperation {
+        code: u16,
+        schema: String,
+        table: String,
+    },
+    /// A transaction taken as rolled back because the database no longer
+    /// listed it open (DM8's V$TRX) wrote again: the changes buffered
+    /// before the drop are lost, and its events are marked partial.
+    ReappearedTransaction { xid: String },
 }
 
 impl Finding {
@@ -92,6 +103,8 @@ impl Finding {
             Finding::LobUnavailable { .. } => "lob_unavailable",
             Finding::LobNotLogged { .. } => "lob_not_logged",
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
+            Finding::UnknownOperation { .. } => "unknown_operation",
+            Finding::ReappearedTransaction { .. } => "reappeared_transaction",
         }
     }
 
@@ -143,6 +156,15 @@ impl Finding {
             Finding::KeyOnlyBeforeImage { schema, table } => format!(
                 "{schema}.{table}: the DM8 before image holds the key columns alone (RLOG_APPEND_LOGIC = 1); \
                  run SP_SET_PARA_VALUE(1, 'RLOG_APPEND_LOGIC', 2) for full before images"
+            ),
+            Finding::UnknownOperation { code, schema, table } => format!(
+                "{schema}.{table}: a row with OPERATION_CODE {code}, which cdcctl does not know; \
+                 whatever change it carries is not in the stream"
+            ),
+            Finding::ReappearedTransaction { xid } => format!(
+                "transaction {xid} was dropped as rolled back when the open-transaction list no \
+                 longer showed it, then wrote again: its changes before the drop are lost and its \
+                 events are marked partial"
             ),
         }
     }

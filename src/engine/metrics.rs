@@ -24,6 +24,10 @@ pub enum MiningState {
         attempt: u32,
         error: String,
         advice: Option<String>,
+        /// The database's code (`ORA-03113`, `DM-6852`), the label the
+        /// metrics count the error under.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code: Option<String>,
     },
     /// Stopped on an error that needs an operator.
     Stopped {

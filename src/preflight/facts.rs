@@ -193,11 +193,8 @@ fn keep<T>(
 ) -> Result<Option<T>, SourceError> {
     match r {
         Ok(v) => Ok(Some(v)),
-        Err(
-            e @ (SourceError::Unreachable(_)
-            | SourceError::Authentication(_)
-            | SourceError::NoClientLibrary(_)),
-        ) => Err(e),
+        Err(e @ (SourceError::Authentication(_) | SourceError::NoClientLibrary(_))) => Err(e),
+        Err(e) if e.is_unreachable() => Err(e),
         Err(e) => {
             missing.insert(what, e.to_string());
             Ok(None)

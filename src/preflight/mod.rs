@@ -13,6 +13,7 @@ pub mod partitions;
 pub mod remedy;
 pub mod rules;
 pub mod smoke;
+pub mod startup;
 pub mod yashandb_live;
 
 use crate::source::Dialect;

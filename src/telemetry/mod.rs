@@ -130,17 +130,6 @@ fn to_i64(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
-/// The ORA code a source error message names, for the error's label: the
-/// engine reports a retried error as text.
-pub fn ora_code_in(message: &str) -> Option<String> {
-    let at = message.find("ORA-")?;
-    let digits: String = message[at + 4..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    (!digits.is_empty()).then(|| format!("ORA-{digits}"))
-}
-
 fn state_name(state: &MiningState) -> &'static str {
     match state {
         MiningState::Connecting => "connecting",
@@ -335,12 +324,13 @@ impl Telemetry {
             .inc();
     }
 
-    /// Records a source error the capture is retrying.
-    pub fn source_error(&self, message: &str) {
-        let code = ora_code_in(message).unwrap_or_else(|| "none".into());
+    /// Records a source error the capture is retrying, under its database
+    /// code (`ORA-03113`, `DM-6852`; `none` for an error without one).
+    pub fn source_error(&self, code: Option<&str>) {
+        let code = code.unwrap_or("none");
         self.families
             .source_errors
-            .get_or_create(&labels(&[("code", &code)]))
+            .get_or_create(&labels(&[("code", code)]))
             .inc();
     }
 
@@ -526,16 +516,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ora_code_is_taken_from_the_error_text() {
-        assert_eq!(
-            ora_code_in("source: ORA-03113: end-of-file on communication channel").as_deref(),
-            Some("ORA-03113")
-        );
-        assert_eq!(ora_code_in("connection reset"), None);
-        assert_eq!(ora_code_in("ORA-x"), None);
-    }
-
-    #[test]
     fn families_follow_prometheus_naming() {
         let t = Telemetry::new(None, "file".into());
         let status = CaptureStatus {
@@ -550,7 +530,8 @@ mod tests {
         };
         t.update(&status, volumes, &mut Tally::default(), true, false);
         t.finding("partial_before_image");
-        t.source_error("ORA-01291: missing logfile");
+        t.source_error(Some("ORA-01291"));
+        t.source_error(Some("DM-6852"));
         t.sink_committed(Duration::from_millis(3), 0);
         let text = t.render();
         for line in [
@@ -560,6 +541,7 @@ mod tests {
             "cdcctl_sql_redo_bytes_total 300",
             "cdcctl_findings_total{kind=\"partial_before_image\"} 1",
             "cdcctl_source_errors_total{code=\"ORA-01291\"} 1",
+            "cdcctl_source_errors_total{code=\"DM-6852\"} 1",
             "cdcctl_sink_commit_seconds_count 1",
             "# TYPE cdcctl_lag_seconds gauge",
             "# TYPE cdcctl_spilled_bytes counter",

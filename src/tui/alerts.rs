@@ -99,6 +99,12 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         }
         // The message names the parameter to set.
         Finding::KeyOnlyBeforeImage { .. } => None,
+        Finding::ReappearedTransaction { .. } => Some(
+            "re-read the tables the transaction changed by snapshot; report the V$TRX row that was missing",
+        ),
+        Finding::UnknownOperation { .. } => Some(
+            "report the code with the row (`cdcctl redo parse`); re-read the table by snapshot where the change matters",
+        ),
     }
 }
 

@@ -477,6 +477,7 @@ impl SyntheticFeed {
                 attempt: 1,
                 error: "ORA-03113: end-of-file on communication channel".into(),
                 advice: None,
+                code: Some("ORA-03113".into()),
             };
             out.push(EngineMessage::Status(Box::new(st)));
             return out;

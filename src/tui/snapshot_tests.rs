@@ -100,6 +100,7 @@ fn tui_source_error_retrying() {
         attempt: 2,
         error: "ORA-03113: end-of-file on communication channel".into(),
         advice: None,
+        code: Some("ORA-03113".into()),
     };
     app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
     snapshot!("tui_source_error_retrying", frame(&app, 140, 40));

@@ -14,9 +14,13 @@
 //! loop reconnects and re-mines from the buffer's restart SCN, and the
 //! checkpoint filter drops what was already emitted, so nothing is lost and
 //! nothing repeats. Errors that mean data cannot be trusted (a gap, a missing
-//! log, an unparseable row) stop the loop with the evidence.
+//! log, an unparseable row) stop the loop with the evidence. A DM8 source
+//! that cannot list its open transactions (V$TRX) stops it too, with the
+//! grant to give: DM8 ends a rollback with no row, and only that list tells
+//! a rolled-back transaction from one still open.
 
 mod checks;
+mod error;
 #[cfg(test)]
 mod tests;
 mod window;
@@ -38,9 +42,10 @@ use super::port::{
     TableName, TablePattern,
 };
 use super::row::{LogMinerRow, OperationCode, Scn};
-use super::session::{PlanError, PlannerConfig, SessionPlan};
-use super::txn::{BufferConfig, TxnBuffer, TxnError, TxnFinding, TxnWarning};
+use super::session::{PlannerConfig, SessionPlan};
+use super::txn::{BufferConfig, TxnBuffer, TxnFinding, TxnWarning};
 use checks::{check_before_image, fill_unlogged_lobs, mark_binary_columns};
+pub use error::CaptureError;
 
 /// Where capture begins.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,87 +139,6 @@ impl Default for CaptureConfig {
     }
 }
 
-/// Why capture stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum CaptureError {
-    #[error(transparent)]
-    Source(#[from] SourceError),
-    #[error(transparent)]
-    Plan(#[from] PlanError),
-    #[error(transparent)]
-    Txn(#[from] TxnError),
-    #[error(
-        "the database is in another incarnation than the checkpoint: checkpoint {stored}, database \
-         {current} (OPEN RESETLOGS after FLASHBACK DATABASE or an incomplete recovery); SCNs past \
-         the RESETLOGS point name different changes now"
-    )]
-    IncarnationChanged {
-        stored: Incarnation,
-        current: Incarnation,
-    },
-}
-
-impl CaptureError {
-    /// The capture stopped because data could not be trusted (parse failure,
-    /// missing log, gap) rather than because the source was unreachable.
-    pub fn is_untrusted_data(&self) -> bool {
-        match self {
-            CaptureError::Txn(TxnError::Sink(_)) => false,
-            CaptureError::Txn(_) | CaptureError::Plan(_) => true,
-            CaptureError::IncarnationChanged { .. } => true,
-            CaptureError::Source(e) => {
-                matches!(
-                    e,
-                    SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. }
-                ) || matches!(e.ora_code(), Some(1291 | 1284 | 310))
-            }
-        }
-    }
-
-    /// The missing sequences when capture stopped on an archive gap:
-    /// (thread, first sequence, last sequence).
-    pub fn archive_gap(&self) -> Option<(u16, u64, u64)> {
-        match self {
-            CaptureError::Source(SourceError::ArchiveGap {
-                thread,
-                missing_from,
-                missing_to,
-            }) => Some((*thread, *missing_from, *missing_to)),
-            CaptureError::Plan(PlanError::SequenceGap { thread, from, to }) => {
-                Some((*thread, *from, *to))
-            }
-            _ => None,
-        }
-    }
-
-    pub fn ora_code(&self) -> Option<u32> {
-        match self {
-            CaptureError::Source(e) => e.ora_code(),
-            CaptureError::Plan(p) => p.to_source_error().ora_code(),
-            CaptureError::Txn(_) | CaptureError::IncarnationChanged { .. } => None,
-        }
-    }
-
-    pub fn advice(&self) -> Option<String> {
-        match self {
-            CaptureError::Source(e) => e.advice().map(std::borrow::Cow::into_owned),
-            CaptureError::Plan(p) => p.to_source_error().advice().map(std::borrow::Cow::into_owned),
-            CaptureError::Txn(TxnError::Parse { .. }) => Some(
-                "the row is shown above; report it with `cdcctl redo parse`, or rerun with \
-                 --on-parse-error warn to send such rows to the dead-letter file"
-                    .into(),
-            ),
-            CaptureError::Txn(_) => None,
-            CaptureError::IncarnationChanged { .. } => Some(
-                "changes emitted from the old incarnation past its RESETLOGS SCN may never have \
-                 happened on the new one: re-snapshot the captured tables, then remove the checkpoint \
-                 file and start again"
-                    .into(),
-            ),
-        }
-    }
-}
-
 /// What one poll did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -274,8 +198,6 @@ pub struct Capture<S: RedoSource> {
     /// A source whose rollbacks leave no end row (DM8): the transactions it
     /// listed open, see [`EndedCheck`].
     ended_check: Option<EndedCheck>,
-    /// The source refused to list its open transactions (told once).
-    ended_unlisted: bool,
 }
 
 /// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
@@ -323,6 +245,9 @@ impl<S: RedoSource> Capture<S> {
                 };
                 let in_flight = match inflight::open_transactions(&mut source) {
                     Ok(open) => inflight::in_flight_at(&open, scn, config.pdb.as_deref()),
+                    Err(e) if source.dialect() == Dialect::Dm && !e.is_transient() => {
+                        return Err(unlisted(e));
+                    }
                     // Without V$TRANSACTION the transactions under way come
                     // out marked partial instead of whole.
                     Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => {
@@ -374,7 +299,6 @@ impl<S: RedoSource> Capture<S> {
             archives_checked: None,
             lob_told: BTreeSet::new(),
             ended_check: None,
-            ended_unlisted: false,
         })
     }
 
@@ -527,6 +451,7 @@ impl<S: RedoSource> Capture<S> {
                     attempt: self.retries,
                     error: e.to_string(),
                     advice: e.advice().map(std::borrow::Cow::into_owned),
+                    code: e.code_label(),
                 };
                 self.recover();
                 Ok(Progress::Retrying)
@@ -651,15 +576,7 @@ impl<S: RedoSource> Capture<S> {
                 match self.source.open_transactions() {
                     Ok(open) => Some(open),
                     Err(e) if e.is_transient() => return Err(e.into()),
-                    // Without the list a rolled-back transaction stays buffered:
-                    // nothing is lost, the restart SCN waits at its start.
-                    Err(e) => {
-                        if !self.ended_unlisted {
-                            self.ended_unlisted = true;
-                            tracing::warn!(error = %e, "cannot list open transactions (V$TRX): DM8 rollbacks keep the restart SCN at their start");
-                        }
-                        None
-                    }
+                    Err(e) => return Err(unlisted(e)),
                 }
             } else {
                 None
@@ -751,6 +668,14 @@ impl<S: RedoSource> Capture<S> {
             book.retain_open(self.status.buffered.iter().map(|t| t.xid.as_str()));
         }
     }
+}
+
+/// A DM8 source that cannot list its open transactions: DM8 writes no row
+/// when a transaction rolls back, so without the list a rollback cannot be
+/// told from a transaction still open. Capture stops with the grant to give
+/// rather than buffer such transactions for ever.
+fn unlisted(error: SourceError) -> CaptureError {
+    CaptureError::OpenTransactionsUnlisted { error }
 }
 
 /// Owner patterns for the query's owner filter (`%` and `_` keep their

@@ -96,6 +96,16 @@ impl SourceError {
         }
     }
 
+    /// The database's code as a metrics label and a screen show it:
+    /// `ORA-01291`, `DM-6852` (DM8's codes are negative); `None` for an
+    /// error no database code names.
+    pub fn code_label(&self) -> Option<String> {
+        match self {
+            SourceError::Dm { code, .. } => Some(format!("DM{code}")),
+            other => other.ora_code().map(|c| OraCode(c).to_string()),
+        }
+    }
+
     /// What to do about it, in one or two sentences.
     pub fn advice(&self) -> Option<Cow<'static, str>> {
         match self {
@@ -130,6 +140,18 @@ impl SourceError {
         }
     }
 
+    /// No database answered, or the connection dropped: an Oracle-side
+    /// `Unreachable`, or DM8's network error, which keeps its code.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            SourceError::Unreachable(_) => true,
+            SourceError::Dm { code, .. } => {
+                dm_advice(*code).is_some_and(|a| a.class == super::dm_codes::DmClass::Connection)
+            }
+            _ => false,
+        }
+    }
+
     /// Whether retrying after a reconnect may succeed.
     pub fn is_transient(&self) -> bool {
         match self {
@@ -144,6 +166,20 @@ impl SourceError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_database_error_has_its_code_as_a_label_dm8_included_issue34() {
+        assert_eq!(
+            SourceError::oracle(3113, "eof").code_label().as_deref(),
+            Some("ORA-03113")
+        );
+        let dm = SourceError::Dm {
+            code: -6852,
+            message: "x".into(),
+        };
+        assert_eq!(dm.code_label().as_deref(), Some("DM-6852"));
+        assert_eq!(SourceError::Invalid("x".into()).code_label(), None);
+    }
 
     #[test]
     fn ora_codes_print_with_five_digits() {

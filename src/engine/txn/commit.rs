@@ -82,6 +82,10 @@ impl TxnBuffer {
         }
         self.last_commit_seen = row.scn;
         let txn = self.open.remove(&row.xid);
+        if txn.is_none() {
+            // Committed after being dropped as rolled back: all it wrote is lost.
+            self.reappeared(&row.xid, row.scn);
+        }
         if let Some(t) = &txn {
             self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
         }
@@ -177,6 +181,20 @@ impl TxnBuffer {
                     self.add_findings(std::iter::once(f));
                 }
                 op if lob::is_piece_code(op.code()) => self.piece(row, &mut ctx, sink)?,
+                // A code the source passed on without a meaning: said, not
+                // silently dropped with the change it may carry.
+                OperationCode::Other(code) => {
+                    let f = TxnFinding {
+                        xid: row.xid.clone(),
+                        scn: row.scn,
+                        finding: Finding::UnknownOperation {
+                            code,
+                            schema: row.seg_owner.clone().unwrap_or_default(),
+                            table: row.table_name.clone().unwrap_or_default(),
+                        },
+                    };
+                    self.add_findings(std::iter::once(f));
+                }
                 _ => {}
             }
         }

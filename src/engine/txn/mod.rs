@@ -10,6 +10,9 @@
 //!   transaction that began before its session the XID's undo segment and
 //!   slot with sequence FFFFFFFF; they go to the one open transaction on
 //!   that slot (a warning when several are open there).
+//! - A transaction [`TxnBuffer::drop_ended`] took as rolled back (the
+//!   database stopped listing it open) that writes or commits again is a
+//!   finding; its later events come out marked partial.
 //! - A transaction whose START row was never read (it began before capture
 //!   could see it) is emitted with every event marked `partial`. At a first
 //!   start, the transactions V$TRANSACTION lists as under way are read from
@@ -26,7 +29,8 @@
 //! - DDL (5) is emitted at its transaction's COMMIT; a DDL whose COMMIT has
 //!   not come when the window ends auto-commits at its own SCN, as in Oracle.
 //! - MISSING_SCN (34) is an error: a log is missing from the session.
-//!   UNSUPPORTED (255) becomes a finding at commit. LOB rows
+//!   UNSUPPORTED (255), and any code cdcctl does not know (`Other` that is
+//!   no LOB/XML piece), becomes a finding at commit. LOB rows
 //!   (SELECT_LOB_LOCATOR, LOB_WRITE, LOB_TRIM, LOB_ERASE) and XML /
 //!   extended-string pieces are buffered with their transaction and counted,
 //!   but not reassembled: a LOB column inserted as `EMPTY_CLOB()` stays
@@ -126,6 +130,9 @@ pub struct TxnBuffer {
     abandoned: FastSet<String>,
     /// DDL transactions auto-committed at window end: their late COMMIT is a no-op.
     auto_committed: FastSet<String>,
+    /// Transactions dropped because the database stopped listing them
+    /// open ([`TxnBuffer::drop_ended`]): a later row of one is a finding.
+    ended_by_listing: RecentXids,
     filter: Option<ReplayFilter>,
     /// Rows at or below this SCN were handled before the resume point.
     ignore_through: Option<Scn>,
@@ -158,6 +165,7 @@ impl TxnBuffer {
             open: FastMap::default(),
             abandoned: FastSet::default(),
             auto_committed: FastSet::default(),
+            ended_by_listing: RecentXids::default(),
             filter: None,
             ignore_through: None,
             in_flight: FastSet::default(),
@@ -332,6 +340,8 @@ impl TxnBuffer {
         let op = row.operation_code;
         // Looked up before inserting so the hot path does not copy the XID.
         if !self.open.contains_key(&row.xid) {
+            // Without a START row of its own the new transaction is partial.
+            self.reappeared(&row.xid, row.scn);
             let txn = Txn::new(&row.xid, row.scn, row.timestamp);
             self.open.insert(row.xid.clone(), txn);
         }
@@ -516,8 +526,25 @@ impl TxnBuffer {
                 self.mem_bytes = self.mem_bytes.saturating_sub(t.mem_bytes);
                 self.counts.rollbacks += 1;
             }
+            self.ended_by_listing.insert(xid.clone());
         }
         ended.len()
+    }
+
+    /// Reports a row of a transaction [`Self::drop_ended`] took as rolled
+    /// back: the list was wrong (the transaction was still open), and what
+    /// was dropped cannot be had back.
+    pub(super) fn reappeared(&mut self, xid: &str, scn: Scn) {
+        if self.ended_by_listing.remove(xid) {
+            self.stats.findings += 1;
+            self.findings.push(TxnFinding {
+                xid: xid.to_string(),
+                scn,
+                finding: super::finding::Finding::ReappearedTransaction {
+                    xid: xid.to_string(),
+                },
+            });
+        }
     }
 
     /// Open transactions older than `older_than` in redo time, oldest first.
@@ -632,6 +659,36 @@ impl TxnBuffer {
                 .as_ref()
                 .and_then(|e| e.last_index.map(|i| (e.xid.clone(), i))),
         )
+    }
+}
+
+/// The last XIDs a buffer dropped as ended, bounded: DM8's XIDs only grow,
+/// so a transaction that reappears does so soon, and the set must not grow
+/// with every rollback of a long run.
+#[derive(Default)]
+struct RecentXids {
+    set: FastSet<String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl RecentXids {
+    const LIMIT: usize = 65_536;
+
+    fn insert(&mut self, xid: String) {
+        if self.set.insert(xid.clone()) {
+            self.order.push_back(xid);
+        }
+        while self.order.len() > Self::LIMIT {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+    }
+
+    fn remove(&mut self, xid: &str) -> bool {
+        // The order queue keeps the XID until it ages out; a stale entry
+        // there only evicts nothing.
+        self.set.remove(xid)
     }
 }
 

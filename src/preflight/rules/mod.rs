@@ -728,6 +728,37 @@ mod tests {
     }
 
     #[test]
+    fn dm8_simulated_user_without_select_on_v_trx_fails_dm_grants_and_the_default_user_passes_issue34(
+    ) {
+        use crate::source::sim::{Clock, Scenario, Sim, BUILTINS};
+        let grants = |edit: Option<(&str, &str)>| {
+            let b = BUILTINS.iter().find(|b| b.name == "dm8").expect("dm8");
+            let text = match edit {
+                Some((from, to)) => b.text.replacen(from, to, 1),
+                None => b.text.to_string(),
+            };
+            let scenario = Scenario::parse(&text, "dm8 variant").expect("a valid variant");
+            let mut sim = Sim::new(scenario, Clock::default());
+            let options = crate::preflight::facts::RuleOptions::default();
+            let f = Facts::gather(&mut sim, &[], None, options, |_| {}).expect("facts");
+            (rule_for("dm-grants").unwrap())(&f, &def("dm-grants"))
+        };
+        let default = grants(None);
+        assert_eq!(default.status, Status::Pass, "{}", default.detail);
+        let without = grants(Some((
+            "user = \"CDC\"",
+            "user = \"CDC\"\nprivileges = [\"CREATE SESSION\", \"EXECUTE ON SYS.DBMS_LOGMNR\", \
+             \"SELECT ON SYS.V$LOGMNR_CONTENTS\", \"SELECT ON SYS.V$ARCH_FILE\", \
+             \"SELECT ON SYS.V$RLOG\", \"SELECT ON SYS.V$DM_INI\"]",
+        )));
+        assert_eq!(without.status, Status::Fail, "{}", without.detail);
+        assert!(without.detail.contains("V$TRX"), "{}", without.detail);
+        assert!(def("dm-grants")
+            .remediation
+            .contains("GRANT SELECT ON SYS.V$TRX"));
+    }
+
+    #[test]
     fn dm8_keyless_tables_warn_and_name_the_table() {
         let mut f = Facts {
             tables: Some(vec![dm_table("T_BASIC", true, &["INT"])]),

@@ -48,16 +48,21 @@ fn is_login_message(message: &str) -> bool {
 /// Maps an error from its parts: DM's code, its message, and the address
 /// (`host:port`) for the messages that need it. `connecting` says whether
 /// the error came from opening the session.
+///
+/// A network error keeps its DM8 code (-6852), so metrics count it under
+/// it and its advice is DM8's; it is transient and exits 3 as any
+/// unreachable source does.
 pub fn classify(code: i32, message: &str, address: &str, connecting: bool) -> SourceError {
     if code == NETWORK {
         let detail = io_detail(message);
-        return SourceError::Unreachable(if connecting {
+        let message = if connecting {
             format!(
                 "cannot connect to DM8 at {address}: {detail} (is dmserver running and listening there? DM8's default port is 5236)"
             )
         } else {
             format!("the connection to DM8 at {address} dropped: {detail}")
-        });
+        };
+        return SourceError::Dm { code, message };
     }
     if code == BAD_LOGIN || is_login_message(message) {
         return SourceError::Authentication(format!(
@@ -107,7 +112,7 @@ mod tests {
     const AT: &str = "127.0.0.1:5236";
 
     #[test]
-    fn connection_refused_is_unreachable_transient_and_keeps_the_io_error() {
+    fn connection_refused_is_unreachable_transient_keeps_its_dm8_code_and_the_io_error() {
         let e = classify(
             NETWORK,
             "连接 127.0.0.1:5236 失败: Connection refused (os error 111)",
@@ -116,13 +121,21 @@ mod tests {
         );
         assert_eq!(
             e,
-            SourceError::Unreachable(
-                "cannot connect to DM8 at 127.0.0.1:5236: Connection refused (os error 111) \
+            SourceError::Dm {
+                code: NETWORK,
+                message:
+                    "cannot connect to DM8 at 127.0.0.1:5236: Connection refused (os error 111) \
                  (is dmserver running and listening there? DM8's default port is 5236)"
-                    .into()
-            )
+                        .into()
+            }
         );
-        assert!(e.is_transient());
+        assert!(e.is_transient() && e.is_unreachable());
+        assert_eq!(e.code_label().as_deref(), Some("DM-6852"));
+        let advice = e.advice().unwrap_or_default();
+        assert!(
+            advice.contains("DM8") && !advice.contains("Oracle"),
+            "{advice}"
+        );
         let closed = classify(NETWORK, "连接关闭（读取帧头）", AT, true);
         assert!(
             closed
@@ -219,6 +232,6 @@ mod tests {
         let err =
             dm_pure::DmError::conn("连接 127.0.0.1:1 失败: Connection refused (os error 111)");
         let e = map_error(&err, "127.0.0.1:1", true);
-        assert!(matches!(e, SourceError::Unreachable(_)), "{e:?}");
+        assert!(e.is_unreachable(), "{e:?}");
     }
 }

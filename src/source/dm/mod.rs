@@ -143,7 +143,7 @@ fn params(binds: &[(String, BindValue)]) -> Result<Vec<Param>, SourceError> {
 
 impl DmSource {
     /// Connects. Without a server at the address this fails at once with
-    /// `SourceError::Unreachable`.
+    /// DM8's network error (-6852), transient and unreachable.
     pub fn connect(options: DmOptions) -> Result<Self, SourceError> {
         let client = open(&options)?;
         Ok(DmSource {
@@ -307,8 +307,10 @@ impl RedoSource for DmSource {
             ));
         }
         // `ADD_LOGFILE(..., NEW)` drops the old list anyway, so a database
-        // error ending the last session is not a reason to stop.
+        // error ending the last session is not a reason to stop; a dropped
+        // connection is.
         match self.end_logminer() {
+            Err(e @ SourceError::Dm { .. }) if e.is_unreachable() => return Err(e),
             Err(SourceError::Dm { .. }) | Ok(()) => {}
             Err(e) => return Err(e),
         }

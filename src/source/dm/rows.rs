@@ -263,6 +263,29 @@ pub fn sequence_of(files: &[ArchFile], scn: Scn) -> u64 {
         .map_or(0, |f| f.seq)
 }
 
+/// DM8's XA_COMMIT: the commit of an XA branch, which shows no COMMIT (7).
+pub const XA_COMMIT: u16 = 38;
+/// DM8's BATCH_UPDATE: an UPDATE a batched statement logged. Its SQL_REDO
+/// is read as an UPDATE's; one that is not an UPDATE statement stops
+/// capture as any unparseable change does.
+pub const BATCH_UPDATE: u16 = 4;
+/// DM8's SEQ MODIFY: a sequence's next cached value, not a row change.
+pub const SEQ_MODIFY: u16 = 37;
+
+/// DM8's `OPERATION_CODE` in the engine's (Oracle's) terms. Codes DM8
+/// shares with Oracle keep their meaning; a code neither knows stays
+/// `Other`, which the engine reports.
+pub fn operation_code(code: u16) -> OperationCode {
+    match code {
+        XA_COMMIT => OperationCode::Commit,
+        BATCH_UPDATE => OperationCode::Update,
+        // A sequence step changes no captured table; ignored as INTERNAL
+        // rows are, so sequences used by every insert do not flood findings.
+        SEQ_MODIFY => OperationCode::Internal,
+        other => OperationCode::from_code(other),
+    }
+}
+
 /// One `V$LOGMNR_CONTENTS` row of [`super::sql::contents_query`].
 /// `START_SCN` and `COMMIT_SCN` are not known to be filled on DM8 and stay
 /// unset; `files` are the session's files, for the row's sequence.
@@ -287,7 +310,7 @@ pub fn contents_row(row: &TextRow, files: &[ArchFile]) -> Result<LogMinerRow, So
         commit_scn: None,
         timestamp: r.datetime(c::TIMESTAMP, "TIMESTAMP")?,
         xid,
-        operation_code: OperationCode::from_code(op),
+        operation_code: operation_code(op),
         rollback: r.u64_or_zero(c::ROLL_BACK, "ROLL_BACK")? == 1,
         seg_owner: r.opt_text(c::SEG_OWNER)?,
         table_name: r.opt_text(c::TABLE_NAME)?,
@@ -308,27 +331,24 @@ pub fn contents_row(row: &TextRow, files: &[ArchFile]) -> Result<LogMinerRow, So
 }
 
 /// Rows of [`super::sql::OPEN_TRANSACTIONS`], read by column name: `ID`
-/// is the transaction id (V$LOGMNR_CONTENTS.XID as a number), `STATUS`
-/// keeps only ACTIVE ones when the column is there, and `START_LSN`, when
-/// a release has it, is where the transaction began. Without it the start
-/// is 0, unknown: the engine then mines no transaction from before its own
-/// start point.
+/// is the transaction id (V$LOGMNR_CONTENTS.XID as a number), and
+/// `START_LSN`, when a release has it, is where the transaction began.
+/// Without it the start is 0, unknown: the engine then mines no transaction
+/// from before its own start point.
+///
+/// Every row is an open transaction whatever its `STATUS`: one waiting for
+/// a lock, rolling back or prepared (an XA branch) has not ended, and the
+/// engine takes a transaction missing from this list as rolled back.
 pub fn transactions(
     columns: &[String],
     rows: &[TextRow],
 ) -> Result<Vec<OpenTransaction>, SourceError> {
     let col = |name: &str| columns.iter().position(|c| c.eq_ignore_ascii_case(name));
     let id = col("ID").ok_or_else(|| SourceError::Invalid("V$TRX has no ID column".into()))?;
-    let status = col("STATUS");
     let start = col("START_LSN");
     let mut out = Vec::new();
     for row in rows {
         let r = Reader::new(row, "V$TRX");
-        if let Some(i) = status {
-            if !r.text_or_empty(i)?.trim().eq_ignore_ascii_case("ACTIVE") {
-                continue;
-            }
-        }
         let trx = r.u64(id, "ID")?;
         out.push(OpenTransaction {
             xid: format!("{trx:016X}"),

@@ -162,12 +162,42 @@ pub mod contents_col {
 }
 
 /// Transaction control rows pass every owner filter: START (6), COMMIT (7),
-/// ROLLBACK (36), and MISSING_SCN (34) so a hole stops capture.
-const CONTROL_CODES: &str = "6, 7, 34, 36";
+/// ROLLBACK (36), XA_COMMIT (38, the only end row of an XA branch), and
+/// MISSING_SCN (34) so a hole stops capture.
+pub const CONTROL_CODES: &[u16] = &[6, 7, 34, 36, 38];
 
-/// Row changes: DML, DDL, the LOB operations and UNSUPPORTED (reported,
-/// never lost).
-const CHANGE_CODES: &str = "1, 2, 3, 5, 9, 10, 11, 28, 255";
+/// The only codes left out: INTERNAL (0) and SELECT_FOR_UPDATE (25) never
+/// carry a change. Every other code reaches the engine, which maps the ones
+/// it knows and reports the rest, so a code DM8 adds is seen, never lost in
+/// the query.
+pub const IGNORED_CODES: &[u16] = &[0, 25];
+
+fn code_list(codes: &[u16]) -> String {
+    codes
+        .iter()
+        .map(u16::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Whether [`contents_query`] returns a row of `code` owned by `owner`
+/// (`None`: no owner) when asked for `owners`: the query's WHERE as a
+/// predicate, so the simulator answers the same query the same way.
+pub fn contents_selects(code: u16, owner: Option<&str>, owners: &[String]) -> bool {
+    if CONTROL_CODES.contains(&code) {
+        return true;
+    }
+    if IGNORED_CODES.contains(&code) {
+        return false;
+    }
+    let Some(owner) = owner else {
+        return true;
+    };
+    if owners.is_empty() {
+        return !SYSTEM_SCHEMAS.contains(&owner);
+    }
+    owners.iter().any(|o| crate::engine::port::like(o, owner))
+}
 
 fn is_pattern(owner: &str) -> bool {
     owner.contains(['%', '_'])
@@ -216,9 +246,9 @@ pub fn contents_query(query: &ContentsQuery) -> BoundSql {
 USERNAME, RS_ID, SSN, CSF, SQL_REDO FROM V$LOGMNR_CONTENTS WHERE SCN > ? AND SCN <= ? \
 AND (OPERATION_CODE IN (",
     );
-    text.push_str(CONTROL_CODES);
-    text.push_str(") OR (OPERATION_CODE IN (");
-    text.push_str(CHANGE_CODES);
+    text.push_str(&code_list(CONTROL_CODES));
+    text.push_str(") OR (OPERATION_CODE NOT IN (");
+    text.push_str(&code_list(IGNORED_CODES));
     // Rows without an owner always pass: the engine reports them rather
     // than losing them.
     text.push_str(") AND (SEG_OWNER IS NULL OR ");

@@ -292,6 +292,63 @@ fn contents_rows_map_xid_roll_back_csf_and_the_file_sequence() {
 }
 
 #[test]
+fn dm8_codes_map_xa_commit_to_a_commit_batch_update_to_an_update_and_unknown_codes_through_issue34()
+{
+    let op = |code: &str| {
+        rows::contents_row(
+            &contents("47800", code, Some("000000000000468B"), "0", "0", "0"),
+            &files(),
+        )
+        .expect("maps")
+        .operation_code
+    };
+    assert_eq!(op("38"), OperationCode::Commit);
+    assert_eq!(op("4"), OperationCode::Update);
+    assert_eq!(op("37"), OperationCode::Internal);
+    assert_eq!(op("3"), OperationCode::Update);
+    assert_eq!(op("41"), OperationCode::Other(41));
+}
+
+#[test]
+fn the_contents_query_leaves_out_only_internal_and_select_for_update_rows_issue34() {
+    let owners = vec!["APP".to_string()];
+    // The predicate the simulator answers with is the query's WHERE.
+    for code in [0u16, 25] {
+        assert!(!sql::contents_selects(code, Some("APP"), &owners), "{code}");
+    }
+    for code in [1u16, 2, 3, 4, 5, 37, 41, 255] {
+        assert!(sql::contents_selects(code, Some("APP"), &owners), "{code}");
+        assert!(
+            sql::contents_selects(code, None, &owners),
+            "{code} without owner"
+        );
+        assert!(
+            !sql::contents_selects(code, Some("HR"), &owners),
+            "{code} of HR"
+        );
+        assert!(
+            !sql::contents_selects(code, Some("SYSDBA"), &[]),
+            "{code} of SYSDBA"
+        );
+    }
+    for code in [6u16, 7, 34, 36, 38] {
+        assert!(sql::contents_selects(code, Some("HR"), &owners), "{code}");
+    }
+    let text = sql::contents_query(&ContentsQuery {
+        from_scn: 1,
+        to_scn: 2,
+        owners,
+        pdb: None,
+    })
+    .text;
+    assert!(
+        text.contains("OPERATION_CODE IN (6, 7, 34, 36, 38)"),
+        "{text}"
+    );
+    assert!(text.contains("OPERATION_CODE NOT IN (0, 25)"), "{text}");
+}
+
+#[test]
 fn malformed_contents_rows_are_typed_errors_not_panics() {
     let bad_xid = rows::contents_row(&contents("1", "1", Some("XYZ"), "0", "0", "0"), &[]);
     assert!(
@@ -444,7 +501,7 @@ fn the_rlog_row_gives_cur_lsn_ckpt_lsn_and_time() {
 }
 
 #[test]
-fn open_transactions_are_read_by_column_name_and_their_id_is_the_xid() {
+fn open_transactions_are_read_by_column_name_whatever_their_status_and_their_id_is_the_xid() {
     let columns: Vec<String> = ["ID", "NEXT_ID", "STATUS", "SESS_ID"]
         .iter()
         .map(|s| s.to_string())
@@ -453,12 +510,16 @@ fn open_transactions_are_read_by_column_name_and_their_id_is_the_xid() {
         &columns,
         &[
             row(&[Some("18059"), Some("18060"), Some("ACTIVE"), Some("140")]),
-            row(&[Some("18061"), Some("18062"), Some("COMMIT"), Some("141")]),
+            row(&[Some("18061"), Some("18062"), Some("LOCK WAIT"), Some("141")]),
+            row(&[Some("18063"), Some("18064"), Some("PREPARE"), Some("142")]),
         ],
     )
     .expect("maps");
-    assert_eq!(t.len(), 1);
+    // Listed is open, whatever the state: a lock wait or a prepared XA
+    // branch has not ended (issue 34).
+    assert_eq!(t.len(), 3);
     assert_eq!(t[0].xid, "000000000000468B");
+    assert_eq!(t[1].xid, "000000000000468D");
     assert_eq!(
         t[0].start_scn, 0,
         "no START_LSN column: the start is unknown"
@@ -564,12 +625,12 @@ fn connecting_where_nothing_listens_is_unreachable_fast_and_transient() {
     let started = std::time::Instant::now();
     let err = DmSource::connect(options).expect_err("nothing listens");
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
-    let SourceError::Unreachable(text) = &err else {
-        panic!("expected Unreachable, got {err:?}");
-    };
+    assert!(err.is_unreachable(), "{err:?}");
+    assert_eq!(crate::exit::for_source(&err), crate::exit::UNREACHABLE);
+    let text = err.to_string();
     assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
     assert!(err.is_transient());
-    assert!(err.advice().is_some());
+    assert!(err.advice().is_some_and(|a| a.contains("DM8")));
 }
 
 #[test]

@@ -12,7 +12,12 @@
 //!   START and COMMIT rows, no end row for a rollback (undo rows flagged
 //!   `ROLL_BACK = 1` only under `dm.rollback_rows = "flagged"`), DM8's
 //!   literals, a WHERE per `RLOG_APPEND_LOGIC`, SQL_REDO split at 4000
-//!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`.
+//!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`;
+//!   XA branches end in XA_COMMIT (38) and never in COMMIT (7), batched
+//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`).
+//!   The rows a query returns are the DM source's own query's
+//!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
+//!   maps DM8's codes.
 
 use std::collections::BTreeMap;
 
@@ -25,8 +30,9 @@ use super::model::{Body, DmlOp, Model, Rec};
 use super::scenario::{DmRollbackRows, LogMode};
 use super::value::{DmLobForm, Value};
 
-/// The grants a DM8 CDC user needs (verified on DM8): DBMS_LOGMNR reads
-/// every change in the database whatever the table grants.
+/// The grants a DM8 CDC user needs: DBMS_LOGMNR reads every change in the
+/// database whatever the table grants, and V$TRX is how a rolled-back
+/// transaction, which DM8 ends with no row, is known to have ended.
 pub fn default_privileges() -> Vec<String> {
     [
         "CREATE SESSION",
@@ -35,6 +41,7 @@ pub fn default_privileges() -> Vec<String> {
         "SELECT ON SYS.V$ARCH_FILE",
         "SELECT ON SYS.V$RLOG",
         "SELECT ON SYS.V$DM_INI",
+        "SELECT ON SYS.V$TRX",
     ]
     .into_iter()
     .map(String::from)
@@ -126,7 +133,13 @@ pub fn instance(m: &Model) -> InstanceFacts {
 pub fn session(m: &Model, privileges: &[String], roles: &[String]) -> SessionFacts {
     let c = &m.scenario.connection;
     let mut inaccessible = BTreeMap::new();
-    for view in ["V$LOGMNR_CONTENTS", "V$ARCH_FILE", "V$RLOG", "V$DM_INI"] {
+    for view in [
+        "V$LOGMNR_CONTENTS",
+        "V$ARCH_FILE",
+        "V$RLOG",
+        "V$DM_INI",
+        "V$TRX",
+    ] {
         if !holds(privileges, roles, &format!("SELECT ON SYS.{view}")) {
             inaccessible.insert(view.to_string(), 942);
         }
@@ -230,6 +243,61 @@ pub fn check_start(m: &Model, privileges: &[String], roles: &[String]) -> Result
     Ok(())
 }
 
+/// `V$TRX` as DM8 answers `SELECT * FROM V$TRX` over the model's `open`
+/// transactions: one row each, `ID` the XID as a number, `STATUS`
+/// `LOCK WAIT` for the share `dm.lock_wait_pct` names (waiting for a row
+/// lock, routine in OLTP) and `ACTIVE` otherwise, read by the DM source's
+/// own row mapping.
+pub fn open_transactions(
+    m: &Model,
+    open: Vec<OpenTransaction>,
+    privileges: &[String],
+    roles: &[String],
+) -> Result<Vec<OpenTransaction>, SourceError> {
+    if !holds(privileges, roles, "SELECT ON SYS.V$TRX") {
+        // DM8 names a view the user may not read as an invalid one.
+        return Err(SourceError::Dm {
+            code: crate::source::dm::error::NO_OBJECT,
+            message: "无效的表或视图名[V$TRX]".into(),
+        });
+    }
+    let columns: Vec<String> = ["ID", "STATUS", "SESS_ID", "START_LSN"]
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let rows: Vec<Vec<Option<String>>> = open
+        .into_iter()
+        .enumerate()
+        .map(|(n, t)| {
+            let status = if chosen(&t.xid, LOCK_WAIT, m.scenario.dm.lock_wait_pct) {
+                "LOCK WAIT"
+            } else {
+                "ACTIVE"
+            };
+            let id = u64::from_str_radix(&t.xid, 16).unwrap_or_default();
+            vec![
+                Some(id.to_string()),
+                Some(status.to_string()),
+                Some((140 + n).to_string()),
+                Some(t.start_scn.to_string()),
+            ]
+        })
+        .collect();
+    crate::source::dm::rows::transactions(&columns, &rows)
+}
+
+/// A dropped connection as the DM source reports it: the `dm-pure`
+/// driver's network error (-6852, `连接关闭` when the server closed the
+/// socket), mapped by the source's own error mapping.
+pub fn connection_dropped() -> SourceError {
+    crate::source::dm::error::classify(
+        crate::source::dm::error::NETWORK,
+        "连接关闭（读取帧头）",
+        "sim",
+        false,
+    )
+}
+
 /// Whether the user may read `V$LOGMNR_CONTENTS`.
 pub fn can_read_contents(privileges: &[String], roles: &[String]) -> bool {
     holds(privileges, roles, "SELECT ON SYS.V$LOGMNR_CONTENTS")
@@ -251,6 +319,25 @@ pub fn shows(m: &Model, rec: &Rec) -> bool {
         _ => true,
     }
 }
+
+/// Whether `pct` percent of transactions have a trait `salt` names,
+/// decided by the XID alone so every query and poll agrees.
+pub fn chosen(xid: &str, salt: u8, pct: f64) -> bool {
+    if pct <= 0.0 {
+        return false;
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in std::iter::once(salt).chain(xid.bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    ((h % 10_000) as f64) < pct * 100.0
+}
+
+pub(super) const XA: u8 = 1;
+pub(super) const BATCH: u8 = 2;
+pub(super) const LOCK_WAIT: u8 = 3;
+
+use crate::source::dm::rows::{BATCH_UPDATE, XA_COMMIT};
 
 /// A deterministic `LOB_ID` for `OUT_CLOB(LOB_ID: n)`: the same value
 /// renders the same way in every query.
@@ -277,7 +364,13 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
     };
     match &rec.body {
         Body::Start => row.operation_code = OperationCode::Start,
-        Body::Commit { .. } => row.operation_code = OperationCode::Commit,
+        Body::Commit { .. } => {
+            row.operation_code = if chosen(rec.xid(), XA, m.scenario.dm.xa_pct) {
+                OperationCode::from_code(XA_COMMIT)
+            } else {
+                OperationCode::Commit
+            }
+        }
         Body::Ddl { table, sql } => {
             row.operation_code = OperationCode::Ddl;
             if let Some(t) = m.tables.get(*table) {
@@ -297,6 +390,9 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             ..
         } => {
             row.operation_code = op.operation_code();
+            if *op == DmlOp::Update && chosen(rec.xid(), BATCH, m.scenario.dm.batch_update_pct) {
+                row.operation_code = OperationCode::from_code(BATCH_UPDATE);
+            }
             row.rollback = *rollback;
             row.row_id = Some(rowid.to_string());
             let Some(t) = m.tables.get(*table) else {

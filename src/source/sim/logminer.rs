@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use crate::engine::row::{LogMinerRow, OperationCode, Scn};
+use crate::source::dm::{rows as dm_rows, sql as dm_sql};
 use crate::source::{ContentsQuery, MiningOptions, SessionRequest, SourceError};
 
 use super::model::{Body, DmlOp, Model, Rec, MAX_NEXT_CHANGE};
@@ -364,8 +365,12 @@ impl Session {
             }
             if dm {
                 if super::dm::shows(model, rec) {
-                    let row = super::dm::render(model, rec);
-                    if passes(&row, &owners) {
+                    // DM8 answers the DM source's own query, and the
+                    // source maps DM8's codes as it maps a live row's.
+                    let mut row = super::dm::render(model, rec);
+                    let code = row.operation_code.code();
+                    if dm_sql::contents_selects(code, row.seg_owner.as_deref(), &q.owners) {
+                        row.operation_code = dm_rows::operation_code(code);
                         super::dm::split(row, &mut rows);
                     }
                 }

@@ -460,17 +460,24 @@ impl Sim {
     }
 
     fn check_link(&mut self) -> Result<(), SourceError> {
+        let dm = self.model.scenario.is_dm();
         if self.model.connection_dropped {
             self.model.connection_dropped = false;
             self.link = Link::Down;
             self.session = None;
             self.pending = None;
+            if dm {
+                return Err(dm::connection_dropped());
+            }
             return Err(SourceError::oracle(
                 3113,
                 "end-of-file on communication channel",
             ));
         }
         if self.link == Link::Down {
+            if dm {
+                return Err(dm::connection_dropped());
+            }
             return Err(SourceError::oracle(3114, "not connected to ORACLE"));
         }
         Ok(())
@@ -524,6 +531,10 @@ impl Catalog for Sim {
     fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
         self.tick(false);
         self.check_link()?;
+        if self.model.scenario.is_dm() {
+            let open = facts::open_transactions(&self.model);
+            return dm::open_transactions(&self.model, open, &self.privileges, &self.roles);
+        }
         Ok(facts::open_transactions(&self.model))
     }
 

@@ -474,6 +474,7 @@ fn a_retried_drop_is_one_alert_counting_each_drop() {
             attempt: 1,
             error: error.into(),
             advice: Some("cdcctl reconnects".into()),
+            code: None,
         };
         app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
         app.update(AppEvent::Engine(EngineMessage::SourceError {
@@ -624,6 +625,7 @@ fn retrying_state_without_an_error_message_still_raises_one_alert() {
         attempt: 1,
         error: "ORA-03135: connection lost contact".into(),
         advice: Some("check firewalls' idle timeouts".into()),
+        code: Some("ORA-03135".into()),
     };
     for _ in 0..3 {
         app.update(AppEvent::Engine(EngineMessage::Status(Box::new(

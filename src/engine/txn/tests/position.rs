@@ -265,3 +265,32 @@ fn a_transaction_the_source_no_longer_lists_open_is_dropped_when_it_started_befo
     let events = run(&mut buf, vec![commit(60, B), commit(61, C)]);
     assert_eq!(ids(&events), pairs(&[(B, "c2"), (C, "c3")]));
 }
+
+#[test]
+fn a_transaction_dropped_as_ended_that_writes_again_is_a_finding_and_comes_out_partial_issue34() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    run(
+        &mut buf,
+        vec![start(1, A), insert(2, A, 1), start(3, B), insert(4, B, 2)],
+    );
+    // The listing missed both (say, in a state it was not read as open).
+    let none = std::collections::HashSet::new();
+    assert_eq!(buf.drop_ended(&none, 10), 2);
+    let events = run(
+        &mut buf,
+        vec![insert(12, A, 3), commit(13, A), commit(14, B)],
+    );
+    assert_eq!(ids(&events), pairs(&[(A, "c3")]));
+    assert!(events.iter().all(|e| match e {
+        CapturedEvent::Change(c) => c.partial,
+        CapturedEvent::Ddl(_) => true,
+    }));
+    let f = buf.take_findings();
+    let xids: Vec<(&str, Scn)> = f
+        .iter()
+        .filter(|f| f.finding.code() == "reappeared_transaction")
+        .map(|f| (f.xid.as_str(), f.scn))
+        .collect();
+    assert_eq!(xids, vec![(A, 12), (B, 14)], "{f:?}");
+    assert_eq!(buf.stats().findings, 2);
+}

@@ -148,6 +148,22 @@ fn status_2_and_unsupported_rows_become_findings_not_events() {
 }
 
 #[test]
+fn a_row_of_an_unknown_operation_code_is_a_finding_at_commit_never_dropped_silently_issue34() {
+    let mut unknown = ctl(3, A, OperationCode::Other(41));
+    unknown.seg_owner = Some("APP".into());
+    unknown.table_name = Some("ORDERS".into());
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(&mut buf, vec![insert(2, A, 1), unknown, commit(4, A)]);
+    assert_eq!(ids(&events), pairs(&[(A, "c1")]));
+    let f = buf.take_findings();
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].finding.code(), "unknown_operation");
+    assert!(f[0].finding.message().contains("APP.ORDERS"));
+    assert!(f[0].finding.message().contains("OPERATION_CODE 41"));
+    assert_eq!(buf.stats().findings, 1);
+}
+
+#[test]
 fn continuation_pieces_are_joined_before_buffering() {
     let full = insert(2, A, 7);
     let sql = full.sql_redo.clone().unwrap();

@@ -78,6 +78,18 @@ pub struct DmSpec {
     /// `ENABLE_FLASHBACK`.
     #[serde(default)]
     pub enable_flashback: bool,
+    /// Percent of transactions committed as XA branches: they end in an
+    /// XA_COMMIT row (code 38) and never in a COMMIT (7).
+    #[serde(default)]
+    pub xa_pct: f64,
+    /// Percent of transactions whose updates DM8 logs as BATCH_UPDATE
+    /// (code 4) rather than UPDATE (3); SQL_REDO is the same statement.
+    #[serde(default)]
+    pub batch_update_pct: f64,
+    /// Percent of open transactions `V$TRX` lists in status `LOCK WAIT`
+    /// (waiting for a row another transaction holds) instead of `ACTIVE`.
+    #[serde(default)]
+    pub lock_wait_pct: f64,
 }
 
 impl Default for DmSpec {
@@ -90,6 +102,9 @@ impl Default for DmSpec {
             parse_lob: false,
             rollback_rows: DmRollbackRows::None,
             enable_flashback: false,
+            xa_pct: 0.0,
+            batch_update_pct: 0.0,
+            lock_wait_pct: 0.0,
         }
     }
 }

@@ -456,9 +456,15 @@ impl Scenario {
                 )));
             }
         }
-        if !self.faults.is_empty() || !w.maintenance.is_empty() {
+        // A dropped connection is the one fault DM8 shares: it raises DM8's
+        // own network error.
+        let oracle_faults = self
+            .faults
+            .iter()
+            .any(|f| f.kind != super::FaultKind::ConnectionDrop);
+        if oracle_faults || !w.maintenance.is_empty() {
             return Err(invalid(
-                "faults and workload.maintenance raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
+                "faults other than connection_drop, and workload.maintenance, raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
             ));
         }
         if let Some(t) = self.tables.iter().find(|t| t.partitioning.is_some()) {
@@ -477,6 +483,15 @@ impl Scenario {
                 "dm.rlog_append_logic: {} is not a value DM8 takes (0 to 4)",
                 self.dm.rlog_append_logic
             )));
+        }
+        for (name, pct) in [
+            ("dm.xa_pct", self.dm.xa_pct),
+            ("dm.batch_update_pct", self.dm.batch_update_pct),
+            ("dm.lock_wait_pct", self.dm.lock_wait_pct),
+        ] {
+            if !(0.0..=100.0).contains(&pct) {
+                return Err(invalid(format!("{name}: {pct} is not a percentage")));
+            }
         }
         Ok(())
     }

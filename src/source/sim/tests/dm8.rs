@@ -36,10 +36,14 @@ fn dm8_rows_have_own_start_and_commit_rows_dm8_literals_and_no_oracle_forms() {
             .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase()));
         assert_eq!((r.thread, r.start_scn, r.commit_scn), (1, None, None));
         let Some(sql) = r.sql_redo.as_deref() else {
-            assert!(matches!(
-                r.operation_code,
-                OperationCode::Start | OperationCode::Commit
-            ));
+            assert!(
+                matches!(
+                    r.operation_code,
+                    OperationCode::Start | OperationCode::Commit | OperationCode::Other(38)
+                ),
+                "{:?}",
+                r.operation_code
+            );
             continue;
         };
         // Outside string literals (a doubled quote toggles twice).
@@ -84,6 +88,32 @@ fn dm8_rows_have_own_start_and_commit_rows_dm8_literals_and_no_oracle_forms() {
         assert!(all.contains(form), "no {form} in any row");
     }
     assert!(!all.contains("OUT_CLOB(LOB_ID"), "parse_lob is off");
+}
+
+#[test]
+fn dm8_xa_branches_end_in_xa_commit_38_never_in_commit_7_and_batched_updates_show_code_4_issue34() {
+    let s = Sim::from_spec("dm8").expect("dm8");
+    let rows = s.all_rows();
+    let xa: std::collections::HashSet<&str> = rows
+        .iter()
+        .filter(|r| r.operation_code == OperationCode::Other(38))
+        .map(|r| r.xid.as_str())
+        .collect();
+    assert!(xa.len() > 10, "{} XA commits", xa.len());
+    for r in &rows {
+        if xa.contains(r.xid.as_str()) {
+            assert_ne!(r.operation_code, OperationCode::Commit, "{}", r.xid);
+        }
+    }
+    let batched: Vec<&LogMinerRow> = rows
+        .iter()
+        .filter(|r| r.operation_code == OperationCode::Other(4))
+        .collect();
+    assert!(batched.len() > 10, "{} BATCH_UPDATE rows", batched.len());
+    for r in batched {
+        let sql = r.sql_redo.as_deref().unwrap_or("");
+        assert!(sql.starts_with("UPDATE \"APP\"."), "{sql}");
+    }
 }
 
 #[test]
@@ -184,7 +214,7 @@ fn dm8_partial_rollbacks_and_oracle_faults_are_refused() {
         .to_string();
     assert!(e.contains("workload.savepoint_pct"), "{e}");
     let text = format!(
-        "{}\n[[faults]]\nkind = \"connection_drop\"\nat_s = 10\n",
+        "{}\n[[faults]]\nkind = \"archive_deleted\"\nat_s = 10\n",
         b.text
     );
     let e = Scenario::parse(&text, "dm8")

@@ -4,6 +4,7 @@
 
 mod busy_workload;
 mod dm8;
+mod dm8_capture;
 mod hextoraw_text;
 mod redo_forms;
 mod rendering;
