@@ -386,4 +386,86 @@ mod mock {
         s.commit_with(Some(&checkpoint_at(20))).expect("commit");
         assert_eq!(offsets_records(&mock), 2);
     }
+
+    /// Java's `Utils.murmur2` (seed 0x9747b28c) and `toPositive(h) % n`:
+    /// the partition a Java producer or Connect gives a key.
+    fn java_partition(key: &[u8], partitions: u32) -> i32 {
+        const M: u32 = 0x5bd1_e995;
+        let mut h: u32 = 0x9747_b28c ^ u32::try_from(key.len()).expect("short key");
+        let mut chunks = key.chunks_exact(4);
+        for c in &mut chunks {
+            let mut k = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            k = k.wrapping_mul(M);
+            k ^= k >> 24;
+            k = k.wrapping_mul(M);
+            h = h.wrapping_mul(M) ^ k;
+        }
+        let rest = chunks.remainder();
+        if rest.len() >= 3 {
+            h ^= u32::from(rest[2]) << 16;
+        }
+        if rest.len() >= 2 {
+            h ^= u32::from(rest[1]) << 8;
+        }
+        if !rest.is_empty() {
+            h ^= u32::from(rest[0]);
+            h = h.wrapping_mul(M);
+        }
+        h ^= h >> 13;
+        h = h.wrapping_mul(M);
+        h ^= h >> 15;
+        i32::try_from((h & 0x7fff_ffff) % partitions).expect("a partition")
+    }
+
+    /// Keys land where a Java producer would put them, so a table's topic
+    /// co-partitions with Java-produced topics of the same keys.
+    #[test]
+    fn keys_are_partitioned_as_java_producers_partition_them_issue32() {
+        let mock = MockCluster::new(1).expect("mock cluster");
+        mock.create_topic("erp.cdcctl.offsets", 1, 1)
+            .expect("topic");
+        mock.create_topic("erp.APP.ORDERS", 6, 1).expect("topic");
+        let mut config = keyed_config(false);
+        config.brokers = mock.bootstrap_servers();
+        config.compression = "none".into();
+        let mut s = KafkaSink::connect(config).expect("sink");
+        for id in 0..40 {
+            let mut c = change(Op::Create);
+            c.after = Some(vec![("ID".to_string(), Field::text(id.to_string()))].into());
+            c.source.commit_scn = 100 + id;
+            c.source.xid = format!("X{id}");
+            s.write(&CapturedEvent::Change(c)).expect("write");
+        }
+        s.commit_with(Some(&checkpoint_at(200))).expect("commit");
+        let c: BaseConsumer = ClientConfig::new()
+            .set("bootstrap.servers", mock.bootstrap_servers())
+            .set("group.id", "t")
+            .set("enable.partition.eof", "true")
+            .create()
+            .expect("consumer");
+        let mut tpl = TopicPartitionList::new();
+        for p in 0..6 {
+            tpl.add_partition_offset("erp.APP.ORDERS", p, Offset::Beginning)
+                .expect("partition");
+        }
+        c.assign(&tpl).expect("assign");
+        let (mut seen, mut ended) = (0, 0);
+        while ended < 6 {
+            match c.poll(Duration::from_secs(10)) {
+                Some(Ok(m)) => {
+                    let key = m.key().expect("a keyed message");
+                    assert_eq!(
+                        m.partition(),
+                        java_partition(key, 6),
+                        "{:?}",
+                        std::str::from_utf8(key)
+                    );
+                    seen += 1;
+                }
+                Some(Err(KafkaError::PartitionEOF(_))) => ended += 1,
+                other => panic!("consume: {other:?}"),
+            }
+        }
+        assert_eq!(seen, 40);
+    }
 }
