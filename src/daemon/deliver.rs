@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::engine::checkpoint::{EventPosition, FileCheckpointStore};
+use crate::engine::event::{CapturedEvent, Op};
 use crate::sink::{EventSink, SinkError};
 use crate::telemetry::{Tally, Telemetry};
 
@@ -39,6 +40,42 @@ pub enum Undelivered {
     Failed(DaemonError),
 }
 
+/// Events a group of commits holds at most before it is committed.
+pub const GROUP_EVENTS: usize = 50_000;
+/// How long the first event of a group waits at most for its commit.
+pub const GROUP_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Commits waiting to be made durable together.
+#[derive(Default)]
+struct Group {
+    /// The latest commit received, not yet made durable.
+    pending: Option<Box<Commit>>,
+    /// Events written since the last durable commit.
+    events: usize,
+    /// When the first of them was written.
+    started: Option<Instant>,
+    /// Events written in all, for the status line.
+    written: u64,
+    tally: Tally,
+    /// The group holds a snapshot chunk's rows: it ends at their commit.
+    snapshot_rows: bool,
+}
+
+impl Group {
+    /// Whether the pending commit must be made durable now. A chunk's rows
+    /// are committed alone: a restart accounts for at most one chunk past
+    /// the checkpoint, from the output's last row.
+    fn must_commit(&self) -> bool {
+        self.snapshot_rows
+            || self.events >= GROUP_EVENTS
+            || self.started.is_some_and(|t| t.elapsed() >= GROUP_WINDOW)
+    }
+}
+
+fn is_snapshot_row(event: &CapturedEvent) -> bool {
+    matches!(event, CapturedEvent::Change(c) if c.op == Op::Read)
+}
+
 /// What the sink stage owns.
 pub struct SinkStage<'a> {
     pub sink: Box<dyn EventSink>,
@@ -57,28 +94,64 @@ pub struct SinkStage<'a> {
 
 impl SinkStage<'_> {
     /// Delivers what arrives until the engine stage hangs up.
+    ///
+    /// Commits are grouped: a commit whose successors are already queued
+    /// waits for them (up to [`GROUP_EVENTS`] events or [`GROUP_WINDOW`]),
+    /// and the last checkpoint of the group is stored after one flush and
+    /// fsync, or one Kafka transaction. A sink slower than the engine thus
+    /// pays its commit once per group, not once per window, while a sink
+    /// that keeps up still commits each window as it comes. A snapshot
+    /// chunk's rows are never grouped with what came before or after them.
     pub fn run(mut self, queue: &Receiver<ToSink>) -> Result<Delivered, Undelivered> {
-        let mut tally = Tally::default();
-        let mut written = 0u64;
-        for message in queue {
-            match message {
-                ToSink::Events(batch) => {
-                    for event in &batch {
-                        self.sink.write(event).map_err(|e| failure(&e))?;
-                        tally.count(event);
-                    }
-                    written += batch.len() as u64;
-                }
-                ToSink::Commit(commit) => {
-                    self.commit(*commit, &mut tally)?;
-                    self.durable.store(written, Ordering::Relaxed);
-                }
+        let mut group = Group::default();
+        while let Ok(message) = queue.recv() {
+            self.take(message, &mut group)?;
+            while group.pending.is_some() && !group.must_commit() {
+                let Ok(next) = queue.try_recv() else { break };
+                self.take(next, &mut group)?;
             }
+            self.commit_group(&mut group)?;
         }
         Ok(Delivered {
             skipped: self.sink.skipped_duplicates(),
             schema_changes_left_out: self.sink.schema_changes_left_out(),
         })
+    }
+
+    /// Makes the group's pending commit durable, if it has one.
+    fn commit_group(&mut self, group: &mut Group) -> Result<(), Undelivered> {
+        if let Some(commit) = group.pending.take() {
+            self.commit(*commit, &mut group.tally)?;
+            self.durable.store(group.written, Ordering::Relaxed);
+            group.started = None;
+            group.events = 0;
+            group.snapshot_rows = false;
+        }
+        Ok(())
+    }
+
+    /// Writes a batch, or holds a commit as the group's latest.
+    fn take(&mut self, message: ToSink, group: &mut Group) -> Result<(), Undelivered> {
+        match message {
+            ToSink::Events(batch) => {
+                let rows = batch.iter().any(is_snapshot_row);
+                if rows {
+                    // A chunk's rows follow a durable commit, never a group.
+                    self.commit_group(group)?;
+                }
+                group.snapshot_rows |= rows;
+                for event in &batch {
+                    self.sink.write(event).map_err(|e| failure(&e))?;
+                    group.tally.count(event);
+                }
+                group.written += batch.len() as u64;
+                group.events += batch.len();
+                group.started.get_or_insert_with(Instant::now);
+            }
+            // A later commit covers everything an earlier one did.
+            ToSink::Commit(commit) => group.pending = Some(commit),
+        }
+        Ok(())
     }
 
     /// Events first, then the checkpoint that covers them (in one

@@ -241,3 +241,124 @@ fn an_oracle_capture_in_noarchivelog_mode_warns_at_the_start_and_goes_on_issue34
         notices.messages()
     );
 }
+
+/// A sink that counts what it is asked to do, keeping the checkpoints it
+/// commits with.
+#[derive(Default)]
+struct Counting {
+    written: Arc<std::sync::Mutex<(u64, Vec<Option<u64>>)>>,
+}
+
+impl crate::sink::EventSink for Counting {
+    fn write(
+        &mut self,
+        _event: &crate::engine::event::CapturedEvent,
+    ) -> Result<(), crate::sink::SinkError> {
+        self.written.lock().expect("lock").0 += 1;
+        Ok(())
+    }
+
+    fn commit(&mut self) -> Result<(), crate::sink::SinkError> {
+        self.commit_with(None)
+    }
+
+    fn commit_with(
+        &mut self,
+        checkpoint: Option<&crate::engine::checkpoint::Checkpoint>,
+    ) -> Result<(), crate::sink::SinkError> {
+        let scn = checkpoint.map(|c| c.commit_scn);
+        self.written.lock().expect("lock").1.push(scn);
+        Ok(())
+    }
+}
+
+fn window_commit(commit_scn: u64) -> queue::ToSink {
+    queue::ToSink::Commit(Box::new(queue::Commit {
+        checkpoint: Some(crate::engine::checkpoint::Checkpoint::new(
+            commit_scn,
+            commit_scn,
+            Vec::new(),
+            None,
+        )),
+        status: CaptureStatus::default(),
+        volumes: Volumes::default(),
+        snapshot: None,
+    }))
+}
+
+fn event(op: crate::engine::event::Op) -> crate::engine::event::CapturedEvent {
+    use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
+    let image = Image::from(vec![("ID".to_string(), Field::text("7"))]);
+    CapturedEvent::Change(ChangeEvent {
+        op,
+        before: (op != Op::Create && op != Op::Read).then(|| image.clone()),
+        after: (op != Op::Delete).then_some(image),
+        source: SourcePosition::default(),
+        snapshot: op == Op::Read,
+        partial: false,
+        commit_ts_ms: 0,
+        index: 0,
+        table_order: 0,
+    })
+}
+
+/// What a sink stage fed `messages` writes and commits: events written,
+/// and the commit SCN of each commit.
+fn delivered(messages: Vec<queue::ToSink>) -> (u64, Vec<Option<u64>>) {
+    let (tx, rx) = sync_channel(messages.len().max(1));
+    for m in messages {
+        tx.send(m).expect("queued");
+    }
+    drop(tx);
+    let sink = Counting::default();
+    let seen = Arc::clone(&sink.written);
+    let notices = notice::Collected::default();
+    let stage = SinkStage {
+        sink: Box::new(sink),
+        store: None,
+        telemetry: Telemetry::new(None, "test".into()),
+        hangup: Arc::new(AtomicBool::new(false)),
+        output: String::new(),
+        rotated_after: None,
+        durable: Arc::new(AtomicU64::new(0)),
+        reporter: &notices,
+    };
+    assert!(stage.run(&rx).is_ok());
+    let done = seen.lock().expect("lock").clone();
+    done
+}
+
+#[test]
+fn windows_already_queued_behind_a_commit_are_made_durable_in_one_group_issue31() {
+    use crate::engine::event::Op;
+    let mut queued = Vec::new();
+    for (i, scn) in [10u64, 20, 30].into_iter().enumerate() {
+        queued.push(queue::ToSink::Events(vec![event(Op::Create); i + 1]));
+        queued.push(window_commit(scn));
+    }
+    assert_eq!(
+        delivered(queued),
+        (6, vec![Some(30)]),
+        "one commit, with the last checkpoint"
+    );
+}
+
+/// A restart accounts for at most one snapshot chunk past the checkpoint
+/// (from the output's last row), so a chunk's rows are committed alone:
+/// the windows before them first, and nothing after them joins their
+/// commit.
+#[test]
+fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
+    use crate::engine::event::Op;
+    let queued = vec![
+        queue::ToSink::Events(vec![event(Op::Create)]),
+        window_commit(10),
+        queue::ToSink::Events(vec![event(Op::Read); 3]),
+        window_commit(20),
+        queue::ToSink::Events(vec![event(Op::Update)]),
+        window_commit(30),
+        queue::ToSink::Events(vec![event(Op::Update)]),
+        window_commit(40),
+    ];
+    assert_eq!(delivered(queued), (6, vec![Some(10), Some(20), Some(40)]));
+}
