@@ -4,10 +4,11 @@
 //! - engine only: the transaction buffer, the parser and each event's JSON
 //!   line, on one thread, nothing written;
 //! - pipeline into the file sink: `daemon::run_on` over a replay of the
-//!   rows (fetch, engine and sink stages on their threads, a sink commit
-//!   with fsync and a checkpoint per window);
-//! - pipeline into the Kafka sink (one producer transaction per window
-//!   with its checkpoint), when a broker is at hand.
+//!   rows (fetch, engine and sink stages on their threads; a sink commit
+//!   with fsync and a checkpoint per window, or per group of windows
+//!   already queued when the sink is behind, as `run` commits);
+//! - pipeline into the Kafka sink (one producer transaction with its
+//!   checkpoint per window or group), when a broker is at hand.
 //!
 //! The three alternate in each of `$CDCCTL_BENCH_RUNS` rounds (default 5);
 //! each figure is the median over rounds, and each pipeline's ratio to the
