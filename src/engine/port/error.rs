@@ -130,9 +130,8 @@ impl SourceError {
                 "check the user; the password comes from CDCCTL_PASSWORD or the prompt on a \
                  terminal (for Oracle also a wallet: oracle://@ALIAS)",
             )),
-            SourceError::Dm { code, .. } => {
-                dm_advice(*code).map(|a| Cow::Borrowed(a.advice))
-            }
+            SourceError::Dm { code, message } => dm_object_advice(*code, message)
+                .or_else(|| dm_advice(*code).map(|a| Cow::Borrowed(a.advice))),
             other => other
                 .ora_code()
                 .and_then(ora_advice)
@@ -163,9 +162,48 @@ impl SourceError {
     }
 }
 
+/// DM8's "invalid table or view name" with the name it gives in
+/// brackets (`无效的表或视图名[V$TRX]`): the grant for that object, not an
+/// example's.
+fn dm_object_advice(code: i32, message: &str) -> Option<Cow<'static, str>> {
+    if code != super::dm_codes::NO_OBJECT {
+        return None;
+    }
+    let name = message.split_once('[')?.1.split_once(']')?.0.trim();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_alphanumeric() || "$_.#\"".contains(c))
+    {
+        return None;
+    }
+    let object = if name.contains('.') || !name.starts_with("V$") {
+        name.to_string()
+    } else {
+        format!("SYS.{name}")
+    };
+    Some(Cow::Owned(format!(
+        "grant SELECT on it (GRANT SELECT ON {object} TO the capture user), or check the \
+         name's case"
+    )))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_dm8_view_gets_the_grant_for_that_view_not_an_example_issue34() {
+        let e = |message: &str| SourceError::Dm {
+            code: super::super::dm_codes::NO_OBJECT,
+            message: message.into(),
+        };
+        let advice = |m: &str| e(m).advice().map(Cow::into_owned).unwrap_or_default();
+        assert!(advice("无效的表或视图名[V$TRX]").contains("GRANT SELECT ON SYS.V$TRX"));
+        assert!(advice("无效的表或视图名[APP.ORDERS]").contains("GRANT SELECT ON APP.ORDERS"));
+        // No name to give: the table's general advice.
+        assert!(advice("无效的表或视图名").contains("GRANT SELECT"));
+    }
 
     #[test]
     fn every_database_error_has_its_code_as_a_label_dm8_included_issue34() {
