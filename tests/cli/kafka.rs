@@ -545,6 +545,33 @@ fn under_fire_run<'a>(brokers: &'a str, prefix: &'a str) -> Vec<&'a str> {
     ]
 }
 
+/// `under_fire_run` to past the snapshot's end in 500-row chunks, the
+/// changes LogMiner cannot name routed to `unnamed`.
+fn snapshot_to_the_end<'a>(brokers: &'a str, prefix: &'a str) -> Vec<&'a str> {
+    let mut args = under_fire_run(brokers, prefix);
+    args.extend([
+        "--route",
+        "UNKNOWN.OBJ# 74000=unnamed",
+        "--until-scn",
+        crate::snapshot::UNTIL,
+        "--snapshot-chunk-rows",
+        "500",
+    ]);
+    args
+}
+
+/// Where a consumer applies an event: a snapshot row at its read SCN,
+/// after the changes committed at that SCN; a change at its commit SCN.
+fn applied_at(v: &serde_json::Value) -> (u64, bool) {
+    let read = v["op"] == "r";
+    let at = if read {
+        &v["source"]["scn"]
+    } else {
+        &v["source"]["commit_scn"]
+    };
+    (at.as_str().and_then(|s| s.parse().ok()).unwrap_or(0), read)
+}
+
 /// A route to a topic name Kafka refuses (`bad topic#1`) must not be
 /// covered by a checkpoint: before producing anything, the run names the
 /// route and exits 2, as often as it is started, and a later run with a
@@ -611,20 +638,12 @@ fn issue32_changes_of_a_table_logminer_cannot_name_stop_capture_with_a_route_to_
 /// rows of one chunk too), and the result is the tables' contents.
 #[test]
 fn issue32_snapshot_and_stream_deduplicated_by_the_headers_are_the_table_contents() {
-    use crate::snapshot::{assert_reduced_output_is_the_table_state, UNTIL as SNAPSHOT_UNTIL};
+    use crate::snapshot::assert_reduced_output_is_the_table_state;
     let Some(broker) = Broker::start() else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut args = under_fire_run(&broker.addr, "snap");
-    args.extend([
-        "--route",
-        "UNKNOWN.OBJ# 74000=snap.unnamed",
-        "--until-scn",
-        SNAPSHOT_UNTIL,
-        "--snapshot-chunk-rows",
-        "500",
-    ]);
+    let args = snapshot_to_the_end(&broker.addr, "snap");
     let out = cdcctl(dir.path(), &args);
     assert_succeeded(&out);
     let mut topics = topics_of(&broker.addr, "snap");
@@ -636,18 +655,7 @@ fn issue32_snapshot_and_stream_deduplicated_by_the_headers_are_the_table_content
         .count();
     let (mut events, copies) = deduplicated(&messages);
     assert_eq!(copies, 0, "messages share ids ({reads} snapshot rows)");
-    let scn = |v: &serde_json::Value| {
-        let at = if v["op"] == "r" {
-            &v["source"]["scn"]
-        } else {
-            &v["source"]["commit_scn"]
-        };
-        (
-            at.as_str().and_then(|s| s.parse::<u64>().ok()).unwrap_or(0),
-            v["op"] == "r",
-        )
-    };
-    events.sort_by_key(|v| scn(v));
+    events.sort_by_key(applied_at);
     assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
 
@@ -747,4 +755,51 @@ fn issue32_an_unreachable_broker_is_said_while_it_is_waited_for() {
         stderr.contains("waiting for Kafka") && stderr.contains(&closed),
         "nothing said in 9 s: {stderr}"
     );
+}
+
+/// The Kafka crash test over the snapshot: `run` on `snapshot-under-fire`
+/// killed with SIGKILL at pseudo-random moments (during the snapshot, the
+/// handover and the stream), restarted each time, then let finish. Read
+/// back as the README tells a consumer (de-duplicated by the headers,
+/// applied per key in SCN order), Kafka holds the tables' contents.
+#[test]
+fn issue32_kafka_run_killed_during_the_snapshot_ends_in_the_table_contents() {
+    use crate::snapshot::assert_reduced_output_is_the_table_state;
+    let Some(broker) = Broker::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = snapshot_to_the_end(&broker.addr, "crashsnap");
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut sigkills = 0;
+    for i in 1..=crash_kills() / 2 {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay_ms = 200 + (seed >> 33) % 2000;
+        let mut child = crate::run::spawn(dir.path(), &args);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        if child.try_wait().expect("try_wait").is_none() {
+            child.kill().expect("SIGKILL");
+            sigkills += 1;
+        }
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.code().is_none() || out.status.code() == Some(0),
+            "run {i} (SIGKILL after {delay_ms} ms): {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_succeeded(&cdcctl(dir.path(), &args));
+    assert!(sigkills > 0, "no run was killed: the delays are too long");
+    let mut topics = topics_of(&broker.addr, "crashsnap");
+    topics.push("crashsnap".to_string());
+    let (mut events, copies) = deduplicated(&consume(&broker.addr, &topics));
+    events.sort_by_key(applied_at);
+    eprintln!(
+        "kafka snapshot crash test: {sigkills} SIGKILLs, {copies} copies dropped, {} events",
+        events.len()
+    );
+    assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
