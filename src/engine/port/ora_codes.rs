@@ -21,7 +21,7 @@ const ADVICE: &[OraAdvice] = &[
     OraAdvice { code: 1281, meaning: "SCN range specified is invalid: the window's end is below its start", advice: "redo up to the window's end is not written yet (an instance's log writer lags, or a RAC node is quiet); cdcctl waits and asks again", transient: true },
     OraAdvice { code: 1284, meaning: "file cannot be opened", advice: "run RMAN CROSSCHECK ARCHIVELOG ALL and restore or remove the missing entries", transient: true },
     OraAdvice { code: 1289, meaning: "cannot add duplicate log file", advice: "pin one archive destination (archive.destination.name / --archive-dest)", transient: false },
-    OraAdvice { code: 310, meaning: "archived log contains the wrong sequence", advice: "a log was overwritten while being read; include %r in log_archive_format and retry", transient: true },
+    OraAdvice { code: 310, meaning: "archived log contains the wrong sequence", advice: "an online log was reused (switched and overwritten) while it was being mined: capture fell a whole cycle of the online logs behind; it reads the archived copy on retry. If it recurs, add online log groups or make them larger so a log outlives a mining window", transient: true },
     OraAdvice { code: 1555, meaning: "snapshot too old: undo for the snapshot SCN was overwritten", advice: "raise UNDO_RETENTION above the snapshot's duration (ALTER SYSTEM SET UNDO_RETENTION = ...), add RETENTION GUARANTEE, or snapshot in smaller chunks", transient: false },
     OraAdvice { code: 8103, meaning: "object no longer exists: a segment changed data object id under the reader (TRUNCATE, MOVE, EXCHANGE or DROP PARTITION)", advice: "pause partition maintenance during the snapshot, pre-create interval partitions (ALTER TABLE ... SET INTERVAL ()), and retry the chunk", transient: true },
     OraAdvice { code: 8180, meaning: "no snapshot found based on specified time", advice: "the AS OF SCN is older than undo allows; restart the snapshot at a current SCN", transient: false },
@@ -56,6 +56,13 @@ pub fn known_ora_codes() -> impl Iterator<Item = &'static OraAdvice> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ora_00310_advice_speaks_of_the_reused_online_log_it_means_issue35() {
+        let a = ora_advice(310).map(|a| a.advice).unwrap_or_default();
+        assert!(a.contains("online log") && a.contains("log groups"), "{a}");
+        assert!(!a.contains("%r"), "{a}");
+    }
 
     #[test]
     fn advice_table_has_no_duplicate_codes() {
