@@ -454,3 +454,36 @@ fn issue12_lines_cut_by_the_end_of_a_read_or_longer_than_one_parse_whole_and_in_
     assert_eq!(piped.status.code(), Some(0));
     assert!(piped.stdout == out.stdout, "stdin and --file differ");
 }
+
+/// A spool made under another session's date format carries the format
+/// with each value: the mask makes the value unambiguous, so the row reads
+/// to the same ISO values as one made under cdcctl's own session.
+#[test]
+fn oracle_values_under_their_own_format_mask_read_as_iso_issue37() {
+    let sql = concat!(
+        r#"insert into "SCOTT"."T_ORDER_LOG"("LOG_ID","ORDER_NO","STATUS","CREATE_TIME","SHIP_TS","PAID_AT") values "#,
+        r#"('10086','SO20141110001','SHIPPED',TO_DATE('20141110 21:18:04', 'yyyymmdd hh24:mi:ss'),"#,
+        r#"TO_TIMESTAMP('10-NOV-2014 09.18.04.250000 PM', 'DD-MON-YYYY HH.MI.SSXFF AM'),"#,
+        r#"TO_TIMESTAMP_TZ('2014/11/10 21:18:04 +08:00', 'YYYY/MM/DD HH24:MI:SS TZH:TZM'));"#,
+        "\n"
+    );
+    let out = cdcctl(&["redo", "parse"], sql);
+    let v = lines(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{v:?} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        v[0]["after"],
+        json!({
+            "LOG_ID": "10086",
+            "ORDER_NO": "SO20141110001",
+            "STATUS": "SHIPPED",
+            "CREATE_TIME": "2014-11-10T21:18:04",
+            "SHIP_TS": "2014-11-10T21:18:04.250000",
+            "PAID_AT": "2014-11-10T13:18:04Z",
+        })
+    );
+}

@@ -13,6 +13,7 @@
 //! |---|---|
 //! | `'it''s'`, `'99.5'`, `-1.5` (DM8) | `it's`, `99.5`, `-1.5` |
 //! | `TO_DATE('2025-03-01 09:00:00', 'YYYY-MM-DD HH24:MI:SS')` | `2025-03-01T09:00:00` |
+//! | `TO_DATE('20141110 21:18:04', 'yyyymmdd hh24:mi:ss')` (another session's format) | `2014-11-10T21:18:04` |
 //! | `TO_TIMESTAMP('2025-03-01 09:00:00.123456000')` | `2025-03-01T09:00:00.123456000` |
 //! | `TO_TIMESTAMP('2020-02-01 00:00:00.')` (TIMESTAMP(0), `SS.FF` format) | `2020-02-01T00:00:00.0` |
 //! | `TO_TIMESTAMP_TZ('2025-03-01 09:00:00.1 +08:00')` | `2025-03-01T01:00:00.1Z` (the instant in UTC) |
@@ -50,11 +51,16 @@
 //!
 //! Timestamps are taken in every ISO-ordered form (0–9 fraction digits, `T`
 //! or a space before the time, an offset, `Z` or a region). A date or
-//! timestamp that is not year-first (the `DD-MON-RR` defaults) is an error
-//! naming the column, the literal and the format expected, not a guess: the
-//! mining session's NLS settings were not applied.
+//! timestamp whose format argument is not the session's is read by that
+//! mask (`datemask`), off the hot path. Without a mask, one that is not
+//! year-first is an error naming the column, the literal and the format
+//! expected, not a guess: the mining session's NLS settings were not
+//! applied. So is a mask that leaves the value to the converting session
+//! (a two-digit year, a 12-hour clock without AM/PM).
 
 pub mod csf;
+mod datefmt;
+mod datemask;
 pub mod lob;
 pub mod lob_value;
 mod relaxed;

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use crate::engine::block::{self, BLOCK};
 use memchr::memchr;
 
+use super::datemask::{self, Target};
 use super::value::{
     decode_unistr, is_calendar_date, is_date_time, is_time, is_timestamp, is_timestamp_tz,
     timestamp_exists, Value,
@@ -515,22 +516,15 @@ impl<'a> Scanner<'a> {
         }
         if is("TO_DATE") {
             let (s, mask) = self.literal_args("TO_DATE")?;
-            if let Some(m) = mask {
-                if !m.trim().eq_ignore_ascii_case(DATE.format) {
-                    return Err(DATE.wrong_mask(at, &s, &m));
-                }
-            }
-            return DATE.check(at, s, is_date_time, Value::Date);
+            return DATE.read(at, s, mask, is_date_time, Value::Date);
         }
         if is("TO_TIMESTAMP") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP")?;
-            TIMESTAMP.check_mask(at, &s, mask.as_deref())?;
-            return TIMESTAMP.check(at, s, is_timestamp, Value::Timestamp);
+            return TIMESTAMP.read(at, s, mask, is_timestamp, Value::Timestamp);
         }
         if is("TO_TIMESTAMP_TZ") {
             let (s, mask) = self.literal_args("TO_TIMESTAMP_TZ")?;
-            TIMESTAMP_TZ.check_mask(at, &s, mask.as_deref())?;
-            return TIMESTAMP_TZ.check(at, s, is_timestamp_tz, Value::TimestampTz);
+            return TIMESTAMP_TZ.read(at, s, mask, is_timestamp_tz, Value::TimestampTz);
         }
         if is("HEXTORAW") {
             let (s, _) = self.literal_args("HEXTORAW")?;
@@ -688,6 +682,7 @@ impl<'a> Scanner<'a> {
 /// literal must follow.
 struct DateForm {
     func: &'static str,
+    target: Target,
     /// The format cdcctl's mining session sets.
     format: &'static str,
     /// What is accepted, for the error message.
@@ -697,6 +692,7 @@ struct DateForm {
 
 const DATE: DateForm = DateForm {
     func: "TO_DATE",
+    target: Target::Date,
     format: "YYYY-MM-DD HH24:MI:SS",
     accepted: "YYYY-MM-DD HH24:MI:SS",
     nls: "NLS_DATE_FORMAT = 'YYYY-MM-DD HH24:MI:SS'",
@@ -704,6 +700,7 @@ const DATE: DateForm = DateForm {
 
 const TIMESTAMP: DateForm = DateForm {
     func: "TO_TIMESTAMP",
+    target: Target::Timestamp,
     format: "YYYY-MM-DD HH24:MI:SS.FF9",
     accepted: "YYYY-MM-DD HH24:MI:SS[.FF], 0 to 9 fraction digits",
     nls: "NLS_TIMESTAMP_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9'",
@@ -711,22 +708,75 @@ const TIMESTAMP: DateForm = DateForm {
 
 const TIMESTAMP_TZ: DateForm = DateForm {
     func: "TO_TIMESTAMP_TZ",
+    target: Target::TimestampTz,
     format: "YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM",
     accepted: "YYYY-MM-DD HH24:MI:SS[.FF] then TZH:TZM or a TZR region, 0 to 9 fraction digits",
     nls: "NLS_TIMESTAMP_TZ_FORMAT = 'YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM'",
 };
 
 impl DateForm {
-    fn check<'a>(
+    /// A value in the session's format, as cdcctl's own sessions print it
+    /// (the hot path: a shape check, nothing copied); one in another format
+    /// is read by the mask that comes with it.
+    #[inline]
+    fn read<'a>(
         &self,
         at: usize,
         s: Cow<'a, str>,
+        mask: Option<Cow<'a, str>>,
         valid: fn(&[u8]) -> bool,
         make: fn(Cow<'a, str>) -> Value<'a>,
     ) -> Res<Value<'a>> {
-        if valid(s.as_bytes()) {
-            return Ok(make(s));
+        match mask {
+            Some(m) if !self.is_session_mask(&m) => self.by_mask(at, &s, &m, valid, make),
+            _ if valid(s.as_bytes()) => Ok(make(s)),
+            Some(m) => self.by_mask(at, &s, &m, valid, make),
+            None => Err(self.not_iso(at, &s)),
         }
+    }
+
+    /// Whether a format argument is the session's: the same for a DATE,
+    /// ISO-ordered through the seconds for the timestamps.
+    #[inline]
+    fn is_session_mask(&self, mask: &str) -> bool {
+        if self.target == Target::Date {
+            return mask.trim().eq_ignore_ascii_case(self.format);
+        }
+        let prefix = "YYYY-MM-DD HH24:MI:SS";
+        mask.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+    }
+
+    /// The value read by its own mask into the session's form, then taken
+    /// as a value in that form is.
+    #[cold]
+    #[inline(never)]
+    fn by_mask<'a>(
+        &self,
+        at: usize,
+        s: &str,
+        mask: &str,
+        valid: fn(&[u8]) -> bool,
+        make: fn(Cow<'a, str>) -> Value<'a>,
+    ) -> Res<Value<'a>> {
+        match datemask::read(s, mask, self.target) {
+            Ok(iso) if valid(iso.as_bytes()) => Ok(make(Cow::Owned(iso))),
+            Ok(iso) => Err(self.not_iso(at, &iso)),
+            Err(e) => {
+                let advice = if e.ambiguous {
+                    format!("; set {} in the mining session", self.nls)
+                } else {
+                    String::new()
+                };
+                Err(Fail {
+                    message: format!("{}('{s}', '{mask}'): {}{advice}", self.func, e.reason),
+                    position: at,
+                })
+            }
+        }
+    }
+
+    fn not_iso(&self, at: usize, s: &str) -> Fail {
         // Day-first and month-name forms (the DD-MON-RR defaults) leave the
         // century and the month language to the session: never guessed.
         let why = if s
@@ -738,34 +788,9 @@ impl DateForm {
             "is not ISO-ordered (year first), so it is ambiguous (a DD-MON-RR form leaves the \
              century and the month names to the session)"
         };
-        Err(Fail {
-            message: format!(
-                "{}('{s}') {why}; expected {}: set {} in the mining session",
-                self.func, self.accepted, self.nls
-            ),
-            position: at,
-        })
-    }
-
-    /// A format argument is taken when it is ISO-ordered like the session's.
-    fn check_mask(&self, at: usize, s: &str, mask: Option<&str>) -> Res<()> {
-        match mask {
-            Some(m)
-                if !m
-                    .get(..21)
-                    .is_some_and(|p| p.eq_ignore_ascii_case("YYYY-MM-DD HH24:MI:SS")) =>
-            {
-                Err(self.wrong_mask(at, s, m))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn wrong_mask(&self, at: usize, s: &str, mask: &str) -> Fail {
         Fail {
             message: format!(
-                "{}('{s}', '{mask}') uses a format that is not ISO-ordered, so it is ambiguous; \
-                 expected {}: set {} in the mining session",
+                "{}('{s}') {why}; expected {}: set {} in the mining session",
                 self.func, self.accepted, self.nls
             ),
             position: at,

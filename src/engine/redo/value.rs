@@ -331,7 +331,7 @@ fn shifted(b: &[u8], offset_minutes: i64) -> Option<[u8; 19]> {
     Some(out)
 }
 
-fn days_in_month(year: i64, month: i64) -> i64 {
+pub(super) fn days_in_month(year: i64, month: i64) -> i64 {
     match month {
         2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
         2 => 28,

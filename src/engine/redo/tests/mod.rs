@@ -31,6 +31,7 @@ const RELAXED: ParseOptions = ParseOptions {
 
 mod charset;
 mod findings;
+mod masks;
 mod properties;
 mod relaxed;
 mod statements;
