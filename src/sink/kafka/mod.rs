@@ -142,6 +142,8 @@ pub struct KafkaSink {
     /// Counted before duplicates are skipped, so a chunk read again
     /// numbers its rows the same.
     chunk_rows: ChunkRows,
+    /// Says what a blocked call waits for.
+    watch: wait::WaitWatch,
 }
 
 impl KafkaSink {
@@ -153,14 +155,15 @@ impl KafkaSink {
         config
             .check_topic_names()
             .map_err(|message| SinkError::Kafka { message })?;
-        let waiting = wait::Waiting::on("create or check the offsets topic", &config.brokers);
+        let watch = wait::WaitWatch::new(&config.brokers);
+        let waiting = watch.on("create or check the offsets topic");
         offsets::ensure_offsets_topic(&config)?;
         drop(waiting);
-        Self::connect(config)
+        Self::connect(config, watch)
     }
 
     /// [`Self::open`] once the offsets topic is known to be right.
-    fn connect(config: KafkaConfig) -> Result<Self, SinkError> {
+    fn connect(config: KafkaConfig, watch: wait::WaitWatch) -> Result<Self, SinkError> {
         let mut cc = ClientConfig::new();
         cc.set("bootstrap.servers", &config.brokers)
             .set("transactional.id", config.transactional_id())
@@ -187,15 +190,12 @@ impl KafkaSink {
         let producer: ThreadedProducer<DeliveryLedger> = cc
             .create_with_context(DeliveryLedger::default())
             .map_err(|e| kafka_error(&format!("kafka {}", config.brokers), &e))?;
-        let waiting = wait::Waiting::on(
-            "fence earlier producers and initialise transactions",
-            &config.brokers,
-        );
+        let waiting = watch.on("fence earlier producers and initialise transactions");
         retrying("initialise the transactional producer", || {
             producer.init_transactions(CALL_TIMEOUT)
         })?;
         drop(waiting);
-        let waiting = wait::Waiting::on("read back the last checkpoint", &config.brokers);
+        let waiting = watch.on("read back the last checkpoint");
         let committed = offsets::read_checkpoint(&config)?;
         drop(waiting);
         let resume_after = committed.as_ref().and_then(|c| c.last_event.clone());
@@ -208,6 +208,7 @@ impl KafkaSink {
             resume: super::ResumeAfter::new(resume_after),
             kinds: None,
             chunk_rows: ChunkRows::default(),
+            watch,
         })
     }
 
@@ -253,10 +254,7 @@ impl KafkaSink {
                 Ok(()) => return Ok(()),
                 Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
                     waiting.get_or_insert_with(|| {
-                        wait::Waiting::on(
-                            "take more messages (its queue is full)",
-                            &self.config.brokers,
-                        )
+                        self.watch.on("take more messages (its queue is full)")
                     });
                     std::thread::sleep(pause);
                     pause = (pause * 2).min(Duration::from_millis(500));
@@ -278,10 +276,7 @@ impl KafkaSink {
         if self.producer.in_flight_count() == 0 {
             return Ok(());
         }
-        let _waiting = wait::Waiting::on(
-            "acknowledge this transaction's messages",
-            &self.config.brokers,
-        );
+        let _waiting = self.watch.on("acknowledge this transaction's messages");
         let deadline = Instant::now() + CALL_TIMEOUT;
         let mut pause = Duration::from_micros(200);
         loop {
@@ -343,7 +338,7 @@ impl KafkaSink {
         self.deliver_all()?;
         self.abort_if_undelivered()?;
         let mut pause = Duration::from_millis(200);
-        let _waiting = wait::Waiting::on("commit the transaction", &self.config.brokers);
+        let _waiting = self.watch.on("commit the transaction");
         loop {
             match self.producer.commit_transaction(CALL_TIMEOUT) {
                 Ok(()) => break,

@@ -267,12 +267,17 @@ mod mock {
     /// The sink on the mock, past the offsets topic's creation and check:
     /// the mock answers no admin request (each waits out its timeout).
     fn sink(mock: &MockCluster<'static, rdkafka::producer::DefaultProducerContext>) -> KafkaSink {
-        KafkaSink::connect(KafkaConfig {
-            brokers: mock.bootstrap_servers(),
-            server_name: "erp".into(),
-            compression: "none".into(),
-            ..KafkaConfig::default()
-        })
+        let brokers = mock.bootstrap_servers();
+        let watch = super::super::wait::WaitWatch::new(&brokers);
+        KafkaSink::connect(
+            KafkaConfig {
+                brokers,
+                server_name: "erp".into(),
+                compression: "none".into(),
+                ..KafkaConfig::default()
+            },
+            watch,
+        )
         .expect("open the sink")
     }
 
@@ -428,7 +433,8 @@ mod mock {
         let mut config = keyed_config(false);
         config.brokers = mock.bootstrap_servers();
         config.compression = "none".into();
-        let mut s = KafkaSink::connect(config).expect("sink");
+        let watch = super::super::wait::WaitWatch::new(&config.brokers);
+        let mut s = KafkaSink::connect(config, watch).expect("sink");
         for id in 0..40 {
             let mut c = change(Op::Create);
             c.after = Some(vec![("ID".to_string(), Field::text(id.to_string()))].into());
