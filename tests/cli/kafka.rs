@@ -471,6 +471,42 @@ fn crash_kills() -> u64 {
         .unwrap_or(16)
 }
 
+/// Starts `cdcctl` `runs` times with the arguments `args` gives, killing
+/// each with SIGKILL after a pseudo-random delay (from `seed`, between
+/// `min_ms` and `min_ms + spread_ms`) unless it ended first; every run must
+/// end by the kill or with exit 0. Returns how many runs were killed.
+fn kill_at_random_moments(
+    dir: &Path,
+    runs: u64,
+    (mut seed, min_ms, spread_ms): (u64, u64, u64),
+    mut args: impl FnMut() -> Vec<String>,
+) -> u32 {
+    let mut sigkills = 0;
+    for i in 1..=runs {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay_ms = min_ms + (seed >> 33) % spread_ms;
+        let args = args();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut child = crate::run::spawn(dir, &args);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        if child.try_wait().expect("try_wait").is_none() {
+            child.kill().expect("SIGKILL");
+            sigkills += 1;
+        }
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.code().is_none() || out.status.code() == Some(0),
+            "run {i} (SIGKILL after {delay_ms} ms): {:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(sigkills > 0, "no run was killed: the delays are too long");
+    sigkills
+}
+
 /// Kills `run --sink kafka` with SIGKILL at pseudo-random moments many times,
 /// restarting it each time, then lets it finish: a `read_committed` consumer
 /// de-duplicating by (commit SCN, XID, index) reads exactly the simulator's
@@ -483,38 +519,27 @@ fn issue14_kafka_run_killed_at_random_moments_delivers_the_truth_exactly_once() 
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut sigkills = 0;
+    let offsets = ["crash.cdcctl.offsets".to_string()];
     let mut started = false;
-    for i in 1..=crash_kills() {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let delay_ms = 300 + (seed >> 33) % 7000;
-        let mut args = kafka_run(&broker.addr, "crash", !started);
-        // A transaction per log file: kills land between commits too.
-        args.extend(["--max-logs-per-window", "1"]);
-        let mut child = crate::run::spawn(dir.path(), &args);
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        if child.try_wait().expect("try_wait").is_none() {
-            child.kill().expect("SIGKILL");
-            sigkills += 1;
-        }
-        let out = child.wait_with_output().expect("wait");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.code().is_none() || out.status.code() == Some(0),
-            "run {i} (SIGKILL after {delay_ms} ms): {:?}: {stderr}",
-            out.status
-        );
-        // Once a checkpoint is in Kafka, --from-scn would be refused.
-        started =
-            started || !consume(&broker.addr, &["crash.cdcctl.offsets".to_string()]).is_empty();
-    }
-    let checkpoints = consume(&broker.addr, &["crash.cdcctl.offsets".to_string()]).len();
+    let mut runs = 0;
+    let sigkills = kill_at_random_moments(
+        dir.path(),
+        crash_kills(),
+        (0x2545_F491_4F6C_DD1D, 300, 7000),
+        || {
+            // Once a checkpoint is in Kafka, --from-scn would be refused.
+            started = started || (runs > 0 && !consume(&broker.addr, &offsets).is_empty());
+            runs += 1;
+            let mut args = kafka_run(&broker.addr, "crash", !started);
+            // A transaction per log file: kills land between commits too.
+            args.extend(["--max-logs-per-window", "1"]);
+            args.into_iter().map(str::to_string).collect()
+        },
+    );
+    started = started || !consume(&broker.addr, &offsets).is_empty();
+    let checkpoints = consume(&broker.addr, &offsets).len();
     let out = cdcctl(dir.path(), &kafka_run(&broker.addr, "crash", !started));
     assert_succeeded(&out);
-    assert!(sigkills > 0, "no run was killed: the delays are too long");
     let messages = consume(&broker.addr, &topics_of(&broker.addr, "crash"));
     let (got, copies) = deduplicated(&messages);
     let n = got.len();
@@ -770,29 +795,14 @@ fn issue32_kafka_run_killed_during_the_snapshot_ends_in_the_table_contents() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let args = snapshot_to_the_end(&broker.addr, "crashsnap");
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut sigkills = 0;
-    for i in 1..=crash_kills() / 2 {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let delay_ms = 200 + (seed >> 33) % 2000;
-        let mut child = crate::run::spawn(dir.path(), &args);
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        if child.try_wait().expect("try_wait").is_none() {
-            child.kill().expect("SIGKILL");
-            sigkills += 1;
-        }
-        let out = child.wait_with_output().expect("wait");
-        assert!(
-            out.status.code().is_none() || out.status.code() == Some(0),
-            "run {i} (SIGKILL after {delay_ms} ms): {:?}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let owned: Vec<String> = args.iter().map(|a| (*a).to_string()).collect();
+    let sigkills = kill_at_random_moments(
+        dir.path(),
+        crash_kills() / 2,
+        (0x9E37_79B9_7F4A_7C15, 200, 2000),
+        || owned.clone(),
+    );
     assert_succeeded(&cdcctl(dir.path(), &args));
-    assert!(sigkills > 0, "no run was killed: the delays are too long");
     let mut topics = topics_of(&broker.addr, "crashsnap");
     topics.push("crashsnap".to_string());
     let (mut events, copies) = deduplicated(&consume(&broker.addr, &topics));
