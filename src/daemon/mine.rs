@@ -167,7 +167,14 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
         let before = self.capture.checkpoint();
         let written_before = self.outbox.written();
         let outbox = &mut self.outbox;
-        let progress = self.capture.poll(&mut |e| outbox.push(e));
+        let snapshot = &mut self.snapshot;
+        // While a snapshot runs, changes its reads hold are left to them.
+        let progress =
+            self.capture
+                .poll(&mut |e| match snapshot.as_mut().filter(|s| !s.finished()) {
+                    Some(s) => s.admit(e).map_or(Ok(()), |e| outbox.push(e)),
+                    None => outbox.push(e),
+                });
         if self.outbox.written() > written_before && before.restart_scn > 0 {
             if let Some(p) = before.rewind_point() {
                 stream::push_rewind_point(&mut self.stamp.rewind_points, p);

@@ -1,12 +1,15 @@
 //! The initial snapshot as the daemon drives it: which snapshot a run
 //! takes or resumes, and its chunks read between the stream's windows at
-//! the stream's consistent SCN, each closed by a commit of its own. The
+//! the newest SCN, each emitted once the stream reaches that SCN and closed
+//! by a commit of its own. The
 //! chunk reading itself is the engine's ([`crate::engine::snapshot`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::engine::snapshot::{SnapshotConfig, SnapshotMode, SnapshotProgress, Snapshotter, Step};
+use crate::engine::snapshot::{
+    SnapshotConfig, SnapshotKey, SnapshotMode, SnapshotProgress, Snapshotter, Step,
+};
 use crate::source::{Dialect, RedoSource, TableName};
 
 use super::error::DaemonError;
@@ -18,6 +21,8 @@ pub struct SnapshotTables {
     /// In dictionary order, with `NUM_ROWS` when known.
     pub names: Vec<(TableName, Option<u64>)>,
     pub key_columns: BTreeMap<TableName, Vec<String>>,
+    /// The keys snapshot reads are ordered by, for the stream gate.
+    pub keys: BTreeMap<TableName, SnapshotKey>,
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
     pub server_name: String,
     /// `source.db`: the PDB the tables are read in, else the database.
@@ -52,6 +57,7 @@ pub fn plan(
         db: tables.db.clone(),
         binary_columns: tables.binary_columns.clone(),
         dialect: tables.dialect,
+        keys: tables.keys.clone(),
     };
     let say = |m: String| reporter.notice(Notice::info(m));
     let progress = match stored {
@@ -117,14 +123,18 @@ fn account_for_output(
     Ok(())
 }
 
-/// Said once when the snapshot's last table is done: rows in all, and the
-/// rate of this run's part (a resumed snapshot read the rest before).
-fn done_line(p: &SnapshotProgress, rows_before: u64, secs: f64) -> String {
+/// Said once when the snapshot's last table is done: rows in all, the
+/// rate of this run's part (a resumed snapshot read the rest before), and
+/// the streamed changes its reads held.
+fn done_line(snap: &Snapshotter, rows_before: u64, secs: f64) -> String {
+    let p = snap.progress();
     let read = p.rows().saturating_sub(rows_before);
     let rate = if secs > 0.0 { read as f64 / secs } else { 0.0 };
     format!(
-        "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s)",
-        p.rows()
+        "snapshot complete: {} rows in all; this run read {read} rows in {secs:.1} s ({rate:.0} rows/s); \
+         {} streamed changes were inside a chunk's read and left to it",
+        p.rows(),
+        snap.folded()
     )
 }
 
@@ -159,28 +169,47 @@ impl<S: RedoSource> EngineStage<'_, S> {
         if let Some(snap) = &self.snapshot {
             let secs = self.snapshot_started.elapsed().as_secs_f64();
             self.reporter.notice(Notice::info(done_line(
-                snap.progress(),
+                snap,
                 self.snapshot_rows_before,
                 secs,
             )));
         }
     }
 
-    /// Reads the next chunk at the stream's consistent SCN (when there is
-    /// one the snapshot may read at), queues it and its checkpoint.
+    /// Emits the held chunk once the stream has reached its SCN, or reads
+    /// the next one at the newest SCN and holds the stream there until
+    /// then; each emitted chunk is closed by a commit of its own.
     fn chunk(&mut self) -> Result<Step, ChunkEnd> {
         let Some(snap) = self.snapshot.as_mut() else {
             return Err(ChunkEnd::NotNow);
         };
-        // Not below the output's end either: after a restart the stream
-        // re-mines what the output already holds, and rows positioned below
-        // its end would be dropped as duplicates of events written before.
-        let output_end = self.outbox.last().map_or(0, |p| p.commit_scn);
-        let Some(scn) = self
-            .capture
-            .consistent_scn()
-            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
-        else {
+        let Some(consistent) = self.capture.consistent_scn() else {
+            return Err(ChunkEnd::NotNow);
+        };
+        if snap.held_scn().is_none() {
+            // Not below the output's end either: after a restart the stream
+            // re-mines what the output already holds, and rows positioned
+            // below its end would be dropped as duplicates of events
+            // written before.
+            let output_end = self.outbox.last().map_or(0, |p| p.commit_scn);
+            let Some(scn) = self
+                .capture
+                .snapshot_read_scn()
+                .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+            else {
+                return Err(ChunkEnd::NotNow);
+            };
+            let step = self.read_chunk(scn)?;
+            if !matches!(step, Step::Chunk { .. }) {
+                return Ok(step);
+            }
+        }
+        self.release_chunk(consistent)
+    }
+
+    /// Reads a chunk at `scn` and holds the stream there.
+    fn read_chunk(&mut self, scn: u64) -> Result<Step, ChunkEnd> {
+        let Some(snap) = self.snapshot.as_mut() else {
             return Err(ChunkEnd::NotNow);
         };
         let ts_ms = self
@@ -188,15 +217,8 @@ impl<S: RedoSource> EngineStage<'_, S> {
             .status()
             .current_time
             .map_or(0, |t| t.and_utc().timestamp_millis());
-        let outbox = &mut self.outbox;
-        let step = snap.step(self.capture.source_mut(), scn, ts_ms, &mut |e| {
-            outbox.push(e)
-        });
-        for n in snap.take_notices() {
-            self.reporter
-                .notice(Notice::info(format!("snapshot: {}", n.message())));
-        }
-        self.snapshot_drawn = self.reporter.snapshot(snap.progress());
+        let step = snap.read(self.capture.source_mut(), scn, ts_ms);
+        self.say_snapshot_notices();
         let step = match step {
             Ok(step) => step,
             Err(e) => return Err(self.chunk_failed(e)),
@@ -204,9 +226,41 @@ impl<S: RedoSource> EngineStage<'_, S> {
         if step == Step::Reconnect {
             self.capture.reconnect();
         }
+        if matches!(step, Step::Chunk { .. }) {
+            self.capture.hold_at(Some(scn));
+        }
+        Ok(step)
+    }
+
+    /// Emits the held chunk when the stream has emitted every commit up
+    /// to its SCN, and lets the stream go on.
+    fn release_chunk(&mut self, consistent: u64) -> Result<Step, ChunkEnd> {
+        let Some(snap) = self.snapshot.as_mut() else {
+            return Err(ChunkEnd::NotNow);
+        };
+        let outbox = &mut self.outbox;
+        let released = snap.release(consistent, &mut |e| outbox.push(e));
+        self.say_snapshot_notices();
+        let step = match released {
+            Ok(None) => return Err(ChunkEnd::NotNow),
+            Ok(Some(step)) => step,
+            Err(e) => return Err(self.chunk_failed(e)),
+        };
+        self.capture.hold_at(None);
         self.commit()
             .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
         Ok(step)
+    }
+
+    fn say_snapshot_notices(&mut self) {
+        let Some(snap) = self.snapshot.as_mut() else {
+            return;
+        };
+        for n in snap.take_notices() {
+            self.reporter
+                .notice(Notice::info(format!("snapshot: {}", n.message())));
+        }
+        self.snapshot_drawn = self.reporter.snapshot(snap.progress());
     }
 
     /// A chunk cut short: what was written of it is made durable (its

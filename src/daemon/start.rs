@@ -4,21 +4,23 @@
 //! capture engine at its start position, the snapshot to take or resume,
 //! and the first checkpoint of a fresh stream ([`begin`]).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::connect::OpenedSource;
 use crate::engine::capture::{Capture, CaptureConfig, StartAt};
 use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
+use crate::engine::event::ColumnKind;
 use crate::engine::session::{plan, PlanError, PlannerConfig};
-use crate::engine::snapshot::{SnapshotMode, SnapshotProgress, Snapshotter};
+use crate::engine::snapshot::{KeyKind, SnapshotKey, SnapshotMode, SnapshotProgress, Snapshotter};
 use crate::engine::txn::{BufferConfig, OnParseError};
 use crate::sink::kafka::KafkaSink;
 use crate::sink::lock::WriterLock;
 use crate::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
 use crate::sink::stream;
 use crate::sink::EventSink;
-use crate::source::{Dialect, RedoSource, ScnTime};
+use crate::source::{Dialect, RedoSource, ScnTime, TableName};
 
 use super::config::DaemonConfig;
 use super::error::DaemonError;
@@ -342,6 +344,7 @@ fn snapshot_tables(config: &DaemonConfig, opened: &OpenedSource) -> SnapshotTabl
                 .collect()
         },
         key_columns: opened.key_columns.clone(),
+        keys: snapshot_keys(opened),
         binary_columns: opened.binary_columns.clone(),
         server_name: config.server_name.clone(),
         db: opened
@@ -354,6 +357,35 @@ fn snapshot_tables(config: &DaemonConfig, opened: &OpenedSource) -> SnapshotTabl
 
 /// The sink events go to: Kafka with the tables' keys, or the output,
 /// behind the schema-change router when DDL goes elsewhere.
+/// Each keyed table's key, with the order of each column's values.
+fn snapshot_keys(opened: &OpenedSource) -> BTreeMap<TableName, SnapshotKey> {
+    opened
+        .key_columns
+        .iter()
+        .filter(|(_, columns)| !columns.is_empty())
+        .map(|(table, columns)| {
+            let kinds = opened
+                .column_kinds
+                .get(&(table.owner.clone(), table.table.clone()));
+            let binary = opened.binary_columns.get(table);
+            let kinds = columns
+                .iter()
+                .map(|c| match kinds.and_then(|k| k.get(c)) {
+                    Some(ColumnKind::Number) => KeyKind::Number,
+                    Some(ColumnKind::DateTime) => KeyKind::DateTime,
+                    None if binary.is_some_and(|b| b.contains(c)) => KeyKind::Binary,
+                    None => KeyKind::Text,
+                })
+                .collect();
+            let key = SnapshotKey {
+                columns: columns.clone(),
+                kinds,
+            };
+            (table.clone(), key)
+        })
+        .collect()
+}
+
 fn assemble_sink(
     config: &DaemonConfig,
     kafka: Option<KafkaSink>,

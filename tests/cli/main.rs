@@ -19,6 +19,7 @@ mod run;
 mod scenarios;
 mod sim;
 mod snapshot;
+mod snapshot_exact;
 mod tail;
 mod value_forms;
 mod window;

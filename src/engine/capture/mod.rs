@@ -198,6 +198,9 @@ pub struct Capture<S: RedoSource> {
     /// A source whose rollbacks leave no end row (DM8): the transactions it
     /// listed open, see [`EndedCheck`].
     ended_check: Option<EndedCheck>,
+    /// Windows end at or below this SCN: a snapshot chunk read there waits
+    /// for the stream to reach it, and no further.
+    hold_scn: Option<Scn>,
 }
 
 /// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
@@ -299,6 +302,7 @@ impl<S: RedoSource> Capture<S> {
             archives_checked: None,
             lob_told: BTreeSet::new(),
             ended_check: None,
+            hold_scn: None,
         })
     }
 
@@ -401,6 +405,24 @@ impl<S: RedoSource> Capture<S> {
     /// under way at its start point, below that point.
     pub fn consistent_scn(&self) -> Option<Scn> {
         (self.mined_scn >= self.start_scn).then_some(self.mined_scn)
+    }
+
+    /// The SCN a snapshot chunk is read at now: the newest the database
+    /// had at the last poll (not past `--until-scn`), so its undo need only
+    /// last the read, whatever the stream's lag. `None` while there is no
+    /// consistent SCN.
+    pub fn snapshot_read_scn(&self) -> Option<Scn> {
+        let consistent = self.consistent_scn()?;
+        let newest = match self.config.until_scn {
+            Some(until) => self.status.current_scn.min(until),
+            None => self.status.current_scn,
+        };
+        Some(newest.max(consistent))
+    }
+
+    /// Keeps windows at or below `scn` (or lets them go on with `None`).
+    pub fn hold_at(&mut self, scn: Option<Scn>) {
+        self.hold_scn = scn;
     }
 
     /// Reconnects after someone else using the source saw the connection
@@ -513,6 +535,9 @@ impl<S: RedoSource> Capture<S> {
                 return Ok(Progress::Finished);
             }
             upper = upper.min(until);
+        }
+        if let Some(hold) = self.hold_scn {
+            upper = upper.min(hold.max(self.mined_scn));
         }
         // Only redo the log writers have put on disk can be mined; the
         // window never reaches past it, on one instance or many.

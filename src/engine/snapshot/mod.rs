@@ -4,14 +4,14 @@
 //!
 //! The method is the watermark method of DBLog and Flink CDC's incremental
 //! snapshot, in the form an `AS OF SCN` read allows. Each chunk is read at
-//! the SCN the change stream has emitted everything up to (the capture's
-//! consistent SCN): that SCN is both the chunk's low and its high
-//! watermark, because a flashback read sees exactly the commits at or below
-//! it. The changes of the chunk's keys committed up to it are inside the
-//! read; those committed after it follow in the stream. Per key, the output
-//! is the row as of its chunk's SCN, then every later change: reduced to
-//! the last state per key it is the table. No read is longer than one chunk,
-//! so undo has to keep a chunk's worth of time, not the whole table's.
+//! the newest SCN (so undo need only last the read, however far the stream
+//! lags) and held until the stream has emitted every commit up to that SCN;
+//! the stream mines no further meanwhile, and the chunk's rows follow those
+//! commits. Changes of keys whose chunk is not emitted yet are inside a read
+//! (this one, or a later one at a newer SCN), so the stream leaves them out
+//! ([`Snapshotter::admit`]). Per key, the output is one `r` row, the row as
+//! of its chunk's SCN, then exactly the changes committed after it: reduced
+//! to the last state per key it is the table.
 //!
 //! Faults of a long snapshot are survived at the chunk: ORA-01555 (undo
 //! overwritten) and ORA-08103 (a segment truncated, moved, exchanged or
@@ -23,12 +23,16 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+mod gate;
+mod keyorder;
 mod progress;
 
 use super::emit::SinkError;
 use super::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, SNAPSHOT_LAST};
 use super::port::{Dialect, RedoSource, SourceError, TableName};
 use super::row::Scn;
+pub use gate::SnapshotKey;
+pub use keyorder::KeyKind;
 #[cfg(test)]
 pub(crate) use progress::sample_progress;
 pub use progress::{SnapshotProgress, TableProgress, TableState};
@@ -216,6 +220,21 @@ pub struct SnapshotConfig {
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// `source.connector`: the source's database family.
     pub dialect: Dialect,
+    /// The key each keyed table is read in the order of: what the stream
+    /// gate places changes by. Tables read by ROWID are absent.
+    pub keys: BTreeMap<TableName, SnapshotKey>,
+}
+
+/// A chunk read and not emitted yet: its rows wait until the stream has
+/// emitted every commit up to the SCN it was read at.
+#[derive(Debug)]
+struct Held {
+    table: usize,
+    chunk_no: u64,
+    scn: Scn,
+    rows: Vec<ChangeEvent>,
+    exhausted: bool,
+    last_key: Option<Vec<String>>,
 }
 
 /// Reads the snapshot chunk by chunk (see the module docs).
@@ -227,6 +246,9 @@ pub struct Snapshotter {
     /// The previous attempt at the current chunk hit ORA-01555.
     too_old_before: bool,
     notices: Vec<SnapshotNotice>,
+    held: Option<Held>,
+    /// Streamed changes left out because a read holds them.
+    folded: u64,
 }
 
 impl Snapshotter {
@@ -238,6 +260,8 @@ impl Snapshotter {
             chunk_rows,
             too_old_before: false,
             notices: Vec::new(),
+            held: None,
+            folded: 0,
         }
     }
 
@@ -260,9 +284,9 @@ impl Snapshotter {
         scn >= self.progress.last_scn
     }
 
-    /// Reads the next chunk `AS OF SCN scn` and emits its rows. `scn` must
-    /// be an SCN the change stream has emitted every commit up to, and
-    /// `ts_ms` the database time at it.
+    /// Reads the next chunk `AS OF SCN scn` and emits its rows at once:
+    /// `scn` must be an SCN the change stream has emitted every commit up
+    /// to, and `ts_ms` the database time at it.
     pub fn step<S: RedoSource + ?Sized>(
         &mut self,
         source: &mut S,
@@ -270,6 +294,31 @@ impl Snapshotter {
         ts_ms: i64,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Step, SnapshotError> {
+        let step = self.read(source, scn, ts_ms)?;
+        self.release(scn, sink)?;
+        Ok(step)
+    }
+
+    /// The SCN of the chunk read and not yet emitted, if any: the stream
+    /// must not mine past it before [`Self::release`].
+    pub fn held_scn(&self) -> Option<Scn> {
+        self.held.as_ref().map(|h| h.scn)
+    }
+
+    /// Reads the next chunk `AS OF SCN scn` (at or above every commit the
+    /// stream has emitted: the newest SCN, so undo need only last the
+    /// read) and holds its rows until [`Self::release`]. Changes of its
+    /// keys up to `scn` are inside the read, and the stream leaves them out
+    /// ([`Self::admit`]). `ts_ms` is the database time at `scn`.
+    pub fn read<S: RedoSource + ?Sized>(
+        &mut self,
+        source: &mut S,
+        scn: Scn,
+        ts_ms: i64,
+    ) -> Result<Step, SnapshotError> {
+        if self.held.is_some() {
+            return Ok(Step::Retry);
+        }
         let Some(t) = self.progress.current() else {
             return Ok(Step::Finished);
         };
@@ -309,6 +358,7 @@ impl Snapshotter {
                 .map(|c| b.is_some_and(|b| b.contains(c)))
                 .collect()
         };
+        let mut rows = Vec::with_capacity(n);
         for (i, row) in chunk.rows.into_iter().enumerate() {
             let image = chunk
                 .columns
@@ -321,28 +371,64 @@ impl Snapshotter {
                 })
                 .collect();
             let last = last_table && i + 1 == n;
-            sink(CapturedEvent::Change(
-                self.row_event(&table, scn, ts_ms, seq, image, last),
-            ))
-            .map_err(SnapshotError::Sink)?;
+            rows.push(self.row_event(&table, scn, ts_ms, seq, image, last));
+        }
+        self.held = Some(Held {
+            table: t,
+            chunk_no,
+            scn,
+            rows,
+            exhausted,
+            last_key: chunk.last_key,
+        });
+        Ok(Step::Chunk { table, rows: n })
+    }
+
+    /// Emits the held chunk once the stream has emitted every commit up
+    /// to its SCN (`emitted_to`), and moves the snapshot past it. Returns
+    /// the chunk emitted, if any.
+    pub fn release(
+        &mut self,
+        emitted_to: Scn,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<Option<Step>, SnapshotError> {
+        if self.held.as_ref().is_none_or(|h| h.scn > emitted_to) {
+            return Ok(None);
+        }
+        let Some(held) = self.held.take() else {
+            return Ok(None);
+        };
+        let n = held.rows.len();
+        for row in held.rows {
+            sink(CapturedEvent::Change(row)).map_err(SnapshotError::Sink)?;
         }
         let p = &mut self.progress;
-        p.chunks = seq;
-        p.last_scn = scn;
-        let tp = &mut p.tables[t];
-        tp.chunks = chunk_no;
+        p.chunks += 1;
+        p.last_scn = held.scn;
+        let tp = &mut p.tables[held.table];
+        tp.chunks = held.chunk_no;
         tp.rows += n as u64;
-        if exhausted {
+        // A chunk read whole: the size ORA-01555 cut grows back.
+        self.chunk_rows = (self.chunk_rows * 2).min(self.config.chunk_rows.max(1));
+        if held.exhausted {
             tp.state = TableState::Done;
             self.notices.push(SnapshotNotice::TableDone {
-                table: table.clone(),
+                table: tp.table.clone(),
                 rows: tp.rows,
             });
-            self.chunk_rows = self.config.chunk_rows.max(1);
         } else {
-            tp.after_key = chunk.last_key;
+            tp.after_key = held.last_key;
         }
-        Ok(Step::Chunk { table, rows: n })
+        Ok(Some(Step::Chunk {
+            table: tp.table.clone(),
+            rows: n,
+        }))
+    }
+
+    /// Drops a held chunk the stream cannot reach (its run ends): it is
+    /// read again after a restart.
+    pub fn forget_held(&mut self) {
+        self.held = None;
     }
 
     fn failed_read<S: RedoSource + ?Sized>(

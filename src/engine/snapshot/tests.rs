@@ -98,6 +98,7 @@ fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
             db: "ORCLPDB1".into(),
             binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
             dialect: crate::engine::port::Dialect::Oracle,
+            keys: BTreeMap::new(),
         },
     )
 }
@@ -365,4 +366,169 @@ fn snapshot_status_line_names_the_table_read_its_share_and_the_rate() {
         message: "dropped".into(),
     };
     assert_eq!(p.status_line(0, 1.0), None);
+}
+
+/// The stream gate and held chunks (issue 33).
+mod gate {
+    use super::*;
+    use crate::engine::event::Image;
+
+    fn keyed(tables: &[&str], chunk_rows: usize) -> Snapshotter {
+        let mut s = snapshotter(tables, chunk_rows);
+        s.config.keys = tables
+            .iter()
+            .map(|t| {
+                let key = SnapshotKey {
+                    columns: vec!["ID".into()],
+                    kinds: vec![KeyKind::Number],
+                };
+                (name(t), key)
+            })
+            .collect();
+        s
+    }
+
+    fn image(id: &str) -> Image {
+        Image::from(vec![
+            ("ID".to_string(), Field::text(id)),
+            ("NOTE".to_string(), Field::text("x")),
+        ])
+    }
+
+    fn change(table: &str, op: Op, before: Option<&str>, after: Option<&str>) -> CapturedEvent {
+        CapturedEvent::Change(ChangeEvent {
+            op,
+            before: before.map(image),
+            after: after.map(image),
+            source: SourcePosition {
+                schema: "APP".into(),
+                table: table.into(),
+                commit_scn: 150,
+                ..SourcePosition::default()
+            },
+            snapshot: false,
+            partial: false,
+            commit_ts_ms: 0,
+            index: 0,
+            table_order: 1,
+        })
+    }
+
+    fn admitted(
+        s: &mut Snapshotter,
+        e: CapturedEvent,
+    ) -> Option<(Op, Option<Image>, Option<Image>)> {
+        match s.admit(e) {
+            Some(CapturedEvent::Change(c)) => Some((c.op, c.before, c.after)),
+            _ => None,
+        }
+    }
+
+    fn release(s: &mut Snapshotter, at: Scn) -> Option<Step> {
+        s.release(at, &mut |_| Ok(())).expect("release")
+    }
+
+    #[test]
+    fn a_change_of_a_key_whose_chunk_is_not_emitted_is_left_to_the_read_issue33() {
+        let mut s = keyed(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        src.answers
+            .extend([chunk(&[1, 2], true), chunk(&[3], false)]);
+        s.read(&mut src, 100, 0).expect("read");
+        // Held, not emitted: its keys and every later one are unread.
+        assert_eq!(
+            admitted(&mut s, change("A", Op::Create, None, Some("1"))),
+            None
+        );
+        assert_eq!(
+            admitted(&mut s, change("A", Op::Delete, Some("9"), None)),
+            None
+        );
+        assert!(release(&mut s, 100).is_some());
+        // Key 2 was read: its change goes through; key 3 is still to come.
+        let u = admitted(&mut s, change("A", Op::Update, Some("2"), Some("2")));
+        assert_eq!(u.map(|c| c.0), Some(Op::Update));
+        assert_eq!(
+            admitted(&mut s, change("A", Op::Update, Some("3"), Some("3"))),
+            None
+        );
+        assert_eq!(s.folded(), 3);
+    }
+
+    #[test]
+    fn a_held_chunk_is_emitted_only_once_the_stream_reached_its_scn_issue33() {
+        let mut s = keyed(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        src.answers
+            .extend([chunk(&[1, 2], true), chunk(&[3], false)]);
+        s.read(&mut src, 120, 0).expect("read");
+        assert_eq!(s.held_scn(), Some(120));
+        assert_eq!(release(&mut s, 119), None);
+        assert_eq!(s.progress().tables[0].rows, 0, "nothing counted while held");
+        assert_eq!(
+            release(&mut s, 120),
+            Some(Step::Chunk {
+                table: name("A"),
+                rows: 2
+            })
+        );
+        assert_eq!(s.held_scn(), None);
+        assert_eq!(s.progress().tables[0].after_key, Some(vec!["2".into()]));
+        assert_eq!(s.progress().last_scn, 120);
+    }
+
+    #[test]
+    fn an_update_moving_a_key_across_the_read_frontier_keeps_the_read_side_issue33() {
+        let mut s = keyed(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        src.answers
+            .extend([chunk(&[1, 2], true), chunk(&[3], false)]);
+        s.read(&mut src, 100, 0).expect("read");
+        release(&mut s, 100);
+        let out = admitted(&mut s, change("A", Op::Update, Some("1"), Some("9")));
+        assert_eq!(out, Some((Op::Delete, Some(image("1")), None)));
+        let into = admitted(&mut s, change("A", Op::Update, Some("9"), Some("1")));
+        assert_eq!(into, Some((Op::Create, None, Some(image("1")))));
+    }
+
+    #[test]
+    fn changes_of_tables_without_a_key_or_done_or_unknown_go_through() {
+        let mut s = keyed(&["A"], 2);
+        s.config.keys.clear();
+        assert!(admitted(&mut s, change("A", Op::Create, None, Some("5"))).is_some());
+        let mut s = keyed(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        src.answers.extend([chunk(&[1], false)]);
+        s.read(&mut src, 100, 0).expect("read");
+        release(&mut s, 100);
+        assert!(s.finished());
+        assert!(admitted(&mut s, change("A", Op::Create, None, Some("5"))).is_some());
+        assert!(admitted(&mut s, change("OTHER", Op::Create, None, Some("5"))).is_some());
+        // A key the image lacks cannot be placed: kept, never lost.
+        let mut s = keyed(&["A"], 2);
+        let e = change("A", Op::Create, None, None);
+        assert!(admitted(&mut s, e).is_some());
+        assert_eq!(s.folded(), 0);
+    }
+
+    #[test]
+    fn a_chunk_cut_by_ora_01555_grows_back_after_reads_that_succeed_issue33() {
+        // A later table: no look past a full chunk.
+        let mut s = keyed(&["A", "B"], 8);
+        let mut src = ScriptedReads::default();
+        src.answers.extend([
+            Err(SourceError::oracle(1555, "snapshot too old")),
+            Err(SourceError::oracle(1555, "snapshot too old")),
+            Err(SourceError::oracle(1555, "snapshot too old")),
+            chunk(&[1, 2], true),
+            chunk(&[3, 4, 5, 6], true),
+            chunk(&[7, 8, 9, 10, 11, 12, 13, 14], true),
+        ]);
+        for scn in [10, 11, 12, 13, 14, 15] {
+            step(&mut s, &mut src, scn);
+        }
+        let limits: Vec<usize> = src.asked.iter().map(|a| a.3).collect();
+        // Halved twice (8, 8, 4, then 2), then doubled after each success.
+        assert_eq!(&limits[..6], [8, 8, 4, 2, 4, 8]);
+    }
 }

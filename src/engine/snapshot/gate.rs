@@ -1,0 +1,157 @@
+//! Which streamed changes a running snapshot leaves to its own reads. A
+//! change of a key whose chunk is not read yet is inside that read (every
+//! chunk is read at an SCN at or above every change the stream has seen),
+//! so emitting it too would put a change before the key's `r` row and the
+//! row again after it. Changes of keys already read come after their
+//! chunk's SCN (a chunk is emitted once the stream has passed it) and go
+//! through. Per key, a consumer sees one `r`, then exactly the later
+//! changes.
+//!
+//! Tables read by ROWID (no key) are not gated: a ROWID says nothing of
+//! where a row is in the read once a segment moves.
+
+use std::cmp::Ordering;
+
+use super::keyorder::{compare_keys, KeyKind};
+use super::{Snapshotter, TableState};
+use crate::engine::event::{CapturedEvent, ChangeEvent, Image, Op};
+use crate::engine::port::TableName;
+
+/// The key of a snapshotted table: its columns and how each is ordered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotKey {
+    pub columns: Vec<String>,
+    pub kinds: Vec<KeyKind>,
+}
+
+/// Where a key stands against the snapshot's reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// Its chunk is emitted: later changes go through.
+    Read,
+    /// Its chunk is still to be read (or held): the read holds the change.
+    Unread,
+    /// The key cannot be placed (a column missing or unreadable): the
+    /// change goes through, so nothing is lost.
+    Unknown,
+}
+
+impl Snapshotter {
+    /// What the stream emits of `event` while the snapshot runs: the event,
+    /// nothing (its effect is in a chunk still to come), or for a key
+    /// moved across the read frontier, the half of it on the read side.
+    pub fn admit(&mut self, event: CapturedEvent) -> Option<CapturedEvent> {
+        let CapturedEvent::Change(change) = event else {
+            return Some(event);
+        };
+        match self.gate(&change) {
+            Gate::Pass => Some(CapturedEvent::Change(change)),
+            Gate::Fold => {
+                self.folded += 1;
+                None
+            }
+            Gate::AsDelete => Some(CapturedEvent::Change(ChangeEvent {
+                op: Op::Delete,
+                after: None,
+                ..change
+            })),
+            Gate::AsCreate => Some(CapturedEvent::Change(ChangeEvent {
+                op: Op::Create,
+                before: None,
+                ..change
+            })),
+        }
+    }
+
+    /// Changes the snapshot's reads hold, so the stream left them out.
+    pub fn folded(&self) -> u64 {
+        self.folded
+    }
+
+    fn gate(&self, change: &ChangeEvent) -> Gate {
+        if change.snapshot {
+            return Gate::Pass;
+        }
+        let table = TableName {
+            owner: change.source.schema.clone(),
+            table: change.source.table.clone(),
+        };
+        let Some(progress) = self.progress.tables.iter().find(|t| t.table == table) else {
+            return Gate::Pass;
+        };
+        if progress.state != TableState::Reading {
+            return Gate::Pass;
+        }
+        let Some(key) = self.config.keys.get(&table) else {
+            return Gate::Pass;
+        };
+        let frontier = progress.after_key.as_deref();
+        let place = |image: Option<&Image>, fallback: Option<&Image>| {
+            place_of(key, frontier, image, fallback)
+        };
+        match change.op {
+            Op::Create => fold_unread(place(change.after.as_ref(), None)),
+            Op::Delete => fold_unread(place(change.before.as_ref(), None)),
+            Op::Update => {
+                let before = place(change.before.as_ref(), None);
+                let after = place(change.after.as_ref(), change.before.as_ref());
+                match (before, after) {
+                    (Place::Unread, Place::Unread) => Gate::Fold,
+                    (Place::Read, Place::Unread) => Gate::AsDelete,
+                    (Place::Unread, Place::Read) => Gate::AsCreate,
+                    _ => Gate::Pass,
+                }
+            }
+            _ => Gate::Pass,
+        }
+    }
+}
+
+enum Gate {
+    Pass,
+    Fold,
+    AsDelete,
+    AsCreate,
+}
+
+fn fold_unread(place: Place) -> Gate {
+    if place == Place::Unread {
+        Gate::Fold
+    } else {
+        Gate::Pass
+    }
+}
+
+/// Places the key of `image` (columns it lacks taken from `fallback`, as
+/// an update's after image names only what it set).
+fn place_of(
+    key: &SnapshotKey,
+    frontier: Option<&[String]>,
+    image: Option<&Image>,
+    fallback: Option<&Image>,
+) -> Place {
+    let Some(image) = image else {
+        return Place::Unknown;
+    };
+    let values: Option<Vec<&str>> = key
+        .columns
+        .iter()
+        .map(|c| {
+            image
+                .get(c)
+                .or_else(|| fallback.and_then(|f| f.get(c)))
+                .and_then(|v| v.as_str())
+        })
+        .collect();
+    let Some(values) = values else {
+        return Place::Unknown;
+    };
+    let Some(frontier) = frontier else {
+        return Place::Unread;
+    };
+    match compare_keys(&key.kinds, &values, frontier) {
+        Some(Ordering::Greater) => Place::Unread,
+        Some(_) => Place::Read,
+        None => Place::Unknown,
+    }
+}
