@@ -117,7 +117,8 @@ fn account_for_output(
             table: row["source"]["table"].as_str().unwrap_or_default().into(),
         };
         let keys = tables.key_columns.get(&name).cloned().unwrap_or_default();
-        p.account_for_output_tail(&row, &keys)
+        let kinds = tables.keys.get(&name).map_or(&[][..], |k| &k.kinds[..]);
+        p.account_for_output_tail(&row, &keys, kinds)
             .map_err(|e| DaemonError::usage(e.to_string()))?;
     }
     Ok(())

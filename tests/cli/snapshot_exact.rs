@@ -118,3 +118,54 @@ fn issue33_under_fire_each_key_is_one_r_then_its_later_changes() {
     assert_each_key_is_one_r_then_its_later_changes(&events);
     crate::snapshot::assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
+
+/// An `r` row's value of a column and a streamed value of it, as written.
+fn forms_of(events: &[serde_json::Value], table: &str, column: &str) -> (Vec<String>, Vec<String>) {
+    let mut read = Vec::new();
+    let mut streamed = Vec::new();
+    for e in events.iter().filter(|e| e["source"]["table"] == table) {
+        let v = &e["after"][column];
+        if v.is_null() {
+            continue;
+        }
+        let shape: String = v
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '9' } else { c })
+            .collect();
+        match e["op"].as_str() {
+            Some("r") => read.push(shape),
+            Some("c" | "u") => streamed.push(shape),
+            _ => {}
+        }
+    }
+    read.sort();
+    read.dedup();
+    streamed.sort();
+    streamed.dedup();
+    (read, streamed)
+}
+
+/// The snapshot's SQL reads DATE and TIMESTAMP through `TO_CHAR`; an `r`
+/// row carries each value in the form the stream gives it, under every
+/// value-form option.
+#[test]
+fn issue33_snapshot_rows_write_dates_and_timestamps_as_the_stream_does() {
+    for forms in [&[][..], &["--time-precision", "connect"][..]] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut args = crate::snapshot::snapshot_run(&[]);
+        args.extend_from_slice(forms);
+        let out = cdcctl(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let events = crate::snapshot::output(dir.path());
+        for column in ["ORDER_DATE", "CREATE_TIME"] {
+            let (read, streamed) = forms_of(&events, "ORDER_HIS", column);
+            assert!(!read.is_empty() && !streamed.is_empty(), "{column}");
+            assert_eq!(
+                read, streamed,
+                "{column} under {forms:?}: r rows vs streamed rows"
+            );
+        }
+    }
+}

@@ -26,6 +26,7 @@ use std::str::FromStr;
 mod gate;
 mod keyorder;
 mod progress;
+mod read_forms;
 
 use super::emit::SinkError;
 use super::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, SNAPSHOT_LAST};
@@ -36,6 +37,7 @@ pub use keyorder::KeyKind;
 #[cfg(test)]
 pub(crate) use progress::sample_progress;
 pub use progress::{SnapshotProgress, TableProgress, TableState};
+pub use read_forms::{in_stream_form, ReadForm};
 
 /// When `run` takes a snapshot (the names Debezium and Flink CDC use).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,12 +72,14 @@ impl SnapshotProgress {
     /// Takes into account rows of a chunk an interrupted run wrote after
     /// its last checkpoint: `row` is the output's last event when it is a
     /// snapshot row (see `sink::last_snapshot_row`), and `key_columns` the
-    /// key of its table. The snapshot then resumes after that row, and no
-    /// chunk is read below its SCN.
+    /// key of its table, `kinds` how each key column is ordered. The
+    /// snapshot then resumes after that row, and no chunk is read below its
+    /// SCN.
     pub fn account_for_output_tail(
         &mut self,
         row: &serde_json::Value,
         key_columns: &[String],
+        kinds: &[KeyKind],
     ) -> Result<(), SnapshotError> {
         let source = &row["source"];
         let chunk = source["snapshot_chunk"].as_u64().unwrap_or(0);
@@ -100,7 +104,14 @@ impl SnapshotProgress {
             .then(|| {
                 key_columns
                     .iter()
-                    .map(|c| row["after"][c].as_str().map(str::to_string))
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let text = row["after"][c].as_str()?;
+                        Some(match kinds.get(i) {
+                            Some(KeyKind::DateTime) => read_forms::read_text_of(text),
+                            _ => text.to_string(),
+                        })
+                    })
                     .collect()
             })
             .flatten();

@@ -1,6 +1,7 @@
 //! The snapshot's reads of one table: its key and columns as the
 //! dictionary gives them, and the chunks cut from its rows.
 
+use crate::engine::snapshot::{in_stream_form, ReadForm};
 use crate::source::{SnapshotChunk, SourceError, TableName};
 
 use super::rows::Reader;
@@ -150,11 +151,17 @@ pub(super) fn chunk_from_rows(
             }
             _ => None,
         };
+    // The key above stays in the read's text, which the next chunk binds
+    // back with the same formats; the rows take the stream's forms.
+    let forms: Vec<ReadForm> = columns.iter().map(|c| c.kind.read_form()).collect();
     let rows = rows
         .into_iter()
         .map(|mut r| {
             r.truncate(names.len());
-            r
+            r.into_iter()
+                .zip(&forms)
+                .map(|(v, f)| v.map(|v| in_stream_form(*f, v)))
+                .collect()
         })
         .collect();
     Ok(SnapshotChunk {

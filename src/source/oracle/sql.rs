@@ -496,6 +496,17 @@ impl ValueKind {
         }
     }
 
+    /// How a read gives this kind's values (see [`Self::select_expr`]).
+    pub fn read_form(self) -> crate::engine::snapshot::ReadForm {
+        use crate::engine::snapshot::ReadForm;
+        match self {
+            Self::Date => ReadForm::Date,
+            Self::Timestamp => ReadForm::Timestamp,
+            Self::TimestampTz => ReadForm::TimestampTz,
+            Self::Number | Self::Raw | Self::Text | Self::Blob | Self::OtherText => ReadForm::AsIs,
+        }
+    }
+
     /// The bind of a key value given in canonical text, converted back to
     /// the column's type so the comparison uses the column's ordering.
     pub fn bind_expr(self, bind: &str) -> String {

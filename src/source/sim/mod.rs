@@ -837,7 +837,15 @@ impl RedoSource for Sim {
             columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
             rows: rows
                 .into_iter()
-                .map(|(_, v)| v.iter().map(value::Value::snapshot_text).collect())
+                .map(|(_, v)| {
+                    // The SQL's text, then the backend's conversion of it.
+                    v.iter()
+                        .map(|x| {
+                            x.read_text()
+                                .map(|t| crate::engine::snapshot::in_stream_form(x.read_form(), t))
+                        })
+                        .collect()
+                })
                 .collect(),
             last_key,
         })

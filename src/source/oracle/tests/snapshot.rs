@@ -233,6 +233,32 @@ fn a_full_chunk_returns_its_last_key_and_a_short_one_ends_the_table() {
 }
 
 #[test]
+fn read_dates_and_timestamps_take_the_streams_form_and_the_key_keeps_the_reads_issue33() {
+    let columns = vec![
+        col("AT", ValueKind::Date),
+        col("TS", ValueKind::Timestamp),
+        col("TZ", ValueKind::TimestampTz),
+    ];
+    let key = SnapshotKey::Columns(vec![col("AT", ValueKind::Date)]);
+    let rows = text_rows(&[&[
+        Some("2025-03-28 09:00:01"),
+        Some("2025-03-28 09:00:01.500000000"),
+        Some("2025-03-28 11:00:01.000000000 +02:00"),
+    ]]);
+    let c = chunk_from_rows(&columns, &key, rows, 1).unwrap();
+    assert_eq!(
+        c.rows[0],
+        [
+            Some("2025-03-28T09:00:01".to_string()),
+            Some("2025-03-28T09:00:01.500000000".to_string()),
+            Some("2025-03-28T09:00:01.000000000Z".to_string()),
+        ]
+    );
+    // Bound back with TO_DATE(:k1, 'YYYY-MM-DD HH24:MI:SS') by the next read.
+    assert_eq!(c.last_key, Some(vec!["2025-03-28 09:00:01".to_string()]));
+}
+
+#[test]
 fn rowid_keyed_chunks_hide_the_rowid_column() {
     let columns = vec![col("A", ValueKind::Number)];
     let rows = text_rows(&[&[Some("1"), Some("AAAR3sAAEAAAACXAAA")]]);

@@ -115,6 +115,30 @@ impl Value {
         }
     }
 
+    /// The value as a chunk's SQL returns it: DATE and TIMESTAMP through
+    /// `TO_CHAR` with the snapshot's formats (space-separated, nine fraction
+    /// digits, the zone as `TZH:TZM`), everything else as
+    /// [`Value::snapshot_text`].
+    pub fn read_text(&self) -> Option<String> {
+        match self {
+            Value::Date(t) => Some(fmt_date(t)),
+            Value::Timestamp(t) => Some(fmt_frac(t)),
+            Value::TimestampTz(t, off) => Some(format!("{} {}", fmt_frac(t), fmt_offset(*off))),
+            other => other.snapshot_text(),
+        }
+    }
+
+    /// How a read gives this value (what the backend converts from).
+    pub fn read_form(&self) -> crate::engine::snapshot::ReadForm {
+        use crate::engine::snapshot::ReadForm;
+        match self {
+            Value::Date(_) => ReadForm::Date,
+            Value::Timestamp(_) => ReadForm::Timestamp,
+            Value::TimestampTz(..) => ReadForm::TimestampTz,
+            _ => ReadForm::AsIs,
+        }
+    }
+
     /// The value as a snapshot read returns it (canonical text, LOBs as content).
     pub fn snapshot_text(&self) -> Option<String> {
         match self {
