@@ -497,7 +497,7 @@ fn snapshot_older_than_undo_retention_raises_ora_01555() {
 }
 
 #[test]
-fn partition_maintenance_under_a_snapshot_raises_ora_08103_and_drops_show_unknown_objects() {
+fn a_read_below_partition_maintenance_raises_ora_01466_and_drops_show_unknown_objects_issue33() {
     let mut s = sim("interval-partition-churn");
     let t = TableName {
         owner: "APP".into(),
@@ -507,7 +507,8 @@ fn partition_maintenance_under_a_snapshot_raises_ora_08103_and_drops_show_unknow
     assert!(s.snapshot_chunk(&t, scn, None, 100).is_ok());
     let before = s.tables(&[]).unwrap()[0].partitioning.clone().unwrap();
     s.advance_ms(200_000); // the TRUNCATE at 420 s
-    assert_eq!(ora(s.snapshot_chunk(&t, scn, None, 100)), 8103);
+                           // A new query as of an SCN before the DDL: "table definition has changed".
+    assert_eq!(ora(s.snapshot_chunk(&t, scn, None, 100)), 1466);
     let after = s.tables(&[]).unwrap()[0].partitioning.clone().unwrap();
     let p0 = |p: &cdcctl::source::PartitioningFacts| {
         p.partitions

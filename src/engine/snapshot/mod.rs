@@ -161,6 +161,12 @@ pub enum SnapshotNotice {
         chunk: u64,
         scn: Scn,
     },
+    /// ORA-01466: DDL after the read's SCN; read again after it.
+    DefinitionChanged {
+        table: TableName,
+        chunk: u64,
+        scn: Scn,
+    },
     /// ORA-00942: the table is gone; the others go on.
     TableDropped { table: TableName, error: String },
     /// The connection dropped during a read; reconnecting.
@@ -186,6 +192,11 @@ impl SnapshotNotice {
                 "ORA-08103 (object no longer exists) reading chunk {chunk} of {table} AS OF SCN \
                  {scn}: a partition was truncated, moved, exchanged or dropped; reading the chunk \
                  again at an SCN after it"
+            ),
+            Self::DefinitionChanged { table, chunk, scn } => format!(
+                "ORA-01466 (table definition has changed) reading chunk {chunk} of {table} AS OF \
+                 SCN {scn}: DDL (TRUNCATE, MOVE, a constraint) ran after that SCN; reading the \
+                 chunk again at an SCN after it"
             ),
             Self::TableDropped { table, error } => format!(
                 "{table} can no longer be read ({error}): it was dropped during the snapshot; its \
@@ -471,6 +482,14 @@ impl Snapshotter {
                 source.forget_segments(&table);
                 self.notices
                     .push(SnapshotNotice::ObjectNoLongerExists { table, chunk, scn });
+                Ok(Step::Retry)
+            }
+            // DDL committed after the read's SCN: the connection is fine
+            // (reconnecting would only re-mine); read after the DDL.
+            Some(1466) => {
+                source.forget_segments(&table);
+                self.notices
+                    .push(SnapshotNotice::DefinitionChanged { table, chunk, scn });
                 Ok(Step::Retry)
             }
             Some(942) => {

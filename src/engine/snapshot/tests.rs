@@ -219,11 +219,7 @@ fn repeated_ora_01555_halves_the_chunk_and_ora_08103_forgets_the_segments() {
     let limits: Vec<usize> = src.asked.iter().map(|a| a.3).collect();
     assert_eq!(limits, [8, 8, 4, 4]);
     assert_eq!(src.forgotten, [name("A")]);
-    let notices: Vec<String> = s
-        .take_notices()
-        .iter()
-        .map(SnapshotNotice::message)
-        .collect();
+    let notices = notice_messages(&mut s);
     assert!(notices[0].contains("ORA-01555") && notices[0].contains("8 rows"));
     assert!(notices[1].contains("4 rows"));
     assert!(notices[2].contains("ORA-08103"));
@@ -533,4 +529,26 @@ mod gate {
         // Halved twice (8, 8, 4, then 2), then doubled after each success.
         assert_eq!(&limits[..6], [8, 8, 4, 2, 4, 8]);
     }
+}
+
+#[test]
+fn ora_01466_rereads_the_chunk_after_the_ddl_instead_of_reconnecting_issue33() {
+    let mut s = snapshotter(&["A"], 8);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        Err(SourceError::oracle(1466, "table definition has changed")),
+        chunk(&[1], false),
+    ]);
+    assert_eq!(step(&mut s, &mut src, 10).0, Step::Retry);
+    assert_eq!(src.forgotten, [name("A")]);
+    let notices = notice_messages(&mut s);
+    assert!(notices[0].contains("ORA-01466"), "{notices:?}");
+    assert_eq!(step(&mut s, &mut src, 11).1.len(), 1);
+}
+
+fn notice_messages(s: &mut Snapshotter) -> Vec<String> {
+    s.take_notices()
+        .iter()
+        .map(SnapshotNotice::message)
+        .collect()
 }

@@ -783,10 +783,13 @@ impl RedoSource for Sim {
                 format!("specified number is not a valid system change number ({as_of_scn})"),
             ));
         }
+        // A query parsed after DDL that replaced a segment (TRUNCATE, MOVE,
+        // EXCHANGE) cannot read as of an SCN before it; a segment replaced
+        // while the read runs is ORA-08103 instead (below).
         if self.model.objd_changed_scn(t) > as_of_scn {
             return Err(SourceError::oracle(
-                8103,
-                format!("object no longer exists: a segment of {table} got a new data object id after SCN {as_of_scn}"),
+                1466,
+                format!("unable to read data - table definition has changed ({table}: a segment got a new data object id after SCN {as_of_scn})"),
             ));
         }
         if as_of_scn < self.model.undo_floor(t) {
