@@ -31,6 +31,7 @@ use cdcctl::engine::redo::{
 use cdcctl::engine::row::{LogMinerRow, OperationCode};
 
 use super::exit;
+use super::redo_dialect::RedoDialect;
 
 #[derive(Debug, clap::Args)]
 pub struct ParseArgs {
@@ -39,7 +40,7 @@ pub struct ParseArgs {
     pub file: Option<PathBuf>,
     /// The input is a CSV export of V$LOGMNR_CONTENTS: a header row naming
     /// at least SQL_REDO and CSF; SCN, RS_ID, SSN, OPERATION(_CODE),
-    /// SEG_OWNER, TABLE_NAME, ROLLBACK, STATUS and INFO are used when
+    /// SEG_OWNER, TABLE_NAME, ROLLBACK (DM8: ROLL_BACK), STATUS and INFO are used when
     /// present. Continuation rows (CSF=1) are joined.
     ///
     /// Printed: INSERT (1), DELETE (2), UPDATE (3) and DDL (5) rows.
@@ -67,6 +68,13 @@ pub struct ParseArgs {
     /// finding. Without it such a statement is an error pointing at the quote.
     #[arg(long)]
     pub relaxed_quotes: bool,
+    /// Whose V$LOGMNR_CONTENTS a --csv input is: `dm` reads DM8's operation
+    /// codes (4 BATCH_UPDATE is an UPDATE, 38 XA_COMMIT a commit) and `0x`
+    /// XIDs. Default: `dm` when the header names DM8's `ROLL_BACK`, else
+    /// `oracle`. Statements of both are read by one parser, so lines
+    /// without --csv read the same either way.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: Option<RedoDialect>,
 }
 
 /// Why the command stopped early.
@@ -118,7 +126,7 @@ pub fn run(args: &ParseArgs) -> ExitCode {
         skipped_pieces: BTreeMap::new(),
     };
     let result = if args.csv {
-        parse_csv(input, &mut out)
+        parse_csv(input, &mut out, args.dialect)
     } else {
         parse_lines(input, &mut out)
     };
@@ -487,11 +495,17 @@ fn one_line<W: Write>(line: &[u8], line_no: usize, out: &mut Printer<W>) -> Resu
     Ok(())
 }
 
-fn parse_csv<W: Write>(input: Box<dyn Read>, out: &mut Printer<W>) -> Result<(), Stop> {
+fn parse_csv<W: Write>(
+    input: Box<dyn Read>,
+    out: &mut Printer<W>,
+    dialect: Option<RedoDialect>,
+) -> Result<(), Stop> {
     let reader = ContentsReader::new(input, REQUIRED_FOR_PARSE).map_err(|e| match e {
         ContentsError::Io(e) => Stop::Input(format!("cannot read the input: {e}")),
         other => Stop::Input(other.to_string()),
     })?;
+    let dialect = super::redo_dialect::resolve("redo parse", dialect, reader.header_dialect());
+    let reader = reader.with_forms(dialect.forms());
     let has_op = reader.has(Column::OperationCode) || reader.has(Column::Operation);
     let cols = (
         reader.has(Column::Scn),

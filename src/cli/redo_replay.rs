@@ -32,7 +32,7 @@ use cdcctl::engine::txn::{
 };
 use cdcctl::source::split_qualified;
 
-use super::exit;
+use super::{exit, redo_dialect};
 
 /// What to do with a statement that does not parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -75,6 +75,12 @@ pub struct ReplayArgs {
     /// known columns are used, extra ones ignored.
     #[arg(long, value_name = "FILE")]
     pub csv: PathBuf,
+    /// Whose V$LOGMNR_CONTENTS the CSV is: `dm` reads DM8's operation codes
+    /// (38 XA_COMMIT ends a transaction, 4 BATCH_UPDATE is an UPDATE) and
+    /// `0x` XIDs, and names `dm` as the events' connector. Default: `dm`
+    /// when the header names DM8's `ROLL_BACK`, else `oracle`.
+    #[arg(long, value_enum, value_name = "DIALECT")]
+    pub dialect: Option<crate::cli::redo_dialect::RedoDialect>,
     /// Restart from this checkpoint: rows at or below its restart SCN are
     /// ignored and what it records as emitted is not emitted again.
     #[arg(long, value_name = "FILE")]
@@ -226,6 +232,8 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
             return exit::code(exit::USAGE);
         }
     };
+    let dialect = redo_dialect::resolve("redo replay", args.dialect, reader.header_dialect());
+    let reader = reader.with_forms(dialect.forms());
     let (charsets, kinds) = match args.dictionary.as_deref().map(load_dictionary).transpose() {
         Ok(Some((d, k))) => (Some(Arc::new(d)), k),
         Ok(None) => (None, ColumnKinds::new()),
@@ -247,6 +255,7 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
         spill_txn_bytes: Some(args.spill_txn_mib.saturating_mul(1 << 20)),
         spill_dir: args.spill_dir.clone(),
         abandon_after: args.abandon_after,
+        dialect: dialect.dialect(),
         ..BufferConfig::default()
     };
     let mut buffer = match &args.from_checkpoint {

@@ -10,14 +10,14 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use cdcctl::engine::contents_csv::ContentsWriter;
+use cdcctl::engine::contents_csv::{ContentsWriter, ORACLE_FORMS};
 use cdcctl::engine::event::{
     is_binary_data_type, CapturedEvent, ColumnKind, ColumnKinds, Field, Op, ValueForms,
 };
 use cdcctl::engine::row::LogMinerRow;
 use cdcctl::source::sim::{Sim, BUILTINS};
 use cdcctl::source::{
-    ContentsQuery, MiningOptions, RedoSource, SessionRequest, SourceError, TableName,
+    ContentsQuery, Dialect, MiningOptions, RedoSource, SessionRequest, SourceError, TableName,
 };
 
 use super::exit;
@@ -30,7 +30,9 @@ pub enum SimCommand {
     /// envelope, one JSON line each, in commit order.
     Truth(TruthArgs),
     /// Print the V$LOGMNR_CONTENTS rows a session over (FROM, UNTIL] returns,
-    /// as CSV (the format `redo parse --csv` and `redo replay --csv` read).
+    /// as CSV (the format `redo parse --csv` and `redo replay --csv` read);
+    /// a DM8 scenario's as DM8's view shows them (`ROLL_BACK`, DM8's
+    /// operation codes, `0x` XIDs).
     Contents(ContentsArgs),
     /// Print the scenario's character sets and column types as the JSON
     /// file `redo replay --dictionary` reads, so a replay of `sim contents`
@@ -506,6 +508,14 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
     }
     // The rows come from the redo; the ground truth is not needed here.
     sim.set_truth_limit(Some(0));
+    // DM8's export is DM8's view: its column names, codes and XIDs.
+    let forms = match RedoSource::dialect(&sim) {
+        Dialect::Dm => {
+            sim.set_dm_own_codes(true);
+            cdcctl::source::dm::export::FORMS
+        }
+        _ => ORACLE_FORMS,
+    };
     let rows = match session_rows(&mut sim, args) {
         Ok(r) => r,
         Err(e) => {
@@ -520,8 +530,8 @@ fn contents(args: &ContentsArgs, source: &str) -> ExitCode {
         }
     };
     let result = (|| -> anyhow::Result<()> {
-        let mut w =
-            ContentsWriter::new(BufWriter::new(io::stdout().lock())).context("writing CSV")?;
+        let mut w = ContentsWriter::with_forms(BufWriter::new(io::stdout().lock()), forms)
+            .context("writing CSV")?;
         for r in &rows {
             w.write_row(r).context("writing CSV")?;
         }

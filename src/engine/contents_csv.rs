@@ -5,12 +5,18 @@
 //! columns are ignored). An empty cell is NULL, as it is in Oracle. Text
 //! cells are taken byte for byte, never trimmed: RS_ID carries spaces and a
 //! SQL_REDO piece may start or end with one. Rows stream one at a time.
+//!
+//! Oracle's view and DM8's differ in a column name (DM8's rollback flag is
+//! `ROLL_BACK`), in operation codes and in how an XID prints: the header
+//! tells which view it is when it names the rollback flag, and
+//! [`ExportForms`] says how a family writes codes and XIDs.
 
 use std::io::{Read, Write};
 
 use chrono::NaiveDateTime;
 use thiserror::Error;
 
+use super::port::Dialect;
 use super::row::{LogMinerRow, OperationCode};
 
 /// A column of the view that the CSV may carry.
@@ -111,8 +117,61 @@ impl Column {
         }
     }
 
+    /// The column's name in `dialect`'s view.
+    pub fn name_in(self, dialect: Dialect) -> &'static str {
+        match (self, dialect) {
+            (Column::Rollback, Dialect::Dm) => DM_ROLLBACK,
+            _ => self.name(),
+        }
+    }
+
     fn index(self) -> usize {
         self as usize
+    }
+}
+
+/// DM8's name of the rollback flag, which Oracle calls `ROLLBACK`.
+const DM_ROLLBACK: &str = "ROLL_BACK";
+
+/// How one database family's `V$LOGMNR_CONTENTS` export writes what the
+/// engine reads: its columns, operation codes and names, and XIDs.
+#[derive(Debug, Clone, Copy)]
+pub struct ExportForms {
+    pub dialect: Dialect,
+    /// The columns a writer puts, in order.
+    pub columns: &'static [Column],
+    /// The family's OPERATION_CODE in the engine's (Oracle's) terms.
+    pub operation: fn(u16) -> OperationCode,
+    /// The family's code of an OPERATION name (any case).
+    pub code_of_name: fn(&str) -> Option<u16>,
+    /// The OPERATION name the family shows for its code.
+    pub name_of_code: fn(u16) -> &'static str,
+    /// An XID cell as the engine's XID; `None` when it is not one.
+    pub read_xid: fn(&str) -> Option<String>,
+    /// The engine's XID as the family's export prints it.
+    pub write_xid: fn(&str) -> String,
+}
+
+/// Oracle's export: codes and names as [`OperationCode`] has them, XIDs
+/// taken as they are.
+pub const ORACLE_FORMS: ExportForms = ExportForms {
+    dialect: Dialect::Oracle,
+    columns: &COLUMNS,
+    operation: OperationCode::from_code,
+    code_of_name: |name| operation_from_name(name).map(OperationCode::code),
+    name_of_code: |code| OperationCode::from_code(code).operation_name(),
+    read_xid: |xid| Some(xid.to_string()),
+    write_xid: str::to_string,
+};
+
+/// The family a header's rollback flag names: DM8's `ROLL_BACK` or
+/// Oracle's `ROLLBACK`; `None` when it names neither (or both).
+fn header_dialect(headers: &csv::StringRecord) -> Option<Dialect> {
+    let has = |name: &str| headers.iter().any(|h| h.trim().eq_ignore_ascii_case(name));
+    match (has(Column::Rollback.name()), has(DM_ROLLBACK)) {
+        (true, false) => Some(Dialect::Oracle),
+        (false, true) => Some(Dialect::Dm),
+        _ => None,
     }
 }
 
@@ -147,6 +206,8 @@ pub struct ContentsReader<R: Read> {
     index: [Option<usize>; COLUMNS.len()],
     required: Vec<Column>,
     record: csv::StringRecord,
+    forms: ExportForms,
+    header_dialect: Option<Dialect>,
 }
 
 impl<R: Read> ContentsReader<R> {
@@ -160,7 +221,10 @@ impl<R: Read> ContentsReader<R> {
         let mut index = [None; COLUMNS.len()];
         for (i, h) in headers.iter().enumerate() {
             let h = h.trim();
-            if let Some(c) = COLUMNS.iter().find(|c| c.name().eq_ignore_ascii_case(h)) {
+            let named = |c: &&Column| {
+                c.name().eq_ignore_ascii_case(h) || c.name_in(Dialect::Dm).eq_ignore_ascii_case(h)
+            };
+            if let Some(c) = COLUMNS.iter().find(named) {
                 index[c.index()].get_or_insert(i);
             }
         }
@@ -186,7 +250,22 @@ impl<R: Read> ContentsReader<R> {
             index,
             required: required.to_vec(),
             record: csv::StringRecord::new(),
+            forms: ORACLE_FORMS,
+            header_dialect: header_dialect(&headers),
         })
+    }
+
+    /// Reads codes, operation names and XIDs as `forms` says (Oracle's
+    /// until told otherwise).
+    pub fn with_forms(mut self, forms: ExportForms) -> Self {
+        self.forms = forms;
+        self
+    }
+
+    /// The family whose view the header's columns are, where they tell:
+    /// DM8's rollback flag is `ROLL_BACK`, Oracle's `ROLLBACK`.
+    pub fn header_dialect(&self) -> Option<Dialect> {
+        self.header_dialect
     }
 
     /// Whether the header named this column.
@@ -234,7 +313,7 @@ impl<R: Read> ContentsReader<R> {
             Some("1") => Ok(true),
             Some(v) => Err(ContentsError::BadValue {
                 line,
-                column: c.name(),
+                column: c.name_in(self.forms.dialect),
                 value: v.to_string(),
                 expected: "0 or 1",
             }),
@@ -243,7 +322,7 @@ impl<R: Read> ContentsReader<R> {
 
     fn operation(&self, line: u64) -> Result<OperationCode, ContentsError> {
         if let Some(v) = self.cell(Column::OperationCode) {
-            return v.trim().parse().map(OperationCode::from_code).map_err(|_| {
+            return v.trim().parse().map(self.forms.operation).map_err(|_| {
                 ContentsError::BadValue {
                     line,
                     column: Column::OperationCode.name(),
@@ -258,11 +337,25 @@ impl<R: Read> ContentsReader<R> {
                 column: Column::OperationCode.name(),
             }),
             None => Ok(OperationCode::Internal),
-            Some(name) => operation_from_name(name).ok_or_else(|| ContentsError::BadValue {
+            Some(name) => (self.forms.code_of_name)(name)
+                .map(self.forms.operation)
+                .ok_or_else(|| ContentsError::BadValue {
+                    line,
+                    column: Column::Operation.name(),
+                    value: name.to_string(),
+                    expected: "an OPERATION name LogMiner uses",
+                }),
+        }
+    }
+
+    fn xid(&self, line: u64) -> Result<String, ContentsError> {
+        match self.cell(Column::Xid) {
+            None => Ok(String::new()),
+            Some(v) => (self.forms.read_xid)(v).ok_or_else(|| ContentsError::BadValue {
                 line,
-                column: Column::Operation.name(),
-                value: name.to_string(),
-                expected: "an OPERATION name LogMiner uses",
+                column: Column::Xid.name(),
+                value: v.to_string(),
+                expected: "a transaction id of 8 bytes in hex",
             }),
         }
     }
@@ -290,7 +383,7 @@ impl<R: Read> ContentsReader<R> {
             start_scn: self.number(line, Column::StartScn)?,
             commit_scn: self.number(line, Column::CommitScn)?,
             timestamp: self.timestamp(line)?,
-            xid: self.text(Column::Xid).unwrap_or_default(),
+            xid: self.xid(line)?,
             operation_code: self.operation(line)?,
             rollback: self.flag(line, Column::Rollback)?,
             seg_owner: self.text(Column::SegOwner),
@@ -364,51 +457,34 @@ pub fn operation_from_name(name: &str) -> Option<OperationCode> {
         .find(|op| op.operation_name().eq_ignore_ascii_case(name))
 }
 
-/// Writes `LogMinerRow`s as a contents CSV with every column, in [`COLUMNS`] order.
+/// Writes `LogMinerRow`s as a contents CSV: Oracle's view with every
+/// column in [`COLUMNS`] order, or another family's as its
+/// [`ExportForms`] say.
 pub struct ContentsWriter<W: Write> {
     inner: csv::Writer<W>,
+    forms: ExportForms,
 }
 
 impl<W: Write> ContentsWriter<W> {
-    /// Writes the header row.
+    /// Writes Oracle's header row.
     pub fn new(writer: W) -> Result<Self, ContentsError> {
+        Self::with_forms(writer, ORACLE_FORMS)
+    }
+
+    /// Writes the header row of `forms`' view. Rows then carry the
+    /// family's own operation codes.
+    pub fn with_forms(writer: W, forms: ExportForms) -> Result<Self, ContentsError> {
         let mut inner = csv::Writer::from_writer(writer);
         inner
-            .write_record(COLUMNS.iter().map(|c| c.name()))
+            .write_record(forms.columns.iter().map(|c| c.name_in(forms.dialect)))
             .map_err(csv_error)?;
-        Ok(Self { inner })
+        Ok(Self { inner, forms })
     }
 
     pub fn write_row(&mut self, r: &LogMinerRow) -> Result<(), ContentsError> {
-        fn opt<T: ToString>(v: Option<T>) -> String {
-            v.map(|v| v.to_string()).unwrap_or_default()
-        }
-        let fields: [String; COLUMNS.len()] = [
-            r.scn.to_string(),
-            opt(r.start_scn),
-            opt(r.commit_scn),
-            opt(r.timestamp.map(|t| t.format("%Y-%m-%d %H:%M:%S"))),
-            r.xid.clone(),
-            r.operation_code.code().to_string(),
-            r.operation_code.operation_name().to_string(),
-            u8::from(r.rollback).to_string(),
-            opt(r.seg_owner.as_deref()),
-            opt(r.table_name.as_deref()),
-            opt(r.row_id.as_deref()),
-            opt(r.username.as_deref()),
-            opt(r.rs_id.as_deref()),
-            r.ssn.to_string(),
-            u8::from(r.csf).to_string(),
-            opt(r.sql_redo.as_deref()),
-            r.status.to_string(),
-            opt(r.info.as_deref()),
-            r.thread.to_string(),
-            r.sequence.to_string(),
-            opt(r.data_obj),
-            opt(r.data_objd),
-            opt(r.src_con_name.as_deref()),
-        ];
-        self.inner.write_record(&fields).map_err(csv_error)
+        let forms = self.forms;
+        let fields = forms.columns.iter().map(|&c| cell(r, c, &forms));
+        self.inner.write_record(fields).map_err(csv_error)
     }
 
     /// Flushes and hands the sink back.
@@ -416,6 +492,38 @@ impl<W: Write> ContentsWriter<W> {
         self.inner
             .into_inner()
             .map_err(|e| ContentsError::Io(e.into_error()))
+    }
+}
+
+/// One column of a row as the export writes it.
+fn cell(r: &LogMinerRow, c: Column, forms: &ExportForms) -> String {
+    fn opt<T: ToString>(v: Option<T>) -> String {
+        v.map(|v| v.to_string()).unwrap_or_default()
+    }
+    match c {
+        Column::Scn => r.scn.to_string(),
+        Column::StartScn => opt(r.start_scn),
+        Column::CommitScn => opt(r.commit_scn),
+        Column::Timestamp => opt(r.timestamp.map(|t| t.format("%Y-%m-%d %H:%M:%S"))),
+        Column::Xid => (forms.write_xid)(&r.xid),
+        Column::OperationCode => r.operation_code.code().to_string(),
+        Column::Operation => (forms.name_of_code)(r.operation_code.code()).to_string(),
+        Column::Rollback => u8::from(r.rollback).to_string(),
+        Column::SegOwner => opt(r.seg_owner.as_deref()),
+        Column::TableName => opt(r.table_name.as_deref()),
+        Column::RowId => opt(r.row_id.as_deref()),
+        Column::Username => opt(r.username.as_deref()),
+        Column::RsId => opt(r.rs_id.as_deref()),
+        Column::Ssn => r.ssn.to_string(),
+        Column::Csf => u8::from(r.csf).to_string(),
+        Column::SqlRedo => opt(r.sql_redo.as_deref()),
+        Column::Status => r.status.to_string(),
+        Column::Info => opt(r.info.as_deref()),
+        Column::Thread => r.thread.to_string(),
+        Column::Sequence => r.sequence.to_string(),
+        Column::DataObj => opt(r.data_obj),
+        Column::DataObjd => opt(r.data_objd),
+        Column::SrcConName => opt(r.src_con_name.as_deref()),
     }
 }
 
@@ -527,6 +635,23 @@ mod tests {
             ContentsError::MissingColumn { column: "CSF", .. }
         ));
         assert!(err.to_string().contains("SQL_REDO, CSF"));
+    }
+
+    #[test]
+    fn header_rollback_flag_tells_dm8_from_oracle_and_both_read_as_the_flag() {
+        let dialect = |header: &str| {
+            ContentsReader::new(format!("{header}\n").as_bytes(), REQUIRED_FOR_PARSE)
+                .unwrap()
+                .header_dialect()
+        };
+        assert_eq!(dialect("SQL_REDO,CSF,ROLL_BACK"), Some(Dialect::Dm));
+        assert_eq!(dialect("sql_redo,csf,roll_back"), Some(Dialect::Dm));
+        assert_eq!(dialect("SQL_REDO,CSF,ROLLBACK"), Some(Dialect::Oracle));
+        assert_eq!(dialect("SQL_REDO,CSF"), None);
+        assert_eq!(dialect("SQL_REDO,CSF,ROLLBACK,ROLL_BACK"), None);
+        let rows = read("SQL_REDO,CSF,ROLL_BACK\nx,0,1\ny,0,0\n", REQUIRED_FOR_PARSE);
+        let flags: Vec<bool> = rows.iter().map(|r| r.as_ref().unwrap().rollback).collect();
+        assert_eq!(flags, [true, false]);
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod numbers;
 mod operator;
 mod oracle_live;
 mod preflight;
+mod redo_dm8;
 mod redo_forms;
 mod redo_parse;
 mod redo_replay;

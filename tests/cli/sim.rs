@@ -1238,7 +1238,7 @@ fn capture_matches_truth_with_ddl_through_partition_maintenance() {
 
 /// `sim contents | redo replay` and `sim truth --omit-unlogged-lobs` over
 /// the same range, each with its extra arguments: (replayed, truth).
-fn replayed_and_truth(
+pub(crate) fn replayed_and_truth(
     scenario: &str,
     range: &[&str],
     replay_args: &[&str],

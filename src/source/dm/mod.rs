@@ -12,6 +12,7 @@
 
 pub mod catalog;
 pub mod error;
+pub mod export;
 pub mod rows;
 pub mod sql;
 pub mod url;

@@ -443,8 +443,8 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
                     let vals: Vec<String> = a.iter().enumerate().map(|(i, v)| lit(i, v)).collect();
                     format!(
                         "INSERT INTO {target}({}) VALUES({})",
-                        cols.join(","),
-                        vals.join(",")
+                        cols.join(", "),
+                        vals.join(", ")
                     )
                 }
                 DmlOp::Update => {

@@ -366,11 +366,14 @@ impl Session {
             if dm {
                 if super::dm::shows(model, rec) {
                     // DM8 answers the DM source's own query, and the
-                    // source maps DM8's codes as it maps a live row's.
+                    // source maps DM8's codes as it maps a live row's
+                    // (an export keeps DM8's).
                     let mut row = super::dm::render(model, rec);
                     let code = row.operation_code.code();
                     if dm_sql::contents_selects(code, row.seg_owner.as_deref(), &q.owners) {
-                        row.operation_code = dm_rows::operation_code(code);
+                        if !model.dm_own_codes {
+                            row.operation_code = dm_rows::operation_code(code);
+                        }
                         super::dm::split(row, &mut rows);
                     }
                 }

@@ -329,6 +329,13 @@ impl Sim {
         self.model.lob_capture = capture;
     }
 
+    /// On DM8, gives `V$LOGMNR_CONTENTS` rows with DM8's own operation
+    /// codes, as an export of the view (`sim contents`) shows them, rather
+    /// than read the DM source's way.
+    pub fn set_dm_own_codes(&mut self, own: bool) {
+        self.model.dm_own_codes = own;
+    }
+
     /// How many truth events to keep (`None`: all; `Some(0)`: record none).
     /// Older ones are dropped and counted, so an interactive sim stays
     /// bounded; those the warm-up recorded beyond the limit go at once.

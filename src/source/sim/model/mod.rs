@@ -84,6 +84,10 @@ pub struct Model {
     /// it (`--lob capture`); else those values are unavailable and a LOB
     /// written alone is no event.
     pub lob_capture: bool,
+    /// DM8's rows keep DM8's own operation codes, as an export of
+    /// `V$LOGMNR_CONTENTS` shows them, instead of the DM source's reading
+    /// of them (38 XA_COMMIT as COMMIT, 4 BATCH_UPDATE as UPDATE).
+    pub dm_own_codes: bool,
     scheduled: Vec<Scheduled>,
     next_at: Option<i64>,
     scn_faults: Vec<faults::ScnFault>,
@@ -162,6 +166,7 @@ impl Model {
             truth_limit: Some(200_000),
             ddl_removed: VecDeque::new(),
             lob_capture: false,
+            dm_own_codes: false,
             scheduled,
             next_at: None,
             scn_faults,

@@ -74,6 +74,12 @@ fn dm8_rows_have_own_start_and_commit_rows_dm8_literals_and_no_oracle_forms() {
                 || sql.starts_with("DELETE FROM \"APP\"."),
             "{sql}"
         );
+        // DM8 puts `", "` between an INSERT's columns and `VALUES(` after.
+        if let (Some(open), Some(values)) = (sql.find('('), sql.find(") VALUES(")) {
+            let columns = &sql[open..values];
+            assert!(!columns.contains("\",\""), "{sql}");
+            assert!(columns.contains("\", \""), "{sql}");
+        }
     }
     let all: String = rows.iter().filter_map(|r| r.sql_redo.clone()).collect();
     for form in [
