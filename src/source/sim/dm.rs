@@ -14,7 +14,9 @@
 //!   literals, a WHERE per `RLOG_APPEND_LOGIC`, SQL_REDO split at 4000
 //!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`;
 //!   XA branches end in XA_COMMIT (38) and never in COMMIT (7), batched
-//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`).
+//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`);
+//!   the ACTIVE file's readable content may trail its `CLSN`
+//!   (`dm.active_file_lag`).
 //!   The rows a query returns are the DM source's own query's
 //!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
 //!   maps DM8's codes.
@@ -318,6 +320,23 @@ pub fn shows(m: &Model, rec: &Rec) -> bool {
         Body::LobLocator { .. } | Body::LobWrite { .. } | Body::Piece { .. } => false,
         _ => true,
     }
+}
+
+/// Whether a record written to the archive can be read back yet: in the
+/// ACTIVE file (the thread's current one) only up to `dm.active_file_lag`
+/// LSNs below what `V$ARCH_FILE.CLSN` shows; a switched file whole.
+pub fn readable(m: &Model, rec: &Rec) -> bool {
+    let lag = m.scenario.dm.active_file_lag;
+    if lag == 0 {
+        return true;
+    }
+    m.threads
+        .iter()
+        .find(|t| t.thread == rec.thread)
+        .is_none_or(|t| {
+            let active = t.groups.get(t.current).and_then(|g| g.seq);
+            active != Some(rec.seq) || rec.scn.saturating_add(lag) <= t.last_redo_scn
+        })
 }
 
 /// Whether `pct` percent of transactions have a trait `salt` names,

@@ -90,6 +90,13 @@ pub struct DmSpec {
     /// (waiting for a row another transaction holds) instead of `ACTIVE`.
     #[serde(default)]
     pub lock_wait_pct: f64,
+    /// LSNs by which the readable content of the ACTIVE archive file trails
+    /// its `CLSN` in `V$ARCH_FILE`: a row that close to the file's end is
+    /// not returned by `V$LOGMNR_CONTENTS` until more is written or the
+    /// file is switched. Whether DM8 does this under load is unverified
+    /// (no public test measured it); 0 reads up to `CLSN`.
+    #[serde(default)]
+    pub active_file_lag: u64,
 }
 
 impl Default for DmSpec {
@@ -105,6 +112,7 @@ impl Default for DmSpec {
             xa_pct: 0.0,
             batch_update_pct: 0.0,
             lock_wait_pct: 0.0,
+            active_file_lag: 0,
         }
     }
 }
