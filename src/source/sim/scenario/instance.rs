@@ -35,17 +35,25 @@ pub(super) fn yes() -> bool {
     true
 }
 
-/// What DM8 writes for a transaction that ends in ROLLBACK when mining
-/// without COMMITTED_DATA_ONLY: DM8's documentation does not say, so the
-/// simulator models both forms and the engine must be right under each.
+/// What DM8 writes for work rolled back (a whole transaction, or back to a
+/// savepoint) when mining without COMMITTED_DATA_ONLY. No public test
+/// shows it, so the simulator models each reading of `ROLL_BACK = 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum DmRollbackRows {
     /// Nothing after the transaction's DML: no undo rows, no end row.
+    /// Allows no savepoint rollback (its redo would be invisible).
     #[default]
     None,
-    /// Undo rows flagged `ROLL_BACK = 1`, still no end row.
-    Flagged,
+    /// Oracle's reading: an undo row per change taken back, flagged
+    /// `ROLL_BACK = 1`, written when the rollback happens; no end row.
+    #[serde(alias = "flagged")]
+    Compensation,
+    /// Dameng's interface documentation's reading ("whether this record
+    /// was rolled back", filled once the transaction's end is found, like
+    /// COMMIT_SCN): the original DML row itself shows `ROLL_BACK = 1` once
+    /// the rollback is in the redo, and no undo row is written.
+    Original,
 }
 
 fn d_append_logic() -> u8 {
