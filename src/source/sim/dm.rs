@@ -126,6 +126,7 @@ pub fn instance(m: &Model) -> InstanceFacts {
             logmnr_package_installed: Some(d.logmnr_package),
             mpp: Some(d.mpp),
             arch_destinations,
+            dsc_nodes: Some(d.dsc_nodes),
         }),
         ..InstanceFacts::default()
     }

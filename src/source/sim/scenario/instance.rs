@@ -105,6 +105,10 @@ pub struct DmSpec {
     /// (no public test measured it); 0 reads up to `CLSN`.
     #[serde(default)]
     pub active_file_lag: u64,
+    /// Instances of a DMDSC shared-storage cluster (`V$DSC_EP_INFO` rows);
+    /// 0 for a single instance. Each node writes and archives its own redo.
+    #[serde(default)]
+    pub dsc_nodes: u32,
 }
 
 impl Default for DmSpec {
@@ -121,6 +125,7 @@ impl Default for DmSpec {
             batch_update_pct: 0.0,
             lock_wait_pct: 0.0,
             active_file_lag: 0,
+            dsc_nodes: 0,
         }
     }
 }
