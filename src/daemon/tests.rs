@@ -226,6 +226,27 @@ fn a_dm8_capture_without_logical_logging_stops_at_the_start_with_exit_4_and_the_
 }
 
 #[test]
+fn a_dm8_capture_on_a_dmdsc_cluster_stops_at_the_start_with_exit_4_and_advice_issue34() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dm8 = crate::source::sim::scenario::BUILTINS
+        .iter()
+        .find(|b| b.name == "dm8")
+        .expect("dm8");
+    let scenario = dir.path().join("dsc.toml");
+    let text = dm8
+        .text
+        .replacen("mpp = false", "mpp = false\ndsc_nodes = 2", 1);
+    std::fs::write(&scenario, text).expect("scenario");
+    let notices = Collected::default();
+    let config = scenario_run(dir.path(), &scenario.display().to_string(), 10);
+    let e = run(&config, &Signals::default(), &notices).expect_err("DSC is refused");
+    assert_eq!(e.exit_code(), crate::exit::UNTRUSTED_DATA, "{e}");
+    let text = e.to_string();
+    assert!(text.contains("DMDSC cluster of 2"), "{text}");
+    assert!(text.contains("single-instance"), "{text}");
+}
+
+#[test]
 fn an_oracle_capture_in_noarchivelog_mode_warns_at_the_start_and_goes_on_issue34() {
     let dir = tempfile::tempdir().expect("tempdir");
     let notices = Collected::default();

@@ -394,5 +394,6 @@ mod tests {
         };
         assert_eq!(crate::source::dm::sql::LOGMNR_PACKAGE, text_of("dm_pkg"));
         assert_eq!(crate::source::dm::sql::ARCH_DESTS, text_of("dm_arch_ini"));
+        assert_eq!(crate::source::dm::sql::DSC_NODES, text_of("dsc_ep_info"));
     }
 }

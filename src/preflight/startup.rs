@@ -58,12 +58,31 @@ fn dm(i: &InstanceFacts) -> Viability {
              'DEST=/dm8/arch, TYPE=LOCAL, FILE_SIZE=1024, SPACE_LIMIT=102400'; ALTER DATABASE OPEN;",
         ))
     } else {
-        None
+        dsc(d)
     };
     Viability {
         stop,
         warnings: Vec::new(),
     }
+}
+
+/// A DMDSC cluster: every node writes and archives its own redo, and
+/// `V$TRX` lists the transactions of the node asked (Dameng's DSC manual
+/// keeps the cluster-wide list in `V$DSC_TRX`), so a capture through one
+/// node would miss the others' changes and take their open transactions
+/// for rolled back.
+fn dsc(d: Option<&crate::source::DmFacts>) -> Option<Condition> {
+    let nodes = d.and_then(|d| d.dsc_nodes).filter(|&n| n > 0)?;
+    Some(Condition {
+        message: format!(
+            "a DMDSC cluster of {nodes} node(s) (V$DSC_EP_INFO): each node archives its own redo \
+             and V$TRX lists one node's transactions, which cdcctl does not merge yet, so it would \
+             miss changes made on the other nodes"
+        ),
+        advice: "capture from a single-instance DM8, e.g. a data-guard standby of this cluster \
+                 that archives the merged redo, until cdcctl supports DMDSC"
+            .into(),
+    })
 }
 
 fn oracle(i: &InstanceFacts) -> Viability {
@@ -123,6 +142,25 @@ mod tests {
         assert!(stop.message.contains("archive"), "{}", stop.message);
         // DM8 reports no supplemental logging in Oracle's terms: no warning.
         assert_eq!(viability(&dm_instance("2", "1")), Viability::default());
+    }
+
+    #[test]
+    fn a_dmdsc_cluster_stops_capture_with_advice_and_a_single_instance_does_not_issue34() {
+        let mut i = dm_instance("2", "1");
+        if let Some(d) = i.dm.as_mut() {
+            d.dsc_nodes = Some(2);
+        }
+        let stop = viability(&i).stop.expect("a stop");
+        assert!(
+            stop.message.contains("DMDSC cluster of 2"),
+            "{}",
+            stop.message
+        );
+        assert!(stop.advice.contains("single-instance"), "{}", stop.advice);
+        if let Some(d) = i.dm.as_mut() {
+            d.dsc_nodes = Some(0);
+        }
+        assert_eq!(viability(&i), Viability::default());
     }
 
     #[test]

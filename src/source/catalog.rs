@@ -89,6 +89,9 @@ pub struct DmFacts {
     pub logmnr_package_installed: Option<bool>,
     pub mpp: Option<bool>,
     pub arch_destinations: Vec<DmArchDest>,
+    /// Rows of `V$DSC_EP_INFO`: the instances of a DMDSC shared-storage
+    /// cluster (none on a single instance); `None` when it was not read.
+    pub dsc_nodes: Option<u32>,
 }
 
 /// A row of DM8's `V$DM_ARCH_INI`.

@@ -1641,3 +1641,26 @@ fn yashandb_source_refuses_a_password_in_the_url_and_tail() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("YashanDB"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_dmdsc_cluster_fails_dm_topology_ddl_issue34() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The dm8 built-in on two DSC nodes.
+    let path = dir.path().join("dsc.toml");
+    let dsc = cdcctl::source::sim::BUILTINS
+        .iter()
+        .filter(|b| b.name == "dm8")
+        .map(|b| {
+            b.text
+                .replacen("mpp = false", "mpp = false\ndsc_nodes = 2", 1)
+        })
+        .next();
+    std::fs::write(&path, dsc.expect("dm8")).expect("write");
+    let (r, o) = json_report(&["--source", &format!("sim:{}", path.display()), "preflight"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let got = findings(&r);
+    assert!(
+        got.contains(&("dm-topology-ddl".to_string(), "fail".to_string())),
+        "{got:?}"
+    );
+}

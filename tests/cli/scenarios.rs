@@ -356,7 +356,7 @@ fn dm8_capture_equals_the_ground_truth_straight_through_and_across_restarts() {
 
 #[test]
 fn dm8_rollbacks_leave_no_change_whether_or_not_dm8_writes_undo_rows() {
-    for rows in ["none", "flagged"] {
+    for rows in ["none", "flagged", "original"] {
         let model = format!("rollback_rows = \"{rows}\"");
         let edits = [
             ("rollback_rows = \"none\"", model.as_str()),

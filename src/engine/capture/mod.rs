@@ -530,11 +530,17 @@ impl<S: RedoSource> Capture<S> {
         self.status.current_time = Some(now.time);
         self.status.polled_at = Some(Instant::now());
         let mut upper = now.scn;
+        let dm = self.source.dialect() == Dialect::Dm;
         if let Some(until) = self.config.until_scn {
             if self.mined_scn >= until {
                 return Ok(Progress::Finished);
             }
-            upper = upper.min(until);
+            // DM8's window reads on past `until` for the rows that prove
+            // the ACTIVE file readable that far (see `readable_end`); the
+            // rows past it are not fed.
+            if !dm {
+                upper = upper.min(until);
+            }
         }
         if let Some(hold) = self.hold_scn {
             upper = upper.min(hold.max(self.mined_scn));
@@ -566,16 +572,17 @@ impl<S: RedoSource> Capture<S> {
             pdb: self.config.pdb.clone(),
         };
         self.source.query_contents(&query)?;
-        let read = self.mine_rows(sink)?;
-        self.buffer.finish_window(plan.end_scn, sink)?;
-        if let Some(check) = self.ended_check.take_if(|c| plan.end_scn >= c.listed_by) {
+        let (read, last_row) = self.mine_rows(sink)?;
+        let end = readable_end(&plan, last_row, dm, self.config.until_scn);
+        self.buffer.finish_window(end, sink)?;
+        if let Some(check) = self.ended_check.take_if(|c| end >= c.listed_by) {
             self.buffer.drop_ended(&check.open, check.listed_from);
         }
         self.warnings.extend(self.buffer.abandon_expired());
-        tracing::trace!(rows = read, to = plan.end_scn, "window mined");
-        self.mined_scn = plan.end_scn;
+        tracing::trace!(rows = read, to = end, "window mined");
+        self.mined_scn = end;
         self.status.rows_read += read;
-        self.status.mined_scn = plan.end_scn;
+        self.status.mined_scn = end;
         if read == 0 {
             // The window held nothing for us: the redo up to its end is read,
             // so capture is as current as the poll, not as the last row.
@@ -625,14 +632,17 @@ impl<S: RedoSource> Capture<S> {
             .collect();
     }
 
-    /// Fetches the window's rows and pushes the wanted ones through the
-    /// buffer; returns how many rows were read.
+    /// Fetches the window's rows and pushes the wanted ones (none past
+    /// `until_scn`) through the buffer; returns how many rows were read and
+    /// the highest SCN among them.
     fn mine_rows(
         &mut self,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
-    ) -> Result<u64, CaptureError> {
+    ) -> Result<(u64, Option<Scn>), CaptureError> {
         let dialect = self.source.dialect();
+        let until = self.config.until_scn.unwrap_or(Scn::MAX);
         let mut read = 0u64;
+        let mut last_row = None;
         loop {
             self.rows.clear();
             let n = self.source.fetch(self.config.fetch_rows, &mut self.rows)?;
@@ -641,6 +651,10 @@ impl<S: RedoSource> Capture<S> {
             }
             read += n as u64;
             for row in self.rows.drain(..) {
+                last_row = last_row.max(Some(row.scn));
+                if row.scn > until {
+                    continue;
+                }
                 self.redo_bytes += row.sql_redo.as_ref().map_or(0, |r| r.len() as u64);
                 self.status.mined_scn = self.status.mined_scn.max(row.scn);
                 if row.timestamp.is_some() {
@@ -682,7 +696,7 @@ impl<S: RedoSource> Capture<S> {
                 }
             }
         }
-        Ok(read)
+        Ok((read, last_row))
     }
 
     fn refresh_status(&mut self) {
@@ -693,6 +707,26 @@ impl<S: RedoSource> Capture<S> {
             book.retain_open(self.status.buffered.iter().map(|t| t.xid.as_str()));
         }
     }
+}
+
+/// Where a window's mining really ended. A DM8 window over the ACTIVE
+/// archive file (the plan's online log) ends at the last row it returned,
+/// or where the switched files before it end: `V$ARCH_FILE.CLSN` of the
+/// ACTIVE file is not known to be readable yet (the file is appended in LSN
+/// order, so what LogMiner returns is a prefix), and rows it could not read
+/// yet come in the next window instead of being passed over for good. An
+/// Oracle window ends at its end: the online log is read to the flushed end.
+fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Option<Scn>) -> Scn {
+    let active = plan.logs.iter().find(|l| l.online).filter(|_| dm);
+    let end = match active {
+        None => plan.end_scn,
+        Some(log) => plan
+            .from_scn
+            .max(log.first_change.saturating_sub(1))
+            .max(last_row.unwrap_or(0))
+            .min(plan.end_scn),
+    };
+    until.map_or(end, |u| end.min(u))
 }
 
 /// A DM8 source that cannot list its open transactions: DM8 writes no row

@@ -86,7 +86,7 @@ use chrono::NaiveDateTime;
 use super::checkpoint::{Checkpoint, ReplayFilter};
 use super::emit::Sink;
 use super::metrics::{CaptureStatus, OpCounts, OpenTxnSummary};
-use super::port::OpenTransaction;
+use super::port::{Dialect, OpenTransaction};
 use super::redo::csf::CsfAssembler;
 use super::redo::lob;
 use super::row::{LogMinerRow, OperationCode, Scn};
@@ -311,6 +311,15 @@ impl TxnBuffer {
             }
             OperationCode::Internal | OperationCode::SelectForUpdate => {
                 self.stats.ignored_rows += 1;
+                Ok(())
+            }
+            op if op.is_dml() && row.rollback && self.config.dialect == Dialect::Dm => {
+                // DM8's ROLL_BACK = 1 marks the rolled-back change itself
+                // (Dameng's Logmnr interface documentation: "whether this
+                // record was rolled back", filled with COMMIT_SCN once the
+                // transaction's end is found); DM8 writes no undo row, so
+                // the row is dropped and takes nothing else back.
+                self.counts.partial_rollbacks += 1;
                 Ok(())
             }
             op if op.is_dml() && row.rollback => {

@@ -120,6 +120,14 @@ pub fn topology_ddl(f: &Facts, def: &CheckDef) -> Outcome {
     if d.mpp == Some(true) {
         t.fail("MPP deployment: DBMS_LOGMNR does not support MPP");
     }
+    match d.dsc_nodes {
+        Some(0) => {}
+        Some(n) => t.fail(format!(
+            "DMDSC cluster of {n} node(s) (V$DSC_EP_INFO): each node archives its own redo and \
+             V$TRX lists one node's transactions; cdcctl does not merge them yet"
+        )),
+        None => t.note("V$DSC_EP_INFO was not read: whether this is a DMDSC cluster is unknown"),
+    }
     let hours = def.threshold("recent_hours", 24.0);
     for r in recent_ddl(f, hours) {
         t.warn(format!("{r} (the DM8 dictionary is online only: statements on changed or dropped tables cannot be rebuilt)"));

@@ -75,6 +75,7 @@ pub fn apply_instance_rows(
             Some(rows) => rows::arch_dests(rows)?,
             None => Vec::new(),
         },
+        dsc_nodes: None,
     });
     Ok(())
 }
@@ -176,6 +177,12 @@ impl Catalog for DmSource {
             package.as_deref(),
             dests.as_deref(),
         )?;
+        if let (Some(dm), Some(rows)) = (
+            facts.dm.as_mut(),
+            optional(self.query_plain(sql::DSC_NODES))?,
+        ) {
+            dm.dsc_nodes = Some(u32::try_from(rows.len()).unwrap_or(u32::MAX));
+        }
         if let Some(rows) = optional(self.query_plain(sql::VERSION))? {
             (facts.banner, facts.version) = banner_and_version(&rows);
         }

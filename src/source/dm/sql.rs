@@ -45,6 +45,10 @@ pub const DM_INI: &str = "SELECT PARA_NAME, PARA_VALUE FROM V$DM_INI WHERE PARA_
 ('ARCH_INI', 'RLOG_APPEND_LOGIC', 'MPP_INI', 'RLOG_IGNORE_TABLE_SET', 'LOGMNR_PARSE_LOB', \
 'ENABLE_FLASHBACK')";
 
+/// The instances of a DMDSC cluster (Dameng's DSC manual, "V$DSC_EP_INFO":
+/// the same rows from every node; no row on a single instance).
+pub const DSC_NODES: &str = "SELECT EP_NAME, EP_SEQNO, EP_MODE, EP_STATUS FROM V$DSC_EP_INFO";
+
 /// The release banner (`DM Database Server 64 V8`, then `DB Version: ...`).
 pub const VERSION: &str = "SELECT BANNER FROM V$VERSION";
 

@@ -77,6 +77,7 @@ fn catalog_statements_are_pinned() {
         ("DATABASE", sql::DATABASE),
         ("DM_INI", sql::DM_INI),
         ("LOGMNR_PACKAGE", sql::LOGMNR_PACKAGE),
+        ("DSC_NODES", sql::DSC_NODES),
         ("VERSION", sql::VERSION),
         ("SESSION_USER", sql::SESSION_USER),
         ("TABLE_COLUMNS", sql::TABLE_COLUMNS),

@@ -88,6 +88,10 @@ pub(super) fn read_dm_instance(ev: &EvidenceFile, i: &mut InstanceFacts) {
             .and_then(|r| r.first())
             .map(|r| yes(r, "INSTALLED")),
         mpp: ini.get("MPP_INI").map(|v| v.trim() == "1"),
+        dsc_nodes: ev
+            .rows("dsc_ep_info")
+            .ok()
+            .map(|r| u32::try_from(r.len()).unwrap_or(u32::MAX)),
         arch_destinations: ev
             .rows_or_empty("dm_arch_ini")
             .iter()

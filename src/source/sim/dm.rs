@@ -9,12 +9,15 @@
 //! - the log inventory: archived files of `V$ARCH_FILE` (INACTIVE), and the
 //!   file still being written (ACTIVE) as the one CURRENT online log;
 //! - `DBMS_LOGMNR` refusals, and the rows of `V$LOGMNR_CONTENTS`: explicit
-//!   START and COMMIT rows, no end row for a rollback (undo rows flagged
-//!   `ROLL_BACK = 1` only under `dm.rollback_rows = "flagged"`), DM8's
+//!   START and COMMIT rows, no end row for a rollback (under
+//!   `dm.rollback_rows = "compensation"` undo rows flagged `ROLL_BACK = 1`,
+//!   under `"original"` the rolled-back rows themselves flagged), DM8's
 //!   literals, a WHERE per `RLOG_APPEND_LOGIC`, SQL_REDO split at 4000
 //!   bytes into pieces of one SCN numbered by SSN, long LOBs as `OUT_CLOB`;
 //!   XA branches end in XA_COMMIT (38) and never in COMMIT (7), batched
-//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`).
+//!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`);
+//!   the ACTIVE file's readable content may trail its `CLSN`
+//!   (`dm.active_file_lag`).
 //!   The rows a query returns are the DM source's own query's
 //!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
 //!   maps DM8's codes.
@@ -123,6 +126,7 @@ pub fn instance(m: &Model) -> InstanceFacts {
             logmnr_package_installed: Some(d.logmnr_package),
             mpp: Some(d.mpp),
             arch_destinations,
+            dsc_nodes: Some(d.dsc_nodes),
         }),
         ..InstanceFacts::default()
     }
@@ -305,7 +309,7 @@ pub fn can_read_contents(privileges: &[String], roles: &[String]) -> bool {
 
 /// Whether `V$LOGMNR_CONTENTS` shows a record at all: nothing without
 /// logical logging (RLOG_APPEND_LOGIC = 0), no end row for a rollback, and
-/// undo rows only under the `flagged` rollback model.
+/// undo rows only under the `compensation` rollback model.
 pub fn shows(m: &Model, rec: &Rec) -> bool {
     if m.scenario.dm.rlog_append_logic == 0 {
         return false;
@@ -313,11 +317,42 @@ pub fn shows(m: &Model, rec: &Rec) -> bool {
     match &rec.body {
         Body::Rollback { .. } | Body::ReplicationMarker => false,
         Body::Dml { rollback, .. } => {
-            !*rollback || m.scenario.dm.rollback_rows == DmRollbackRows::Flagged
+            !*rollback || m.scenario.dm.rollback_rows == DmRollbackRows::Compensation
         }
         Body::LobLocator { .. } | Body::LobWrite { .. } | Body::Piece { .. } => false,
         _ => true,
     }
+}
+
+/// Whether DM8 flags `rec` itself `ROLL_BACK = 1` (`dm.rollback_rows =
+/// "original"`): a change later taken back by a rollback whose redo is
+/// written by now. One mined before its rollback shows 0.
+fn rolled_back(m: &Model, rec: &Rec) -> bool {
+    if m.scenario.dm.rollback_rows != DmRollbackRows::Original {
+        return false;
+    }
+    m.undone.get(&rec.scn).is_some_and(|&undo| {
+        m.threads
+            .iter()
+            .any(|t| t.thread == rec.thread && undo <= t.last_redo_scn)
+    })
+}
+
+/// Whether a record written to the archive can be read back yet: in the
+/// ACTIVE file (the thread's current one) only up to `dm.active_file_lag`
+/// LSNs below what `V$ARCH_FILE.CLSN` shows; a switched file whole.
+pub fn readable(m: &Model, rec: &Rec) -> bool {
+    let lag = m.scenario.dm.active_file_lag;
+    if lag == 0 {
+        return true;
+    }
+    m.threads
+        .iter()
+        .find(|t| t.thread == rec.thread)
+        .is_none_or(|t| {
+            let active = t.groups.get(t.current).and_then(|g| g.seq);
+            active != Some(rec.seq) || rec.scn.saturating_add(lag) <= t.last_redo_scn
+        })
 }
 
 /// Whether `pct` percent of transactions have a trait `salt` names,
@@ -393,7 +428,7 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             if *op == DmlOp::Update && chosen(rec.xid(), BATCH, m.scenario.dm.batch_update_pct) {
                 row.operation_code = OperationCode::from_code(BATCH_UPDATE);
             }
-            row.rollback = *rollback;
+            row.rollback = *rollback || rolled_back(m, rec);
             row.row_id = Some(rowid.to_string());
             let Some(t) = m.tables.get(*table) else {
                 return row;

@@ -364,7 +364,7 @@ impl Session {
                 continue;
             }
             if dm {
-                if super::dm::shows(model, rec) {
+                if super::dm::shows(model, rec) && super::dm::readable(model, rec) {
                     // DM8 answers the DM source's own query, and the
                     // source maps DM8's codes as it maps a live row's
                     // (an export keeps DM8's).

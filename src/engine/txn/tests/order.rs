@@ -222,3 +222,29 @@ fn undo_row_with_sequence_ffffffff_matching_two_open_transactions_is_a_warning()
         "{w:?}"
     );
 }
+
+#[test]
+fn dm8_a_row_flagged_roll_back_is_itself_dropped_and_the_committed_insert_stays_issue34() {
+    // DM8: INSERT 1; SAVEPOINT s; UPDATE 1; ROLLBACK TO s; COMMIT. DM8
+    // flags the UPDATE itself ROLL_BACK = 1 (Dameng's interface
+    // documentation: "whether this record was rolled back") and writes no
+    // undo row; read as Oracle's compensation row it took back the INSERT.
+    let mut flagged_update = update(4, A, 1, "PAID");
+    flagged_update.rollback = true;
+    let rows = vec![
+        start(1, A),
+        insert(2, A, 1),
+        flagged_update,
+        insert(5, A, 3),
+        commit(6, A),
+    ];
+    let dm = BufferConfig {
+        dialect: crate::engine::port::Dialect::Dm,
+        ..BufferConfig::default()
+    };
+    let mut buf = TxnBuffer::new(dm);
+    let events = run(&mut buf, rows);
+    assert_eq!(ids(&events), pairs(&[(A, "c1"), (A, "c3")]));
+    assert_eq!(buf.counts().partial_rollbacks, 1);
+    assert!(buf.take_warnings().is_empty());
+}

@@ -801,7 +801,10 @@ impl Model {
                 after,
                 changed: c.changed.clone(),
             };
-            self.emit(thread, &tag, body, 150, false);
+            let undo = self.emit(thread, &tag, body, 150, false).scn;
+            if self.scenario.is_dm() {
+                self.undone.insert(c.scn, undo);
+            }
         }
     }
 }

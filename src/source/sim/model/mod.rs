@@ -68,6 +68,9 @@ pub struct Model {
     pub archived: Vec<ArchivedLog>,
     /// Object ids no longer in the dictionary (dropped tables and partitions).
     pub dropped_objects: HashSet<u64>,
+    /// DM8: the SCN of each rolled-back change, with the SCN of the undo
+    /// that took it back (a ROLLBACK or a rollback to a savepoint).
+    pub undone: HashMap<Scn, Scn>,
     next_obj: u64,
     next_sys_part: u32,
     next_usn_slot: u32,
@@ -157,6 +160,7 @@ impl Model {
             threads,
             archived: Vec::new(),
             dropped_objects: HashSet::new(),
+            undone: HashMap::new(),
             next_obj,
             next_sys_part: 6000,
             next_usn_slot: 0,

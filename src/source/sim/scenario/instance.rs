@@ -35,17 +35,25 @@ pub(super) fn yes() -> bool {
     true
 }
 
-/// What DM8 writes for a transaction that ends in ROLLBACK when mining
-/// without COMMITTED_DATA_ONLY: DM8's documentation does not say, so the
-/// simulator models both forms and the engine must be right under each.
+/// What DM8 writes for work rolled back (a whole transaction, or back to a
+/// savepoint) when mining without COMMITTED_DATA_ONLY. No public test
+/// shows it, so the simulator models each reading of `ROLL_BACK = 1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum DmRollbackRows {
     /// Nothing after the transaction's DML: no undo rows, no end row.
+    /// Allows no savepoint rollback (its redo would be invisible).
     #[default]
     None,
-    /// Undo rows flagged `ROLL_BACK = 1`, still no end row.
-    Flagged,
+    /// Oracle's reading: an undo row per change taken back, flagged
+    /// `ROLL_BACK = 1`, written when the rollback happens; no end row.
+    #[serde(alias = "flagged")]
+    Compensation,
+    /// Dameng's interface documentation's reading ("whether this record
+    /// was rolled back", filled once the transaction's end is found, like
+    /// COMMIT_SCN): the original DML row itself shows `ROLL_BACK = 1` once
+    /// the rollback is in the redo, and no undo row is written.
+    Original,
 }
 
 fn d_append_logic() -> u8 {
@@ -90,6 +98,17 @@ pub struct DmSpec {
     /// (waiting for a row another transaction holds) instead of `ACTIVE`.
     #[serde(default)]
     pub lock_wait_pct: f64,
+    /// LSNs by which the readable content of the ACTIVE archive file trails
+    /// its `CLSN` in `V$ARCH_FILE`: a row that close to the file's end is
+    /// not returned by `V$LOGMNR_CONTENTS` until more is written or the
+    /// file is switched. Whether DM8 does this under load is unverified
+    /// (no public test measured it); 0 reads up to `CLSN`.
+    #[serde(default)]
+    pub active_file_lag: u64,
+    /// Instances of a DMDSC shared-storage cluster (`V$DSC_EP_INFO` rows);
+    /// 0 for a single instance. Each node writes and archives its own redo.
+    #[serde(default)]
+    pub dsc_nodes: u32,
 }
 
 impl Default for DmSpec {
@@ -105,6 +124,8 @@ impl Default for DmSpec {
             xa_pct: 0.0,
             batch_update_pct: 0.0,
             lock_wait_pct: 0.0,
+            active_file_lag: 0,
+            dsc_nodes: 0,
         }
     }
 }

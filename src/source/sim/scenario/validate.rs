@@ -444,8 +444,14 @@ impl Scenario {
     fn validate_dm(&self, origin: &str) -> Result<(), ScenarioError> {
         let invalid = ScenarioError::invalid_in(origin);
         let w = &self.workload;
+        // A rollback to a savepoint shows only where rolled-back work shows.
+        let savepoints = if self.dm.rollback_rows == super::DmRollbackRows::None {
+            w.savepoint_pct
+        } else {
+            0.0
+        };
         for (key, pct) in [
-            ("workload.savepoint_pct", w.savepoint_pct),
+            ("workload.savepoint_pct", savepoints),
             ("workload.statement_rollback_pct", w.statement_rollback_pct),
             ("workload.lob_update_pct", w.lob_update_pct),
             ("logminer.table_alias_pct", self.logminer.table_alias_pct),

@@ -321,3 +321,25 @@ fn dm8_snapshot_reads_are_refused_as_the_live_dm8_source_refuses_them() {
     assert!(matches!(e, SourceError::Unsupported(_)), "{e:?}");
     assert!(e.to_string().contains("--snapshot never"), "{e}");
 }
+
+#[test]
+fn dm8_original_rollback_rows_flag_the_rolled_back_changes_themselves_and_write_no_undo() {
+    let sim = dm_variant(&[
+        ("rollback_rows = \"none\"", "rollback_rows = \"original\""),
+        (
+            "rollback_pct = 5.0",
+            "rollback_pct = 5.0\nsavepoint_pct = 40.0",
+        ),
+    ]);
+    let flagged: Vec<_> = sim.all_rows().into_iter().filter(|r| r.rollback).collect();
+    assert!(flagged.len() > 5, "only {} flagged rows", flagged.len());
+    let undone = &sim.model().undone;
+    for r in &flagged {
+        let code = crate::source::dm::rows::operation_code(r.operation_code.code());
+        assert!(code.is_dml(), "{r:?}");
+        assert!(
+            undone.contains_key(&r.scn),
+            "ROLL_BACK = 1 on a row that is not a rolled-back change: {r:?}"
+        );
+    }
+}
