@@ -892,6 +892,28 @@ fn completions_man_page_and_version_come_from_the_command_definitions() {
 }
 
 #[test]
+fn help_and_the_man_page_list_the_exit_codes_issue36() {
+    let out = cdcctl(&["--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Exit codes:"), "{help}");
+    let man = String::from_utf8_lossy(&cdcctl(&["man"]).stdout).into_owned();
+    for (code, says) in [
+        ("0", "healthy, or the command finished"),
+        ("1", "findings at or above"),
+        ("2", "usage or configuration error"),
+        ("3", "source unreachable or authentication failed"),
+        ("4", "capture stopped on data it could not trust"),
+    ] {
+        assert!(
+            help.contains(&format!("  {code}  ")) && help.contains(says),
+            "{code}: {help}"
+        );
+        // roff escapes the hyphens of --fail-on; the words stay.
+        assert!(man.contains(says), "{code} missing from cdcctl(1): {man}");
+    }
+}
+
+#[test]
 fn redo_replay_takes_run_s_names_and_forms_for_spill_and_abandon() {
     let csv = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/contents.csv");
     let out = cdcctl(&[
