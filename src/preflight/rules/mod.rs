@@ -647,9 +647,14 @@ mod tests {
         f.smoke = Some(Err(SmokeFailure { error, logs }));
         let o = (rule_for("smoke-mine").unwrap())(f, &def("smoke-mine"));
         assert_eq!(o.status, Status::Fail);
+        assert!(
+            !o.evidence.iter().any(|e| e.contains("cdcctl preflight")),
+            "preflight does not send the reader to preflight: {o:?}"
+        );
         o.remediation.expect("a remediation for the error")
     }
 
+    /// Issue 36: the advice was "run `cdcctl preflight` to list the missing grants".
     #[test]
     fn smoke_mine_remediation_follows_the_error() {
         let log = MinedLog {
