@@ -171,7 +171,24 @@ fn preflight_for_a_table_that_does_not_exist_is_never_green() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{format}: {err}");
         assert!(err.contains("no table matches `APP.NOPE`"), "{err}");
-        assert!(out.stdout.is_empty(), "{format}: a report was printed");
+        // The machine formats report the error (issue 36), never a green run.
+        let report = String::from_utf8_lossy(&out.stdout);
+        match format {
+            "json" => {
+                let v: serde_json::Value = serde_json::from_str(&report).expect("JSON");
+                assert_eq!(v["exit_code"], 2, "{v}");
+                assert!(
+                    v["error"].as_str().is_some_and(|e| e.contains("APP.NOPE")),
+                    "{v}"
+                );
+                assert!(v.get("checks").is_none(), "{v}");
+            }
+            "junit" => assert!(
+                report.contains("errors=\"1\"") && report.contains("<error type=\"exit 2\""),
+                "{report}"
+            ),
+            _ => assert!(report.is_empty(), "{format}: a report was printed"),
+        }
     }
 }
 
