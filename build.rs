@@ -45,6 +45,18 @@ fn main() {
                 .map_or(0, |d| d.as_secs() as i64)
         });
     let date = civil_date(secs.div_euclid(86_400));
+    // Tests that need a Kafka broker or PyFlink are ignored, with their
+    // reason, unless these are set: a test that did not run never reads ok.
+    for (var, cfg) in [
+        ("CDCCTL_REQUIRE_KAFKA", "cdcctl_kafka"),
+        ("CDCCTL_TEST_FLINK", "cdcctl_flink"),
+    ] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+        println!("cargo:rerun-if-env-changed={var}");
+        if std::env::var_os(var).is_some_and(|v| !v.is_empty()) {
+            println!("cargo:rustc-cfg={cfg}");
+        }
+    }
     println!("cargo:rustc-env=CDCCTL_COMMIT={commit}");
     println!("cargo:rustc-env=CDCCTL_BUILD_DATE={date}");
 }

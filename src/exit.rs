@@ -17,6 +17,17 @@ pub const UNREACHABLE: u8 = 3;
 /// Capture stopped on data it could not trust (parse failure, missing log, gap).
 pub const UNTRUSTED_DATA: u8 = 4;
 
+/// The contract as `cdcctl --help` and cdcctl(1) print it.
+pub const TABLE: &str = "\
+Exit codes:
+  0  healthy, or the command finished
+  1  preflight: findings at or above --fail-on (default fail)
+  2  usage or configuration error: bad arguments, unreadable file, unknown table or scenario
+  3  source unreachable or authentication failed (including no Oracle client library)
+  4  capture stopped on data it could not trust (an unparseable row, a missing log,
+     an archive gap), or run/tail found at the start that capture cannot work
+preflight --format json|junit writes a report naming the error on exit 2 and 3 too.";
+
 /// Exit code for an ORA- error that stopped a command. `None` is an error
 /// without a code from the engine itself (a row it could not parse).
 pub fn for_ora(ora_code: Option<u32>) -> u8 {

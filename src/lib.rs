@@ -15,5 +15,6 @@ pub mod output;
 pub mod preflight;
 pub mod sink;
 pub mod source;
+pub mod suggest;
 pub mod telemetry;
 pub mod tui;

@@ -40,7 +40,7 @@ const VERSION: &str = concat!(
 
 /// Log-based CDC from Oracle, DM8 and YashanDB: preflight, partitions, live tail, capture.
 #[derive(Debug, Parser)]
-#[command(name = "cdcctl", version = VERSION, about, long_about = None)]
+#[command(name = "cdcctl", version = VERSION, about, long_about = None, after_help = exit::TABLE)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -3,7 +3,9 @@
 //!
 //! Exit codes: 0 healthy, 1 a finding at or above `--fail-on`, 2 usage or
 //! config error (unreadable config, bad evidence file, unknown check),
-//! 3 source unreachable.
+//! 3 source unreachable. On 2 and 3, `--format json` and `--format junit`
+//! still print a report naming the error (`{"error", "exit_code"}`, or a
+//! JUnit `<error>` case), so CI never reads an empty file.
 //!
 //! `--format json` prints one object:
 //!
@@ -112,13 +114,18 @@ impl CliError {
     /// Prints the error as `cdcctl COMMAND: message`, like every other
     /// command's, and returns its exit code.
     pub fn exit(&self, command: &str) -> ExitCode {
-        let (code, msg) = match self {
+        let (code, msg) = self.parts();
+        log::error(command, msg);
+        exit::code(code)
+    }
+
+    /// The exit code and the message.
+    pub fn parts(&self) -> (u8, &str) {
+        match self {
             CliError::Usage(m) => (exit::USAGE, m),
             CliError::Unreachable(m) => (exit::UNREACHABLE, m),
             CliError::Untrusted(m) => (exit::UNTRUSTED_DATA, m),
-        };
-        log::error(command, msg);
-        exit::code(code)
+        }
     }
 }
 
@@ -238,9 +245,42 @@ fn catalog_defs() -> Result<Vec<CheckDef>, CliError> {
 }
 
 pub fn run(args: PreflightArgs, global: &GlobalArgs) -> ExitCode {
+    let format = args.format;
+    let started_at = chrono::Local::now().naive_local();
+    let started = Instant::now();
     match execute(args, global) {
         Ok(code) => code,
-        Err(e) => e.exit("preflight"),
+        Err(e) => {
+            let code = e.exit("preflight");
+            // CI that reads a report file gets one naming the error, not 0 bytes.
+            let info = junit::RunInfo {
+                timestamp: started_at.format("%Y-%m-%dT%H:%M:%S").to_string(),
+                hostname: hostname(),
+                gather_s: started.elapsed().as_secs_f64(),
+                ..Default::default()
+            };
+            match error_report(&e, format, &info) {
+                Some(text) => {
+                    exit::write_stdout(text.as_bytes());
+                    code
+                }
+                None => code,
+            }
+        }
+    }
+}
+
+/// The error as a report in the machine format asked for: a JSON object
+/// with `error` and `exit_code`, or JUnit with one `<error>` case.
+fn error_report(e: &CliError, format: FormatArg, info: &junit::RunInfo) -> Option<String> {
+    let (code, message) = e.parts();
+    match format {
+        FormatArg::Human => None,
+        FormatArg::Json => Some(format!(
+            "{:#}\n",
+            serde_json::json!({"error": message, "exit_code": code})
+        )),
+        FormatArg::Junit => Some(junit::render_error(message, code, info)),
     }
 }
 

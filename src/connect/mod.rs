@@ -7,7 +7,7 @@
 
 pub mod columns;
 pub mod pdb;
-pub mod suggest;
+pub use crate::suggest;
 pub mod tables;
 
 use std::collections::BTreeMap;

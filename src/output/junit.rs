@@ -59,6 +59,28 @@ impl RunInfo {
     }
 }
 
+/// The report of a run that ended before any check could be evaluated (a
+/// source unreachable, a config unreadable): one suite whose one case is an
+/// `<error>` naming the error and the exit code, so CI reads why rather
+/// than an empty file.
+pub fn render_error(message: &str, exit_code: u8, info: &RunInfo) -> String {
+    let first = message.lines().next().unwrap_or(message);
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+         <testsuites name=\"cdcctl preflight\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"{t:.3}\" timestamp=\"{ts}\">\n  \
+         <testsuite name=\"preflight\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"{t:.6}\" timestamp=\"{ts}\" hostname=\"{host}\">\n    \
+         <testcase classname=\"preflight\" name=\"preflight could not run\" time=\"{t:.6}\">\n      \
+         <properties><property name=\"exit_code\" value=\"{exit_code}\"/></properties>\n      \
+         <error type=\"exit {exit_code}\" message=\"{msg}\">{body}\n</error>\n    \
+         </testcase>\n  </testsuite>\n</testsuites>\n",
+        t = info.gather_s,
+        ts = esc(&info.timestamp),
+        host = esc(&info.hostname),
+        msg = esc(first),
+        body = esc(message),
+    )
+}
+
 /// Renders the report as JUnit XML.
 pub fn render(report: &Report, fail_on: Status, info: &RunInfo) -> String {
     let failed = |c: &CheckResult| c.status != Status::Skip && c.status >= fail_on;

@@ -56,6 +56,9 @@ pub struct ConnectorConfig {
     pub options: BTreeMap<String, String>,
     /// Lines the parser could not read, for the lint to report.
     pub problems: Vec<String>,
+    /// Mistakes the connector refuses to start with (a pipeline without
+    /// its `source:` block).
+    pub refused: Vec<String>,
 }
 
 impl ConnectorConfig {
@@ -98,27 +101,40 @@ impl ConnectorConfig {
         } else if contains_ci(text, "'connector'") || contains_ci(text, "create table") {
             let (m, problems) = parse_flink_with(text);
             (ConfigFormat::FlinkSql, m, problems)
-        } else if text.lines().any(|l| l.trim_end() == "source:") {
+        } else if is_pipeline_yaml(text) {
             let v: serde_yaml::Value =
                 serde_yaml::from_str(text).map_err(|e| not(&format!("invalid YAML: {e}")))?;
-            let source = v
-                .get("source")
-                .ok_or_else(|| not("the YAML has no `source:` section"))?;
+            let (source, problems, refused) = pipeline_source(&v);
+            let source = source.ok_or_else(|| not("the YAML has no `source:` section"))?;
             let mut m = BTreeMap::new();
             flatten_yaml("", source, &mut m);
-            (ConfigFormat::FlinkPipelineYaml, m, Vec::new())
+            return Self::build(path, ConfigFormat::FlinkPipelineYaml, m, problems, refused);
         } else {
             let (m, problems) = parse_properties(text);
             (ConfigFormat::DebeziumProperties, m, problems)
         };
+        Self::build(path, format, options, problems, Vec::new())
+    }
+
+    fn build(
+        path: &str,
+        format: ConfigFormat,
+        options: BTreeMap<String, String>,
+        problems: Vec<String>,
+        refused: Vec<String>,
+    ) -> Result<Self, ConfigError> {
         if options.is_empty() {
-            return Err(not("no option found"));
+            return Err(ConfigError::NotAConfig {
+                path: path.to_string(),
+                reason: "no option found".into(),
+            });
         }
         Ok(ConnectorConfig {
             path: path.to_string(),
             format,
             options,
             problems,
+            refused,
         })
     }
 
@@ -183,9 +199,15 @@ impl ConnectorConfig {
         self.get(&["pdb.name"])
     }
 
-    /// Flink's `database-name`, Debezium's `database.dbname`.
+    /// Flink's `database-name` (the pipeline's `database`), Debezium's
+    /// `database.dbname`.
     pub fn database_name(&self) -> Option<&str> {
-        self.get(&["database-name", "dbname"])
+        self.get(&["database-name", "dbname"]).or_else(|| {
+            let pipeline = self.format == ConfigFormat::FlinkPipelineYaml;
+            pipeline
+                .then(|| self.options.get("database").map(String::as_str))
+                .flatten()
+        })
     }
 
     /// The service the connector connects to: from the JDBC URL, else the database name.
@@ -231,8 +253,7 @@ impl ConnectorConfig {
         self.options
             .iter()
             .filter(|(k, v)| {
-                let last = k.rsplit(['.', '-']).next().unwrap_or(k);
-                (last == "password" || last == "passwd" || last == "pwd")
+                is_password_key(k)
                     && !v.trim().is_empty()
                     && !v.contains("${")
                     && !v.trim().chars().all(|c| c == '*')
@@ -240,6 +261,12 @@ impl ConnectorConfig {
             .map(|(k, _)| k.clone())
             .collect()
     }
+}
+
+/// Whether an option's name says it holds a password.
+pub fn is_password_key(key: &str) -> bool {
+    let last = key.rsplit(['.', '-']).next().unwrap_or(key);
+    matches!(last, "password" | "passwd" | "pwd")
 }
 
 fn contains_ci(hay: &str, needle: &str) -> bool {
@@ -334,6 +361,65 @@ fn parse_flink_with(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
         }
     }
     (m, problems)
+}
+
+/// The blocks Flink CDC's pipeline parser reads; it ignores any other
+/// top-level key without a word.
+pub const PIPELINE_BLOCKS: [&str; 5] = ["source", "sink", "route", "transform", "pipeline"];
+
+/// A YAML file with one of the pipeline's blocks at its top level.
+fn is_pipeline_yaml(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.split(" #").next().unwrap_or(l).trim_end();
+        PIPELINE_BLOCKS
+            .iter()
+            .any(|b| l.strip_suffix(':') == Some(b))
+    })
+}
+
+/// The pipeline's `source:` block, with the top-level keys Flink CDC does
+/// not read. Without `source:`, an unknown block holding a `type:` is read
+/// in its place (so the other checks still run) and refused: it is the
+/// source block under a wrong name, and Flink CDC stops with `Missing
+/// required field "source"`.
+fn pipeline_source(
+    v: &serde_yaml::Value,
+) -> (Option<&serde_yaml::Value>, Vec<String>, Vec<String>) {
+    let (mut problems, mut refused) = (Vec::new(), Vec::new());
+    let Some(map) = v.as_mapping() else {
+        return (None, problems, refused);
+    };
+    let mut source = v.get("source");
+    for (k, block) in map {
+        let Some(key) = k.as_str().filter(|k| !PIPELINE_BLOCKS.contains(k)) else {
+            continue;
+        };
+        let like_source = block.get("type").is_some()
+            && ["hostname", "jdbc.url", "tables"]
+                .iter()
+                .any(|k| block.get(k).is_some());
+        if source.is_none() && like_source {
+            source = Some(block);
+            refused.push(format!(
+                "`{key}:` is not a pipeline block and there is no `source:`: did you mean `source:`? Flink CDC stops with Missing required field \"source\""
+            ));
+            continue;
+        }
+        let close: Vec<String> = crate::suggest::close(key, PIPELINE_BLOCKS)
+            .iter()
+            .map(|b| format!("`{b}:`"))
+            .collect();
+        let hint = match close.as_slice() {
+            [] => format!(" (it reads {})", PIPELINE_BLOCKS.join(", ")),
+            names => {
+                crate::suggest::question(&names.iter().map(String::as_str).collect::<Vec<_>>())
+            }
+        };
+        problems.push(format!(
+            "top-level key `{key}:` is not a pipeline block and Flink CDC ignores it{hint}"
+        ));
+    }
+    (source, problems, refused)
 }
 
 fn parse_properties(text: &str) -> (BTreeMap<String, String>, Vec<String>) {
@@ -461,6 +547,38 @@ mod tests {
             }
             let _ = service_from_url(&text);
         }
+    }
+
+    #[test]
+    fn a_pipeline_whose_source_block_is_misnamed_is_read_and_refused_issue36() {
+        let c = ConnectorConfig::parse(
+            "p.yaml",
+            "database:\n  type: oracle\n  hostname: db\n  tables: ORCLPDB1.APP.ORDERS\nsink:\n  type: kafka\n",
+        )
+        .expect("a pipeline");
+        assert_eq!(c.format, ConfigFormat::FlinkPipelineYaml);
+        assert_eq!(c.get(&["hostname"]), Some("db"), "read as the source");
+        assert_eq!(c.refused.len(), 1, "{:?}", c.refused);
+        assert!(
+            c.refused[0].contains("`database:` is not a pipeline block")
+                && c.refused[0].contains("did you mean `source:`?"),
+            "{:?}",
+            c.refused
+        );
+    }
+
+    #[test]
+    fn an_unknown_top_level_pipeline_key_is_reported_with_the_close_block_issue36() {
+        let c = ConnectorConfig::parse(
+            "p.yaml",
+            "source:\n  type: oracle\n  hostname: db\nsnik:\n  type: kafka\n",
+        )
+        .expect("a pipeline");
+        assert!(c.refused.is_empty(), "{:?}", c.refused);
+        assert_eq!(
+            c.problems,
+            vec!["top-level key `snik:` is not a pipeline block and Flink CDC ignores it: did you mean `sink:`?".to_string()]
+        );
     }
 
     #[test]

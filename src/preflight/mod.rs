@@ -6,6 +6,7 @@
 pub mod collect;
 pub mod collect_line;
 pub mod config;
+pub mod config_syntax;
 pub mod defs;
 pub mod facts;
 pub mod model;

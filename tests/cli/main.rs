@@ -3,6 +3,7 @@
 
 mod common;
 mod config;
+mod config_lint;
 mod daemon;
 mod dm_live;
 mod flink;

@@ -171,7 +171,24 @@ fn preflight_for_a_table_that_does_not_exist_is_never_green() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{format}: {err}");
         assert!(err.contains("no table matches `APP.NOPE`"), "{err}");
-        assert!(out.stdout.is_empty(), "{format}: a report was printed");
+        // The machine formats report the error (issue 36), never a green run.
+        let report = String::from_utf8_lossy(&out.stdout);
+        match format {
+            "json" => {
+                let v: serde_json::Value = serde_json::from_str(&report).expect("JSON");
+                assert_eq!(v["exit_code"], 2, "{v}");
+                assert!(
+                    v["error"].as_str().is_some_and(|e| e.contains("APP.NOPE")),
+                    "{v}"
+                );
+                assert!(v.get("checks").is_none(), "{v}");
+            }
+            "junit" => assert!(
+                report.contains("errors=\"1\"") && report.contains("<error type=\"exit 2\""),
+                "{report}"
+            ),
+            _ => assert!(report.is_empty(), "{format}: a report was printed"),
+        }
     }
 }
 
@@ -889,6 +906,28 @@ fn completions_man_page_and_version_come_from_the_command_definitions() {
     // cdcctl 0.1.0 (4eb72021b786, built 2026-11-30)
     assert!(v.starts_with("cdcctl 0.1.0 ("), "{v}");
     assert!(v.contains(", built 20"), "{v}");
+}
+
+#[test]
+fn help_and_the_man_page_list_the_exit_codes_issue36() {
+    let out = cdcctl(&["--help"]);
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Exit codes:"), "{help}");
+    let man = String::from_utf8_lossy(&cdcctl(&["man"]).stdout).into_owned();
+    for (code, says) in [
+        ("0", "healthy, or the command finished"),
+        ("1", "findings at or above"),
+        ("2", "usage or configuration error"),
+        ("3", "source unreachable or authentication failed"),
+        ("4", "capture stopped on data it could not trust"),
+    ] {
+        assert!(
+            help.contains(&format!("  {code}  ")) && help.contains(says),
+            "{code}: {help}"
+        );
+        // roff escapes the hyphens of --fail-on; the words stay.
+        assert!(man.contains(says), "{code} missing from cdcctl(1): {man}");
+    }
 }
 
 #[test]

@@ -387,6 +387,94 @@ fn unknown_source_and_unreachable_oracle_have_distinct_exit_codes() {
     assert_eq!(o.status.code(), Some(3));
 }
 
+/// Whether every element opened in `xml` is closed in order (attribute
+/// values are escaped by the writer, so a `<` or `>` in one is not markup).
+fn well_formed(xml: &str) -> bool {
+    let mut open: Vec<&str> = Vec::new();
+    let body = xml
+        .trim_start()
+        .strip_prefix("<?xml")
+        .and_then(|r| r.split_once("?>"));
+    let Some((_, mut rest)) = body else {
+        return false;
+    };
+    while let Some(start) = rest.find('<') {
+        let Some(len) = rest[start..].find('>') else {
+            return false;
+        };
+        let tag = &rest[start + 1..start + len];
+        rest = &rest[start + len + 1..];
+        if let Some(closing) = tag.strip_prefix('/') {
+            if open.pop() != Some(closing.trim()) {
+                return false;
+            }
+        } else if !tag.ends_with('/') {
+            open.push(tag.split_whitespace().next().unwrap_or(tag));
+        }
+    }
+    open.is_empty()
+}
+
+#[test]
+fn an_unreachable_source_still_writes_a_json_and_a_junit_report_naming_the_error_issue36() {
+    let source = "oracle://nobody@127.0.0.1:1/x";
+    let o = cdcctl(&["--source", source, "preflight", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): `{}`", stdout(&o)));
+    assert_eq!(v["exit_code"], 3, "{v}");
+    let error = v["error"].as_str().expect("an error message");
+    assert!(
+        !error.is_empty() && stderr(&o).contains(error.lines().next().unwrap_or(error)),
+        "{v}"
+    );
+
+    let o = cdcctl(&["--source", source, "preflight", "--format", "junit"]);
+    assert_eq!(o.status.code(), Some(3));
+    let xml = stdout(&o);
+    assert!(well_formed(&xml), "{xml}");
+    assert!(
+        xml.contains("tests=\"1\" failures=\"0\" errors=\"1\""),
+        "{xml}"
+    );
+    assert!(xml.contains("<error type=\"exit 3\" message=\""), "{xml}");
+
+    // A usage error (exit 2) is reported the same way.
+    let healthy = facts("healthy-19c-cdb.json");
+    let missing = config("does-not-exist.sql");
+    let o = cdcctl(&[
+        "--source",
+        &healthy,
+        "preflight",
+        "--config",
+        &missing,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("a JSON report");
+    assert_eq!(v["exit_code"], 2, "{v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("does-not-exist.sql")),
+        "{v}"
+    );
+    // The human format keeps stdout empty: the error is on stderr.
+    let o = cdcctl(&["--source", source, "preflight"]);
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+}
+
+#[test]
+fn the_xml_check_refuses_unbalanced_markup() {
+    assert!(well_formed(
+        "<?xml version=\"1.0\"?><a><b x=\"1\"/><c></c></a>"
+    ));
+    assert!(!well_formed("<?xml version=\"1.0\"?><a><b></a></b>"));
+    assert!(!well_formed("<a></a>"), "no declaration");
+    assert!(!well_formed(""));
+}
+
 fn roundtrip(fixture_name: &str, extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let ev = dir.path().join("evidence.json");

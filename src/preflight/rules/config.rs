@@ -1,9 +1,12 @@
 //! Connector-config lint against the database facts: CONTINUOUS_MINE on 19c,
 //! database/PDB names against the CDB layout, the service, name case, chunk
-//! key, mining strategy, archive destination, `log.mining.*` ranges, clear
-//! passwords, chunk size on interval-partitioned tables.
+//! key, mining strategy, archive destination, chunk size on
+//! interval-partitioned tables, and the file's own consistency. Fixes come
+//! in the syntax of the file they fix ([`crate::preflight::config_syntax`]).
 
 use super::{inst, need, need_config};
+use crate::preflight::config::{ConfigFormat, ConnectorConfig};
+use crate::preflight::config_syntax::Opt;
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
@@ -13,9 +16,12 @@ pub fn continuous_mine(f: &Facts, _d: &CheckDef) -> Outcome {
     let c = need_config!(f);
     let i = need!(f, instance, "instance");
     let key = c.key_of(&["log.mining.continuous.mine"]);
-    match (c.flag(&["log.mining.continuous.mine"]), i.major_version()) {
+    let off = c
+        .format
+        .settings(&[(Opt::Debezium("log.mining.continuous.mine"), "false")]);
+    let outcome = match (c.flag(&["log.mining.continuous.mine"]), i.major_version()) {
         (Some(true), Some(major)) if major >= 19 => Outcome::fail(format!(
-            "'{}' = 'true' on Oracle {}: CONTINUOUS_MINE is desupported from 19c, START_LOGMNR raises ORA-44609",
+            "{} = true on Oracle {}: CONTINUOUS_MINE is desupported from 19c, START_LOGMNR raises ORA-44609",
             key.unwrap_or_default(),
             i.version
         )),
@@ -27,7 +33,8 @@ pub fn continuous_mine(f: &Facts, _d: &CheckDef) -> Outcome {
         }
         (Some(true), _) => Outcome::pass(format!("CONTINUOUS_MINE is still available on {}", i.version)),
         _ => Outcome::pass("CONTINUOUS_MINE is not asked for"),
-    }
+    };
+    outcome.fix(off)
 }
 
 pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
@@ -35,7 +42,8 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
     let i = need!(f, instance, "instance");
     let pdbs: Vec<&str> = i.pdbs.iter().map(|p| p.name.as_str()).collect();
     let is_pdb = |n: &str| pdbs.iter().any(|p| p.eq_ignore_ascii_case(n));
-    let ev = format!(
+    let mut t = Tally::default();
+    t.note(format!(
         "CDB = {}, DB_NAME = {}, PDBs: {}",
         if i.cdb { "YES" } else { "NO" },
         i.db_name,
@@ -44,26 +52,24 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
         } else {
             pdbs.join(", ")
         }
-    );
-    let mut t = Tally::default();
-    t.note(ev);
+    ));
     let pdb = c.pdb_name();
     let db = c.database_name();
+    // Keys as this file writes them, for the sentences.
+    let pdb_key = key_as_written(c, &["pdb.name"], Opt::Debezium("database.pdb.name"));
+    let db_key = c
+        .key_of(&["database-name", "dbname"])
+        .or_else(|| c.format.key(Opt::DatabaseName))
+        .unwrap_or_default();
     if !i.cdb {
         if let Some(p) = pdb {
-            t.fail(format!(
-                "database.pdb.name = {p} on a database that is not a CDB"
-            ));
+            t.fail(format!("{pdb_key} = {p} on a database that is not a CDB"));
         }
-        let key = if c.format.is_flink() {
-            "'debezium.database.pdb.name'"
-        } else {
-            "database.pdb.name"
-        };
         return t
             .finish("a non-CDB with no PDB name configured")
             .fix(format!(
-                "remove {key}: {} is not a container database",
+                "remove {}: {} is not a container database",
+                c.format.quote_key(&pdb_key),
                 i.db_name
             ));
     }
@@ -75,52 +81,70 @@ pub fn database_name(f: &Facts, _d: &CheckDef) -> Outcome {
         .or(pdbs.first().copied())
         .map(str::to_ascii_uppercase)
         .unwrap_or_else(|| "<PDB name>".into());
-    let fix = if c.format.is_flink() {
-        format!(
-            "'database-name' = '{cdb}',\n'debezium.database.pdb.name' = '{target}'",
-            cdb = i.db_name
-        )
-    } else {
-        format!(
-            "database.dbname={cdb}\ndatabase.pdb.name={target}",
-            cdb = i.db_name
-        )
-    };
-    let fix = if pdbs.len() > 1 {
-        format!("{fix}\n-- PDBs of this CDB: {}", pdbs.join(", "))
-    } else {
-        fix
-    };
-    if let Some(p) = pdb {
-        if !is_pdb(p) {
-            t.fail(format!("database.pdb.name = {p} names no PDB of this CDB"));
+    let listed = format!("PDBs of this CDB: {}", pdbs.join(", "));
+    let comments: &[&str] = if pdbs.len() > 1 { &[&listed] } else { &[] };
+    let fix = c.format.with_comments(
+        c.format.settings(&[
+            (Opt::DatabaseName, &i.db_name),
+            (Opt::Debezium("database.pdb.name"), &target),
+        ]),
+        comments,
+    );
+    match (pdb, db) {
+        (Some(p), _) if !is_pdb(p) => {
+            t.fail(format!("{pdb_key} = {p} names no PDB of this CDB"));
         }
-    } else if c.format.is_flink() {
-        // Flink CDC passes database-name to Debezium as database.dbname,
-        // which on a CDB is the CDB; the PDB goes in debezium.database.pdb.name.
-        match db {
-            Some(db) if is_pdb(db) => t.fail(format!(
-                "database-name = {db} names a PDB: keep database-name = {cdb} (the CDB) and set 'debezium.database.pdb.name' = '{db}'",
-                cdb = i.db_name
-            )),
-            Some(db) if db.eq_ignore_ascii_case(&i.db_name) => t.fail(format!(
-                "database-name = {db} names the CDB and no PDB is configured: keep it and set 'debezium.database.pdb.name' = '{}'",
-                pdbs.first().copied().unwrap_or("ORCLPDB1")
-            )),
-            Some(db) => t.fail(format!(
-                "database-name = {db} is neither a PDB nor the CDB (PDBs: {})",
-                pdbs.join(", ")
-            )),
-            None => t.fail("database-name is not set"),
-        }
-    } else {
-        t.fail(format!(
-            "the database is a CDB and database.pdb.name is not set (PDBs: {})",
-            pdbs.join(", ")
-        ));
+        // With a PDB named, the database name is the CDB's: Debezium
+        // attaches to the root and switches to the PDB itself.
+        (Some(_), Some(d)) if is_pdb(d) => t.fail(format!(
+            "{db_key} = {d} names a PDB: with {pdb_key} set, {db_key} must be the CDB ({})",
+            i.db_name
+        )),
+        (Some(_), _) => {}
+        (None, db) => t.fail(no_pdb_configured(c, db, &i.db_name, &pdbs, &pdb_key)),
     }
     t.finish("the configured names match the CDB layout")
         .fix(fix)
+}
+
+/// Why a CDB with no PDB configured fails, from what the database name
+/// names. Flink CDC passes `database-name` to Debezium as `database.dbname`,
+/// which on a CDB is the CDB; the PDB goes in `database.pdb.name`.
+fn no_pdb_configured(
+    c: &ConnectorConfig,
+    db: Option<&str>,
+    cdb: &str,
+    pdbs: &[&str],
+    pdb_key: &str,
+) -> String {
+    let db_key = c.format.key(Opt::DatabaseName).unwrap_or_default();
+    let is_pdb = |n: &str| pdbs.iter().any(|p| p.eq_ignore_ascii_case(n));
+    match db {
+        _ if !c.format.is_flink() => format!(
+            "the database is a CDB and {pdb_key} is not set (PDBs: {})",
+            pdbs.join(", ")
+        ),
+        Some(db) if is_pdb(db) => format!(
+            "{db_key} = {db} names a PDB: keep {db_key} = {cdb} (the CDB) and set {pdb_key} = {db}"
+        ),
+        Some(db) if db.eq_ignore_ascii_case(cdb) => format!(
+            "{db_key} = {db} names the CDB and no PDB is configured: keep it and set {pdb_key} = {}",
+            pdbs.first().copied().unwrap_or("ORCLPDB1")
+        ),
+        Some(db) => format!(
+            "{db_key} = {db} is neither a PDB nor the CDB (PDBs: {})",
+            pdbs.join(", ")
+        ),
+        None => format!("{db_key} is not set"),
+    }
+}
+
+/// The key of one of `names` as the file writes it, else the key this
+/// format gives `opt`.
+pub(super) fn key_as_written(c: &ConnectorConfig, names: &[&str], opt: Opt) -> String {
+    c.key_of(names)
+        .or_else(|| c.format.key(opt))
+        .unwrap_or_default()
 }
 
 fn service_matches(wanted: &str, name: &str, network: Option<&str>) -> bool {
@@ -309,7 +333,8 @@ pub fn strategy(f: &Facts, _d: &CheckDef) -> Outcome {
             "strategy online_catalog with DDL in the last 24 h on {} table(s): older redo decodes as OBJ# n",
             recent.len()
         ))
-        .with_all(recent),
+        .with_all(recent)
+        .fix(strategy_fix(c.format)),
         "redo_log_catalog" => Outcome::pass(
             "redo_log_catalog: the dictionary is written to redo at each mining session; it needs large redo logs and adds log switches",
         ),
@@ -317,127 +342,78 @@ pub fn strategy(f: &Facts, _d: &CheckDef) -> Outcome {
     }
 }
 
+/// `hybrid` tracks DDL without writing the dictionary to redo, but only
+/// from Debezium 2.6; Flink CDC's Oracle connectors bundle Debezium 1.9.
+fn strategy_fix(format: ConfigFormat) -> String {
+    let opt = Opt::Debezium("log.mining.strategy");
+    if format.is_flink() {
+        format.with_comments(
+            format.settings(&[(opt, "redo_log_catalog")]),
+            &["hybrid needs Debezium 2.6+, and Flink CDC bundles Debezium 1.9; or freeze DDL on the captured tables"],
+        )
+    } else {
+        format.with_comments(
+            format.settings(&[(opt, "hybrid")]),
+            &["Debezium 2.6+; before 2.6, redo_log_catalog, or freeze DDL on the captured tables"],
+        )
+    }
+}
+
 pub fn archive_dest(f: &Facts, _d: &CheckDef) -> Outcome {
     let c = need_config!(f);
-    let Some(v) = c.get(&[
+    let names = [
         "log.mining.archive.destination.name",
         "archive.destination.name",
-    ]) else {
+    ];
+    let Some(v) = c.get(&names) else {
         return Outcome::pass("no archive destination pinned (see arch-dest)");
     };
-    if v.contains('/') || v.contains('\\') || v.starts_with('+') {
-        return Outcome::fail(format!(
-            "archive destination `{v}` is a path; the option takes a DEST_NAME such as LOG_ARCHIVE_DEST_1"
-        ));
-    }
-    let inv = need!(f, inventory, "logs");
-    if inv.destinations.is_empty() {
-        return Outcome::skip("V$ARCHIVE_DEST_STATUS was not read");
-    }
-    let names: Vec<&str> = inv
-        .destinations
+    // The option as the file names it (Debezium 2.x also reads
+    // archive.destination.name; Flink CDC's Debezium 1.9 only the first).
+    let written = key_as_written(c, &names, Opt::Debezium(names[0]));
+    let name = written.strip_prefix("debezium.").unwrap_or(&written);
+    let fix = |dest: &str| c.format.settings(&[(Opt::Debezium(name), dest)]);
+    let all = f.inventory.as_ref().map(|i| i.destinations.as_slice());
+    let dests: Vec<&str> = all
+        .unwrap_or_default()
         .iter()
         .map(|d| d.dest_name.as_str())
         .collect();
-    if names.iter().any(|n| n.eq_ignore_ascii_case(v)) {
+    // A local destination that archives: the one the connector can read.
+    let suggested = all
+        .unwrap_or_default()
+        .iter()
+        .find(|d| d.status == "VALID" && d.dest_type == "LOCAL")
+        .map(|d| d.dest_name.as_str())
+        .unwrap_or("LOG_ARCHIVE_DEST_1");
+    if v.contains('/') || v.contains('\\') || v.starts_with('+') {
+        return Outcome::fail(format!(
+            "archive destination `{v}` is a path; the option takes a DEST_NAME such as LOG_ARCHIVE_DEST_1"
+        ))
+        .fix(fix(suggested));
+    }
+    let _ = need!(f, inventory, "logs");
+    if dests.is_empty() {
+        return Outcome::skip("V$ARCHIVE_DEST_STATUS was not read");
+    }
+    if dests.iter().any(|n| n.eq_ignore_ascii_case(v)) {
         Outcome::pass(format!("{v} is an archive destination"))
     } else {
         Outcome::fail(format!(
             "{v} names no archive destination ({})",
-            names.join(", ")
+            dests.join(", ")
         ))
-    }
-}
-
-pub fn mining_ranges(f: &Facts, _d: &CheckDef) -> Outcome {
-    let c = need_config!(f);
-    let mut t = Tally::default();
-    let num = |k: &str| c.number(&[k]);
-    let (bmin, bdef, bmax) = (
-        num("log.mining.batch.size.min").unwrap_or(1000.0),
-        num("log.mining.batch.size.default").unwrap_or(20000.0),
-        num("log.mining.batch.size.max").unwrap_or(100000.0),
-    );
-    if !(bmin <= bdef && bdef <= bmax) {
-        t.warn(format!(
-            "batch sizes are out of order: min {bmin} <= default {bdef} <= max {bmax} does not hold"
-        ));
-    }
-    if bdef > 100_000.0 {
-        t.warn(format!(
-            "log.mining.batch.size.default = {bdef}: SCN windows that large keep LogMiner sessions long and PGA high"
-        ));
-    }
-    let (smin, sdef, smax) = (
-        num("log.mining.sleep.time.min.ms").unwrap_or(0.0),
-        num("log.mining.sleep.time.default.ms").unwrap_or(1000.0),
-        num("log.mining.sleep.time.max.ms").unwrap_or(3000.0),
-    );
-    if !(smin <= sdef && sdef <= smax) {
-        t.warn(format!("sleep times are out of order: min {smin} <= default {sdef} <= max {smax} does not hold"));
-    }
-    for (wrong, right) in [
-        (
-            "log.mining.sleep.time.ms",
-            "log.mining.sleep.time.default.ms",
-        ),
-        (
-            "log.mining.batch.size.max.default",
-            "log.mining.batch.size.max",
-        ),
-    ] {
-        if let Some(key) = c.key_of(&[wrong]) {
-            t.note(format!(
-                "{key} is not a Debezium option and is ignored; did you mean {right}?"
-            ));
-        }
-    }
-    match num("log.mining.session.max.ms") {
-        None | Some(0.0) => t.warn(
-            "log.mining.session.max.ms is unset: the LogMiner session never restarts and PGA grows until ORA-04036",
-        ),
-        Some(_) => {}
-    }
-    if let (Some(h), Some(inv)) = (
-        num("log.mining.archive.log.hours").or(num("archive.log.hours")),
-        f.inventory.as_ref(),
-    ) {
-        let now = f.now();
-        if let Some(oldest) = inv
-            .archived
-            .iter()
-            .filter(|a| a.is_available())
-            .filter_map(|a| a.first_time)
-            .min()
-        {
-            let have = (now - oldest).num_minutes() as f64 / 60.0;
-            if h > have {
-                t.warn(format!(
-                    "archive.log.hours = {h} but archived logs reach back only {have:.1} h"
-                ));
-            }
-        }
-    }
-    t.finish("log.mining.* values are in range")
-}
-
-pub fn password(f: &Facts, _d: &CheckDef) -> Outcome {
-    let c = need_config!(f);
-    let clear = c.clear_passwords();
-    if clear.is_empty() {
-        Outcome::pass("no password is written in clear")
-    } else {
-        // The value itself is never echoed.
-        Outcome::warn(format!(
-            "{} holds a password in clear text in {}",
-            clear.join(", "),
-            c.path
-        ))
+        .fix(fix(suggested))
     }
 }
 
 pub fn chunk_size(f: &Facts, d: &CheckDef) -> Outcome {
     let c = need_config!(f);
+    if !c.format.is_flink() {
+        return Outcome::skip(
+            "Debezium's initial snapshot reads each table in one query, not in chunks (see undo-vs-snapshot)",
+        );
+    }
     let tables = need!(f, tables, "tables");
     let size = c.flink_chunk_rows();
     let max = d.threshold("max_rows", 4096.0);
@@ -458,6 +434,10 @@ pub fn chunk_size(f: &Facts, d: &CheckDef) -> Outcome {
             "scan.incremental.snapshot.chunk.size = {size} on interval-partitioned table(s): long chunk queries meet new partitions (ORA-08103) and undo limits (ORA-01555)"
         ))
         .with_all(interval)
+        .fix(c.format.settings(&[(
+            Opt::Flink("scan.incremental.snapshot.chunk.size"),
+            &format!("{}", (max / 2.0).round()),
+        )]))
     } else {
         Outcome::pass(format!("chunk size {size} is small enough")).with_all(interval)
     }
@@ -466,6 +446,9 @@ pub fn chunk_size(f: &Facts, d: &CheckDef) -> Outcome {
 pub fn lint(f: &Facts, _d: &CheckDef) -> Outcome {
     let c = need_config!(f);
     let mut t = Tally::default();
+    for p in &c.refused {
+        t.fail(p.clone());
+    }
     for p in &c.problems {
         t.warn(p.clone());
     }

@@ -2,6 +2,7 @@
 //! Thresholds come from the check's catalog file.
 
 pub(crate) mod config;
+mod config_values;
 mod dm;
 mod instance;
 mod multitenant;
@@ -65,8 +66,8 @@ pub fn rule_for(id: &str) -> Option<Rule> {
         "cfg-chunk-key" => config::chunk_key,
         "cfg-strategy" => config::strategy,
         "cfg-archive-dest" => config::archive_dest,
-        "cfg-mining-ranges" => config::mining_ranges,
-        "cfg-password" => config::password,
+        "cfg-mining-ranges" => config_values::mining_ranges,
+        "cfg-password" => config_values::password,
         "cfg-chunk-size" => config::chunk_size,
         "cfg-lint" => config::lint,
         "dm-arch" => dm::arch,
@@ -294,6 +295,53 @@ mod tests {
             remediation("cfg-database-name", &f),
             "remove 'debezium.database.pdb.name': ORCLCDB is not a container database"
         );
+    }
+
+    #[test]
+    fn debezium_database_name_naming_the_pdb_next_to_pdb_name_fails_issue36() {
+        let pdb = "connector.class=io.debezium.connector.oracle.OracleConnector\n\
+                   database.dbname=ORCLPDB1\ndatabase.pdb.name=ORCLPDB1";
+        let f = with_config("19.3.0.0.0", pdb);
+        let o = (rule_for("cfg-database-name").unwrap())(&f, &def("cfg-database-name"));
+        assert_eq!(o.status, Status::Fail, "{o:?}");
+        let says = "database.dbname = ORCLPDB1 names a PDB: with database.pdb.name set, database.dbname must be the CDB (ORCLCDB)";
+        assert!(o.detail.contains(says), "{o:?}");
+        assert_eq!(
+            o.remediation.as_deref(),
+            Some("database.dbname=ORCLCDB\ndatabase.pdb.name=ORCLPDB1")
+        );
+        let cdb = pdb.replace("dbname=ORCLPDB1", "dbname=ORCLCDB");
+        assert_eq!(
+            run("cfg-database-name", &with_config("19.3.0.0.0", &cdb)),
+            Status::Pass
+        );
+    }
+
+    fn mining_ranges(text: &str) -> (String, String) {
+        let o = (rule_for("cfg-mining-ranges").unwrap())(
+            &with_config("19.3.0.0.0", text),
+            &def("cfg-mining-ranges"),
+        );
+        (o.detail, o.remediation.unwrap_or_default())
+    }
+
+    #[test]
+    fn mining_ranges_fix_the_value_at_fault_not_the_one_it_is_compared_with_issue36() {
+        let (detail, fix) = mining_ranges(
+            "log.mining.batch.size.max=10\nlog.mining.session.max.ms=600000\nconnector.class=x",
+        );
+        assert!(
+            detail.contains("log.mining.batch.size.max = 10 is the value at fault (the only value whose Debezium default restores the order); raise it to 100000"),
+            "{detail}"
+        );
+        assert_eq!(fix, "log.mining.batch.size.max=100000");
+        // Both the min and the default could move; the min is far off its default.
+        let (detail, fix) = mining_ranges(
+            "WITH ('connector' = 'oracle-cdc', 'debezium.log.mining.batch.size.min' = '15000', \
+             'debezium.log.mining.batch.size.default' = '2000', 'debezium.log.mining.session.max.ms' = '1')",
+        );
+        assert!(detail.contains("(of the values whose Debezium default restores the order, the furthest from it); lower it to 1000"), "{detail}");
+        assert_eq!(fix, "'debezium.log.mining.batch.size.min' = '1000'");
     }
 
     #[test]
@@ -599,9 +647,14 @@ mod tests {
         f.smoke = Some(Err(SmokeFailure { error, logs }));
         let o = (rule_for("smoke-mine").unwrap())(f, &def("smoke-mine"));
         assert_eq!(o.status, Status::Fail);
+        assert!(
+            !o.evidence.iter().any(|e| e.contains("cdcctl preflight")),
+            "preflight does not send the reader to preflight: {o:?}"
+        );
         o.remediation.expect("a remediation for the error")
     }
 
+    /// Issue 36: the advice was "run `cdcctl preflight` to list the missing grants".
     #[test]
     fn smoke_mine_remediation_follows_the_error() {
         let log = MinedLog {

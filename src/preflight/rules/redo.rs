@@ -492,12 +492,14 @@ pub fn smoke_mine(f: &Facts, _d: &CheckDef) -> Outcome {
                 let names: Vec<&str> = failure.logs.iter().map(|l| l.name.as_str()).collect();
                 o = o.with(format!("mining {}", names.join(", ")));
             }
-            if let Some(a) = e.advice() {
-                o = o.with(format!("advice: {a}"));
-            }
+            // The generic advice says what to run elsewhere ("run cdcctl
+            // preflight"): circular here, where the fix names the statements.
             return match smoke_fix(f, failure) {
                 Some(fix) => o.fix(fix),
-                None => o,
+                None => match e.advice() {
+                    Some(a) => o.with(format!("advice: {a}")),
+                    None => o,
+                },
             };
         }
         Some(Ok(r)) => r,
