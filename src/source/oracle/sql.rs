@@ -537,12 +537,6 @@ pub enum SnapshotKey {
     RowId,
 }
 
-/// Builds the flashback read of one chunk: `AS OF SCN`, keyset pagination
-/// after the previous chunk's last key, at most `:limit` rows.
-///
-/// Oracle has no row-value `>` comparison, so `(a, b) > (:k1, :k2)` is
-/// spelled `a > :k1 OR (a = :k1 AND b > :k2)`. 11g has no `FETCH FIRST` and
-/// gets the `ROWNUM` form. Returns `None` if an identifier cannot be quoted.
 /// One chunk of a snapshot read.
 #[derive(Debug, Clone, Copy)]
 pub struct SnapshotRead<'a> {
@@ -582,6 +576,15 @@ WHERE E.OWNER = :owner AND E.SEGMENT_NAME = :table_name \
 AND E.SEGMENT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') \
 ORDER BY O.DATA_OBJECT_ID, E.RELATIVE_FNO, E.BLOCK_ID";
 
+/// Builds the flashback read of one chunk: `AS OF SCN`, keyset pagination
+/// after the previous chunk's last key, at most `:limit` rows.
+///
+/// Oracle has no row-value `>` comparison, so `(a, b) > (:k1, :k2)` is
+/// spelled `a > :k1 OR (a = :k1 AND b > :k2)`, led by `a >= :k1`: the
+/// optimizer takes no access predicate out of the OR, so without that
+/// conjunct each chunk may scan and sort the rest of the table. 11g has no
+/// `FETCH FIRST` and gets the `ROWNUM` form. Returns `None` if an
+/// identifier cannot be quoted.
 pub fn snapshot_chunk(read: &SnapshotRead<'_>, major_version: u32) -> Option<BoundSql> {
     let SnapshotRead {
         owner,
@@ -651,6 +654,9 @@ AND SYS.DBMS_ROWID.ROWID_CREATE(1, :objd, :fno, :last_block, 32767)"
             } else {
                 format!("({})", terms.join(" AND "))
             });
+        }
+        if let (true, Some((col, kind))) = (key_cols.len() > 1, key_cols.first()) {
+            conditions.push(format!("{col} >= {}", kind.bind_expr("k1")));
         }
         conditions.push(format!("({})", disjuncts.join(" OR ")));
         for (j, value) in after.iter().enumerate().take(key_cols.len()) {
