@@ -591,7 +591,9 @@ fn when_needed(
         format!(
             "WARNING: the checkpoint's restart SCN {} can no longer be streamed from ({gone}); \
              changes between it and now are lost to the stream. --snapshot when-needed: every \
-             table is snapshotted again at the current SCN {} and the stream goes on from there",
+             table is snapshotted again at the current SCN {} and the stream goes on from there. \
+             Rows deleted in the gap get no delete event: empty the target tables (or drop keys \
+             missing from this snapshot) before applying it",
             cp.restart_scn, current.scn
         ),
     );
