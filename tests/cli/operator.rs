@@ -971,3 +971,34 @@ fn a_missing_password_is_said_once_with_its_advice_below_in_every_command() {
         assert!(err.contains("no password for APP"), "{cmd:?}: {err}");
     }
 }
+
+#[test]
+fn preflight_says_how_the_snapshot_reads_a_keyless_table_issue33() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let keyless = r#"
+[[tables]]
+owner = "APP"
+name = "AUDIT_LOG"
+pdb = "ORCLPDB1"
+supplemental_logging = "all"
+rows = 10
+weight = 0.2
+columns = [{ name = "MSG", type = "VARCHAR2(40)" }]
+"#;
+    let path = dir.path().join("keyless.toml");
+    std::fs::write(&path, format!("{demo}\n{keyless}")).expect("write scenario");
+    let source = format!("sim:{}", path.display());
+    let (v, out) = preflight_json(&["--source", &source, "preflight", "--table", "APP.%"]);
+    let check = v["checks"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["id"] == "tbl-key"))
+        .unwrap_or_else(|| panic!("no tbl-key: {}", stderr(&out)));
+    let evidence = check["evidence"].to_string();
+    assert!(
+        evidence.contains("APP.AUDIT_LOG: no key, so the snapshot pages it by ROWID")
+            && evidence.contains("one extent (DBA_EXTENTS) per chunk"),
+        "{check}"
+    );
+    assert!(!evidence.contains("APP.ORDERS"), "{check}");
+}

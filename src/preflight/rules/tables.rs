@@ -31,6 +31,9 @@ pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
             .constraints
             .iter()
             .any(|c| c.enabled && (c.constraint_type == "P" || c.constraint_type == "U"));
+        if !key {
+            t.note(keyless_snapshot_note(f, &tab.name));
+        }
         if !key && !all && !tab.has_log_group("ALL COLUMN LOGGING") {
             t.fail(format!(
                 "{}: no primary or unique key and no ALL COLUMN logging: updates and deletes carry incomplete before images",
@@ -44,6 +47,28 @@ pub fn tbl_key(f: &Facts, _d: &CheckDef) -> Outcome {
         tables.len()
     ))
     .fix(remedy::per_table(ALL_COLUMNS_LOGGING, keyless) + "  -- or add a primary key")
+}
+
+/// What the snapshot does with a table without a key: ROWID chunks, one
+/// extent each when `DBA_EXTENTS` is readable, else the whole table sorted
+/// by ROWID for every chunk; and no per-key reconciliation with the stream.
+fn keyless_snapshot_note(f: &Facts, table: &crate::source::TableName) -> String {
+    let catalog = f.session.as_ref().map(|s| {
+        s.has_role("SELECT_CATALOG_ROLE")
+            || s.has_role("DBA")
+            || s.has_privilege("SELECT ANY DICTIONARY")
+    });
+    let reads = match catalog {
+        Some(false) => {
+            "without DBA_EXTENTS (no SELECT_CATALOG_ROLE or SELECT ANY DICTIONARY) every chunk \
+             reads and sorts the whole table by ROWID"
+        }
+        _ => "it reads one extent (DBA_EXTENTS) per chunk, by ROWID",
+    };
+    format!(
+        "{table}: no key, so the snapshot pages it by ROWID: {reads}; its rows cannot be \
+         matched with streamed changes by key, so read it while it is quiet"
+    )
 }
 
 const ALL_COLUMNS_LOGGING: &str =
