@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::engine::event::ValueForms;
 use crate::engine::snapshot::{
     SnapshotConfig, SnapshotKey, SnapshotMode, SnapshotProgress, Snapshotter, Step,
 };
@@ -40,6 +41,8 @@ pub struct SnapshotPlan<'a> {
     pub chunk_rows: usize,
     /// The file output, whose last rows an unfinished snapshot resumes after.
     pub output: Option<&'a Path>,
+    /// The forms the output's values are written in.
+    pub forms: ValueForms,
 }
 
 /// The snapshot this run takes or resumes, if any: an unfinished one in the
@@ -72,7 +75,7 @@ pub fn plan(
         Some(mut p) => {
             if !p.finished() {
                 if let Some(output) = plan.output {
-                    account_for_output(&mut p, output, tables)?;
+                    account_for_output(&mut p, output, tables, plan.forms, reporter)?;
                 }
             }
             let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
@@ -108,6 +111,8 @@ fn account_for_output(
     p: &mut SnapshotProgress,
     output: &Path,
     tables: &SnapshotTables,
+    forms: ValueForms,
+    reporter: &dyn Reporter,
 ) -> Result<(), DaemonError> {
     let tail = crate::sink::last_snapshot_row(output)
         .map_err(|e| DaemonError::usage(format!("output {}: {e}", output.display())))?;
@@ -118,8 +123,16 @@ fn account_for_output(
         };
         let keys = tables.key_columns.get(&name).cloned().unwrap_or_default();
         let kinds = tables.keys.get(&name).map_or(&[][..], |k| &k.kinds[..]);
-        p.account_for_output_tail(&row, &keys, kinds)
+        let resumed = p
+            .account_for_output_tail(&row, &keys, kinds, forms)
             .map_err(|e| DaemonError::usage(e.to_string()))?;
+        if let Some((table, key)) = resumed {
+            reporter.notice(Notice::info(format!(
+                "the output holds part of a chunk of {table} past the checkpoint; \
+                 its read goes on after key ({})",
+                key.join(", ")
+            )));
+        }
     }
     Ok(())
 }

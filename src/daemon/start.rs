@@ -305,6 +305,7 @@ pub fn begin(
         fresh,
         chunk_rows: config.snapshot_chunk_rows,
         output: config.output_file(),
+        forms: config.forms,
     };
     let snapshot = snapshot::plan(&plan, stored_snapshot, &tables, reporter)?;
     let store = (!sink.keeps_checkpoint()).then_some(prepared.store);

@@ -334,28 +334,25 @@ fn kills() -> u32 {
         .unwrap_or(12)
 }
 
-#[test]
-fn issue13_killed_at_random_moments_during_the_snapshot_resumes_at_the_chunk_and_emits_nothing_twice(
-) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let args = snapshot_run(&[]);
-    let mut seed: u64 = 0x1313_1313_5EED_0001;
-    let mut sigkills = 0;
-    let mut resumed_inside = 0;
-    for i in 1..=kills() {
+/// Runs `args` `kills` times, each killed with SIGKILL at a pseudo-random
+/// moment of the snapshot (after a random number of output lines, plus a
+/// random moment within a chunk's write, so the kill lands inside the
+/// snapshot however fast the machine is). Returns the SIGKILLs sent, the
+/// runs that resumed inside the snapshot and those that resumed inside a
+/// chunk the output held part of.
+fn kill_during_snapshot(dir: &Path, args: &[&str], kills: u32, mut seed: u64) -> (u32, u32, u32) {
+    let (mut sigkills, mut resumed_inside, mut mid_chunk) = (0, 0, 0);
+    for i in 1..=kills {
         seed = seed
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);
-        // Killed once the output has grown by a random number of lines
-        // (the snapshot writes about 18,000 rows), plus a random moment
-        // within a chunk's write: the kill lands inside the snapshot however
-        // fast the machine is.
+        // The snapshot writes about 18,000 rows.
         let grow = 100 + (seed >> 33) % 1500;
         let extra_ms = (seed >> 20) % 40;
-        let start = line_count(&dir.path().join("out.jsonl"));
-        let mut child = spawn(dir.path(), &args);
+        let start = line_count(&dir.join("out.jsonl"));
+        let mut child = spawn(dir, args);
         while child.try_wait().expect("try_wait").is_none()
-            && line_count(&dir.path().join("out.jsonl")) < start + grow
+            && line_count(&dir.join("out.jsonl")) < start + grow
         {
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
@@ -374,7 +371,20 @@ fn issue13_killed_at_random_moments_during_the_snapshot_resumes_at_the_chunk_and
         if stderr.contains("resuming the snapshot") {
             resumed_inside += 1;
         }
+        if stderr.contains("past the checkpoint; its read goes on after key") {
+            mid_chunk += 1;
+        }
     }
+    (sigkills, resumed_inside, mid_chunk)
+}
+
+#[test]
+fn issue13_killed_at_random_moments_during_the_snapshot_resumes_at_the_chunk_and_emits_nothing_twice(
+) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = snapshot_run(&[]);
+    let (sigkills, resumed_inside, _) =
+        kill_during_snapshot(dir.path(), &args, kills(), 0x1313_1313_5EED_0001);
     let out = cdcctl(dir.path(), &args);
     assert_eq!(
         out.status.code(),
@@ -407,6 +417,29 @@ fn issue13_killed_at_random_moments_during_the_snapshot_resumes_at_the_chunk_and
         "{sigkills} SIGKILLs, {resumed_inside} restarts inside the snapshot, {} events",
         events.len()
     );
+}
+
+#[test]
+fn issue33_killed_during_a_snapshot_written_as_doubles_resumes_after_the_written_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Large chunks, so a kill lands inside a chunk's write.
+    let args = snapshot_run_in_chunks("5000", &["--decimal-handling", "double"]);
+    let (sigkills, _, mid_chunk) = kill_during_snapshot(dir.path(), &args, 6, 0x3333_0001);
+    let out = cdcctl(dir.path(), &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        sigkills > 0 && mid_chunk > 0,
+        "{sigkills} kills, {mid_chunk} resumed inside a written chunk"
+    );
+    let events = output(dir.path());
+    assert!(
+        events
+            .iter()
+            .any(|e| e["op"] == "r" && e["after"]["ORDER_ID"].is_number()),
+        "the keys are written as numbers"
+    );
+    crate::snapshot_exact::assert_each_key_is_one_r_then_its_later_changes(&events);
 }
 
 /// `run APP.ORDERS` on the demo with archives kept 120 s, into `out.jsonl`.

@@ -27,9 +27,12 @@ mod gate;
 mod keyorder;
 mod progress;
 mod read_forms;
+mod resume_key;
 
 use super::emit::SinkError;
-use super::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, SNAPSHOT_LAST};
+use super::event::{
+    CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, ValueForms, SNAPSHOT_LAST,
+};
 use super::port::{Dialect, RedoSource, SourceError, TableName};
 use super::row::Scn;
 pub use gate::SnapshotKey;
@@ -71,21 +74,23 @@ impl FromStr for SnapshotMode {
 impl SnapshotProgress {
     /// Takes into account rows of a chunk an interrupted run wrote after
     /// its last checkpoint: `row` is the output's last event when it is a
-    /// snapshot row (see `sink::last_snapshot_row`), and `key_columns` the
-    /// key of its table, `kinds` how each key column is ordered. The
-    /// snapshot then resumes after that row, and no chunk is read below its
-    /// SCN.
+    /// snapshot row (see `sink::last_snapshot_row`), written in `forms`;
+    /// `key_columns` the key of its table, `kinds` how each key column is
+    /// ordered. The snapshot then resumes after that row, and no chunk is
+    /// read below its SCN. Returns the table and the key it resumes after
+    /// when the row was past the checkpoint.
     pub fn account_for_output_tail(
         &mut self,
         row: &serde_json::Value,
         key_columns: &[String],
         kinds: &[KeyKind],
-    ) -> Result<(), SnapshotError> {
+        forms: ValueForms,
+    ) -> Result<Option<(TableName, Vec<String>)>, SnapshotError> {
         let source = &row["source"];
         let chunk = source["snapshot_chunk"].as_u64().unwrap_or(0);
         if chunk <= self.chunks {
             // The checkpoint already counts that chunk.
-            return Ok(());
+            return Ok(None);
         }
         let name = TableName {
             owner: source["schema"].as_str().unwrap_or_default().to_string(),
@@ -100,34 +105,44 @@ impl SnapshotProgress {
                 "the output ends with a snapshot row of {name}, which this snapshot does not read"
             )));
         };
-        let key: Option<Vec<String>> = (!key_columns.is_empty())
-            .then(|| {
-                key_columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let text = row["after"][c].as_str()?;
-                        Some(match kinds.get(i) {
-                            Some(KeyKind::DateTime) => read_forms::read_text_of(text),
-                            _ => text.to_string(),
-                        })
-                    })
-                    .collect()
-            })
-            .flatten();
-        let Some(key) = key else {
+        if key_columns.is_empty() {
             return Err(SnapshotError::Resume(format!(
                 "the output ends inside a snapshot chunk of {name}, which has no primary or unique \
                  key to resume after; remove the output and the checkpoint to snapshot again"
             )));
-        };
-        t.after_key = Some(key);
+        }
+        let key = tail_key(row, key_columns, kinds, forms).map_err(|why| {
+            SnapshotError::Resume(format!(
+                "the output ends inside a snapshot chunk of {name}, and its last row's key {why}; \
+                 remove the output and the checkpoint to snapshot again, or rerun with the value \
+                 forms the output was written in"
+            ))
+        })?;
+        t.after_key = Some(key.clone());
         t.chunks += 1;
         t.state = TableState::Reading;
         self.chunks = chunk;
         self.last_scn = self.last_scn.max(scn);
-        Ok(())
+        Ok(Some((name, key)))
     }
+}
+
+/// The source's text of the key of a written snapshot row.
+fn tail_key(
+    row: &serde_json::Value,
+    key_columns: &[String],
+    kinds: &[KeyKind],
+    forms: ValueForms,
+) -> Result<Vec<String>, String> {
+    key_columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let kind = kinds.get(i).copied().unwrap_or(KeyKind::Text);
+            resume_key::source_text(forms, kind, &row["after"][c])
+                .map_err(|why| format!("{c} {why}"))
+        })
+        .collect()
 }
 
 /// Why the snapshot cannot go on.

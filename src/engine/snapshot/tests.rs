@@ -266,19 +266,26 @@ fn a_chunk_the_output_holds_beyond_the_checkpoint_is_resumed_after_its_last_row(
         "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 4},
         "op": "r"
     });
-    p.account_for_output_tail(&tail, &["ID".into()], &[KeyKind::Number])
-        .expect("resumable");
+    let resume = |p: &mut SnapshotProgress| {
+        p.account_for_output_tail(
+            &tail,
+            &["ID".into()],
+            &[KeyKind::Number],
+            ValueForms::default(),
+        )
+        .expect("resumable")
+    };
+    assert_eq!(resume(&mut p), Some((name("A"), vec!["41".to_string()])));
     assert_eq!(p.tables[0].after_key, Some(vec!["41".to_string()]));
     assert_eq!((p.chunks, p.last_scn), (4, 900));
     // A chunk the checkpoint counts already changes nothing.
     let before = p.clone();
-    p.account_for_output_tail(&tail, &["ID".into()], &[KeyKind::Number])
-        .expect("resumable");
+    assert_eq!(resume(&mut p), None);
     assert_eq!(p, before);
     // Without a key there is nothing to resume after.
     let mut keyless = SnapshotProgress::new(vec![(name("A"), None)]);
     let err = keyless
-        .account_for_output_tail(&tail, &[], &[])
+        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
         .unwrap_err();
     assert!(
         err.to_string().contains("no primary or unique key"),
