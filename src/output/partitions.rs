@@ -88,6 +88,12 @@ pub fn render(r: &PartitionReport, width: u16) -> String {
         for a in &r.advice {
             out.push_str(&format!("  - {a}\n"));
         }
+        if let Some(sql) = &r.statements {
+            out.push_str("statements, in order:\n");
+            for line in sql.lines() {
+                out.push_str(&format!("  {line}\n"));
+            }
+        }
     }
     out
 }

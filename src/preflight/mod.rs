@@ -41,11 +41,18 @@ pub fn run(defs: &[CheckDef], facts: &Facts, source: &str) -> Report {
         };
         let remediation = matches!(outcome.status, Status::Warn | Status::Fail).then(|| {
             let text = outcome.remediation.as_deref().unwrap_or(&def.remediation);
-            remedy::personalize(
+            let text = remedy::personalize(
                 text,
                 facts.session.as_ref(),
                 facts.instance.as_ref().map(|i| i.cdb),
-            )
+            );
+            match (facts.table_pdb(), facts.tables.as_deref()) {
+                (Some(pdb), Some(tables)) => {
+                    let names: Vec<_> = tables.iter().map(|t| t.name.clone()).collect();
+                    remedy::in_table_container(&text, &pdb, &names)
+                }
+                _ => text,
+            }
         });
         checks.push(CheckResult {
             id: def.id.clone(),

@@ -30,13 +30,61 @@ pub struct PartitionRisk {
     pub detail: String,
 }
 
-/// The fixed advice for partition churn (seed: Flink CDC on interval partitions).
+/// The advice for partition churn (seed: Flink CDC on interval partitions),
+/// in the order it is carried out.
 pub const ADVICE: &[&str] = &[
-    "pre-create the partitions the snapshot window needs (ALTER TABLE ... ADD PARTITION ... UPDATE INDEXES)",
-    "suspend interval creation during the snapshot: ALTER TABLE ... SET INTERVAL (); restore it afterwards",
-    "lower 'scan.incremental.snapshot.chunk.size' (e.g. 2000) so each chunk query is short",
+    "before the snapshot, stop interval creation (ALTER TABLE ... SET INTERVAL ()), then pre-create the partitions the snapshot window needs (ALTER TABLE ... ADD PARTITION ... UPDATE INDEXES): Oracle refuses ADD PARTITION while the table is interval-partitioned (ORA-14760)",
+    "after the snapshot, restore interval creation: ALTER TABLE ... SET INTERVAL (<the interval>)",
+    "lower the chunk size (cdcctl run --snapshot-chunk-rows, or 'scan.incremental.snapshot.chunk.size', e.g. 2000) so each chunk query is short",
     "schedule TRUNCATE/MOVE/EXCHANGE/DROP PARTITION outside the snapshot window",
 ];
+
+/// The statements around a snapshot of an interval-partitioned table, in
+/// the order they run: interval creation off (ADD PARTITION is refused
+/// while it is on, ORA-14760), the next partition pre-created, interval
+/// creation restored afterwards. `None` for a table without an interval.
+pub fn interval_steps(t: &TableFacts) -> Option<String> {
+    let p = t.partitioning.as_ref()?;
+    let interval = p.interval.as_deref()?;
+    let name = crate::preflight::remedy::sql_table(&t.name);
+    let bound = next_bound(t).unwrap_or_else(|| "...".to_string());
+    Some(format!(
+        "-- before the snapshot: stop interval creation, then pre-create the partitions it needs\n\
+         ALTER TABLE {name} SET INTERVAL ();\n\
+         ALTER TABLE {name} ADD PARTITION P_NEXT VALUES LESS THAN ({bound}) UPDATE INDEXES;\n\
+         -- after the snapshot: restore interval creation\n\
+         ALTER TABLE {name} SET INTERVAL ({interval});"
+    ))
+}
+
+/// The bound of the partition after the highest one: its high value plus
+/// one interval, when both read as a date and a month, year or day count.
+fn next_bound(t: &TableFacts) -> Option<String> {
+    let p = t.partitioning.as_ref()?;
+    let last = p.partitions.iter().max_by_key(|x| x.position)?;
+    let high = high_value_date(&last.high_value)?;
+    let next = add_interval(high, p.interval.as_deref()?)?;
+    Some(format!(
+        "TO_DATE('{}', 'YYYY-MM-DD HH24:MI:SS')",
+        next.format("%Y-%m-%d %H:%M:%S")
+    ))
+}
+
+/// `t` plus `NUMTOYMINTERVAL(n, 'MONTH'|'YEAR')` or
+/// `NUMTODSINTERVAL(n, 'DAY'|'HOUR')`.
+fn add_interval(t: NaiveDateTime, interval: &str) -> Option<NaiveDateTime> {
+    let upper = interval.to_ascii_uppercase().replace(' ', "");
+    let (func, args) = upper.split_once('(')?;
+    let (n, unit) = args.trim_end_matches(')').split_once(',')?;
+    let n: u32 = n.parse().ok()?;
+    match (func, unit.trim_matches('\'')) {
+        ("NUMTOYMINTERVAL", "MONTH") => t.checked_add_months(chrono::Months::new(n)),
+        ("NUMTOYMINTERVAL", "YEAR") => t.checked_add_months(chrono::Months::new(n * 12)),
+        ("NUMTODSINTERVAL", "DAY") => t.checked_add_signed(Duration::days(i64::from(n))),
+        ("NUMTODSINTERVAL", "HOUR") => t.checked_add_signed(Duration::hours(i64::from(n))),
+        _ => None,
+    }
+}
 
 /// Reads the first `YYYY-MM-DD[ HH:MI:SS]` of a `HIGH_VALUE` text.
 pub fn high_value_date(high_value: &str) -> Option<NaiveDateTime> {
@@ -288,6 +336,9 @@ pub struct PartitionReport {
     pub risks: Vec<PartitionRisk>,
     /// Advice shown when there is any risk.
     pub advice: Vec<String>,
+    /// The statements of the advice for this table, in the order they run
+    /// (interval-partitioned tables at risk).
+    pub statements: Option<String>,
 }
 
 /// Builds the report of one table.
@@ -333,6 +384,11 @@ pub fn report(
             Vec::new()
         } else {
             ADVICE.iter().map(|a| a.to_string()).collect()
+        },
+        statements: if risks.is_empty() {
+            None
+        } else {
+            interval_steps(t)
         },
         risks,
     }

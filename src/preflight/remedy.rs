@@ -79,9 +79,69 @@ pub fn common_user_for(user: &str) -> String {
     }
 }
 
+/// Runs the statements that name one of `tables` inside `pdb`: a session
+/// in CDB$ROOT cannot see a PDB's tables (ORA-00942), so each run of such
+/// lines is put between `ALTER SESSION SET CONTAINER` to the PDB and back
+/// to the root, where the statements around them (common grants) belong.
+pub fn in_table_container(text: &str, pdb: &str, tables: &[TableName]) -> String {
+    let names: Vec<String> = tables.iter().map(sql_table).collect();
+    let names_a_table = |line: &str| names.iter().any(|n| names_table(line, n));
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in text.lines() {
+        let local = names_a_table(line);
+        if local && !inside {
+            out.push(format!("ALTER SESSION SET CONTAINER = {};", sql_ident(pdb)));
+        } else if !local && inside {
+            out.push("ALTER SESSION SET CONTAINER = CDB$ROOT;".to_string());
+        }
+        inside = local;
+        out.push(line.to_string());
+    }
+    if inside {
+        out.push("ALTER SESSION SET CONTAINER = CDB$ROOT;".to_string());
+    }
+    out.join("\n")
+}
+
+/// Whether `line` names the table `name` (`OWNER.TABLE` as SQL takes it),
+/// not merely a longer name starting with it.
+fn names_table(line: &str, name: &str) -> bool {
+    line.match_indices(name).any(|(at, _)| {
+        let before = line[..at].chars().next_back();
+        let after = line[at + name.len()..].chars().next();
+        let ident =
+            |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || "_$#\"".contains(c));
+        !ident(before) && !ident(after)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_statements_switch_to_the_pdb_and_back_issue36() {
+        let orders = TableName {
+            owner: "APP".into(),
+            table: "ORDERS".into(),
+        };
+        let text = "GRANT LOGMINING TO C##CDCCTL CONTAINER=ALL;\n\
+                    GRANT SELECT, FLASHBACK ON APP.ORDERS TO C##CDCCTL;\n\
+                    GRANT SELECT ON APP.ORDERS_HIST TO C##CDCCTL;";
+        assert_eq!(
+            in_table_container(text, "ORCLPDB1", std::slice::from_ref(&orders)),
+            "GRANT LOGMINING TO C##CDCCTL CONTAINER=ALL;\n\
+             ALTER SESSION SET CONTAINER = ORCLPDB1;\n\
+             GRANT SELECT, FLASHBACK ON APP.ORDERS TO C##CDCCTL;\n\
+             ALTER SESSION SET CONTAINER = CDB$ROOT;\n\
+             GRANT SELECT ON APP.ORDERS_HIST TO C##CDCCTL;"
+        );
+        assert_eq!(
+            in_table_container("ALTER SYSTEM SWITCH LOGFILE;", "P", &[orders]),
+            "ALTER SYSTEM SWITCH LOGFILE;"
+        );
+    }
 
     fn session(user: &str, common: bool) -> SessionFacts {
         SessionFacts {

@@ -1752,3 +1752,88 @@ fn a_dmdsc_cluster_fails_dm_topology_ddl_issue34() {
         "{got:?}"
     );
 }
+
+/// Position of the first line of `text` containing `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{text}"))
+}
+
+#[test]
+fn issue36_advice_pastes_as_written_container_switches_common_profile_rman_blocks() {
+    let (r, _) = json_report(&["--source", "sim:missing-grants", "preflight"]);
+    for id in ["priv-scope", "flashback-probe"] {
+        let fix = remediation_of(&r, id);
+        let grant = line_of(&fix, "ON APP.ORDERS TO C##CDCCTL");
+        assert!(
+            grant > 0
+                && fix.lines().nth(grant - 1) == Some("ALTER SESSION SET CONTAINER = ORCLPDB1;"),
+            "{id}: the grant on a PDB's table runs in the PDB:\n{fix}"
+        );
+        assert!(
+            fix.lines()
+                .any(|l| l == "ALTER SESSION SET CONTAINER = CDB$ROOT;"),
+            "{id}: and the session goes back to the root:\n{fix}"
+        );
+    }
+    let sys = remediation_of(&r, "priv-sys");
+    assert!(
+        !sys.contains("ALTER SESSION"),
+        "common grants stay in the root:\n{sys}"
+    );
+    let profile = remediation_of(&r, "profile");
+    assert!(
+        profile.contains("CREATE PROFILE C##CDC_PROFILE ")
+            && profile.contains("ALTER USER C##CDCCTL PROFILE C##CDC_PROFILE CONTAINER=ALL;"),
+        "a profile made in CDB$ROOT is common (ORA-65140 without C##):\n{profile}"
+    );
+
+    let (r, _) = json_report(&["--source", "sim:archive-gap", "preflight"]);
+    for c in &r.checks {
+        let fix = c.remediation.as_deref().unwrap_or_default();
+        assert!(
+            !fix.contains("RMAN>"),
+            "{}: a prompt in a script:\n{fix}",
+            c.id
+        );
+        for line in fix.lines().filter(|l| !l.trim().is_empty()) {
+            let t = line.trim_start();
+            assert!(
+                t.starts_with("--") || t.ends_with(';') || t.contains(";  --"),
+                "{}: a line that is neither a statement nor a comment: {line}",
+                c.id
+            );
+        }
+    }
+
+    let (r, _) = json_report(&["--source", "sim:interval-partition-churn", "preflight"]);
+    let churn = remediation_of(&r, "part-churn");
+    let off = line_of(&churn, "SET INTERVAL ();");
+    let add = line_of(
+        &churn,
+        "ADD PARTITION P_NEXT VALUES LESS THAN (TO_DATE('2025-05-01",
+    );
+    let back = line_of(&churn, "SET INTERVAL (NUMTOYMINTERVAL(1, 'MONTH'));");
+    assert!(
+        off < add && add < back,
+        "ORA-14760 unless interval is off before ADD PARTITION:\n{churn}"
+    );
+    let out = cdcctl(&[
+        "--source",
+        "sim:interval-partition-churn",
+        "partitions",
+        "APP.ORDER_HIS",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("partitions JSON");
+    let statements = v["statements"]
+        .as_str()
+        .or(v[0]["statements"].as_str())
+        .unwrap_or_default();
+    assert!(
+        line_of(statements, "SET INTERVAL ();") < line_of(statements, "ADD PARTITION"),
+        "{v}"
+    );
+}

@@ -179,10 +179,27 @@ pub fn profile(f: &Facts, d: &CheckDef) -> Outcome {
             t.warn(format!("the password expires in {days} day(s)"));
         }
     }
+    let common = f.instance.as_ref().is_some_and(|i| i.cdb) && s.con_name == "CDB$ROOT";
     t.finish(format!(
         "profile {} has no limit that drops a long session",
         p.profile
     ))
+    .fix(profile_fix(common))
+}
+
+/// A profile without the limits that drop a capture. In CDB$ROOT a profile
+/// is common and its name needs the `C##` prefix (ORA-65140 otherwise),
+/// and the common user takes it in every container.
+fn profile_fix(common: bool) -> String {
+    let (name, all) = if common {
+        ("C##CDC_PROFILE", " CONTAINER=ALL")
+    } else {
+        ("CDC_PROFILE", "")
+    };
+    format!(
+        "CREATE PROFILE {name} LIMIT IDLE_TIME UNLIMITED CONNECT_TIME UNLIMITED \
+         PASSWORD_LIFE_TIME UNLIMITED{all};\nALTER USER c##dbzuser PROFILE {name}{all};"
+    )
 }
 
 pub fn priv_scope(f: &Facts, _d: &CheckDef) -> Outcome {

@@ -211,7 +211,7 @@ fn retention_fix(kept_hours: f64, needed_hours: f64) -> String {
     let needed_hours = needed_hours.ceil().max(1.0) as u64;
     format!(
         "-- archived logs are kept {kept} now; keep at least {needed_days} day(s) ({needed_hours} h)\n\
-         -- in the RMAN job that deletes archived logs:\n\
+         -- in RMAN (rman target /), or the RMAN job that deletes archived logs:\n\
          DELETE NOPROMPT ARCHIVELOG ALL COMPLETED BEFORE 'SYSDATE-{needed_days}';\n\
          -- on Amazon RDS:\n\
          exec rdsadmin.rdsadmin_util.set_configuration('archivelog retention hours', {needed_hours});"
@@ -254,7 +254,7 @@ pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
                 };
                 t.fail(format!("thread {thread}: {which} missing"));
                 restore.push(format!(
-                    "RMAN> RESTORE ARCHIVELOG SEQUENCE BETWEEN {from} AND {to} THREAD {thread};"
+                    "RESTORE ARCHIVELOG SEQUENCE BETWEEN {from} AND {to} THREAD {thread};"
                 ));
             }
         }
@@ -264,7 +264,9 @@ pub fn arch_gap(f: &Facts, _d: &CheckDef) -> Outcome {
         return outcome;
     }
     outcome.fix(format!(
-        "Restore the missing logs:\n{}\n-- or take a new snapshot",
+        "-- in RMAN (rman target /), restore the missing logs from backup:\n{}\n\
+         -- if they cannot be restored, their changes are lost to capture: snapshot again \
+         (cdcctl run --snapshot when-needed)",
         restore.join("\n")
     ))
 }
@@ -401,7 +403,7 @@ fn smoke_fix(f: &Facts, failure: &SmokeFailure) -> Option<String> {
     } = e
     {
         return Some(format!(
-            "-- archived logs of thread {thread} are missing: restore them from backup (RMAN)\n\
+            "-- archived logs of thread {thread} are missing: in RMAN (rman target /), restore them from backup\n\
              RESTORE ARCHIVELOG SEQUENCE BETWEEN {missing_from} AND {missing_to} THREAD {thread};"
         ));
     }
@@ -433,7 +435,7 @@ fn smoke_fix(f: &Facts, failure: &SmokeFailure) -> Option<String> {
                 })
                 .collect();
             if !archived.is_empty() {
-                lines.push("-- restore the archived ones from backup (RMAN):".into());
+                lines.push("-- in RMAN (rman target /), restore the archived ones from backup:".into());
                 for l in archived {
                     lines.push(format!(
                         "RESTORE ARCHIVELOG SEQUENCE {} THREAD {};",

@@ -7,7 +7,7 @@ use super::{db_all_columns, is_lob_like, need};
 use crate::preflight::defs::CheckDef;
 use crate::preflight::facts::Facts;
 use crate::preflight::model::{Outcome, Tally};
-use crate::preflight::partitions::{analyse_with_lookahead, ADVICE};
+use crate::preflight::partitions::{analyse_with_lookahead, interval_steps, ADVICE};
 use crate::preflight::remedy;
 use crate::preflight::rules::snapshot::snapshot_seconds;
 
@@ -323,13 +323,8 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
         for r in &risks {
             t.warn(format!("{}: {}", tab.name, r.detail));
         }
-        if let (Some(iv), false) = (interval, risks.is_empty()) {
-            let name = remedy::sql_table(&tab.name);
-            fixes.push(format!(
-                "ALTER TABLE {name} SET INTERVAL ();  -- during the snapshot, after pre-creating partitions:\n\
-                 ALTER TABLE {name} ADD PARTITION p_next VALUES LESS THAN (...) UPDATE INDEXES;\n\
-                 -- afterwards: ALTER TABLE {name} SET INTERVAL ({iv});"
-            ));
+        if !risks.is_empty() {
+            fixes.extend(interval_steps(tab));
         }
     }
     let risky = !t.warns.is_empty();
@@ -341,7 +336,10 @@ pub fn part_churn(f: &Facts, d: &CheckDef) -> Outcome {
         o = o.with_all(ADVICE.iter().map(|a| format!("advice: {a}")));
     }
     if !fixes.is_empty() {
-        fixes.push("-- and lower 'scan.incremental.snapshot.chunk.size' (e.g. 2000)".into());
+        fixes.push(
+            "-- and lower the chunk size (--snapshot-chunk-rows, or 'scan.incremental.snapshot.chunk.size', e.g. 2000)"
+                .into(),
+        );
         o = o.fix(fixes.join("\n"));
     }
     o
