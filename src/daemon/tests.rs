@@ -36,10 +36,15 @@ fn events(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// An event's position as the checkpoint holds it: the XID as LogMiner
+/// prints it, upper case, where txId is lower case.
 fn position(v: &serde_json::Value) -> (String, String, u64) {
     (
         v["source"]["commit_scn"].as_str().unwrap_or("").into(),
-        v["source"]["txId"].as_str().unwrap_or("").into(),
+        v["source"]["txId"]
+            .as_str()
+            .unwrap_or("")
+            .to_ascii_uppercase(),
         v["transaction"]["total_order"].as_u64().unwrap_or(0),
     )
 }

@@ -342,7 +342,9 @@ fn parse_event_key(line: &str) -> Option<EventKey> {
     let commit_scn = v["source"]["commit_scn"]
         .as_str()
         .and_then(|s| s.parse().ok());
-    let xid = v["source"]["txId"].as_str().map(str::to_string);
+    // txId is the XID in lower case, as Debezium writes it; positions and
+    // checkpoints hold it as LogMiner prints it, in upper case.
+    let xid = v["source"]["txId"].as_str().map(str::to_ascii_uppercase);
     let order = v["transaction"]["total_order"].as_u64().unwrap_or(0);
     commit_scn.zip(xid).map(|(commit_scn, xid)| EventPosition {
         commit_scn,
@@ -396,6 +398,23 @@ mod tests {
         assert_eq!(s.skipped_duplicates(), 2);
         let text = std::fs::read_to_string(&path).expect("read");
         assert_eq!(text.lines().count(), 4);
+    }
+
+    /// txId is written in lower case (as Debezium writes it); read back,
+    /// it must be the XID as LogMiner prints it, which checkpoints hold.
+    #[test]
+    fn the_last_events_position_reads_back_the_xid_the_engine_uses_issue32() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.jsonl");
+        let mut s = JsonLinesSink::file(&path).expect("open");
+        s.write(&event(10, "0A0014005D3C0000", 3)).expect("write");
+        s.commit().expect("commit");
+        drop(s);
+        let last = last_event_of(&path).expect("read").expect("an event");
+        assert_eq!(
+            (last.commit_scn, last.xid.as_str(), last.order),
+            (10, "0A0014005D3C0000", 4)
+        );
     }
 
     #[test]

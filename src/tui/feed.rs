@@ -134,6 +134,9 @@ fn position(i: u64, table: &str) -> SourcePosition {
             (b'A' + (i % 26) as u8) as char
         )),
         dialect: crate::source::Dialect::Oracle,
+        user_name: None,
+        start_scn: None,
+        start_ts_ms: None,
     }
 }
 

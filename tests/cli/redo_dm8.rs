@@ -72,8 +72,9 @@ fn dm8_upper_case_keywords_values_without_space_and_no_semicolon_give_exact_imag
     assert_eq!(ops, ["c", "u", "d"]);
     for e in &events {
         assert_eq!(e["source"]["connector"], "dm");
-        // DM8's BINARY(8) XID, `0x000000000000468B`, as the live source reads it.
-        assert_eq!(e["source"]["txId"], "000000000000468B");
+        // DM8's BINARY(8) XID, `0x000000000000468B`, as the live source
+        // reads it, in the lower-case hex of every txId.
+        assert_eq!(e["source"]["txId"], "000000000000468b");
     }
     assert_eq!(events[1]["before"], first);
     assert_eq!(events[1]["after"], second);

@@ -39,13 +39,14 @@ impl Out {
             .collect()
     }
 
-    /// (txId, op or "ddl", key column) per event.
+    /// (txId, op or "ddl", key column) per event, the txId (lower-case
+    /// hex, as Debezium writes it) in upper case as the rows' XID column.
     fn summary(&self) -> Vec<(String, String, String)> {
         self.events()
             .iter()
             .map(|e| {
                 let src = &e["source"];
-                let xid = src["txId"].as_str().unwrap_or("").to_string();
+                let xid = src["txId"].as_str().unwrap_or("").to_ascii_uppercase();
                 match e.get("op").and_then(Value::as_str) {
                     Some(op) => {
                         let img = if e["after"].is_null() {

@@ -1266,3 +1266,43 @@ fn issue15_dm8_run_streams_without_a_snapshot_resumes_and_refuses_one_asked_for(
         assert!(seen.insert(at), "written twice across the restart: {e}");
     }
 }
+
+/// The `source` fields a Debezium consumer reads besides the position:
+/// who ran the transaction, where and when it began, when it committed,
+/// and every time also in µs and ns.
+#[test]
+fn every_change_names_its_transactions_user_start_and_commit_time_issue32() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &orders_run("60"));
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let events = lines(&text);
+    assert_eq!(events.len(), 60);
+    let int = |v: &serde_json::Value| v.as_i64().expect("a number");
+    let scn = |v: &serde_json::Value| -> u64 {
+        v.as_str()
+            .and_then(|s| s.parse().ok())
+            .expect("an SCN string")
+    };
+    for e in &events {
+        let src = &e["source"];
+        // The demo runs with supplemental logging, as user APP.
+        assert_eq!(src["user_name"], "APP", "{e}");
+        assert!(scn(&src["start_scn"]) <= scn(&src["scn"]), "{e}");
+        assert!(int(&src["start_ts_ms"]) <= int(&src["ts_ms"]), "{e}");
+        assert!(int(&src["ts_ms"]) <= int(&src["commit_ts_ms"]), "{e}");
+        assert_eq!(src["commit_ts_ms"], e["ts_ms"]);
+        for v in [src, e] {
+            assert_eq!(int(&v["ts_us"]), int(&v["ts_ms"]) * 1_000);
+            assert_eq!(int(&v["ts_ns"]), int(&v["ts_ms"]) * 1_000_000);
+        }
+        let tx = src["txId"].as_str().expect("txId");
+        assert!(
+            tx.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')),
+            "{tx}"
+        );
+        assert_eq!(e["transaction"]["id"], tx);
+        let rs_id = src["rs_id"].as_str().expect("rs_id");
+        assert_eq!(rs_id, rs_id.trim());
+    }
+}

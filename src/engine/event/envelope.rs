@@ -43,7 +43,7 @@ use serde::Serialize;
 use super::forms::{ColumnKind, ColumnKinds, DecimalHandling, Formed, TimePrecision, ValueForms};
 use super::image::Image;
 use super::json;
-use super::{CapturedEvent, ChangeEvent, DdlEvent, Op, VERSION};
+use super::{ms_to_ns, ms_to_us, CapturedEvent, ChangeEvent, DdlEvent, Op, VERSION};
 
 /// Whether the column kinds change how a value is written in `forms`.
 fn kinds_matter(forms: ValueForms) -> bool {
@@ -73,16 +73,10 @@ impl Serialize for SourceRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let e = self.0;
         let p = &e.source;
+        let read = e.op == Op::Read;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("version", VERSION)?;
-        m.serialize_entry("connector", p.dialect.connector())?;
-        m.serialize_entry("name", &p.name)?;
-        m.serialize_entry("ts_ms", &p.change_ts_ms)?;
-        m.serialize_entry("snapshot", e.snapshot_marker())?;
-        m.serialize_entry("db", &p.db)?;
-        m.serialize_entry("schema", &p.schema)?;
-        m.serialize_entry("table", &p.table)?;
-        if e.op == Op::Read {
+        source_head(&mut m, p, e.snapshot_marker())?;
+        if read {
             // A row read by a snapshot belongs to no transaction: Debezium
             // writes the read's SCN and no transaction or commit.
             m.serialize_entry("txId", &None::<&str>)?;
@@ -90,17 +84,48 @@ impl Serialize for SourceRef<'_> {
             m.serialize_entry("commit_scn", &None::<&str>)?;
             m.serialize_entry("snapshot_chunk", &e.index)?;
         } else {
-            m.serialize_entry("txId", &p.xid)?;
+            m.serialize_entry("txId", &p.tx_id())?;
             // Debezium writes SCNs as strings: they exceed 2^53 on busy systems.
             m.serialize_entry("scn", &p.scn.to_string())?;
             m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
         }
-        m.serialize_entry("rs_id", &p.rs_id)?;
+        m.serialize_entry("rs_id", &p.rs_id_trimmed())?;
         m.serialize_entry("ssn", &p.ssn)?;
         m.serialize_entry("redo_thread", &p.thread)?;
+        m.serialize_entry("user_name", &p.user_name.as_deref())?;
         m.serialize_entry("row_id", &p.row_id)?;
+        source_tail(&mut m, p, (!read).then_some(e.commit_ts_ms))?;
         m.end()
     }
+}
+
+/// The members every `source` block opens with, up to `table`.
+fn source_head<M: SerializeMap>(
+    m: &mut M,
+    p: &super::SourcePosition,
+    snapshot: &str,
+) -> Result<(), M::Error> {
+    m.serialize_entry("version", VERSION)?;
+    m.serialize_entry("connector", p.dialect.connector())?;
+    m.serialize_entry("name", &p.name)?;
+    m.serialize_entry("ts_ms", &p.change_ts_ms)?;
+    m.serialize_entry("ts_us", &ms_to_us(p.change_ts_ms))?;
+    m.serialize_entry("ts_ns", &ms_to_ns(p.change_ts_ms))?;
+    m.serialize_entry("snapshot", snapshot)?;
+    m.serialize_entry("db", &p.db)?;
+    m.serialize_entry("schema", &p.schema)?;
+    m.serialize_entry("table", &p.table)
+}
+
+/// The transaction's times and start every `source` block closes with.
+fn source_tail<M: SerializeMap>(
+    m: &mut M,
+    p: &super::SourcePosition,
+    commit_ts_ms: Option<i64>,
+) -> Result<(), M::Error> {
+    m.serialize_entry("commit_ts_ms", &commit_ts_ms)?;
+    m.serialize_entry("start_scn", &p.start_scn.map(|s| s.to_string()))?;
+    m.serialize_entry("start_ts_ms", &p.start_ts_ms)
 }
 
 struct TransactionRef<'a>(&'a ChangeEvent);
@@ -108,7 +133,7 @@ struct TransactionRef<'a>(&'a ChangeEvent);
 impl Serialize for TransactionRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("id", &self.0.source.xid)?;
+        m.serialize_entry("id", &self.0.source.tx_id())?;
         m.serialize_entry("total_order", &(u64::from(self.0.index) + 1))?;
         m.serialize_entry("data_collection_order", &self.0.table_order)?;
         if self.0.partial {
@@ -130,7 +155,7 @@ impl Serialize for ChangeRef<'_> {
             .2
             .filter(|_| kinds_matter(forms))
             .and_then(|k| k.get(&(e.source.schema.clone(), e.source.table.clone())));
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(Some(8))?;
         m.serialize_entry(
             "before",
             &e.before.as_ref().map(|i| ImageRef(i, forms, kinds)),
@@ -142,6 +167,8 @@ impl Serialize for ChangeRef<'_> {
         m.serialize_entry("source", &SourceRef(e))?;
         m.serialize_entry("op", e.op.code())?;
         m.serialize_entry("ts_ms", &e.commit_ts_ms)?;
+        m.serialize_entry("ts_us", &ms_to_us(e.commit_ts_ms))?;
+        m.serialize_entry("ts_ns", &ms_to_ns(e.commit_ts_ms))?;
         if e.op == Op::Read {
             m.serialize_entry("transaction", &None::<u8>)?;
         } else {
@@ -228,17 +255,12 @@ impl Serialize for DdlSourceRef<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let p = &self.0.source;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("version", VERSION)?;
-        m.serialize_entry("connector", p.dialect.connector())?;
-        m.serialize_entry("name", &p.name)?;
-        m.serialize_entry("ts_ms", &p.change_ts_ms)?;
-        m.serialize_entry("snapshot", "false")?;
-        m.serialize_entry("db", &p.db)?;
-        m.serialize_entry("schema", &p.schema)?;
-        m.serialize_entry("table", &p.table)?;
-        m.serialize_entry("txId", &p.xid)?;
+        source_head(&mut m, p, "false")?;
+        m.serialize_entry("txId", &p.tx_id())?;
         m.serialize_entry("scn", &p.scn.to_string())?;
         m.serialize_entry("commit_scn", &p.commit_scn.to_string())?;
+        m.serialize_entry("user_name", &p.user_name.as_deref())?;
+        source_tail(&mut m, p, Some(self.0.commit_ts_ms))?;
         m.end()
     }
 }
@@ -300,6 +322,9 @@ mod tests {
                 thread: 1,
                 row_id: None,
                 dialect: crate::engine::port::Dialect::Oracle,
+                user_name: Some("APP_USER".into()),
+                start_scn: Some(9_007_199_254_740_990),
+                start_ts_ms: Some(1_740_819_599_000),
             },
             snapshot: false,
             partial: false,
@@ -315,12 +340,131 @@ mod tests {
         let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(
             keys,
-            ["before", "after", "source", "op", "ts_ms", "transaction"]
+            [
+                "before",
+                "after",
+                "source",
+                "op",
+                "ts_ms",
+                "ts_us",
+                "ts_ns",
+                "transaction"
+            ]
         );
         assert_eq!(v["op"], "u");
         assert_eq!(v["source"]["connector"], "oracle");
-        assert_eq!(v["source"]["txId"], "0A0014005D3C0000");
         assert_eq!(v["transaction"]["total_order"], 3);
+    }
+
+    /// The members of Debezium's `io.debezium.connector.oracle.Source` in
+    /// its order, with cdcctl's `snapshot_chunk` after `commit_scn` on a
+    /// read row.
+    #[test]
+    fn source_has_the_oracle_connectors_fields_in_order_issue32() {
+        let keys = |e: &ChangeEvent| {
+            let v: serde_json::Value = serde_json::from_str(&e.to_json_line()).unwrap();
+            v["source"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let (head, tail) = (
+            "version connector name ts_ms ts_us ts_ns snapshot db schema table txId",
+            "rs_id ssn redo_thread user_name row_id commit_ts_ms start_scn start_ts_ms",
+        );
+        let joined = |middle: &str| format!("{head} {middle} {tail}");
+        assert_eq!(keys(&sample()).join(" "), joined("scn commit_scn"));
+        let mut read = sample();
+        read.op = Op::Read;
+        assert_eq!(
+            keys(&read).join(" "),
+            joined("scn commit_scn snapshot_chunk")
+        );
+    }
+
+    #[test]
+    fn source_carries_the_transactions_user_start_and_commit_time_issue32() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        let src = &v["source"];
+        assert_eq!(src["user_name"], "APP_USER");
+        assert_eq!(src["commit_ts_ms"], 1_740_819_601_000_i64);
+        // SCNs are strings, as Debezium writes them.
+        assert_eq!(src["start_scn"], "9007199254740990");
+        assert_eq!(src["start_ts_ms"], 1_740_819_599_000_i64);
+        let mut unknown = sample();
+        unknown.source.user_name = None;
+        unknown.source.start_scn = None;
+        unknown.source.start_ts_ms = None;
+        let v: serde_json::Value = serde_json::from_str(&unknown.to_json_line()).unwrap();
+        for field in ["user_name", "start_scn", "start_ts_ms"] {
+            assert!(v["source"][field].is_null(), "{field}");
+        }
+        assert_eq!(v["source"]["commit_ts_ms"], 1_740_819_601_000_i64);
+    }
+
+    #[test]
+    fn times_are_also_given_in_micro_and_nanoseconds_issue32() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        assert_eq!(v["source"]["ts_us"], 1_740_819_600_000_000_i64);
+        assert_eq!(v["source"]["ts_ns"], 1_740_819_600_000_000_000_i64);
+        assert_eq!(v["ts_us"], 1_740_819_601_000_000_i64);
+        assert_eq!(v["ts_ns"], 1_740_819_601_000_000_000_i64);
+        // A time past what nanoseconds in i64 hold saturates, never panics.
+        let mut far = sample();
+        far.commit_ts_ms = i64::MAX / 1_000;
+        let v: serde_json::Value = serde_json::from_str(&far.to_json_line()).unwrap();
+        assert_eq!(v["ts_ns"], i64::MAX);
+    }
+
+    #[test]
+    fn txid_is_lower_case_hex_and_rs_id_is_trimmed_as_debezium_writes_them_issue32() {
+        let v: serde_json::Value = serde_json::from_str(&sample().to_json_line()).unwrap();
+        assert_eq!(v["source"]["txId"], "0a0014005d3c0000");
+        assert_eq!(v["transaction"]["id"], "0a0014005d3c0000");
+        assert_eq!(v["source"]["rs_id"], "0x000003.00000010.0010");
+    }
+
+    #[test]
+    fn a_snapshot_read_has_no_transaction_user_or_commit_time_issue32() {
+        let mut e = sample();
+        e.op = Op::Read;
+        e.snapshot = true;
+        e.source.user_name = None;
+        e.source.start_scn = None;
+        e.source.start_ts_ms = None;
+        let v: serde_json::Value = serde_json::from_str(&e.to_json_line()).unwrap();
+        for field in [
+            "txId",
+            "commit_scn",
+            "user_name",
+            "commit_ts_ms",
+            "start_scn",
+        ] {
+            assert!(v["source"][field].is_null(), "{field}");
+        }
+        assert!(v["source"]["start_ts_ms"].is_null());
+        assert!(v["transaction"].is_null());
+        assert_eq!(v["source"]["scn"], "9007199254740993");
+    }
+
+    #[test]
+    fn a_ddl_events_source_has_the_same_transaction_fields_issue32() {
+        let e = sample();
+        let ddl = CapturedEvent::Ddl(DdlEvent {
+            source: e.source.clone(),
+            ddl: "ALTER TABLE APP.ORDERS ADD (NOTE VARCHAR2(10))".into(),
+            commit_ts_ms: e.commit_ts_ms,
+        });
+        let v: serde_json::Value = serde_json::from_str(&ddl.to_json_line()).unwrap();
+        let src = &v["source"];
+        assert_eq!(src["txId"], "0a0014005d3c0000");
+        assert_eq!(src["ts_us"], 1_740_819_600_000_000_i64);
+        assert_eq!(src["user_name"], "APP_USER");
+        assert_eq!(src["commit_ts_ms"], 1_740_819_601_000_i64);
+        assert_eq!(src["start_scn"], "9007199254740990");
+        assert_eq!(src["start_ts_ms"], 1_740_819_599_000_i64);
     }
 
     #[test]
@@ -342,6 +486,12 @@ mod tests {
                 e.source.scn = u64::MAX;
                 e.source.commit_scn = 0;
                 e.source.row_id = Some("AAAS\"x\\".into());
+                if partial {
+                    e.source.user_name = Some("\"odd\" user".into());
+                    e.source.start_scn = None;
+                    e.source.start_ts_ms = None;
+                    e.source.rs_id = None;
+                }
                 e.source.name = every_byte.clone();
                 e.before = (op != Op::Create).then(Image::new);
                 e.after = Some(

@@ -10,7 +10,7 @@ use super::field::{FieldRef, UNAVAILABLE_VALUE};
 use super::forms::{BinaryHandling, ValueForms};
 use super::hex::hex_bytes;
 use super::image::Image;
-use super::{ChangeEvent, Op, VERSION};
+use super::{ms_to_ns, ms_to_us, ChangeEvent, Op, VERSION};
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it, for
 /// writers of other JSON lines that keep the envelope's pace. Inline, so
@@ -80,53 +80,16 @@ pub(super) fn write_change(out: &mut String, e: &ChangeEvent, forms: ValueForms)
             image(out, e.after.as_ref(), forms, Members::Neither);
         }
     }
-    out.push_str(",\"source\":{\"version\":");
-    string(out, VERSION);
-    out.push_str(",\"connector\":\"");
-    out.push_str(p.dialect.connector());
-    out.push_str("\",\"name\":");
-    string(out, &p.name);
-    out.push_str(",\"ts_ms\":");
-    int(out, p.change_ts_ms);
-    out.push_str(",\"snapshot\":");
-    string(out, e.snapshot_marker());
-    out.push_str(",\"db\":");
-    string(out, &p.db);
-    out.push_str(",\"schema\":");
-    string(out, &p.schema);
-    out.push_str(",\"table\":");
-    string(out, &p.table);
-    if e.op == Op::Read {
-        out.push_str(",\"txId\":null,\"scn\":\"");
-        uint(out, p.scn);
-        out.push_str("\",\"commit_scn\":null,\"snapshot_chunk\":");
-        uint(out, u64::from(e.index));
-    } else {
-        out.push_str(",\"txId\":");
-        string(out, &p.xid);
-        out.push_str(",\"scn\":\"");
-        uint(out, p.scn);
-        out.push_str("\",\"commit_scn\":\"");
-        uint(out, p.commit_scn);
-        out.push('"');
-    }
-    out.push_str(",\"rs_id\":");
-    opt_string(out, p.rs_id.as_deref());
-    out.push_str(",\"ssn\":");
-    uint(out, p.ssn);
-    out.push_str(",\"redo_thread\":");
-    uint(out, u64::from(p.thread));
-    out.push_str(",\"row_id\":");
-    opt_string(out, p.row_id.as_deref());
-    out.push_str("},\"op\":\"");
+    source(out, e);
+    out.push_str(",\"op\":\"");
     out.push_str(e.op.code());
     out.push_str("\",\"ts_ms\":");
-    int(out, e.commit_ts_ms);
+    times(out, e.commit_ts_ms);
     if e.op == Op::Read {
         out.push_str(",\"transaction\":null}");
     } else {
         out.push_str(",\"transaction\":{\"id\":");
-        string(out, &p.xid);
+        string(out, &p.tx_id());
         out.push_str(",\"total_order\":");
         uint(out, u64::from(e.index) + 1);
         out.push_str(",\"data_collection_order\":");
@@ -136,6 +99,75 @@ pub(super) fn write_change(out: &mut String, e: &ChangeEvent, forms: ValueForms)
         }
         out.push_str("}}");
     }
+}
+
+/// The `source` block, `,"source":{...}`.
+fn source(out: &mut String, e: &ChangeEvent) {
+    let p = &e.source;
+    let read = e.op == Op::Read;
+    out.push_str(",\"source\":{\"version\":");
+    string(out, VERSION);
+    out.push_str(",\"connector\":\"");
+    out.push_str(p.dialect.connector());
+    out.push_str("\",\"name\":");
+    string(out, &p.name);
+    out.push_str(",\"ts_ms\":");
+    times(out, p.change_ts_ms);
+    out.push_str(",\"snapshot\":");
+    string(out, e.snapshot_marker());
+    out.push_str(",\"db\":");
+    string(out, &p.db);
+    out.push_str(",\"schema\":");
+    string(out, &p.schema);
+    out.push_str(",\"table\":");
+    string(out, &p.table);
+    if read {
+        out.push_str(",\"txId\":null,\"scn\":\"");
+        uint(out, p.scn);
+        out.push_str("\",\"commit_scn\":null,\"snapshot_chunk\":");
+        uint(out, u64::from(e.index));
+    } else {
+        out.push_str(",\"txId\":");
+        string(out, &p.tx_id());
+        out.push_str(",\"scn\":\"");
+        uint(out, p.scn);
+        out.push_str("\",\"commit_scn\":\"");
+        uint(out, p.commit_scn);
+        out.push('"');
+    }
+    out.push_str(",\"rs_id\":");
+    opt_string(out, p.rs_id_trimmed());
+    out.push_str(",\"ssn\":");
+    uint(out, p.ssn);
+    out.push_str(",\"redo_thread\":");
+    uint(out, u64::from(p.thread));
+    out.push_str(",\"user_name\":");
+    opt_string(out, p.user_name.as_deref());
+    out.push_str(",\"row_id\":");
+    opt_string(out, p.row_id.as_deref());
+    out.push_str(",\"commit_ts_ms\":");
+    opt_int(out, (!read).then_some(e.commit_ts_ms));
+    out.push_str(",\"start_scn\":");
+    match p.start_scn {
+        Some(scn) => {
+            out.push('"');
+            uint(out, scn);
+            out.push('"');
+        }
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"start_ts_ms\":");
+    opt_int(out, p.start_ts_ms);
+    out.push('}');
+}
+
+/// A time in ms and its `_us` and `_ns` members after it: `1,"ts_us":1000,"ts_ns":1000000`.
+fn times(out: &mut String, ms: i64) {
+    int(out, ms);
+    out.push_str(",\"ts_us\":");
+    int(out, ms_to_us(ms));
+    out.push_str(",\"ts_ns\":");
+    int(out, ms_to_ns(ms));
 }
 
 /// What [`image`] does with the members (`"name":value`) it writes
@@ -199,6 +231,13 @@ fn binary(out: &mut String, hex: &str, forms: ValueForms) {
     out.push('"');
     engine.encode_string(&bytes, out);
     out.push('"');
+}
+
+fn opt_int(out: &mut String, n: Option<i64>) {
+    match n {
+        Some(n) => int(out, n),
+        None => out.push_str("null"),
+    }
 }
 
 fn opt_string(out: &mut String, s: Option<&str>) {

@@ -9,6 +9,9 @@ mod hex;
 pub(crate) mod image;
 pub mod json;
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use super::port::Dialect;
 use super::row::Scn;
 pub use field::{Field, FieldRef, UNAVAILABLE_VALUE};
@@ -66,6 +69,43 @@ pub struct SourcePosition {
     pub row_id: Option<String>,
     /// `source.connector`: the database family (`oracle`, `dm`).
     pub dialect: Dialect,
+    /// `source.user_name`: who ran the transaction, as its START row
+    /// names them; `None` where LogMiner could not tell (`UNKNOWN`).
+    pub user_name: Option<Arc<str>>,
+    /// `source.start_scn`: SCN of the transaction's START row; `None` for
+    /// a snapshot read and a transaction that began before capture.
+    pub start_scn: Option<Scn>,
+    /// `source.start_ts_ms`: redo time of the START row, ms since the epoch.
+    pub start_ts_ms: Option<i64>,
+}
+
+impl SourcePosition {
+    /// `source.txId` and `transaction.id`: the XID in lower-case hex, as
+    /// Debezium writes it (it hex-encodes the RAW(8) itself).
+    pub fn tx_id(&self) -> Cow<'_, str> {
+        if self.xid.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(self.xid.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(&self.xid)
+        }
+    }
+
+    /// `source.rs_id` without the spaces LogMiner pads RS_ID with, as
+    /// Debezium trims it.
+    pub fn rs_id_trimmed(&self) -> Option<&str> {
+        self.rs_id.as_deref().map(str::trim)
+    }
+}
+
+/// A time in ms since the epoch in µs (`ts_us`), saturating where a year
+/// far beyond any redo's would overflow.
+pub(crate) fn ms_to_us(ms: i64) -> i64 {
+    ms.saturating_mul(1_000)
+}
+
+/// A time in ms since the epoch in ns (`ts_ns`), saturating past 2262.
+pub(crate) fn ms_to_ns(ms: i64) -> i64 {
+    ms.saturating_mul(1_000_000)
 }
 
 /// A committed row change.

@@ -555,6 +555,10 @@ impl Snapshotter {
                 thread: 0,
                 row_id: None,
                 dialect: self.config.dialect,
+                // A read row belongs to no transaction.
+                user_name: None,
+                start_scn: None,
+                start_ts_ms: None,
             },
             snapshot: true,
             partial: false,

@@ -3,6 +3,8 @@
 //! event at a time, skipping what a checkpoint says was emitted; and the
 //! DDL transactions a window's end auto-commits.
 
+use std::sync::Arc;
+
 use chrono::NaiveDateTime;
 
 use crate::engine::emit::Sink;
@@ -43,9 +45,34 @@ impl TableOrders {
     }
 }
 
+/// What every event of one transaction carries in its `source` block
+/// besides the commit: who ran it and where it began.
+#[derive(Debug, Clone, Default)]
+struct Origin {
+    user_name: Option<Arc<str>>,
+    /// Only for a transaction whose START row was read: a partial one's
+    /// first row read is not where it began.
+    start_scn: Option<Scn>,
+    start_ts_ms: Option<i64>,
+}
+
+impl Origin {
+    fn of(txn: &Txn) -> Self {
+        Self {
+            user_name: txn.username.clone(),
+            start_scn: txn.whole.then_some(txn.start_scn),
+            start_ts_ms: txn
+                .start_time
+                .filter(|_| txn.whole)
+                .map(|t| t.and_utc().timestamp_millis()),
+        }
+    }
+}
+
 /// One transaction's emission under way.
 struct EmitCtx {
     xid: String,
+    origin: Origin,
     commit_scn: Scn,
     commit_ts_ms: i64,
     partial: bool,
@@ -139,6 +166,7 @@ impl TxnBuffer {
         };
         let mut ctx = EmitCtx {
             xid: xid.clone(),
+            origin: Origin::of(&txn),
             commit_scn,
             commit_ts_ms,
             partial: !txn.whole,
@@ -156,8 +184,8 @@ impl TxnBuffer {
                     self.end_pieces(&mut ctx, sink)?;
                     let e = self.change_event(
                         row,
-                        commit_scn,
-                        commit_ts_ms,
+                        (commit_scn, commit_ts_ms),
+                        &ctx.origin,
                         &mut ctx.table_orders,
                         &mut findings,
                     )?;
@@ -173,7 +201,8 @@ impl TxnBuffer {
                 }
                 OperationCode::Ddl => {
                     self.end_pieces(&mut ctx, sink)?;
-                    let ddl = CapturedEvent::Ddl(self.ddl_event(row, commit_scn, commit_ts_ms));
+                    let ddl = self.ddl_event(row, &ctx.origin, commit_scn, commit_ts_ms);
+                    let ddl = CapturedEvent::Ddl(ddl);
                     self.deliver(ddl, Vec::new(), &mut ctx, sink)?;
                 }
                 OperationCode::Unsupported => {
@@ -304,8 +333,8 @@ impl TxnBuffer {
         if let Some(p) = ctx.pending.take() {
             self.deliver(CapturedEvent::Change(p.event), p.findings, ctx, sink)?;
         }
-        let mut event =
-            pieces::standalone_update(&target, field, self.position(&row, ctx.commit_scn));
+        let source = self.position(&row, &ctx.origin, ctx.commit_scn);
+        let mut event = pieces::standalone_update(&target, field, source);
         event.commit_ts_ms = ctx.commit_ts_ms;
         event.table_order = ctx.table_orders.next(&target.schema, &target.table);
         ctx.pending = Some(Pending {
@@ -387,7 +416,7 @@ impl TxnBuffer {
         }
     }
 
-    fn position(&self, row: &LogMinerRow, commit_scn: Scn) -> SourcePosition {
+    fn position(&self, row: &LogMinerRow, origin: &Origin, commit_scn: Scn) -> SourcePosition {
         SourcePosition {
             name: self.config.server_name.clone(),
             db: row
@@ -405,11 +434,14 @@ impl TxnBuffer {
             thread: row.thread,
             row_id: row.row_id.clone(),
             dialect: self.config.dialect,
+            user_name: origin.user_name.clone(),
+            start_scn: origin.start_scn,
+            start_ts_ms: origin.start_ts_ms,
         }
     }
 
     /// [`TxnBuffer::position`] of a row no longer needed.
-    fn position_of(&self, row: LogMinerRow, commit_scn: Scn) -> SourcePosition {
+    fn position_of(&self, row: LogMinerRow, origin: &Origin, commit_scn: Scn) -> SourcePosition {
         SourcePosition {
             name: self.config.server_name.clone(),
             db: row
@@ -426,14 +458,17 @@ impl TxnBuffer {
             thread: row.thread,
             row_id: row.row_id,
             dialect: self.config.dialect,
+            user_name: origin.user_name.clone(),
+            start_scn: origin.start_scn,
+            start_ts_ms: origin.start_ts_ms,
         }
     }
 
     fn change_event(
         &mut self,
         mut row: LogMinerRow,
-        commit_scn: Scn,
-        commit_ts_ms: i64,
+        (commit_scn, commit_ts_ms): (Scn, i64),
+        origin: &Origin,
         table_orders: &mut TableOrders,
         findings: &mut Vec<TxnFinding>,
     ) -> Result<Option<ChangeEvent>, TxnError> {
@@ -509,7 +544,7 @@ impl TxnBuffer {
         if row.row_id.is_none() {
             row.row_id = decoded.row_id;
         }
-        let source = self.position_of(row, commit_scn);
+        let source = self.position_of(row, origin, commit_scn);
         let table_order = table_orders.next(&source.schema, &source.table);
         Ok(Some(ChangeEvent {
             op,
@@ -524,8 +559,14 @@ impl TxnBuffer {
         }))
     }
 
-    fn ddl_event(&self, row: LogMinerRow, commit_scn: Scn, commit_ts_ms: i64) -> DdlEvent {
-        let source = self.position(&row, commit_scn);
+    fn ddl_event(
+        &self,
+        row: LogMinerRow,
+        origin: &Origin,
+        commit_scn: Scn,
+        commit_ts_ms: i64,
+    ) -> DdlEvent {
+        let source = self.position(&row, origin, commit_scn);
         DdlEvent {
             source,
             ddl: row.sql_redo.unwrap_or_default(),

@@ -286,6 +286,7 @@ impl TxnBuffer {
                         .entry(row.xid.clone())
                         .or_insert_with(|| Txn::new(&row.xid, row.scn, row.timestamp));
                     t.whole |= t.keys.is_empty();
+                    t.learn_username(&row);
                 }
                 Ok(())
             }
@@ -357,6 +358,7 @@ impl TxnBuffer {
         let Some(txn) = self.open.get_mut(&row.xid) else {
             return Ok(());
         };
+        txn.learn_username(&row);
         let was_spilled = txn.spill.is_some();
         let mem_before = txn.mem_bytes;
         let written = match txn.push(row, key) {

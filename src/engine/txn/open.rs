@@ -2,6 +2,8 @@
 //! a ROW_ID key per row so partial rollbacks remove the right change, and
 //! the live rows read back in push order at commit.
 
+use std::sync::Arc;
+
 use chrono::NaiveDateTime;
 
 use super::rowkey;
@@ -42,6 +44,9 @@ pub(super) struct Txn {
     pub(super) ddl: u64,
     /// Its START row was read: no change of it came before capture.
     pub(super) whole: bool,
+    /// Who ran it: USERNAME of its START row, or of the first row that
+    /// names someone when the START row was not read.
+    pub(super) username: Option<Arc<str>>,
 }
 
 impl Txn {
@@ -59,6 +64,24 @@ impl Txn {
             changes: 0,
             ddl: 0,
             whole: false,
+            username: None,
+        }
+    }
+
+    /// Takes the row's USERNAME as the transaction's if none is known yet.
+    /// LogMiner shows the name on the rows mined with the transaction's
+    /// START row, and `UNKNOWN` on rows mined without it.
+    pub(super) fn learn_username(&mut self, row: &LogMinerRow) {
+        if self.username.is_some() {
+            return;
+        }
+        if let Some(name) = row
+            .username
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && *n != "UNKNOWN")
+        {
+            self.username = Some(Arc::from(name));
         }
     }
 

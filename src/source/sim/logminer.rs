@@ -18,6 +18,9 @@ use super::model::{Body, DmlOp, Model, Rec, MAX_NEXT_CHANGE};
 use super::sql_redo::{self, DmlStatement};
 use super::value::Value;
 
+/// USERNAME of a row LogMiner cannot tie to its transaction's START record.
+const UNKNOWN_USER: &str = "UNKNOWN";
+
 /// SQL_REDO pieces are at most this many bytes (`CSF = 1` on all but the last).
 pub const CSF_PIECE_BYTES: usize = 4000;
 
@@ -380,13 +383,20 @@ impl Session {
                 continue;
             }
             let mut row = self.render(model, rec);
-            if matches!(rec.body, Body::Start) {
+            let start = matches!(rec.body, Body::Start);
+            if start {
                 started_recent.insert(rec.xid().clone());
-            } else if is_undo(&row)
-                && !started_before.contains(rec.xid())
-                && !started_recent.contains(rec.xid())
-            {
+            }
+            let start_mined =
+                start || started_before.contains(rec.xid()) || started_recent.contains(rec.xid());
+            if !start_mined && is_undo(&row) {
                 row.xid = undo_xid(&row.xid);
+            }
+            // The user is in the transaction's START record: LogMiner
+            // shows it on the rows mined with that record, `UNKNOWN` on
+            // the others (Debezium DBZ-8884, DBZ-3978).
+            if !start_mined || !model.logs_user() {
+                row.username = Some(UNKNOWN_USER.to_string());
             }
             if let Some(c) = &self.container {
                 if row.src_con_name.as_deref() != Some(c.as_str()) {

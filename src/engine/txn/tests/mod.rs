@@ -5,7 +5,7 @@
 
 use super::commit::ts_ms;
 use super::*;
-use crate::engine::event::{CapturedEvent, Field, FieldRef, Image, Op};
+use crate::engine::event::{CapturedEvent, ChangeEvent, Field, FieldRef, Image, Op};
 use crate::engine::finding::Finding;
 use chrono::NaiveDate;
 

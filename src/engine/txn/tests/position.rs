@@ -4,14 +4,19 @@
 
 use super::*;
 
-fn partial_flags(events: &[CapturedEvent]) -> Vec<(String, bool)> {
+/// `f` of each change among `events`, DDL left out.
+fn of_changes<T>(events: &[CapturedEvent], f: impl Fn(&ChangeEvent) -> T) -> Vec<T> {
     events
         .iter()
         .filter_map(|e| match e {
-            CapturedEvent::Change(c) => Some((c.source.xid.clone(), c.partial)),
+            CapturedEvent::Change(c) => Some(f(c)),
             CapturedEvent::Ddl(_) => None,
         })
         .collect()
+}
+
+fn partial_flags(events: &[CapturedEvent]) -> Vec<(String, bool)> {
+    of_changes(events, |c| (c.source.xid.clone(), c.partial))
 }
 
 #[test]
@@ -293,4 +298,97 @@ fn a_transaction_dropped_as_ended_that_writes_again_is_a_finding_and_comes_out_p
         .collect();
     assert_eq!(xids, vec![(A, 12), (B, 14)], "{f:?}");
     assert_eq!(buf.stats().findings, 2);
+}
+
+fn named(mut row: LogMinerRow, user: &str) -> LogMinerRow {
+    row.username = Some(user.into());
+    row
+}
+
+/// (user_name, start_scn, start_ts_ms, commit_ts_ms) of a change.
+type Origin = (Option<String>, Option<Scn>, Option<i64>, i64);
+
+fn origins(events: &[CapturedEvent]) -> Vec<Origin> {
+    of_changes(events, |c| {
+        (
+            c.source.user_name.as_deref().map(str::to_string),
+            c.source.start_scn,
+            c.source.start_ts_ms,
+            c.commit_ts_ms,
+        )
+    })
+}
+
+/// The origin of a transaction SCOTT began at SCN 3 and committed at 6.
+fn scott_started_at_3_committed_at_6() -> Origin {
+    (
+        Some("SCOTT".to_string()),
+        Some(3),
+        Some(ts_ms(at(3))),
+        ts_ms(at(6)),
+    )
+}
+
+#[test]
+fn every_change_carries_the_user_and_start_of_its_transactions_start_row_issue32() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    // Rows mined apart from their START row say UNKNOWN; the START row
+    // names the user for the whole transaction.
+    let events = run(
+        &mut buf,
+        vec![
+            named(start(3, B), "SCOTT"),
+            named(insert(4, B, 1), "UNKNOWN"),
+            named(insert(5, B, 2), "SCOTT"),
+            named(commit(6, B), "UNKNOWN"),
+        ],
+    );
+    let want = scott_started_at_3_committed_at_6();
+    assert_eq!(origins(&events), [want.clone(), want]);
+}
+
+#[test]
+fn a_partial_transaction_has_no_start_and_a_user_only_if_a_row_names_one_issue32() {
+    let mut buf = TxnBuffer::new(BufferConfig::default());
+    let events = run(
+        &mut buf,
+        vec![
+            named(insert(2, A, 1), "UNKNOWN"),
+            insert(3, C, 3),
+            named(insert(4, A, 2), "UNKNOWN"),
+            named(insert(5, C, 4), "SCOTT"),
+            commit(6, A),
+            commit(7, C),
+        ],
+    );
+    let unnamed = (None, None, None, ts_ms(at(6)));
+    let named_later = (Some("SCOTT".to_string()), None, None, ts_ms(at(7)));
+    assert_eq!(
+        origins(&events),
+        [unnamed.clone(), unnamed, named_later.clone(), named_later]
+    );
+}
+
+#[test]
+fn a_spilled_transaction_keeps_its_user_and_start_issue32() {
+    let mut buf = TxnBuffer::new(BufferConfig {
+        spill_txn_bytes: Some(1),
+        ..BufferConfig::default()
+    });
+    let events = run(
+        &mut buf,
+        vec![
+            named(start(3, B), "SCOTT"),
+            named(insert(4, B, 1), "UNKNOWN"),
+            named(insert(5, B, 2), "UNKNOWN"),
+            commit(6, B),
+        ],
+    );
+    assert_eq!(
+        buf.stats().spilled_transactions,
+        1,
+        "the transaction went to disk"
+    );
+    let want = scott_started_at_3_committed_at_6();
+    assert_eq!(origins(&events), [want.clone(), want]);
 }

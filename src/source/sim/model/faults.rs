@@ -99,6 +99,7 @@ impl Model {
         let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let pdb = self.con_name(Some(t));
         let tag = TxnTag::new(xid.clone(), user, pdb);
+        let start_time = self.now_sec();
         let start_scn = self.emit(1, &tag, Body::Start, 40, false).scn;
         let ddl_scn = self
             .emit(
@@ -118,6 +119,7 @@ impl Model {
             .emit(1, &tag, Body::Commit { start_scn }, 40, false)
             .scn;
         let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
+        let pos = self.with_origin(pos, &tag.username, start_scn, start_time);
         let commit_ts_ms = ms(self.now_sec());
         self.record_truth(
             start_scn,

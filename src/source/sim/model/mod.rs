@@ -197,6 +197,13 @@ impl Model {
         self.start + Duration::milliseconds(self.now_ms)
     }
 
+    /// Whether redo names the user who ran a transaction: Oracle writes
+    /// the session's user into the transaction's first record only under
+    /// (at least minimal) supplemental logging.
+    pub fn logs_user(&self) -> bool {
+        self.scenario.instance.supplemental_logging != crate::source::sim::scenario::SuppLevel::None
+    }
+
     /// Database time truncated to the second, as redo and V$ views show it.
     fn now_sec(&self) -> NaiveDateTime {
         let t = self.now();

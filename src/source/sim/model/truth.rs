@@ -1,6 +1,8 @@
 //! The ground truth: every committed change and DDL in commit order, as a
 //! faithful capture must deliver it: what captured output is checked against.
 
+use std::sync::Arc;
+
 use chrono::NaiveDateTime;
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
@@ -72,7 +74,27 @@ impl Model {
             thread,
             row_id,
             dialect: self.scenario.instance.dialect,
+            user_name: None,
+            start_scn: None,
+            start_ts_ms: None,
         }
+    }
+
+    /// `source` as a capture that read the transaction's START row writes
+    /// it: who ran it (Oracle logs the user only under supplemental
+    /// logging; DM8 always) and where it began.
+    pub(super) fn with_origin(
+        &self,
+        mut source: SourcePosition,
+        user: &Arc<str>,
+        start_scn: Scn,
+        start_time: NaiveDateTime,
+    ) -> SourcePosition {
+        let named = self.scenario.is_dm() || self.logs_user();
+        source.user_name = named.then(|| user.clone());
+        source.start_scn = Some(start_scn);
+        source.start_ts_ms = Some(ms(start_time));
+        source
     }
 
     pub(super) fn change_event(
@@ -258,15 +280,20 @@ impl Model {
             op,
             before,
             after,
-            source: self.position(
-                c.table,
-                txn.xid(),
-                c.scn,
-                commit_scn,
-                c.time,
-                Some(c.rs_id.to_string()),
-                c.thread,
-                Some(c.rowid.to_string()),
+            source: self.with_origin(
+                self.position(
+                    c.table,
+                    txn.xid(),
+                    c.scn,
+                    commit_scn,
+                    c.time,
+                    Some(c.rs_id.to_string()),
+                    c.thread,
+                    Some(c.rowid.to_string()),
+                ),
+                txn.username(),
+                txn.start_scn,
+                txn.start_time,
             ),
             snapshot: false,
             partial: false,
