@@ -91,17 +91,28 @@ pub(crate) fn reduce(events: &[serde_json::Value]) -> BTreeMap<Key, (u64, serde_
     state
 }
 
-/// `sim truth --table-state --at-scn`: rows by key, and keys partition DDL
-/// removed with the SCN of the DDL.
+/// `sim truth --table-state --at-scn` of [`SCENARIO`].
 #[allow(clippy::type_complexity)]
 fn table_state(dir: &Path, at: &str) -> (BTreeMap<Key, serde_json::Value>, Vec<(Key, u64)>) {
+    table_state_of(dir, SCENARIO, at)
+}
+
+/// `sim truth --scenario scenario --table-state --at-scn`: rows by key, and
+/// keys partition DDL removed with the SCN of the DDL; rows of key-less
+/// tables are left out.
+#[allow(clippy::type_complexity)]
+pub(crate) fn table_state_of(
+    dir: &Path,
+    scenario: &str,
+    at: &str,
+) -> (BTreeMap<Key, serde_json::Value>, Vec<(Key, u64)>) {
     let out = cdcctl(
         dir,
         &[
             "sim",
             "truth",
             "--scenario",
-            SCENARIO,
+            scenario,
             "--table-state",
             "--at-scn",
             at,
@@ -116,11 +127,11 @@ fn table_state(dir: &Path, at: &str) -> (BTreeMap<Key, serde_json::Value>, Vec<(
     let mut rows = BTreeMap::new();
     let mut removed = Vec::new();
     for v in lines(&String::from_utf8_lossy(&out.stdout)) {
-        let key = (
-            str_of(&v["schema"]),
-            str_of(&v["table"]),
-            first_value(&v["key"]).expect("key"),
-        );
+        // A table without a key (none in SCENARIO) cannot be compared by key.
+        let Some(first) = first_value(&v["key"]) else {
+            continue;
+        };
+        let key = (str_of(&v["schema"]), str_of(&v["table"]), first);
         if v["removed_at_scn"].is_string() {
             removed.push((key, scn_of(&v["removed_at_scn"])));
         } else {

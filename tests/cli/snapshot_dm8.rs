@@ -3,11 +3,11 @@
 //! Oracle's, compared per key with the simulator's table contents, also
 //! across SIGKILLs; and refused where DM8's flashback is off.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::run::{cdcctl, lines};
-use crate::snapshot::{killed_then_run_to_the_end, output, reduce};
+use crate::run::cdcctl;
+use crate::snapshot::{killed_then_run_to_the_end, output, reduce, table_state_of};
 
 /// Past the end of the snapshot (near LSN 55,400) with streaming since.
 const UNTIL: &str = "62000";
@@ -51,38 +51,8 @@ fn same_row(got: &serde_json::Value, want: &serde_json::Value) -> bool {
 /// at [`UNTIL`] for the captured tables.
 fn assert_reduced_output_is_the_dm8_truth(dir: &Path, events: &[serde_json::Value]) {
     let got = reduce(events);
-    let out = cdcctl(
-        dir,
-        &[
-            "sim",
-            "truth",
-            "--scenario",
-            "dm8",
-            "--table-state",
-            "--at-scn",
-            UNTIL,
-        ],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let mut want = BTreeMap::new();
-    for v in lines(&String::from_utf8_lossy(&out.stdout)) {
-        let table = v["table"].as_str().unwrap_or_default().to_string();
-        if !TABLES.contains(&format!("APP.{table}").as_str()) {
-            continue;
-        }
-        let key = v["key"]
-            .as_object()
-            .and_then(|k| k.values().next())
-            .and_then(|k| k.as_str())
-            .expect("a one-column key")
-            .to_string();
-        want.insert(("APP".to_string(), table, key), v["row"].clone());
-    }
+    let (mut want, _) = table_state_of(dir, "dm8", UNTIL);
+    want.retain(|k, _| TABLES.contains(&format!("{}.{}", k.0, k.1).as_str()));
     let got_keys: BTreeSet<_> = got.keys().collect();
     let want_keys: BTreeSet<_> = want.keys().collect();
     let missing: Vec<_> = want_keys.difference(&got_keys).take(5).collect();
