@@ -44,7 +44,7 @@ pub fn for_ora(ora_code: Option<u32>) -> u8 {
 pub fn for_dm(dm_code: i32) -> u8 {
     use crate::source::dm::error::{dm_advice, DmClass};
     match dm_advice(dm_code).map(|a| a.class) {
-        Some(DmClass::MissingLog) => UNTRUSTED_DATA,
+        Some(DmClass::MissingLog | DmClass::FlashbackExpired) => UNTRUSTED_DATA,
         Some(DmClass::MissingObject | DmClass::NoPrivilege | DmClass::MissingPackage) => USAGE,
         Some(DmClass::Connection | DmClass::Login) | None => UNREACHABLE,
     }

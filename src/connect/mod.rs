@@ -49,6 +49,9 @@ pub struct OpenedSource {
     /// What the instance lets capture do with losses (NOARCHIVELOG,
     /// supplemental logging off): said once at the start, on the screen too.
     pub warnings: Vec<crate::preflight::startup::Condition>,
+    /// Why this instance cannot give an initial snapshot (DM8 without
+    /// flashback), for `run` to refuse one before it starts.
+    pub snapshot_stop: Option<crate::preflight::startup::Condition>,
     /// Banner version, container and user, for headers.
     pub version: String,
     pub container: String,
@@ -396,6 +399,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         column_kinds,
         lob_columns: columns.lobs,
         warnings: viability.warnings,
+        snapshot_stop: crate::preflight::startup::snapshot_stop(&instance),
         version: instance.banner.clone(),
         container: session.con_name.clone(),
         user: session.user.clone(),

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::connect::OpenedSource;
+use crate::connect::{OpenError, OpenedSource};
 use crate::engine::capture::{Capture, CaptureConfig, StartAt};
 use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use crate::engine::event::ColumnKind;
@@ -20,7 +20,7 @@ use crate::sink::lock::WriterLock;
 use crate::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
 use crate::sink::stream;
 use crate::sink::EventSink;
-use crate::source::{Dialect, RedoSource, ScnTime, TableName};
+use crate::source::{RedoSource, ScnTime, TableName};
 
 use super::config::DaemonConfig;
 use super::error::DaemonError;
@@ -175,7 +175,7 @@ fn snapshot_mode(config: &DaemonConfig, fresh: bool) -> Result<SnapshotMode, Dae
 }
 
 /// Opens the source at the highest SCN the checkpoint knows the database
-/// reached; DM8 sources take no snapshot yet, so the mode may change.
+/// reached, refusing a snapshot the instance cannot give.
 pub fn open_source(
     config: &DaemonConfig,
     prepared: &Prepared,
@@ -195,28 +195,23 @@ pub fn open_source(
             fields: Vec::new(),
         });
     }
-    // Snapshots of DM8 tables are not wired yet: a run that would take one
-    // by default streams from now instead, and one asked for is refused
-    // before a checkpoint promises a snapshot that cannot be read.
-    let mode = match (opened.source.dialect(), prepared.mode, config.snapshot) {
-        (Dialect::Dm, SnapshotMode::Never, _) => prepared.mode,
-        (Dialect::Dm, _, None) => {
-            say(
-                reporter,
-                "DM8 tables cannot be snapshotted yet: no initial snapshot; the stream \
-                 starts at the current position (pass --snapshot never to say so)"
-                    .into(),
-            );
-            SnapshotMode::Never
+    // A snapshot that cannot be read (DM8 without flashback) is refused
+    // before a checkpoint promises it, whether asked for or the default.
+    let unfinished = prepared
+        .existing
+        .as_ref()
+        .and_then(|c| c.snapshot.as_ref())
+        .is_some_and(|p| !p.finished());
+    if prepared.mode != SnapshotMode::Never || unfinished {
+        if let Some(stop) = &opened.snapshot_stop {
+            return Err(DaemonError::Open(OpenError {
+                exit_code: crate::exit::UNTRUSTED_DATA,
+                message: crate::exit::with_advice(&stop.message, Some(&stop.advice)),
+                transient: false,
+            }));
         }
-        (Dialect::Dm, _, Some(_)) => {
-            return Err(DaemonError::usage(
-                "--snapshot: DM8 tables cannot be snapshotted yet; \
-                 use --snapshot never (changes from the start position on)",
-            ))
-        }
-        _ => prepared.mode,
-    };
+    }
+    let mode = prepared.mode;
     Ok((opened, mode))
 }
 

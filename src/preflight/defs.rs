@@ -104,6 +104,10 @@ pub(crate) const CHECK_FILES: &[(&str, &str)] = &[
         include_str!("../../checks/dm-topology-ddl.toml"),
     ),
     (
+        "dm-flashback.toml",
+        include_str!("../../checks/dm-flashback.toml"),
+    ),
+    (
         "dm-grants.toml",
         include_str!("../../checks/dm-grants.toml"),
     ),

@@ -28,6 +28,37 @@ fn condition(message: &str, advice: &str) -> Condition {
     }
 }
 
+/// Why an initial snapshot cannot be read on `instance`, if it cannot.
+/// DM8 reads each chunk with a flashback query (`AS OF SCN lsn`), which
+/// needs `ENABLE_FLASHBACK = 1` (off by default) and undo kept over one
+/// chunk's read (`UNDO_RETENTION`, 90 s by default); without flashback it
+/// would fail at the first chunk, or with an unreadable `V$DM_INI` it may.
+/// Oracle's flashback needs no switch.
+pub fn snapshot_stop(instance: &InstanceFacts) -> Option<Condition> {
+    if instance.dialect != Dialect::Dm {
+        return None;
+    }
+    let advice = "as SYSDBA: SP_SET_PARA_VALUE(1, 'ENABLE_FLASHBACK', 1); \
+                  SP_SET_PARA_DOUBLE_VALUE(1, 'UNDO_RETENTION', 900); (both dynamic), or pass \
+                  --snapshot never to stream from the current position without reading the \
+                  tables";
+    match instance.parameter("enable_flashback").map(str::trim) {
+        Some("1") => None,
+        Some(v) => Some(condition(
+            &format!(
+                "ENABLE_FLASHBACK = {v}: DM8 keeps no earlier version of a row, so the initial \
+                 snapshot's flashback reads (AS OF SCN) cannot be made"
+            ),
+            advice,
+        )),
+        None => Some(condition(
+            "cannot tell whether DM8's flashback is on (V$DM_INI is not readable): the initial \
+             snapshot reads each chunk AS OF SCN and needs ENABLE_FLASHBACK = 1",
+            &format!("GRANT SELECT ON SYS.V$DM_INI TO the capture user; {advice}"),
+        )),
+    }
+}
+
 /// Judges `instance` for a capture.
 pub fn viability(instance: &InstanceFacts) -> Viability {
     match instance.dialect {

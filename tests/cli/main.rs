@@ -21,6 +21,7 @@ mod run;
 mod scenarios;
 mod sim;
 mod snapshot;
+mod snapshot_dm8;
 mod snapshot_exact;
 mod tail;
 mod value_forms;

@@ -64,7 +64,7 @@ pub enum ColumnKind {
 }
 
 impl ColumnKind {
-    /// The kind of an Oracle data type, as the dictionary names it.
+    /// The kind of an Oracle (or DM8) data type, as the dictionary names it.
     pub fn of_data_type(data_type: &str) -> Option<ColumnKind> {
         let base = data_type.split('(').next().unwrap_or_default().trim();
         let upper = base.to_ascii_uppercase();
@@ -74,6 +74,18 @@ impl ColumnKind {
             "BINARY_FLOAT",
             "BINARY_DOUBLE",
             "INTEGER",
+            // DM8's exact and approximate numbers.
+            "INT",
+            "BIGINT",
+            "SMALLINT",
+            "TINYINT",
+            "BYTE",
+            "DECIMAL",
+            "DEC",
+            "NUMERIC",
+            "DOUBLE",
+            "DOUBLE PRECISION",
+            "REAL",
         ]
         .contains(&upper.as_str())
         {

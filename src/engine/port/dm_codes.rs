@@ -24,6 +24,8 @@ pub enum DmClass {
     MissingPackage,
     /// A log file LogMiner was given cannot be opened.
     MissingLog,
+    /// A flashback read asked for a version DM8 no longer keeps.
+    FlashbackExpired,
 }
 
 /// What a DM8 code means and what to do about it.
@@ -49,6 +51,9 @@ pub const NO_OBJECT: i32 = -2106;
 pub const NO_PACKAGE_MEMBER: i32 = -2207;
 /// `[DBMS_LOGMNR.ADD_LOGFILE] 打开文件失败`: the log file cannot be opened.
 pub const LOG_OPEN_FAILED: i32 = -4546;
+/// 闪回版本已过期: the version a flashback query (`AS OF SCN`) asks for is
+/// no longer kept: its undo is older than `UNDO_RETENTION`.
+pub const FLASHBACK_EXPIRED: i32 = -9801;
 
 const ADVICE: &[DmAdvice] = &[
     DmAdvice { code: NETWORK, meaning: "network error: no DM8 server answered, or the connection dropped", advice: "check host and port (DM8 listens on 5236 by default) and that dmserver runs; cdcctl reconnects after transient drops", class: DmClass::Connection, transient: true },
@@ -56,6 +61,7 @@ const ADVICE: &[DmAdvice] = &[
     DmAdvice { code: NO_OBJECT, meaning: "invalid table or view name (it does not exist, or the user may not see it)", advice: "grant SELECT on the view (GRANT SELECT ON SYS.V$ARCH_FILE TO user) or check the name's case", class: DmClass::MissingObject, transient: false },
     DmAdvice { code: NO_PACKAGE_MEMBER, meaning: "a package member cannot be resolved: DBMS_LOGMNR is not created, or not granted", advice: "a DBA runs SP_CREATE_SYSTEM_PACKAGES(1, 'DBMS_LOGMNR') once and grants EXECUTE ON SYS.DBMS_LOGMNR to the capture user", class: DmClass::MissingPackage, transient: false },
     DmAdvice { code: LOG_OPEN_FAILED, meaning: "DBMS_LOGMNR cannot open the log file: it was removed from the archive destination, or it is an online redo file", advice: "restore the archived file into the archive destination, or take a new snapshot: changes in it cannot be captured; keep archives longer than the longest outage", class: DmClass::MissingLog, transient: false },
+    DmAdvice { code: FLASHBACK_EXPIRED, meaning: "flashback version expired: the undo of the LSN a snapshot chunk reads AS OF was released", advice: "raise UNDO_RETENTION above one chunk's read (SP_SET_PARA_DOUBLE_VALUE(1, 'UNDO_RETENTION', 900)) and check ENABLE_FLASHBACK = 1; cdcctl reads the chunk again at a fresher LSN", class: DmClass::FlashbackExpired, transient: false },
 ];
 
 /// Looks a DM8 code up in cdcctl's advice table.

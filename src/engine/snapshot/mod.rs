@@ -163,12 +163,15 @@ pub enum SnapshotError {
 /// Something the operator should hear about; the snapshot went on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SnapshotNotice {
-    /// ORA-01555: the chunk is read again at a fresher SCN.
+    /// ORA-01555 (DM8: -9801, flashback version expired): the chunk is
+    /// read again at a fresher SCN.
     SnapshotTooOld {
         table: TableName,
         chunk: u64,
         scn: Scn,
         next_rows: usize,
+        /// The database's code and its meaning, as the notice shows them.
+        error: String,
     },
     /// ORA-08103: the segment changed; read again at a fresher SCN.
     ObjectNoLongerExists {
@@ -198,8 +201,9 @@ impl SnapshotNotice {
                 chunk,
                 scn,
                 next_rows,
+                error,
             } => format!(
-                "ORA-01555 (snapshot too old) reading chunk {chunk} of {table} AS OF SCN {scn}: \
+                "{error} reading chunk {chunk} of {table} AS OF SCN {scn}: \
                  undo was overwritten; reading the chunk again at a fresher SCN, {next_rows} rows \
                  at most"
             ),
@@ -477,7 +481,7 @@ impl Snapshotter {
         source: &mut S,
     ) -> Result<Step, SnapshotError> {
         let table = self.progress.tables[t].table.clone();
-        match e.ora_code() {
+        match snapshot_fault(&e) {
             Some(1555) => {
                 // Once may be the stream lagging behind undo; twice in a row
                 // means the chunk takes longer to read than undo keeps.
@@ -485,11 +489,18 @@ impl Snapshotter {
                     self.chunk_rows = (self.chunk_rows / 2).max(1);
                 }
                 self.too_old_before = true;
+                let error = match &e {
+                    SourceError::Dm { code, .. } => {
+                        format!("DM{code} (flashback version expired)")
+                    }
+                    _ => "ORA-01555 (snapshot too old)".to_string(),
+                };
                 self.notices.push(SnapshotNotice::SnapshotTooOld {
                     table,
                     chunk,
                     scn,
                     next_rows: self.chunk_rows,
+                    error,
                 });
                 Ok(Step::Retry)
             }
@@ -567,6 +578,18 @@ impl Snapshotter {
             index: u32::try_from(seq).unwrap_or(u32::MAX),
             table_order: if last { SNAPSHOT_LAST } else { 0 },
         }
+    }
+}
+
+/// The Oracle code a failed read means for the snapshot: DM8's answers
+/// to its flashback read in Oracle's terms (a version no longer kept is
+/// ORA-01555, a table gone is ORA-00942), so both are survived alike.
+fn snapshot_fault(e: &SourceError) -> Option<u32> {
+    use super::port::dm_codes::{FLASHBACK_EXPIRED, NO_OBJECT};
+    match e {
+        SourceError::Dm { code, .. } if *code == FLASHBACK_EXPIRED => Some(1555),
+        SourceError::Dm { code, .. } if *code == NO_OBJECT => Some(942),
+        other => other.ora_code(),
     }
 }
 

@@ -226,6 +226,40 @@ fn repeated_ora_01555_halves_the_chunk_and_ora_08103_forgets_the_segments() {
 }
 
 #[test]
+fn dm8_flashback_version_expired_is_read_again_smaller_and_a_missing_table_stops_alone_issue34() {
+    let mut s = snapshotter(&["GONE", "A"], 8);
+    let mut src = ScriptedReads::default();
+    let expired = || SourceError::Dm {
+        code: -9801,
+        message: "闪回版本已过期".into(),
+    };
+    src.answers.extend([
+        Err(SourceError::Dm {
+            code: -2106,
+            message: "无效的表或视图名".into(),
+        }),
+        Err(expired()),
+        Err(expired()),
+        chunk(&[1], false),
+    ]);
+    assert_eq!(step(&mut s, &mut src, 10).0, Step::TableStopped);
+    assert_eq!(step(&mut s, &mut src, 11).0, Step::Retry);
+    assert_eq!(step(&mut s, &mut src, 12).0, Step::Retry);
+    assert!(matches!(step(&mut s, &mut src, 13).0, Step::Chunk { .. }));
+    let limits: Vec<usize> = src.asked.iter().map(|a| a.3).collect();
+    assert_eq!(limits, [8, 8, 8, 4]);
+    let notices = notice_messages(&mut s);
+    assert!(
+        notices[0].contains("APP.GONE can no longer be read"),
+        "{notices:?}"
+    );
+    assert!(
+        notices[1].contains("DM-9801 (flashback version expired) reading chunk 1 of APP.A"),
+        "{notices:?}"
+    );
+}
+
+#[test]
 fn a_dropped_table_stops_alone_and_a_lost_connection_asks_to_reconnect() {
     let mut s = snapshotter(&["GONE", "B"], 5);
     let mut src = ScriptedReads::default();

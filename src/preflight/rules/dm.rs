@@ -1,5 +1,6 @@
 //! Dameng DM8 rules: archiving, archive destinations, RLOG_APPEND_LOGIC,
-//! the DBMS_LOGMNR package, archived-log-only mining, topology and DDL.
+//! the DBMS_LOGMNR package, archived-log-only mining, topology and DDL,
+//! and the flashback the initial snapshot reads with.
 
 use super::need;
 use crate::preflight::defs::CheckDef;
@@ -87,6 +88,40 @@ pub fn logic_log(f: &Facts, _d: &CheckDef) -> Outcome {
         "3" => Outcome::warn("RLOG_APPEND_LOGIC = 3: changed columns plus ROWID only").with(ev),
         "4" => Outcome::warn("RLOG_APPEND_LOGIC = 4: undocumented meaning; use 2").with(ev),
         _ => Outcome::fail("logical logging is off: V$LOGMNR_CONTENTS comes back empty").with(ev),
+    }
+}
+
+/// `ENABLE_FLASHBACK` and `UNDO_RETENTION`, which the snapshot's
+/// `AS OF SCN` reads need.
+pub fn flashback(f: &Facts, d: &CheckDef) -> Outcome {
+    let i = need!(f, instance, "instance");
+    let Some(on) = i.parameter("enable_flashback").map(str::trim) else {
+        return Outcome::skip("ENABLE_FLASHBACK was not read (SELECT on V$DM_INI)");
+    };
+    let retention = i
+        .parameter("undo_retention")
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    let ev = format!(
+        "ENABLE_FLASHBACK = {on}, UNDO_RETENTION = {}",
+        retention.map_or_else(|| "unknown".to_string(), |r| format!("{r} s"))
+    );
+    if on != "1" {
+        return Outcome::fail(
+            "flashback is off: DM8 keeps no earlier row versions, so `cdcctl run` refuses its \
+             initial snapshot (each chunk is a flashback read AS OF SCN); `--snapshot never` \
+             streams without one",
+        )
+        .with(ev);
+    }
+    let min = d.threshold("min_retention_s", 60.0);
+    match retention {
+        Some(r) if r < min => Outcome::warn(format!(
+            "UNDO_RETENTION = {r} s, below {min} s: a snapshot chunk read longer than that meets \
+             [-9801] (flashback version expired) and is read again with fewer rows"
+        ))
+        .with(ev),
+        _ => Outcome::pass("flashback is on: each snapshot chunk is read AS OF SCN the newest LSN")
+            .with(ev),
     }
 }
 

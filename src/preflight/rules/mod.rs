@@ -77,6 +77,7 @@ pub fn rule_for(id: &str) -> Option<Rule> {
         "dm-archive-only" => dm::archive_only,
         "dm-topology-ddl" => dm::topology_ddl,
         "dm-grants" => dm::grants,
+        "dm-flashback" => dm::flashback,
         "dm-tbl-key" => dm::tbl_key,
         "dm-tbl-types" => dm::tbl_types,
         "ys-pool" => yashandb::pool,
@@ -778,6 +779,44 @@ mod tests {
         let out = (rule_for("dm-grants").unwrap())(&f, &def("dm-grants"));
         assert_eq!(out.status, Status::Fail);
         assert!(!out.detail.contains("DBMS_LOGMNR"), "{}", out.detail);
+    }
+
+    #[test]
+    fn dm8_snapshot_needs_flashback_on_and_warns_on_a_short_undo_retention_issue34() {
+        let instance = |flashback: Option<&str>, retention: &str| {
+            let mut i = InstanceFacts {
+                dialect: crate::source::Dialect::Dm,
+                dm: Some(crate::source::DmFacts::default()),
+                ..Default::default()
+            };
+            if let Some(v) = flashback {
+                i.parameters.insert("enable_flashback".into(), v.into());
+            }
+            i.parameters
+                .insert("undo_retention".into(), retention.into());
+            i
+        };
+        let run = |flashback, retention| {
+            let f = Facts {
+                instance: Some(instance(flashback, retention)),
+                ..Default::default()
+            };
+            (rule_for("dm-flashback").unwrap())(&f, &def("dm-flashback"))
+        };
+        let off = run(Some("0"), "900.000000");
+        assert_eq!(off.status, Status::Fail);
+        assert!(off.detail.contains("--snapshot never"), "{}", off.detail);
+        assert_eq!(run(Some("1"), "90.000000").status, Status::Pass);
+        let short = run(Some("1"), "30.000000");
+        assert_eq!(short.status, Status::Warn);
+        assert!(short.detail.contains("-9801"), "{}", short.detail);
+        assert_eq!(run(None, "90").status, Status::Skip);
+        // What `run` refuses a snapshot for, the same facts.
+        use crate::preflight::startup::snapshot_stop;
+        assert!(snapshot_stop(&instance(Some("0"), "90")).is_some());
+        assert!(snapshot_stop(&instance(None, "90")).is_some());
+        assert!(snapshot_stop(&instance(Some("1"), "90")).is_none());
+        assert!(snapshot_stop(&InstanceFacts::default()).is_none());
     }
 
     #[test]

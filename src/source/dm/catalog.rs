@@ -134,7 +134,7 @@ impl DmSource {
             .rows)
     }
 
-    fn table_facts(&mut self, name: &TableName) -> Result<TableFacts, SourceError> {
+    pub(super) fn table_facts(&mut self, name: &TableName) -> Result<TableFacts, SourceError> {
         let mut facts = TableFacts {
             name: name.clone(),
             ..Default::default()

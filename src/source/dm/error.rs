@@ -6,7 +6,8 @@
 //! is still reported, with DM's own message, as a database error.
 
 pub use crate::engine::port::dm_codes::{
-    dm_advice, DmClass, BAD_LOGIN, LOG_OPEN_FAILED, NETWORK, NO_OBJECT, NO_PACKAGE_MEMBER,
+    dm_advice, DmClass, BAD_LOGIN, FLASHBACK_EXPIRED, LOG_OPEN_FAILED, NETWORK, NO_OBJECT,
+    NO_PACKAGE_MEMBER,
 };
 use crate::source::SourceError;
 

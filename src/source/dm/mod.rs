@@ -7,13 +7,14 @@
 //! server; this module only runs statements and hands text rows on.
 //!
 //! DM8 mines archive files only (the one still being written included),
-//! its SCN is an LSN, and it has no consistent-read snapshot cdcctl uses
-//! yet: a snapshot read is refused with a typed error.
+//! and its SCN is an LSN: a snapshot chunk is a flashback read `AS OF SCN`
+//! that LSN ([`snapshot`]).
 
 pub mod catalog;
 pub mod error;
 pub mod export;
 pub mod rows;
+mod snapshot;
 pub mod sql;
 pub mod url;
 
@@ -89,6 +90,8 @@ pub struct DmSource {
     logminer_started: bool,
     /// `DBMS_LOGMNR` was found created once; not asked again every window.
     package_seen: bool,
+    /// What the snapshot reads of each table, looked up at its first chunk.
+    snapshot_meta: std::collections::BTreeMap<TableName, snapshot::DmSnapshotMeta>,
 }
 
 impl std::fmt::Debug for DmSource {
@@ -155,6 +158,7 @@ impl DmSource {
             known_files: Vec::new(),
             logminer_started: false,
             package_seen: false,
+            snapshot_meta: std::collections::BTreeMap::new(),
         })
     }
 
@@ -370,11 +374,45 @@ impl RedoSource for DmSource {
     fn snapshot_chunk(
         &mut self,
         table: &TableName,
-        _as_of_scn: Scn,
-        _after_key: Option<&[String]>,
-        _limit: usize,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
-        Err(snapshot_unsupported(table))
+        let meta = match self.snapshot_meta.get(table) {
+            Some(m) => m.clone(),
+            None => {
+                let facts = self.table_facts(table)?;
+                let m = snapshot::meta_from_facts(table, &facts)?;
+                self.snapshot_meta.insert(table.clone(), m.clone());
+                m
+            }
+        };
+        let want = meta.key.len().max(1);
+        if let Some(k) = after_key.filter(|k| k.len() != want) {
+            return Err(SourceError::Invalid(format!(
+                "the snapshot of {table} resumes after a key of {} values, but its key has \
+                 {want}; restart the snapshot of this table",
+                k.len()
+            )));
+        }
+        let read = sql::DmSnapshotRead {
+            owner: &table.owner,
+            table: &table.table,
+            columns: &meta.columns,
+            key: &meta.key,
+            after_key,
+            limit,
+            as_of_lsn: as_of_scn,
+        };
+        let bound = sql::snapshot_chunk(&read).ok_or_else(|| {
+            SourceError::Invalid(format!("{table}: a name holds a double quote or a NUL"))
+        })?;
+        let rows = self.query(&bound)?.rows;
+        snapshot::chunk_from_rows(&meta, rows, limit)
+    }
+
+    fn forget_segments(&mut self, table: &TableName) {
+        self.snapshot_meta.remove(table);
     }
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
@@ -387,16 +425,6 @@ impl RedoSource for DmSource {
         old.close();
         Ok(())
     }
-}
-
-/// Why a DM8 table cannot be snapshotted: DM8's flashback query
-/// (`AS OF SCN`, with ENABLE_FLASHBACK=1) is not wired into cdcctl yet, and
-/// a plain read would not be consistent with the start position.
-pub fn snapshot_unsupported(table: &TableName) -> SourceError {
-    SourceError::Unsupported(format!(
-        "cannot snapshot {table}: snapshots of DM8 tables are not supported yet; \
-         capture changes from the start position on with `run --snapshot never`"
-    ))
 }
 
 #[cfg(test)]

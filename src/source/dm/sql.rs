@@ -40,10 +40,11 @@ pub const LOGMNR_PACKAGE: &str =
 pub const DATABASE: &str = "SELECT NAME, ARCH_MODE FROM V$DATABASE";
 
 /// The parameters capture depends on. A superset of `dm_ini` in
-/// checks/dm-arch.toml: the flashback and LOB settings matter too.
+/// checks/dm-arch.toml: the LOB settings matter too, and the snapshot's
+/// flashback reads need `ENABLE_FLASHBACK` and `UNDO_RETENTION`.
 pub const DM_INI: &str = "SELECT PARA_NAME, PARA_VALUE FROM V$DM_INI WHERE PARA_NAME IN \
 ('ARCH_INI', 'RLOG_APPEND_LOGIC', 'MPP_INI', 'RLOG_IGNORE_TABLE_SET', 'LOGMNR_PARSE_LOB', \
-'ENABLE_FLASHBACK')";
+'ENABLE_FLASHBACK', 'UNDO_RETENTION')";
 
 /// The instances of a DMDSC cluster (Dameng's DSC manual, "V$DSC_EP_INFO":
 /// the same rows from every node; no row on a single instance).
@@ -312,4 +313,157 @@ pub fn table_bound(text: &str, owner: &str, table: &str) -> BoundSql {
             ("table_name".to_string(), BindValue::Text(table.to_string())),
         ],
     }
+}
+
+/// How a snapshot read selects and binds a DM8 column, by its
+/// `ALL_TAB_COLUMNS.DATA_TYPE` (and `DATA_SCALE`, a TIMESTAMP's fractional
+/// digits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DmReadKind {
+    /// Integers, DECIMAL, DOUBLE: read as they are.
+    Number,
+    /// Character data and CLOB, read as they are.
+    Text,
+    /// BINARY, VARBINARY, BLOB: the driver gives the bytes as hex.
+    Bytes,
+    /// DATE: `YYYY-MM-DD HH24:MI:SS` (the time part is midnight).
+    Date,
+    /// TIME: `HH24:MI:SS`.
+    Time,
+    /// TIMESTAMP(p), DATETIME(p): `YYYY-MM-DD HH24:MI:SS.FFp`.
+    Timestamp(u8),
+    /// TIMESTAMP(p) WITH TIME ZONE: `... TZH:TZM`.
+    TimestampTz(u8),
+}
+
+impl DmReadKind {
+    /// The `TO_CHAR` format of a date or time kind.
+    fn format(self) -> Option<String> {
+        let frac = |p: u8| {
+            if p == 0 {
+                String::new()
+            } else {
+                format!(".FF{}", p.min(9))
+            }
+        };
+        match self {
+            Self::Date => Some("YYYY-MM-DD HH24:MI:SS".into()),
+            Self::Time => Some("HH24:MI:SS".into()),
+            Self::Timestamp(p) => Some(format!("YYYY-MM-DD HH24:MI:SS{}", frac(p))),
+            Self::TimestampTz(p) => Some(format!("YYYY-MM-DD HH24:MI:SS{} TZH:TZM", frac(p))),
+            Self::Number | Self::Text | Self::Bytes => None,
+        }
+    }
+
+    /// The select expression of a quoted column.
+    pub fn select_expr(self, quoted: &str) -> String {
+        match self.format() {
+            Some(f) => format!("TO_CHAR({quoted}, '{f}')"),
+            None => quoted.to_string(),
+        }
+    }
+
+    /// The `?` of a key value in the text a read gave it, converted back
+    /// to the column's type so the comparison uses the column's ordering.
+    pub fn bind_expr(self) -> String {
+        match self {
+            Self::Number => "TO_NUMBER(?)".into(),
+            Self::Date | Self::Timestamp(_) => {
+                format!("TO_TIMESTAMP(?, '{}')", self.format().unwrap_or_default())
+            }
+            Self::TimestampTz(_) => {
+                format!(
+                    "TO_TIMESTAMP_TZ(?, '{}')",
+                    self.format().unwrap_or_default()
+                )
+            }
+            Self::Time | Self::Text | Self::Bytes => "?".into(),
+        }
+    }
+}
+
+/// One chunk of a DM8 snapshot read.
+#[derive(Debug, Clone, Copy)]
+pub struct DmSnapshotRead<'a> {
+    pub owner: &'a str,
+    pub table: &'a str,
+    /// Every column read, by name.
+    pub columns: &'a [(String, DmReadKind)],
+    /// The key the read is ordered by; empty orders by `ROWID`.
+    pub key: &'a [(String, DmReadKind)],
+    /// The previous chunk's last key, in the text the read gave it.
+    pub after_key: Option<&'a [String]>,
+    pub limit: usize,
+    /// The LSN the chunk is read as of.
+    pub as_of_lsn: u64,
+}
+
+/// Builds DM8's flashback read of one chunk: `AS OF SCN lsn` after the
+/// table (DM8's SQL manual, flashback query clause `AS OF SCN|LSN`; an
+/// LSN is what `V$RLOG.CUR_LSN` and `V$LOGMNR_CONTENTS.SCN` hold), keyset
+/// pagination after the previous chunk's last key, `LIMIT` rows. The LSN
+/// and the limit are numbers cdcctl computed, written as literals as
+/// DM8's examples write them; key values are bound. A table without a
+/// key is ordered by `ROWID`, DM8's row number, read as one more column.
+/// Returns `None` if an identifier cannot be quoted.
+pub fn snapshot_chunk(read: &DmSnapshotRead<'_>) -> Option<BoundSql> {
+    use crate::source::oracle::sql::quote_ident;
+    let mut select = Vec::with_capacity(read.columns.len() + 1);
+    for (name, kind) in read.columns {
+        select.push(kind.select_expr(&quote_ident(name)?));
+    }
+    let mut key: Vec<(String, DmReadKind)> = Vec::with_capacity(read.key.len().max(1));
+    for (name, kind) in read.key {
+        key.push((quote_ident(name)?, *kind));
+    }
+    if key.is_empty() {
+        select.push("ROWID".into());
+        key.push(("ROWID".into(), DmReadKind::Number));
+    }
+    let mut text = format!(
+        "SELECT {} FROM {}.{} AS OF SCN {}",
+        select.join(", "),
+        quote_ident(read.owner)?,
+        quote_ident(read.table)?,
+        read.as_of_lsn
+    );
+    let mut binds = Vec::new();
+    if let Some(after) = read.after_key {
+        // (a, b) > (k1, k2) as a > k1 OR (a = k1 AND b > k2), led by
+        // a >= k1 so the key's index bounds the scan.
+        let mut disjuncts = Vec::with_capacity(key.len());
+        let mut values = Vec::new();
+        if let (true, Some((col, kind))) = (key.len() > 1, key.first()) {
+            let _ = write!(text, " WHERE {col} >= {} AND (", kind.bind_expr());
+            values.push(0);
+        } else {
+            text.push_str(" WHERE (");
+        }
+        for i in 0..key.len() {
+            let terms: Vec<String> = key
+                .iter()
+                .take(i + 1)
+                .enumerate()
+                .map(|(j, (col, kind))| {
+                    values.push(j);
+                    let op = if j == i { ">" } else { "=" };
+                    format!("{col} {op} {}", kind.bind_expr())
+                })
+                .collect();
+            disjuncts.push(if terms.len() == 1 {
+                terms.join("")
+            } else {
+                format!("({})", terms.join(" AND "))
+            });
+        }
+        text.push_str(&disjuncts.join(" OR "));
+        text.push(')');
+        for (n, j) in values.into_iter().enumerate() {
+            let value = after.get(j)?.clone();
+            binds.push((format!("k{}_{n}", j + 1), BindValue::Text(value)));
+        }
+    }
+    let order: Vec<&str> = key.iter().map(|(c, _)| c.as_str()).collect();
+    let _ = write!(text, " ORDER BY {} LIMIT {}", order.join(", "), read.limit);
+    Some(BoundSql { text, binds })
 }

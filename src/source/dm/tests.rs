@@ -651,16 +651,115 @@ fn a_bad_address_is_invalid_and_never_echoes_the_password() {
     assert!(!err.to_string().contains("hunter2"));
 }
 
-#[test]
-fn snapshots_of_dm8_tables_are_refused_with_a_typed_error() {
-    let table = TableName {
-        owner: "APP".into(),
-        table: "ORDERS".into(),
+fn orders_facts() -> crate::source::TableFacts {
+    use crate::source::{ColumnFacts, KeyConstraint, TableFacts};
+    let col = |name: &str, ty: &str, nullable: bool, scale: Option<i32>| ColumnFacts {
+        name: name.into(),
+        data_type: ty.into(),
+        nullable,
+        data_scale: scale,
+        ..ColumnFacts::default()
     };
-    let err = snapshot_unsupported(&table);
-    assert!(matches!(err, SourceError::Unsupported(_)));
-    assert!(err.to_string().contains("APP.ORDERS"));
-    assert!(err.to_string().contains("not supported yet"));
+    TableFacts {
+        name: TableName {
+            owner: "APP".into(),
+            table: "ORDERS".into(),
+        },
+        columns: vec![
+            col("REGION", "VARCHAR", false, None),
+            col("ORDER_ID", "BIGINT", false, Some(0)),
+            col("DAY", "DATE", true, None),
+            col("CREATED_AT", "TIMESTAMP", true, Some(6)),
+            col("AT_TZ", "TIMESTAMP WITH TIME ZONE", true, Some(3)),
+            col("PHOTO", "BLOB", true, None),
+        ],
+        constraints: vec![KeyConstraint {
+            name: "PK_ORDERS".into(),
+            constraint_type: "P".into(),
+            columns: vec!["REGION".into(), "ORDER_ID".into()],
+            enabled: true,
+        }],
+        ..TableFacts::default()
+    }
+}
+
+#[test]
+fn dm8_snapshot_chunks_are_flashback_reads_as_of_the_lsn_in_key_order() {
+    let facts = orders_facts();
+    let meta = snapshot::meta_from_facts(&facts.name, &facts).expect("meta");
+    let read = sql::DmSnapshotRead {
+        owner: "APP",
+        table: "ORDERS",
+        columns: &meta.columns,
+        key: &meta.key,
+        after_key: None,
+        limit: 500,
+        as_of_lsn: 40123,
+    };
+    let first = sql::snapshot_chunk(&read).expect("sql");
+    let after = ["EU".to_string(), "17".to_string()];
+    let next = sql::snapshot_chunk(&sql::DmSnapshotRead {
+        after_key: Some(&after),
+        ..read
+    })
+    .expect("sql");
+    let no_key = sql::snapshot_chunk(&sql::DmSnapshotRead {
+        key: &[],
+        after_key: Some(&after[1..]),
+        ..read
+    })
+    .expect("sql");
+    snap!(
+        "dm_snapshot_chunk",
+        format!(
+            "-- first chunk\n{}\n-- next chunk\n{}\n-- a table without a key\n{}",
+            bound_text(&first),
+            bound_text(&next),
+            bound_text(&no_key)
+        )
+    );
+}
+
+#[test]
+fn dm8_snapshot_rows_take_the_stream_forms_and_keep_the_key_as_read() {
+    let facts = orders_facts();
+    let meta = snapshot::meta_from_facts(&facts.name, &facts).expect("meta");
+    let rows = vec![row(&[
+        Some("EU"),
+        Some("17"),
+        Some("2025-11-19 00:00:00"),
+        Some("2025-11-19 10:00:00.123456"),
+        Some("2025-11-19 18:00:00.250 +08:00"),
+        Some("0A0B"),
+    ])];
+    let chunk = snapshot::chunk_from_rows(&meta, rows, 1).expect("chunk");
+    assert_eq!(
+        chunk.rows[0],
+        row(&[
+            Some("EU"),
+            Some("17"),
+            Some("2025-11-19T00:00:00"),
+            Some("2025-11-19T10:00:00.123456"),
+            Some("2025-11-19T10:00:00.250Z"),
+            Some("0a0b"),
+        ])
+    );
+    assert_eq!(
+        chunk.last_key,
+        Some(vec!["EU".to_string(), "17".to_string()])
+    );
+}
+
+#[test]
+fn dm8_snapshots_refuse_partitioned_tables_and_types_they_cannot_read() {
+    let mut facts = orders_facts();
+    facts.partitioning = Some(crate::source::PartitioningFacts::default());
+    let err = snapshot::meta_from_facts(&facts.name, &facts).expect_err("partitioned");
+    assert!(err.to_string().contains("partitioned"), "{err}");
+    let mut facts = orders_facts();
+    facts.columns[2].data_type = "INTERVAL DAY TO SECOND".into();
+    let err = snapshot::meta_from_facts(&facts.name, &facts).expect_err("interval");
+    assert!(err.to_string().contains("DAY (INTERVAL"), "{err}");
 }
 
 /// A one-connection server on the loopback that answers the client's first

@@ -79,6 +79,10 @@ pub(super) fn read_dm_instance(ev: &EvidenceFile, i: &mut InstanceFacts) {
         .iter()
         .map(|r| (text_or(r, "PARA_NAME"), text_or(r, "PARA_VALUE")))
         .collect();
+    for (name, value) in &ini {
+        i.parameters
+            .insert(name.to_ascii_lowercase(), value.trim().to_string());
+    }
     i.dm = Some(DmFacts {
         arch_ini: ini.get("ARCH_INI").cloned(),
         rlog_append_logic: ini.get("RLOG_APPEND_LOGIC").cloned(),

@@ -20,18 +20,23 @@
 //!   (`dm.active_file_lag`).
 //!   The rows a query returns are the DM source's own query's
 //!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
-//!   maps DM8's codes.
+//!   maps DM8's codes;
+//! - the flashback read of a snapshot chunk (`AS OF SCN lsn`): only with
+//!   `ENABLE_FLASHBACK = 1` and within `UNDO_RETENTION`, else `[-9801]`,
+//!   values in the text the stream gives them (LOBs whole).
 
 use std::collections::BTreeMap;
 
+use crate::engine::port::dm_codes::{FLASHBACK_EXPIRED, NO_OBJECT};
+use crate::engine::row::Scn;
 use crate::engine::row::{LogMinerRow, OperationCode};
 use crate::source::catalog::*;
 use crate::source::inventory::*;
-use crate::source::SourceError;
+use crate::source::{SourceError, TableName};
 
 use super::model::{Body, DmlOp, Model, Rec};
 use super::scenario::{DmRollbackRows, LogMode};
-use super::value::{DmLobForm, Value};
+use super::value::{ColType, DmLobForm, Value};
 
 /// The grants a DM8 CDC user needs: DBMS_LOGMNR reads every change in the
 /// database whatever the table grants, and V$TRX is how a rolled-back
@@ -77,6 +82,10 @@ pub fn instance(m: &Model) -> InstanceFacts {
     parameters.insert("rlog_ignore_table_set".to_string(), "1".to_string());
     parameters.insert("logmnr_parse_lob".to_string(), flag(d.parse_lob));
     parameters.insert("enable_flashback".to_string(), flag(d.enable_flashback));
+    parameters.insert(
+        "undo_retention".to_string(),
+        format!("{}.000000", i.undo_retention_s),
+    );
     for (k, v) in &i.parameters {
         parameters.insert(k.to_ascii_lowercase(), v.clone());
     }
@@ -528,5 +537,50 @@ pub fn split(row: LogMinerRow, out: &mut Vec<LogMinerRow>) {
         ssn += 1;
         out.push(piece);
         start = end;
+    }
+}
+
+/// Why a flashback read of `table` as of `lsn` fails before it reads, if
+/// it does. With `ENABLE_FLASHBACK = 0` DM8 keeps no version to go back to;
+/// what it answers then is not public, so the simulator answers as for an
+/// expired version (cdcctl checks `V$DM_INI` before it reads and never
+/// gets here on such an instance).
+pub fn flashback_refusal(m: &Model, table: &TableName, lsn: Scn) -> Option<SourceError> {
+    if !m.scenario.dm.enable_flashback {
+        return Some(flashback_expired(
+            table,
+            lsn,
+            "ENABLE_FLASHBACK = 0 keeps no version to read",
+        ));
+    }
+    None
+}
+
+/// `[-9801]` for a read of `table` as of `lsn`.
+pub fn flashback_expired(table: &TableName, lsn: Scn, why: &str) -> SourceError {
+    SourceError::Dm {
+        code: FLASHBACK_EXPIRED,
+        message: format!(
+            "闪回版本已过期 (flashback version expired): {table} AS OF SCN {lsn}: {why}"
+        ),
+    }
+}
+
+/// `[-2106]`: the table does not exist or the user may not see it.
+pub fn no_table(table: &TableName) -> SourceError {
+    SourceError::Dm {
+        code: NO_OBJECT,
+        message: format!("无效的表或视图名 (invalid table or view name) [{table}]"),
+    }
+}
+
+/// The text a flashback read gives `value` of a column of type `ty`, in
+/// the form the stream gives the same value; LOBs whole, as a read gives
+/// them, where DM8's log shows a long one as `OUT_CLOB`.
+pub fn snapshot_text(value: &Value, ty: &ColType) -> Option<String> {
+    match value {
+        Value::Null => None,
+        Value::Clob(_) | Value::Blob(_) | Value::Raw(_) => value.snapshot_text(),
+        other => other.dm_field(ty).as_str().map(str::to_string),
     }
 }

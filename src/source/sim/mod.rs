@@ -276,14 +276,24 @@ impl Sim {
             if scn < m.undo_floor(t) {
                 return None;
             }
+            // In the forms the database's own reads and stream give.
+            let dm = m.scenario.is_dm();
             let rows = m
                 .snapshot_rows(t, scn, None, usize::MAX)
                 .into_iter()
                 .map(|(k, v)| {
-                    (
-                        m.key_texts(t, k, &v),
-                        v.iter().map(value::Value::snapshot_text).collect(),
-                    )
+                    let texts = v
+                        .iter()
+                        .zip(&tb.columns)
+                        .map(|(x, c)| {
+                            if dm {
+                                dm::snapshot_text(x, &c.ty)
+                            } else {
+                                x.snapshot_text()
+                            }
+                        })
+                        .collect();
+                    (m.key_texts(t, k, &v), texts)
                 })
                 .collect();
             out.push(TableContents {
@@ -502,6 +512,15 @@ impl Sim {
             privileges: &self.privileges,
             roles: &self.roles,
         }
+    }
+
+    /// DM8's `[-9801]` for a read below the undo it keeps.
+    fn dm_expired(&self, table: &TableName, lsn: Scn) -> SourceError {
+        let why = format!(
+            "its undo was released (UNDO_RETENTION = {} s)",
+            self.model.scenario.instance.undo_retention_s
+        );
+        dm::flashback_expired(table, lsn, &why)
     }
 
     fn has_priv(&self, p: &str) -> bool {
@@ -749,9 +768,11 @@ impl RedoSource for Sim {
     ) -> Result<SnapshotChunk, SourceError> {
         self.tick(false);
         self.check_link()?;
-        // As the live DM8 source: no consistent read of a DM8 table is wired.
-        if self.model.scenario.is_dm() {
-            return Err(crate::source::dm::snapshot_unsupported(table));
+        let is_dm = self.model.scenario.is_dm();
+        if is_dm {
+            if let Some(e) = dm::flashback_refusal(&self.model, table, as_of_scn) {
+                return Err(e);
+            }
         }
         // A flashback read runs in the session's current container, whose
         // dictionary alone names the table: from the root a PDB's table
@@ -763,22 +784,25 @@ impl RedoSource for Sim {
             .tables
             .iter()
             .position(|t| !t.dropped && t.name == *table && t.visible_in(cdb, container));
+        let no_table = || {
+            if is_dm {
+                dm::no_table(table)
+            } else {
+                SourceError::oracle(942, format!("table or view does not exist ({table})"))
+            }
+        };
         let Some(t) = found else {
-            return Err(SourceError::oracle(
-                942,
-                format!("table or view does not exist ({table})"),
-            ));
+            return Err(no_table());
         };
         let tb = &self.model.tables[t];
         let dba = self.has_role("DBA");
         let grant = |g: &str| tb.grants.iter().any(|x| x.eq_ignore_ascii_case(g));
         if !(dba || self.has_priv("SELECT ANY TABLE") || grant("SELECT")) {
-            return Err(SourceError::oracle(
-                942,
-                format!("table or view does not exist ({table})"),
-            ));
+            return Err(no_table());
         }
-        if !(dba || self.has_priv("FLASHBACK ANY TABLE") || grant("FLASHBACK")) {
+        // DM8's flashback query asks for SELECT alone.
+        let flashback = dba || self.has_priv("FLASHBACK ANY TABLE") || grant("FLASHBACK");
+        if !is_dm && !flashback {
             return Err(SourceError::oracle(
                 1031,
                 format!("insufficient privileges (FLASHBACK on {table})"),
@@ -801,6 +825,9 @@ impl RedoSource for Sim {
         }
         if as_of_scn < self.model.undo_floor(t) {
             self.model.snapshot_too_old_errors += 1;
+            if is_dm {
+                return Err(self.dm_expired(table, as_of_scn));
+            }
             return Err(SourceError::oracle(
                 1555,
                 format!(
@@ -828,6 +855,9 @@ impl RedoSource for Sim {
         }
         if as_of_scn < self.model.undo_floor(t) {
             self.model.snapshot_too_old_errors += 1;
+            if is_dm {
+                return Err(self.dm_expired(table, as_of_scn));
+            }
             return Err(SourceError::oracle(
                 1555,
                 format!(
@@ -848,9 +878,13 @@ impl RedoSource for Sim {
             rows: rows
                 .into_iter()
                 .map(|(_, v)| {
-                    // The SQL's text, then the backend's conversion of it.
                     v.iter()
-                        .map(|x| {
+                        .zip(&tb.columns)
+                        .map(|(x, c)| {
+                            if is_dm {
+                                return dm::snapshot_text(x, &c.ty);
+                            }
+                            // The SQL's text, then the backend's conversion of it.
                             x.read_text()
                                 .map(|t| crate::engine::snapshot::in_stream_form(x.read_form(), t))
                         })

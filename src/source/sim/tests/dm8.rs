@@ -308,18 +308,74 @@ fn dm8_truth_gives_long_lobs_as_unavailable_even_when_lobs_are_captured() {
 }
 
 #[test]
-fn dm8_snapshot_reads_are_refused_as_the_live_dm8_source_refuses_them() {
+fn dm8_flashback_reads_give_the_table_as_of_the_lsn_in_the_streams_forms_issue34() {
     let mut s = Sim::from_spec("dm8").expect("dm8");
     let scn = s.model().scn;
     let table = TableName {
         owner: "APP".into(),
+        table: "ALL_TYPES".into(),
+    };
+    let chunk = s.snapshot_chunk(&table, scn, None, 1000).expect("a read");
+    let want = s
+        .table_contents_at(scn)
+        .expect("undo covers it")
+        .into_iter()
+        .find(|t| t.name == table)
+        .expect("ALL_TYPES");
+    assert_eq!(chunk.rows.len(), want.rows.len());
+    assert_eq!(chunk.last_key, None, "the table fits one chunk");
+    let at = |c: &str| chunk.columns.iter().position(|x| x == c).expect(c);
+    for row in &chunk.rows {
+        // DM8's forms, as the stream gives them: ISO times with the
+        // column's six digits, instants in UTC, numbers with a leading 0.
+        if let Some(stamp) = &row[at("STAMP")] {
+            assert_eq!(stamp.len(), "2025-11-19T10:00:00.123456".len(), "{stamp}");
+        }
+        if let Some(tz) = &row[at("STAMP_TZ")] {
+            assert!(tz.ends_with('Z'), "{tz}");
+        }
+        if let Some(price) = &row[at("PRICE")] {
+            assert!(
+                !price.starts_with('.') && !price.starts_with("-."),
+                "{price}"
+            );
+        }
+    }
+    // LOBs whole, where DM8's log shows OUT_CLOB.
+    let body = at("BODY");
+    assert!(chunk
+        .rows
+        .iter()
+        .any(|r| r[body].as_ref().is_some_and(|b| b.len() > 900)));
+}
+
+#[test]
+fn dm8_flashback_reads_fail_with_9801_when_flashback_is_off_or_undo_was_released_issue34() {
+    let table = TableName {
+        owner: "APP".into(),
         table: "ORDERS".into(),
     };
+    let mut off = dm_variant(&[("enable_flashback = true", "enable_flashback = false")]);
+    let scn = off.model().scn;
+    let e = off
+        .snapshot_chunk(&table, scn, None, 10)
+        .expect_err("no version kept");
+    assert!(matches!(e, SourceError::Dm { code: -9801, .. }), "{e:?}");
+    assert!(e.to_string().contains("ENABLE_FLASHBACK = 0"), "{e}");
+    // Older than UNDO_RETENTION: the undo of the LSN was released.
+    let mut s = dm_variant(&[("undo_retention_s = 900", "undo_retention_s = 30")]);
+    // Five minutes of workload since the scenario's first LSN.
+    let old = s.model().scenario.instance.start_scn + 1;
+    let e = s
+        .snapshot_chunk(&table, old, None, 10)
+        .expect_err("undo released");
+    assert!(matches!(e, SourceError::Dm { code: -9801, .. }), "{e:?}");
+    // A table the user may not SELECT is DM8's invalid table name.
+    let mut s = dm_variant(&[("grants = [\"SELECT\"]", "grants = []")]);
     let e = s
         .snapshot_chunk(&table, scn, None, 10)
-        .expect_err("no consistent DM8 read is wired");
-    assert!(matches!(e, SourceError::Unsupported(_)), "{e:?}");
-    assert!(e.to_string().contains("--snapshot never"), "{e}");
+        .expect_err("no SELECT");
+    assert!(matches!(e, SourceError::Dm { code: -2106, .. }), "{e:?}");
 }
 
 #[test]
