@@ -64,9 +64,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         36.. => 7,
         _ => 6,
     };
+    // Stopped capture has no lag to explain: the error takes the room.
+    let cause_h = u16::from(app.fatal_error().is_none());
     let [header, cause, gauges, stats, logs, snapshot, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(cause_h),
         Constraint::Length(if compact { 2 } else { 3 }),
         Constraint::Length(stats_h),
         Constraint::Length(1),
@@ -270,6 +272,9 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
 /// the advice while it is not keeping up.
 fn render_cause(app: &App, area: Rect, buf: &mut Buffer) {
     use crate::engine::lag_cause::Cause;
+    if area.height == 0 {
+        return;
+    }
     let d = app.diagnosis();
     let (fg, bg) = match d.cause {
         Cause::KeepingUp => (Color::Black, Color::Green),
