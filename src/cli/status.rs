@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::cli::duration::parse_duration;
 use crate::cli::exit;
 use cdcctl::engine::checkpoint::FileCheckpointStore;
+use cdcctl::engine::lag_cause::Diagnosis;
 use cdcctl::engine::snapshot::SnapshotProgress;
 use cdcctl::telemetry::report::{DaemonReport, OpenTxn, StatusFile};
 
@@ -84,6 +85,10 @@ pub struct StatusView {
     /// part-way), in one line.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<String>,
+    /// Why capture is behind, or that it keeps up: the daemon's diagnosis
+    /// as of its report, while it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Diagnosis>,
 }
 
 /// The health of `report` at `now`; `running` says whether its process lives.
@@ -103,6 +108,7 @@ pub fn assess(
             reason: Some("no status: the daemon has not started here".into()),
             report: None,
             snapshot: None,
+            cause: None,
         };
     };
     let since = r.checkpoint_at.map(|t| (now - t).num_seconds().max(0));
@@ -133,6 +139,7 @@ pub fn assess(
         lag_seconds: lag,
         since_checkpoint_seconds: since,
         reason,
+        cause: r.cause.clone().filter(|_| running),
         report: Some(r),
         snapshot: None,
     }
@@ -239,6 +246,7 @@ pub fn run(args: &StatusArgs) -> ExitCode {
                 reason: Some(format!("unreachable: {e}")),
                 report: None,
                 snapshot: None,
+                cause: None,
             },
         },
         None => match read_local(args) {
@@ -342,6 +350,10 @@ pub fn render_human(v: &StatusView) -> String {
         "Since checkpoint     {}\n",
         secs(v.since_checkpoint_seconds)
     ));
+    if let Some(c) = &v.cause {
+        out.push_str(&format!("Cause                {}\n", c.line()));
+        out.push_str(&format!("  advice             {}\n", c.advice));
+    }
     for (label, scn) in [
         ("Current SCN", r.current_scn),
         ("Mined SCN", r.mined_scn),
@@ -434,6 +446,41 @@ mod tests {
                 insta::assert_snapshot!($name, $value);
             })
         };
+    }
+
+    #[test]
+    fn a_running_daemon_shows_its_lag_cause_and_advice_issue35() {
+        let facts = cdcctl::engine::lag_cause::LagFacts {
+            lag_s: Some(4),
+            pinning: Some(cdcctl::engine::lag_cause::PinningTxn {
+                xid: "0009001A00000B2C".into(),
+                start_scn: 13_000_901,
+                age_s: Some(170),
+                events: 12,
+                held_logs: 3,
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let mut r = report();
+        r.cause = Some(cdcctl::engine::lag_cause::diagnose(&facts));
+        let now = at("2026-11-30T10:05:02Z");
+        let v = assess(Some(r.clone()), true, now, None, None);
+        let text = render_human(&v);
+        assert!(
+            text.contains("Cause                a long transaction pins the restart SCN (0009001A00000B2C, open 170s, 12 change(s), holds 3 log(s) in the window)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  advice             ask the owner of 0009001A00000B2C"),
+            "{text}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&v).expect("json")).expect("parse");
+        assert_eq!(json["cause"]["cause"], "long_transaction");
+        // A daemon that ended names no cause: nothing is mined any more.
+        let ended = assess(Some(r), false, now, None, None);
+        assert!(!render_human(&ended).contains("Cause"));
     }
 
     #[test]

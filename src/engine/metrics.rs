@@ -5,7 +5,7 @@
 use std::time::Instant;
 
 use chrono::NaiveDateTime;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::row::Scn;
 
@@ -114,6 +114,40 @@ pub struct CaptureStatus {
     /// has (deleted, or gone from V$ARCHIVED_LOG): capture stops with
     /// ORA-01291 when it reaches them unless they are restored first.
     pub archives_missing_ahead: Vec<MissingArchive>,
+    /// Where the time of the windows goes, and the redo logs' behaviour.
+    pub mining: MiningFigures,
+}
+
+/// The mining side's figures: the last window's timings, how busy the
+/// engine is, what the session re-reads for the oldest open transaction,
+/// and the redo logs as last listed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct MiningFigures {
+    /// Windows mined since the start (a window is counted once however
+    /// many times its status is sent).
+    pub windows: u64,
+    pub last_window: Option<super::lag_cause::WindowTimings>,
+    /// Share of recent wall time spent mining rather than waiting (0 to 1).
+    pub busy_share: Option<f64>,
+    /// Logs the last session read only because the oldest open
+    /// transaction began in them.
+    pub held_logs: u32,
+    pub redo: RedoFigures,
+    /// Transactions the buffer dropped after `--abandon-after`.
+    pub abandoned_transactions: u64,
+}
+
+/// The redo logs as the last inventory showed them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct RedoFigures {
+    pub switches_per_hour: Option<f64>,
+    /// Size of the online redo logs (the largest).
+    pub log_bytes: Option<u64>,
+    /// Online logs written and not archived yet (CURRENT excluded), on the
+    /// thread with most.
+    pub online_not_archived: u32,
+    /// Online log groups per thread.
+    pub groups: u32,
 }
 
 /// An archived log capture will need that is not there.

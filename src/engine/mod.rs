@@ -14,6 +14,7 @@ pub mod emit;
 pub mod event;
 pub mod finding;
 pub mod inflight;
+pub mod lag_cause;
 pub mod metrics;
 pub mod port;
 pub mod redo;

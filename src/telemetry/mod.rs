@@ -22,9 +22,11 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::{Registry, Unit};
 
 pub mod http;
+mod mining;
 pub mod report;
 
 use crate::engine::event::CapturedEvent;
+use crate::engine::lag_cause::{self, Diagnosis, SinkFacts, SnapshotHold};
 use crate::engine::metrics::{CaptureStatus, MiningState, OpenTxnSummary};
 use crate::engine::snapshot::{SnapshotProgress, TableState};
 use report::{DaemonReport, OpenTxn, StatusFile};
@@ -110,7 +112,23 @@ pub struct Telemetry {
     rate: Mutex<RateSample>,
     status_file: Option<StatusFile>,
     last_file_write: Mutex<Option<Instant>>,
+    mining: mining::MiningFamilies,
+    /// What the lag cause is computed from at each scrape.
+    lag: Mutex<LagInputs>,
 }
+
+/// The last status and the sink's and the snapshot's side, kept so the lag
+/// and its cause are computed when asked, not frozen while a window is
+/// mined or a call hangs.
+#[derive(Default)]
+struct LagInputs {
+    status: CaptureStatus,
+    sink: SinkFacts,
+    snapshot: Option<SnapshotHold>,
+}
+
+/// Weight of the newest sink commit in the mean commit time.
+const COMMIT_WEIGHT: f64 = 0.2;
 
 /// How often the status file is rewritten (the HTTP endpoint is live).
 const STATUS_FILE_EVERY: Duration = Duration::from_secs(2);
@@ -299,6 +317,7 @@ impl Telemetry {
             "1 once a table's snapshot is complete (or stopped for good), 0 while it is read",
             f.snapshot_done.clone(),
         );
+        let mining = mining::MiningFamilies::register(&mut registry);
         let now = Utc::now();
         let report = DaemonReport::starting(sink, now);
         Arc::new(Self {
@@ -313,6 +332,8 @@ impl Telemetry {
             }),
             status_file: checkpoint.map(StatusFile::for_checkpoint),
             last_file_write: Mutex::new(None),
+            mining,
+            lag: Mutex::new(LagInputs::default()),
         })
     }
 
@@ -352,14 +373,45 @@ impl Telemetry {
                     .set(i64::from(t.state != TableState::Reading));
             }
         }
+        self.lag_inputs().snapshot = lag_cause::snapshot_hold(progress);
         let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
         r.snapshot = Some(progress.clone());
     }
 
     /// Records one sink commit: its duration and what is still in flight.
     pub fn sink_committed(&self, took: Duration, in_flight: u64) {
-        self.families.sink_commit.observe(took.as_secs_f64());
+        let took = took.as_secs_f64();
+        self.families.sink_commit.observe(took);
         self.families.sink_in_flight.set(to_i64(in_flight));
+        let sink = &mut self.lag_inputs().sink;
+        sink.in_flight = in_flight;
+        sink.commit_s = Some(match sink.commit_s {
+            Some(mean) => mean * (1.0 - COMMIT_WEIGHT) + took * COMMIT_WEIGHT,
+            None => took,
+        });
+    }
+
+    fn lag_inputs(&self) -> std::sync::MutexGuard<'_, LagInputs> {
+        self.lag.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lag's cause as of now, from the last status.
+    pub fn diagnosis(&self) -> Diagnosis {
+        let inputs = self.lag_inputs();
+        let mut facts = lag_cause::from_status(&inputs.status, Instant::now());
+        facts.sink = inputs.sink;
+        facts.snapshot.clone_from(&inputs.snapshot);
+        lag_cause::diagnose(&facts)
+    }
+
+    /// The lag and its cause as of now, set in the families and the report.
+    fn refresh_lag(&self, r: &mut DaemonReport) {
+        let lag = self.lag_inputs().status.time_lag_s();
+        self.families.lag_seconds.set(lag.map_or(0.0, |s| s as f64));
+        let d = self.diagnosis();
+        self.mining.cause(&d);
+        r.lag_seconds = lag;
+        r.cause = Some(d);
     }
 
     /// Records a batch once its checkpoint is stored: the engine's state,
@@ -388,8 +440,8 @@ impl Telemetry {
                     .set(to_i64(v));
             }
             f.lag_scns.set(to_i64(status.scn_lag()));
-            f.lag_seconds
-                .set(status.time_lag_s().map_or(0.0, |s| s as f64));
+            self.mining.observe(status);
+            self.lag_inputs().status = status.clone();
             for ((op, schema, table), n) in std::mem::take(&mut tally.by_table) {
                 f.events
                     .get_or_create(&labels(&[
@@ -435,6 +487,8 @@ impl Telemetry {
                 .as_ref()
                 .map(|t| open_txn(t, status.mined_time));
             self.sample_rates(&mut r, status.rows_read);
+            r.mining = Some(status.mining.clone());
+            self.refresh_lag(&mut r);
             r.clone()
         };
         self.maybe_write_file(&report, force);
@@ -496,6 +550,7 @@ impl Telemetry {
     /// The Prometheus text exposition of every family.
     pub fn render(&self) -> String {
         let _guard = self.consistent.read().unwrap_or_else(|p| p.into_inner());
+        self.refresh_lag(&mut self.report.lock().unwrap_or_else(|p| p.into_inner()));
         let mut out = String::new();
         // Encoding into a String only fails if a metric's own encoder does.
         if encode(&mut out, &self.registry).is_err() {
@@ -506,7 +561,8 @@ impl Telemetry {
 
     /// The status document as JSON.
     pub fn report_json(&self) -> String {
-        let r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+        self.refresh_lag(&mut r);
         serde_json::to_string_pretty(&*r).unwrap_or_default()
     }
 }

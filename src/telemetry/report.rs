@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, NaiveDateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::metrics::{CaptureStatus, MiningState};
+use crate::engine::lag_cause::Diagnosis;
+use crate::engine::metrics::{CaptureStatus, MiningFigures, MiningState};
 use crate::engine::snapshot::SnapshotProgress;
 
 /// An open transaction as `status` shows it.
@@ -54,6 +55,12 @@ pub struct DaemonReport {
     /// checkpoint (the Kafka sink keeps its checkpoint in Kafka).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotProgress>,
+    /// Why capture is behind (or that it keeps up), as of the report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<Diagnosis>,
+    /// The last window's timings, the engine's busy share, the redo logs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mining: Option<MiningFigures>,
 }
 
 impl DaemonReport {
@@ -79,6 +86,8 @@ impl DaemonReport {
             oldest_open: None,
             largest_open: None,
             snapshot: None,
+            cause: None,
+            mining: None,
         }
     }
 

@@ -370,6 +370,7 @@ pub fn status_with_lag(at: u64, events: u64, lag_s: u64, scn_lag: u64) -> Captur
         findings: 0,
         buffered,
         archives_missing_ahead: Vec::new(),
+        mining: Default::default(),
     }
 }
 

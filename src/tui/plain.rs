@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::engine::event::CapturedEvent;
+use crate::engine::lag_cause::{self, Cause};
 use crate::engine::metrics::{CaptureStatus, EngineMessage, MiningState};
 use crate::engine::row::Scn;
 
@@ -107,6 +108,7 @@ pub fn run_plain(
         last_lag: Instant::now(),
         last_snapshot: None,
         advised: HashSet::new(),
+        cause: None,
     };
     if opts.count == Some(0) {
         return Ok(plain.end(PlainEnd::Count));
@@ -152,6 +154,8 @@ struct Plain<'a> {
     /// Each piece of advice once: a connection that drops again and again
     /// needs the same advice only the first time.
     advised: HashSet<String>,
+    /// The lag cause said last.
+    cause: Option<Cause>,
 }
 
 impl Plain<'_> {
@@ -246,8 +250,26 @@ impl Plain<'_> {
                 });
             }
         }
+        self.say_cause(&st);
         self.status = Some(st);
         reached.then_some(PlainEnd::UntilScn)
+    }
+
+    /// The lag's cause, on `err` when it is not the one said last.
+    fn say_cause(&mut self, st: &CaptureStatus) {
+        if matches!(st.state, MiningState::Connecting | MiningState::Finished) {
+            return;
+        }
+        let d = lag_cause::diagnose(&lag_cause::from_status(st, Instant::now()));
+        if self.cause != Some(d.cause) {
+            self.cause = Some(d.cause);
+            let _ = writeln!(
+                self.err,
+                "cdcctl tail: cause: {}; advice: {}",
+                d.line(),
+                d.advice
+            );
+        }
     }
 
     /// Findings, warnings, source errors and the snapshot's progress, as

@@ -18,10 +18,15 @@ fn spawn_with_metrics(dir: &Path) -> (Child, String) {
 
 /// `run` with `extra` arguments and metrics on a free port.
 fn spawn_run_with_metrics(dir: &Path, extra: &[&str]) -> (Child, String) {
+    spawn_source_with_metrics(dir, "sim:demo?clock=virtual", extra)
+}
+
+/// `run` on `source` with `extra` arguments and metrics on a free port.
+fn spawn_source_with_metrics(dir: &Path, source: &str, extra: &[&str]) -> (Child, String) {
     let mut child = match Command::new(BIN)
         .args([
             "--source",
-            "sim:demo?clock=virtual",
+            source,
             "run",
             "--output",
             "out.jsonl",
@@ -355,4 +360,69 @@ fn issue31_idle_connections_to_metrics_cost_no_thread_each_and_huge_heads_are_re
     );
     assert!(answer.starts_with("HTTP/1.1 431"), "{answer}");
     assert!(!scrape.is_empty(), "the server still answers");
+}
+
+/// The long-transaction drill: its transaction holds the window back long
+/// before the hour `--alert-txn-age` waits for, and `/metrics`,
+/// `/status.json` and `status` name it as the cause.
+#[test]
+fn issue35_a_transaction_pinning_the_restart_scn_is_the_cause_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) = spawn_source_with_metrics(
+        dir.path(),
+        "sim:long-transaction?clock=virtual",
+        &["--snapshot", "never"],
+    );
+    let mut scrape = BTreeMap::new();
+    for _ in 0..600 {
+        scrape = samples(&get(&addr, "/metrics"));
+        if scrape.get("cdcctl_lag_cause{cause=\"long_transaction\"}") == Some(&1.0) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&get(&addr, "/status.json")).expect("status JSON");
+    // The status file is rewritten every few seconds: read until it has
+    // caught up with the scrape.
+    let mut status = cdcctl(
+        dir.path(),
+        &["status", "--checkpoint", "cp.json", "--format", "json"],
+    );
+    for _ in 0..100 {
+        if String::from_utf8_lossy(&status.stdout).contains("\"cause\": \"long_transaction\"") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        status = cdcctl(
+            dir.path(),
+            &["status", "--checkpoint", "cp.json", "--format", "json"],
+        );
+    }
+    let human = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
+    stop(&mut child);
+    assert_eq!(
+        scrape.get("cdcctl_lag_cause{cause=\"long_transaction\"}"),
+        Some(&1.0),
+        "{scrape:?}"
+    );
+    assert_eq!(
+        scrape.get("cdcctl_lag_cause{cause=\"keeping_up\"}"),
+        Some(&0.0)
+    );
+    assert!(scrape["cdcctl_oldest_transaction_held_logs"] >= 2.0);
+    assert!(scrape["cdcctl_window_seconds_count"] >= 1.0);
+    assert!(scrape["cdcctl_logminer_session_start_seconds_count"] >= 1.0);
+    assert!(scrape["cdcctl_contents_query_seconds_count"] >= 1.0);
+    assert!(scrape["cdcctl_window_logs_count"] >= 1.0);
+    assert!(scrape.contains_key("cdcctl_transactions_total{outcome=\"commit\"}"));
+    assert_eq!(report["cause"]["cause"], "long_transaction", "{report}");
+    let view: serde_json::Value =
+        serde_json::from_slice(&status.stdout).expect("status --format json");
+    assert_eq!(view["cause"]["cause"], "long_transaction", "{view}");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("Cause                a long transaction pins the restart SCN"),
+        "{text}"
+    );
 }

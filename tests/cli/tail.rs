@@ -904,3 +904,43 @@ fn issue15_dm8_tail_names_dm_as_the_connector_and_its_literals_decode() {
     }
     assert!(timestamps > 0, "no CREATED_AT value in 20 events");
 }
+
+/// The first cause `tail --plain` names on a drill.
+fn first_cause(source: &str) -> Vec<String> {
+    let out = cdcctl(&[
+        "--source",
+        source,
+        "tail",
+        "--plain",
+        "--count",
+        "300",
+        "APP.ORDERS",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| l.strip_prefix("cdcctl tail: cause: "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn issue35_plain_names_keeping_up_on_the_healthy_demo() {
+    let causes = first_cause("sim:demo?clock=virtual");
+    assert!(
+        causes.first().is_some_and(|c| c.starts_with("keeping up")),
+        "{causes:?}"
+    );
+}
+
+#[test]
+fn issue35_plain_names_the_transaction_pinning_the_restart_scn() {
+    let causes = first_cause("sim:long-transaction?clock=virtual");
+    assert!(
+        causes
+            .iter()
+            .any(|c| c.starts_with("a long transaction pins the restart SCN")
+                && c.contains("advice: ask the owner of")),
+        "{causes:?}"
+    );
+}

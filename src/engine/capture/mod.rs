@@ -23,6 +23,7 @@ mod checks;
 mod error;
 #[cfg(test)]
 mod tests;
+mod timing;
 mod window;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -201,6 +202,10 @@ pub struct Capture<S: RedoSource> {
     /// Windows end at or below this SCN: a snapshot chunk read there waits
     /// for the stream to reach it, and no further.
     hold_scn: Option<Scn>,
+    /// Times the stages of the window being mined.
+    clock: timing::WindowClock,
+    /// Rows the poll's window read; `None` while it mined none.
+    window_rows: Option<u64>,
 }
 
 /// The open transactions a DM8 source listed (`V$TRX`): once the redo up to
@@ -303,6 +308,8 @@ impl<S: RedoSource> Capture<S> {
             lob_told: BTreeSet::new(),
             ended_check: None,
             hold_scn: None,
+            clock: timing::WindowClock::default(),
+            window_rows: None,
         })
     }
 
@@ -514,6 +521,29 @@ impl<S: RedoSource> Capture<S> {
         &mut self,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Progress, CaptureError> {
+        self.clock.begin();
+        self.window_rows = None;
+        let redo_from = self.status.mined_time;
+        let progress = self.mine_window(sink)?;
+        let window = self.last_plan.as_ref().zip(self.window_rows);
+        let timings = self.clock.end(window);
+        let m = &mut self.status.mining;
+        m.busy_share = self.clock.busy_share();
+        if let Some(mut t) = timings {
+            t.redo_s = match (redo_from, self.status.mined_time) {
+                (Some(a), Some(b)) => Some((b - a).num_milliseconds().max(0) as f64 / 1000.0),
+                _ => None,
+            };
+            m.windows += 1;
+            m.last_window = Some(t);
+        }
+        Ok(progress)
+    }
+
+    fn mine_window(
+        &mut self,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<Progress, CaptureError> {
         // Every transaction started at or below the SCN read by the last
         // poll is either listed now or over.
         let listed_from = self.status.current_scn;
@@ -563,7 +593,9 @@ impl<S: RedoSource> Capture<S> {
             self.status.mined_time = Some(now.time);
             return Ok(Progress::Idle);
         }
+        let at = Instant::now();
         let plan = self.start_session(plan, now.time)?;
+        self.clock.session_start = at.elapsed();
         self.show_window(&plan);
         let query = ContentsQuery {
             from_scn: plan.from_scn,
@@ -571,10 +603,19 @@ impl<S: RedoSource> Capture<S> {
             owners: self.owners.clone(),
             pdb: self.config.pdb.clone(),
         };
-        self.source.query_contents(&query)?;
-        let (read, last_row) = self.mine_rows(sink)?;
+        timing::timed(&mut self.clock.contents_query, || {
+            self.source.query_contents(&query)
+        })?;
+        let at = Instant::now();
+        let mut sink_time = Duration::ZERO;
+        let mut timed_sink = |e: CapturedEvent| timing::timed(&mut sink_time, || sink(e));
+        let (read, last_row) = self.mine_rows(&mut timed_sink)?;
         let end = readable_end(&plan, last_row, dm, self.config.until_scn);
-        self.buffer.finish_window(end, sink)?;
+        self.buffer.finish_window(end, &mut timed_sink)?;
+        self.clock.sink = sink_time;
+        self.clock.rows = at.elapsed();
+        self.window_rows = Some(read);
+        self.status.mining.held_logs = timing::held_logs(&plan);
         if let Some(check) = self.ended_check.take_if(|c| end >= c.listed_by) {
             self.buffer.drop_ended(&check.open, check.listed_from);
         }
@@ -645,7 +686,9 @@ impl<S: RedoSource> Capture<S> {
         let mut last_row = None;
         loop {
             self.rows.clear();
-            let n = self.source.fetch(self.config.fetch_rows, &mut self.rows)?;
+            let n = timing::timed(&mut self.clock.fetch, || {
+                self.source.fetch(self.config.fetch_rows, &mut self.rows)
+            })?;
             if n == 0 {
                 break;
             }

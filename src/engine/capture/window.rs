@@ -157,6 +157,9 @@ impl<S: RedoSource> Capture<S> {
             Err(_) => inventory = self.source.log_inventory()?,
         }
         self.note_archives_ahead(&inventory);
+        if let Some(now) = self.status.current_time {
+            self.status.mining.redo = super::timing::redo_figures(&inventory, now);
+        }
         self.inventory = Some(CachedInventory {
             key: threads_key(threads),
             from_scn,

@@ -622,6 +622,7 @@ impl TxnBuffer {
             .map(Txn::summary);
         status.counts = self.counts;
         status.findings = self.stats.findings;
+        status.mining.abandoned_transactions = self.stats.abandoned;
     }
 
     /// The latest redo time read (the clock of ages and abandonment).

@@ -124,13 +124,22 @@ impl App {
             )
         });
         let mut flags = Vec::new();
+        // Past the age, or younger but holding the window back: every
+        // session re-reads the logs it began in.
+        let held = self.status.mining.held_logs;
+        let holds_back = held >= crate::engine::lag_cause::PINNED_LOGS;
         if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
-            if age >= self.config.old_txn_s && !self.flagged_txns.contains(&o.xid) {
+            if (age >= self.config.old_txn_s || holds_back) && !self.flagged_txns.contains(&o.xid) {
+                let reread = if holds_back {
+                    format!("; each session re-reads {held} log(s) for it")
+                } else {
+                    String::new()
+                };
                 flags.push((
                     o.xid.clone(),
                     "old_transaction",
                     format!(
-                        "transaction {} open for {} (since SCN {}): the restart SCN cannot move past it",
+                        "transaction {} open for {} (since SCN {}): the restart SCN cannot move past it{reread}",
                         o.xid,
                         crate::tui::format::duration_s(age as u64),
                         o.start_scn
@@ -166,7 +175,7 @@ impl App {
                 AlertKind::Finding,
                 code.into(),
                 message,
-                Some("find the session in V$TRANSACTION joined to V$SESSION (USERNAME, PROGRAM, MACHINE) and ask its owner to commit or roll back".into()),
+                Some("press t for its session (USERNAME, PROGRAM, MACHINE) and ask its owner to commit or roll back".into()),
                 false,
             );
         }

@@ -527,6 +527,30 @@ impl App {
         super::txns::merge(&self.header.db_transactions, buffered)
     }
 
+    /// The lag's cause as of now; the transaction pinning the restart SCN
+    /// is named with the session the database's last reading shows for it.
+    pub fn diagnosis(&self) -> crate::engine::lag_cause::Diagnosis {
+        use crate::engine::lag_cause;
+        let mut facts = lag_cause::from_status(&self.status, std::time::Instant::now());
+        if self.status.state == MiningState::Idle {
+            facts.lag_s = Some(0);
+        }
+        if let Some(p) = facts.pinning.as_mut() {
+            let session = self
+                .header
+                .db_transactions
+                .iter()
+                .find(|t| t.transaction.xid.eq_ignore_ascii_case(&p.xid))
+                .and_then(|t| t.session.as_ref());
+            if let Some(s) = session {
+                p.username.clone_from(&s.username);
+                p.program.clone_from(&s.program);
+                p.machine.clone_from(&s.machine);
+            }
+        }
+        lag_cause::diagnose(&facts)
+    }
+
     /// Alerts in the order the panel lists them: stopped capture first, then
     /// retries, findings and resolved errors; newest first within each.
     pub fn alerts_by_urgency(&self) -> Vec<&Alert> {

@@ -62,6 +62,34 @@ fn partition_ddl_raises_one_alert_that_counts_repeats() {
 }
 
 #[test]
+fn a_young_transaction_holding_the_window_back_is_flagged_issue35() {
+    let mut app = app_with(0);
+    let mut st = feed::steady_status(10);
+    // Ten minutes old: far under the one-hour age, yet every session
+    // re-reads three logs only for it.
+    let xid = match &mut st.oldest_open {
+        Some(o) => {
+            o.start_time = st.current_time.map(|t| t - chrono::Duration::minutes(10));
+            o.xid.clone()
+        }
+        None => panic!("the steady status has an open transaction"),
+    };
+    st.mining.held_logs = 3;
+    app.update(AppEvent::Engine(EngineMessage::Status(Box::new(st))));
+    let old: Vec<&Alert> = app
+        .alerts
+        .iter()
+        .filter(|a| a.code == "old_transaction")
+        .collect();
+    assert_eq!(old.len(), 1, "{:?}", app.alerts);
+    assert!(
+        old[0].message.contains(&xid) && old[0].message.contains("3 log(s)"),
+        "{}",
+        old[0].message
+    );
+}
+
+#[test]
 fn an_old_transaction_is_flagged_once_and_its_commit_is_an_alert() {
     let mut app = app_with(0);
     let mut st = feed::steady_status(10);

@@ -64,8 +64,11 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
         36.. => 7,
         _ => 6,
     };
-    let [header, gauges, stats, logs, snapshot, list, alerts, status] = Layout::vertical([
+    // Stopped capture has no lag to explain: the error takes the room.
+    let cause_h = u16::from(app.fatal_error().is_none());
+    let [header, cause, gauges, stats, logs, snapshot, list, alerts, status] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(cause_h),
         Constraint::Length(if compact { 2 } else { 3 }),
         Constraint::Length(stats_h),
         Constraint::Length(1),
@@ -76,6 +79,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer) {
     ])
     .areas(area);
     render_header(app, header, buf);
+    render_cause(app, cause, buf);
     render_gauges(app, gauges, buf);
     match stats.height {
         0 => {}
@@ -262,6 +266,35 @@ fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     };
     buf.set_line(left_area.x, left_area.y, &left, left_area.width);
     buf.set_line(area.x + area.width - rw, area.y, &right, rw);
+}
+
+/// Under the header: why capture is behind, or that it keeps up, with
+/// the advice while it is not keeping up.
+fn render_cause(app: &App, area: Rect, buf: &mut Buffer) {
+    use crate::engine::lag_cause::Cause;
+    if area.height == 0 {
+        return;
+    }
+    let d = app.diagnosis();
+    let (fg, bg) = match d.cause {
+        Cause::KeepingUp => (Color::Black, Color::Green),
+        Cause::SourceErrors => (Color::White, Color::Red),
+        _ => (Color::Black, Color::Yellow),
+    };
+    let mut spans = vec![
+        Span::styled(
+            " CAUSE ",
+            Style::new().fg(fg).bg(bg).add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(format!(" {}", d.line())),
+    ];
+    if d.cause != Cause::KeepingUp {
+        spans.push(Span::styled(
+            format!(" → {}", d.advice),
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    buf.set_line(area.x, area.y, &Line::from(spans), area.width);
 }
 
 fn render_gauges(app: &App, area: Rect, buf: &mut Buffer) {
