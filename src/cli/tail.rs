@@ -281,6 +281,7 @@ fn start_engine(
         until_scn: args.until_scn,
         key_columns: opened.key_columns.clone(),
         lob_columns: opened.lob_columns.clone(),
+        columns: opened.columns.clone(),
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     };

@@ -15,6 +15,8 @@ use crate::source::{InstanceFacts, TableFacts, TableName};
 pub(crate) struct TableColumns {
     pub keys: BTreeMap<TableName, Vec<String>>,
     pub lobs: BTreeMap<TableName, Vec<String>>,
+    /// Every column of each table, in table order.
+    pub all: BTreeMap<TableName, Vec<String>>,
     types: Vec<(TableName, String, String)>,
 }
 
@@ -102,6 +104,15 @@ pub(crate) fn table_columns(tables: &[TableFacts]) -> TableColumns {
         })
         .filter(|(_, lobs)| !lobs.is_empty())
         .collect();
+    let all = tables
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                t.columns.iter().map(|c| c.name.clone()).collect(),
+            )
+        })
+        .collect();
     let types = tables
         .iter()
         .flat_map(|t| {
@@ -110,7 +121,12 @@ pub(crate) fn table_columns(tables: &[TableFacts]) -> TableColumns {
                 .map(|c| (t.name.clone(), c.name.clone(), c.data_type.clone()))
         })
         .collect();
-    TableColumns { keys, lobs, types }
+    TableColumns {
+        keys,
+        lobs,
+        all,
+        types,
+    }
 }
 
 #[cfg(test)]

@@ -42,6 +42,8 @@ pub struct OpenedSource {
     pub key_columns: BTreeMap<TableName, Vec<String>>,
     /// LOB and XMLType columns of the tables in scope.
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// Every column of the tables in scope, in table order.
+    pub columns: BTreeMap<TableName, Vec<String>>,
     /// RAW, LONG RAW and BLOB columns of the tables in scope.
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
     /// NUMBER, DATE and TIMESTAMP columns, for the value-form options.
@@ -398,6 +400,7 @@ fn opened<S: Catalog + RedoSource + 'static>(
         binary_columns,
         column_kinds,
         lob_columns: columns.lobs,
+        columns: columns.all,
         warnings: viability.warnings,
         snapshot_stop: crate::preflight::startup::snapshot_stop(&instance),
         version: instance.banner.clone(),

@@ -429,6 +429,7 @@ fn capture_config(config: &DaemonConfig, opened: &OpenedSource, start: StartAt) 
         key_columns: opened.key_columns.clone(),
         polling: config.polling.clone(),
         lob_columns: opened.lob_columns.clone(),
+        columns: opened.columns.clone(),
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     }

@@ -45,6 +45,16 @@ pub enum Finding {
         table: String,
         column: String,
     },
+    /// An UPDATE or DELETE whose redo carried no value for a column that
+    /// is not a LOB (an extended VARCHAR2 kept out of line, a column the
+    /// table's supplemental logging does not log, the rest of a row whose
+    /// LOB was written alone through `dbms_lob` on a key-logged table): the
+    /// column is in the images as the unavailable marker, never left out.
+    ColumnUnavailable {
+        schema: String,
+        table: String,
+        column: String,
+    },
     /// A DM8 LOB column shown as `OUT_CLOB` in SQL_REDO: DM8 never writes
     /// a large LOB's content to its log, so no mode of cdcctl can give it;
     /// the column is in the images as the unavailable marker.
@@ -101,6 +111,7 @@ impl Finding {
             Finding::UnescapedQuote { .. } => "unescaped_quote",
             Finding::CharacterHex { .. } => "character_hex",
             Finding::LobUnavailable { .. } => "lob_unavailable",
+            Finding::ColumnUnavailable { .. } => "column_unavailable",
             Finding::LobNotLogged { .. } => "lob_not_logged",
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
             Finding::UnknownOperation { .. } => "unknown_operation",
@@ -132,6 +143,11 @@ impl Finding {
                 "{schema}.{table}.{column}: LOB or XML value not in the DML redo (updates and \
                  deletes never carry it; inserts carry it in LOB/XML rows, read with --lob capture); \
                  given as __debezium_unavailable_value"
+            ),
+            Finding::ColumnUnavailable { schema, table, column } => format!(
+                "{schema}.{table}.{column}: an update or delete whose redo carries no value for this \
+                 column (not supplementally logged, or kept out of line); given as \
+                 __debezium_unavailable_value"
             ),
             Finding::LobNotLogged { schema, table, column } => format!(
                 "{schema}.{table}.{column}: DM8 never writes the content of a large LOB to its log \

@@ -88,6 +88,9 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::LobUnavailable { .. } | Finding::LobNotLogged { .. } => {
             Some("read the LOB column by snapshot where its value is needed")
         }
+        Finding::ColumnUnavailable { .. } => Some(
+            "add supplemental logging of all columns to the table, or read the column by snapshot",
+        ),
         Finding::CharacterHex { .. } => Some(
             "give the dictionary's character sets and column types so character data decodes to text",
         ),

@@ -9,6 +9,7 @@ mod dm_live;
 mod flink;
 mod hostile;
 mod kafka;
+mod lob_images;
 mod numbers;
 mod operator;
 mod oracle_live;

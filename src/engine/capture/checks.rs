@@ -47,26 +47,36 @@ pub(super) fn mark_binary_columns(
     }
 }
 
-/// Puts the unavailable marker in UPDATE and DELETE images for the LOB
-/// columns the redo did not carry (LogMiner logs a LOB apart from the row),
-/// so a consumer never reads the missing field as NULL.
-pub(super) fn fill_unlogged_lobs(
-    lobs: &BTreeMap<TableName, Vec<String>>,
+/// What the catalog says of the captured tables' columns.
+#[derive(Clone, Copy)]
+pub(super) struct Dictionary<'a> {
+    /// LOB, XMLType and JSON columns.
+    pub lobs: &'a BTreeMap<TableName, Vec<String>>,
+    /// Every column, in table order.
+    pub columns: &'a BTreeMap<TableName, Vec<String>>,
+}
+
+/// Puts the unavailable marker in UPDATE and DELETE images for every
+/// column the redo did not carry — LOBs (LogMiner logs a LOB apart from
+/// the row) and columns supplemental logging left out — so a consumer
+/// never reads a missing field as NULL. Reported once per column.
+pub(super) fn fill_unlogged_columns(
+    dict: Dictionary<'_>,
     reported: &mut BTreeSet<(TableName, String)>,
     findings: &mut Vec<TxnFinding>,
     change: &mut ChangeEvent,
 ) {
-    if !matches!(change.op, Op::Update | Op::Delete) || lobs.is_empty() {
+    if !matches!(change.op, Op::Update | Op::Delete) {
         return;
     }
     let name = TableName {
         owner: change.source.schema.clone(),
         table: change.source.table.clone(),
     };
-    let Some(columns) = lobs.get(&name) else {
-        return;
-    };
-    for column in columns {
+    let lobs = dict.lobs.get(&name).map_or(&[][..], Vec::as_slice);
+    let all = dict.columns.get(&name).map_or(&[][..], Vec::as_slice);
+    // LOBs first: a table the catalog lists without columns still has them.
+    for column in lobs.iter().chain(all.iter().filter(|c| !lobs.contains(c))) {
         let mut filled = false;
         for image in [change.before.as_mut(), change.after.as_mut()]
             .into_iter()
@@ -78,14 +88,24 @@ pub(super) fn fill_unlogged_lobs(
             }
         }
         if filled && reported.insert((name.clone(), column.clone())) {
+            let (schema, table, column) = (name.owner.clone(), name.table.clone(), column.clone());
+            let finding = if lobs.contains(&column) {
+                Finding::LobUnavailable {
+                    schema,
+                    table,
+                    column,
+                }
+            } else {
+                Finding::ColumnUnavailable {
+                    schema,
+                    table,
+                    column,
+                }
+            };
             findings.push(TxnFinding {
                 xid: change.source.xid.clone(),
                 scn: change.source.scn,
-                finding: Finding::LobUnavailable {
-                    schema: name.owner.clone(),
-                    table: name.table.clone(),
-                    column: column.clone(),
-                },
+                finding,
             });
         }
     }

@@ -45,7 +45,7 @@ use super::port::{
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{PlannerConfig, SessionPlan};
 use super::txn::{BufferConfig, TxnBuffer, TxnFinding, TxnWarning};
-use checks::{check_before_image, fill_unlogged_lobs, mark_binary_columns};
+use checks::{check_before_image, fill_unlogged_columns, mark_binary_columns, Dictionary};
 pub use error::CaptureError;
 
 /// Where capture begins.
@@ -88,6 +88,11 @@ pub struct CaptureConfig {
     /// An UPDATE or DELETE image lacking one gets the unavailable marker
     /// for it (and a finding, once per table and column).
     pub lob_columns: BTreeMap<TableName, Vec<String>>,
+    /// Every column of the captured tables, from the catalog: an UPDATE or
+    /// DELETE image lacking one that is not a LOB gets the unavailable
+    /// marker too (a `column_unavailable` finding, once per column), so no
+    /// event leaves a column out.
+    pub columns: BTreeMap<TableName, Vec<String>>,
     /// RAW, LONG RAW and BLOB columns of the captured tables: their values
     /// are bytes, written in the envelope's binary form.
     pub binary_columns: BTreeMap<TableName, Vec<String>>,
@@ -135,6 +140,7 @@ impl Default for CaptureConfig {
             key_columns: BTreeMap::new(),
             polling: PollConfig::default(),
             lob_columns: BTreeMap::new(),
+            columns: BTreeMap::new(),
             binary_columns: BTreeMap::new(),
         }
     }
@@ -183,7 +189,7 @@ pub struct Capture<S: RedoSource> {
     empty_polls: u32,
     /// The redo end a short window last waited at.
     waited_at: Option<Scn>,
-    /// LOB columns already reported as unavailable (reported once).
+    /// Columns already reported as unavailable (reported once).
     lob_reported: BTreeSet<(TableName, String)>,
     /// Commits at or below this SCN are not the capture's to emit (a first
     /// start's start point); [`Self::consistent_scn`] waits for it.
@@ -716,8 +722,11 @@ impl<S: RedoSource> Capture<S> {
                         if let Some(book) = book.as_mut() {
                             book.emitted(c);
                         }
-                        fill_unlogged_lobs(
-                            &self.config.lob_columns,
+                        fill_unlogged_columns(
+                            Dictionary {
+                                lobs: &self.config.lob_columns,
+                                columns: &self.config.columns,
+                            },
                             &mut self.lob_reported,
                             &mut self.findings,
                             c,

@@ -17,6 +17,7 @@ use crate::engine::row::{LogMinerRow, OperationCode, Scn};
 
 use super::config::OnParseError;
 use super::decode;
+use super::images::RowImages;
 use super::open::Txn;
 use super::pieces::{self, Assembly, LobMode, Pending, Placement};
 use super::report::{DeadLetter, TxnError, TxnFinding, TxnWarning};
@@ -82,6 +83,8 @@ struct EmitCtx {
     /// The last change, until the rows after it show whether pieces follow.
     pending: Option<Pending>,
     assembly: Assembly,
+    /// Values the transaction's pieces gave its rows.
+    images: RowImages,
 }
 
 pub(super) fn ts_ms(ts: Option<NaiveDateTime>) -> i64 {
@@ -174,6 +177,7 @@ impl TxnBuffer {
             table_orders: TableOrders::default(),
             pending: None,
             assembly: Assembly::default(),
+            images: RowImages::default(),
         };
         let mut rows = txn.into_rows().map_err(spill_err)?;
         let mut findings = Vec::new();
@@ -258,10 +262,15 @@ impl TxnBuffer {
         sink: &mut Sink<'_>,
     ) -> Result<(), TxnError> {
         let sql = row.sql_redo.as_deref().unwrap_or("");
-        let piece = match lob::parse_piece(row.operation_code.code(), sql) {
+        let mut piece = match lob::parse_piece(row.operation_code.code(), sql) {
             Ok(p) => p,
             Err(e) => return self.reject(&row, ctx.commit_scn, e.message, e.position, e.raw),
         };
+        if let Some(target) = pieces::target_mut(&mut piece) {
+            let charsets = self.config.charsets.as_deref();
+            let (schema, table) = (target.schema.clone(), target.table.clone());
+            decode::decode_character_hex_in(&mut target.key, &schema, &table, charsets);
+        }
         let pending = ctx.pending.as_ref().map(|p| &p.event);
         let placements = match ctx.assembly.take(piece, self.config.lob, pending, &row) {
             Ok(p) => p,
@@ -321,6 +330,7 @@ impl TxnBuffer {
         };
         if same {
             if let Some(p) = ctx.pending.as_mut() {
+                ctx.images.remember(&p.event, &target.column, &field);
                 pieces::set_after(&mut p.event, &target.column, field);
             }
             return Ok(());
@@ -334,7 +344,9 @@ impl TxnBuffer {
             self.deliver(CapturedEvent::Change(p.event), p.findings, ctx, sink)?;
         }
         let source = self.position(&row, &ctx.origin, ctx.commit_scn);
-        let mut event = pieces::standalone_update(&target, field, source);
+        let column = target.column.clone();
+        let mut event = pieces::standalone_update(&target, field.clone(), source);
+        ctx.images.remember(&event, &column, &field);
         event.commit_ts_ms = ctx.commit_ts_ms;
         event.table_order = ctx.table_orders.next(&target.schema, &target.table);
         ctx.pending = Some(Pending {
@@ -352,6 +364,9 @@ impl TxnBuffer {
         ctx: &mut EmitCtx,
         sink: &mut Sink<'_>,
     ) -> Result<(), TxnError> {
+        if let CapturedEvent::Change(c) = &mut event {
+            ctx.images.apply(c);
+        }
         let this = ctx.index;
         ctx.index += 1;
         if self

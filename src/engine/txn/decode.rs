@@ -2,7 +2,7 @@
 //! text into owned images and findings, at commit time.
 
 use crate::engine::charset::CharsetDictionary;
-use crate::engine::event::Image;
+use crate::engine::event::{Field, FieldRef, Image};
 use crate::engine::finding::Finding;
 use crate::engine::redo::{self, DmlKind, ParseError};
 
@@ -61,6 +61,28 @@ pub(crate) fn decode(
         row_id,
         empty_lobs,
     })
+}
+
+/// Character data LogMiner printed as `HEXTORAW` in a piece's WHERE (a
+/// LOB locator's, an XML or 32K BEGIN's), as text: the images a piece
+/// builds on their own hold these values. Left as bytes when the
+/// dictionary cannot tell (the statement's own images report that).
+pub(crate) fn decode_character_hex_in(
+    image: &mut Image,
+    schema: &str,
+    table: &str,
+    charsets: Option<&CharsetDictionary>,
+) {
+    let Some(dict) = charsets else {
+        return;
+    };
+    image.update(|column, field| {
+        let FieldRef::Binary(hex) = field else {
+            return None;
+        };
+        let class = dict.column(schema, table, column).flatten()?;
+        dict.charset(class).decode_hex(hex).ok().map(Field::Text)
+    });
 }
 
 /// The finding a row's STATUS/INFO stand for (`STATUS = 2`: not rebuilt).

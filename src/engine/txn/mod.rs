@@ -71,6 +71,7 @@
 mod commit;
 mod config;
 mod decode;
+mod images;
 mod open;
 mod pieces;
 mod report;

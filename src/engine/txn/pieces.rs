@@ -91,6 +91,31 @@ pub(super) fn same_row(pending: &ChangeEvent, target: &Target) -> bool {
             .all(|(c, v)| after.iter().any(|(ac, av)| ac == c && av == v))
 }
 
+/// The row a piece that opens a value names, if it is such a piece.
+pub(super) fn target_mut(piece: &mut Piece) -> Option<&mut Target> {
+    match piece {
+        Piece::Lob(block) => block.locator.as_mut().map(|(target, _)| target),
+        Piece::XmlBegin(target) | Piece::StringBegin(target) => Some(target),
+        _ => None,
+    }
+}
+
+/// The target with the piece row's ROW_ID when its statement printed none
+/// (`NO_ROWID_IN_STMT`): the row is then found by ROWID, not by a WHERE
+/// whose values may be printed in other forms than the change's.
+fn with_row_id(mut target: Target, row: &LogMinerRow) -> Target {
+    if target.row_id.is_none() {
+        // START and COMMIT rows carry the all-`A` ROWID of no row.
+        target.row_id = row
+            .row_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|id| !id.is_empty() && !id.bytes().all(|b| b == b'A'))
+            .map(str::to_string);
+    }
+    target
+}
+
 impl Assembly {
     /// Takes one parsed piece. `pending` is the change before it, to start a
     /// LOB from the value that change holds. An `Err` is a piece out of
@@ -107,6 +132,7 @@ impl Assembly {
         match piece {
             Piece::Lob(block) => {
                 if let Some((target, binary)) = block.locator {
+                    let target = with_row_id(target, row);
                     out.extend(self.close_lob(capture));
                     let value = pending
                         .filter(|p| same_row(p, &target))
@@ -146,7 +172,7 @@ impl Assembly {
                     ));
                 }
                 self.xml = Some(OpenText {
-                    target,
+                    target: with_row_id(target, row),
                     row: row.clone(),
                     data: Vec::new(),
                     null: false,
@@ -194,7 +220,7 @@ impl Assembly {
                     ));
                 }
                 self.string = Some(OpenText {
-                    target,
+                    target: with_row_id(target, row),
                     row: row.clone(),
                     data: Vec::new(),
                     null: false,

@@ -536,7 +536,9 @@ impl Session {
                 row.sql_redo = Some(sql.clone());
             }
             Body::Dml { .. } => self.render_dml(model, rec, &mut row),
-            Body::LobLocator { .. } => render_lob_locator(model, rec, &mut row),
+            Body::LobLocator { .. } => {
+                render_lob_locator(model, rec, &mut row, self.options.no_rowid_in_stmt)
+            }
             Body::Piece { .. } => render_piece(model, rec, &mut row),
             Body::LobWrite { .. } => render_lob_write(model, rec, &mut row),
         }
@@ -610,7 +612,7 @@ fn image(values: &Option<Arc<Vec<Value>>>) -> &[Value] {
 }
 
 /// A LOB locator row: the PL/SQL block that selects the LOB for update.
-fn render_lob_locator(model: &Model, rec: &Rec, row: &mut LogMinerRow) {
+fn render_lob_locator(model: &Model, rec: &Rec, row: &mut LogMinerRow, no_rowid: bool) {
     let Body::LobLocator {
         table,
         obj,
@@ -629,7 +631,18 @@ fn render_lob_locator(model: &Model, rec: &Rec, row: &mut LogMinerRow) {
     if let Some(t) = model.tables.get(*table) {
         row.seg_owner = Some(t.name.owner.clone());
         row.table_name = Some(t.name.table.clone());
-        row.sql_redo = Some(sql_redo::lob_locator(t, *column, rowid, values));
+        let statement = DmlStatement {
+            table: t,
+            known: true,
+            owner: &t.name.owner,
+            name: &t.name.table,
+            alias: false,
+            nls: &model.nls,
+            no_rowid,
+            rowid,
+        };
+        let level = model.supp_level(*table);
+        row.sql_redo = Some(statement.lob_locator(level, *column, values));
     }
 }
 

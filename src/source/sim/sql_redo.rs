@@ -206,25 +206,29 @@ fn is_blob(t: &Table, column: usize) -> bool {
 }
 
 /// The PL/SQL that opens a LOB row: the locator of `column` selected for
-/// update by the row's key (from `values`) and ROWID.
-pub fn lob_locator(t: &Table, column: usize, rowid: &str, values: &[Value]) -> String {
-    let var = if is_blob(t, column) { "loc_b" } else { "loc_c" };
-    let mut w: Vec<String> =
-        t.pk.iter()
-            .filter_map(|&i| {
-                values
-                    .get(i)
-                    .map(|v| format!("\"{}\" = {}", t.columns[i].name, v.sql_literal()))
-            })
-            .collect();
-    w.push(format!("ROWID = '{rowid}'"));
-    format!(
-        "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6156); \n loc_b BLOB; \n buf_b RAW(6156);\n loc_nc NCLOB; \n buf_nc NVARCHAR2(6156); \nBEGIN\n select \"{}\" into {var} from \"{}\".\"{}\" where {} for update;",
-        t.columns.get(column).map_or("", |c| c.name.as_str()),
-        t.name.owner,
-        t.name.table,
-        w.join(" and ")
-    )
+/// update. Its WHERE holds what supplemental logging logged of the row, as
+/// an UPDATE's does: every column but the LOBs with `ALL COLUMNS` (what
+/// Debezium's `SelectLobParser` tests show LogMiner print), the key
+/// otherwise; then the ROWID unless `NO_ROWID_IN_STMT`.
+impl DmlStatement<'_> {
+    pub fn lob_locator(&self, level: SuppLevel, column: usize, values: &[Value]) -> String {
+        let t = self.table;
+        let var = if is_blob(t, column) { "loc_b" } else { "loc_c" };
+        let mut sql = String::with_capacity(256);
+        let _ = write!(
+            sql,
+            "DECLARE \n loc_c CLOB; \n buf_c VARCHAR2(6156); \n loc_b BLOB; \n buf_b RAW(6156);\n loc_nc NCLOB; \n buf_nc NVARCHAR2(6156); \nBEGIN\n select \"{}\" into {var} from ",
+            t.columns.get(column).map_or("", |c| c.name.as_str()),
+        );
+        self.push_target(&mut sql);
+        sql.push_str(" where ");
+        match level {
+            SuppLevel::All => self.push_where(&mut sql, values, &mut self.non_lob()),
+            _ => self.push_where(&mut sql, values, &mut t.pk.iter().copied()),
+        }
+        sql.push_str(" for update;");
+        sql
+    }
 }
 
 /// The PL/SQL of one LOB write: `data` is hex for a BLOB, text for a CLOB.

@@ -371,3 +371,52 @@ fn issue9_undone_statement_takes_its_lob_rows_with_it() {
     assert_eq!(events.len(), 1);
     assert_eq!(after_of(&events[0])[0], ("ID".into(), text("2")));
 }
+
+#[test]
+fn issue32_a_lob_written_earlier_in_the_transaction_is_in_later_updates_of_its_row() {
+    // The row is inserted with its CLOB, then updated without touching it
+    // and deleted: the update and delete images carry the CLOB the
+    // transaction wrote rather than leaving it out.
+    let update = |scn, id: u32| {
+        let sql = format!("update \"APP\".\"DOCS\" set \"TITLE\" = 'x' where \"ID\" = '{id}';");
+        piece(scn, A, 3, id, &sql)
+    };
+    let rows = vec![
+        doc_insert(2, A, 1, "EMPTY_CLOB()"),
+        locator(3, A, 1, "BODY", "loc_c"),
+        clob_write(4, A, 1, "it's long", 1),
+        update(5, 1),
+        // Another row's update gets nothing of row 1.
+        update(6, 2),
+        piece(
+            7,
+            A,
+            2,
+            1,
+            "delete from \"APP\".\"DOCS\" where \"ID\" = '1';",
+        ),
+        commit(8, A),
+    ];
+    let mut buf = lob_buffer(LobMode::Capture, OnParseError::Fail);
+    let events = run(&mut buf, rows.clone());
+    let images: Vec<_> = events
+        .iter()
+        .map(|e| match e {
+            CapturedEvent::Change(c) => (c.before.clone(), c.after.clone()),
+            CapturedEvent::Ddl(_) => panic!("no DDL here"),
+        })
+        .collect();
+    let body = |image: &Option<Image>| image.as_ref().and_then(|i| i.get_field("BODY"));
+    assert_eq!(images.len(), 4);
+    assert_eq!(body(&images[1].0), Some(text("it's long")));
+    assert_eq!(body(&images[1].1), Some(text("it's long")));
+    assert_eq!(body(&images[2].0), None);
+    assert_eq!(body(&images[3].0), Some(text("it's long")));
+    // Without capture nothing was captured to give.
+    let mut buf = lob_buffer(LobMode::Placeholder, OnParseError::Fail);
+    let events = run(&mut buf, rows);
+    let CapturedEvent::Change(c) = &events[1] else {
+        panic!("a change event")
+    };
+    assert_eq!(body(&c.before), None);
+}

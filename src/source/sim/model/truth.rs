@@ -13,6 +13,7 @@ use super::redo::DmlOp;
 use super::txn::Change;
 use super::txn::Txn;
 use super::{ms, Model};
+use crate::source::sim::scenario::SuppLevel;
 
 /// A row removed by partition DDL: no DELETE reaches the redo for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -173,26 +174,12 @@ impl Model {
                 })
                 .collect()
         });
-        if c.lob_only {
-            // Only LOB rows reached the redo: the row's key and the new value.
-            let key: Image = table
-                .pk
-                .iter()
-                .filter_map(|&k| {
-                    c.after
-                        .as_ref()?
-                        .get(k)
-                        .map(|v| (name(k), v.field_in(ty(k), nls)))
-                })
-                .collect();
-            let mut image = key.clone();
-            for &i in &c.changed {
-                if let Some(v) = c.after.as_ref().and_then(|a| a.get(i)) {
-                    image.push(&name(i), &carried(i, v));
-                }
-            }
-            before = Some(key);
-            after = Some(image);
+        if c.lob_only && self.supp_level(c.table) != SuppLevel::All {
+            // Only LOB rows reached the redo, their locator naming the row
+            // by its key: the rest of the row is not known.
+            let (b, a) = self.lob_only_images(c, &carried);
+            before = Some(b);
+            after = Some(a);
         }
         self.change_with_images(
             txn,
@@ -205,6 +192,38 @@ impl Model {
             index,
             table_order,
         )
+    }
+
+    /// A `dbms_lob` rewrite under key-only logging: the key, the new value
+    /// and every other column unavailable, as (before, after).
+    fn lob_only_images(
+        &self,
+        c: &Change,
+        carried: &dyn Fn(usize, &Value) -> Field,
+    ) -> (Image, Image) {
+        let table = &self.tables[c.table];
+        let nls = &self.nls;
+        let mut before = Image::new();
+        let mut after = Image::new();
+        for (i, col) in table.columns.iter().enumerate() {
+            let value = c.after.as_ref().and_then(|a| a.get(i));
+            let unknown = if col.ty == ColType::Blob {
+                Field::UnavailableBinary
+            } else {
+                Field::Unavailable
+            };
+            let (b, a) = match value {
+                Some(v) if table.pk.contains(&i) => {
+                    let f = v.field_in(&col.ty, nls);
+                    (f.clone(), f)
+                }
+                Some(v) if c.changed.contains(&i) => (unknown, carried(i, v)),
+                _ => (unknown.clone(), unknown),
+            };
+            before.push(&col.name, &b);
+            after.push(&col.name, &a);
+        }
+        (before, after)
     }
 
     /// A change as DM8's LogMiner lets a capture see it: every value the
