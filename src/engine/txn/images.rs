@@ -11,10 +11,13 @@ use std::collections::HashMap;
 
 use crate::engine::event::{ChangeEvent, Field, Op};
 
-/// Kept values per ROWID: (column, value).
+/// Kept values per ROWID: (column, value). A value a piece gives the
+/// change still pending is kept apart until that change is delivered: it
+/// is that change's after image, never its before image.
 #[derive(Default)]
 pub(super) struct RowImages {
     rows: HashMap<String, Vec<(String, Field)>>,
+    pending: HashMap<String, Vec<(String, Field)>>,
     bytes: usize,
 }
 
@@ -46,7 +49,7 @@ impl RowImages {
             return;
         }
         self.bytes += len;
-        let row = self.rows.entry(id.to_string()).or_default();
+        let row = self.pending.entry(id.to_string()).or_default();
         match row.iter_mut().find(|(c, _)| c == column) {
             Some((_, kept)) => *kept = field.clone(),
             None => row.push((column.to_string(), field.clone())),
@@ -56,24 +59,25 @@ impl RowImages {
     /// Fills the columns `event` leaves out with the kept values of its
     /// row, and takes what it says of them.
     pub fn apply(&mut self, event: &mut ChangeEvent) {
-        if self.rows.is_empty() {
+        if self.rows.is_empty() && self.pending.is_empty() {
             return;
         }
-        let Some(id) = row_id(event) else {
+        let Some(id) = row_id(event).map(str::to_string) else {
             return;
         };
+        let written = self.pending.remove(&id).unwrap_or_default();
         if event.op == Op::Delete {
-            if let Some(kept) = self.rows.remove(id) {
+            if let Some(kept) = self.rows.remove(&id) {
                 fill(event.before.as_mut(), &kept);
             }
             return;
         }
-        let Some(kept) = self.rows.get_mut(id) else {
-            return;
-        };
         if event.op == Op::Update {
-            fill(event.before.as_mut(), kept);
+            if let Some(kept) = self.rows.get(&id) {
+                fill(event.before.as_mut(), kept);
+            }
         }
+        let kept = self.rows.entry(id).or_default();
         // An image naming the column holds its value from now on.
         if let Some(after) = event.after.as_ref() {
             kept.retain(|(c, _)| !after.get(c).is_some_and(|f| f.is_unavailable()));
@@ -81,6 +85,12 @@ impl RowImages {
                 if let Some(now) = after.get_field(c) {
                     *f = now;
                 }
+            }
+        }
+        for (column, field) in written {
+            match kept.iter_mut().find(|(c, _)| *c == column) {
+                Some((_, k)) => *k = field,
+                None => kept.push((column, field)),
             }
         }
         fill(event.after.as_mut(), kept);
