@@ -453,7 +453,7 @@ mod tests {
             [0xff, 0x4a, 0x5a, 0x01, 0x00, 0x16, 0x00, 0x03, 0x42, 0xc1, 0x2b]
         );
         assert_eq!(
-            decode(&encode("[1.5,-7,1e300]")).expect("decodes"),
+            decode(&encode("[1.5,-7,1e+300]")).expect("decodes"),
             "[1.5,-7,1e300]"
         );
     }
