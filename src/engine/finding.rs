@@ -73,8 +73,8 @@ pub enum Finding {
         reason: String,
     },
     /// A native JSON column (`/* JSON */` in SQL_REDO) whose value is not
-    /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON,
-    /// which cdcctl does not decode; either way the value is unavailable.
+    /// JSON text: not logged in the row (`EMPTY_BLOB()`), or binary OSON
+    /// cdcctl could not decode; either way the value is unavailable.
     JsonUndecoded {
         schema: String,
         table: String,
@@ -166,8 +166,8 @@ impl Finding {
                  the value is unavailable"
             ),
             Finding::JsonUndecoded { schema, table, column, .. } => format!(
-                "{schema}.{table}.{column}: native JSON value in binary OSON form, which cdcctl does not decode; \
-                 the value is unavailable"
+                "{schema}.{table}.{column}: native JSON value in binary OSON form that cdcctl could not decode \
+                 (a type it does not read, or damaged bytes); the value is unavailable"
             ),
             Finding::KeyOnlyBeforeImage { schema, table } => format!(
                 "{schema}.{table}: the DM8 before image holds the key columns alone (RLOG_APPEND_LOGIC = 1); \

@@ -1756,10 +1756,13 @@ columns = [
             let (before_upd, after_upd, row_id) = read(&sql)?;
             prop_assert_eq!(before_upd, Some(where_image(&m, &old)), "{}", sql);
             // SET names the JSON column after the WHERE ones: the image
-            // appends it, unavailable (binary OSON) or NULL.
+            // appends it, its binary OSON decoded, or NULL.
             let mut want = where_image(&m, &after);
             if json_changed {
-                let f = if after[json].is_null() { Field::Null } else { Field::Unavailable };
+                let f = match &after[json] {
+                    Value::Json(doc) => Field::text(cdcctl::source::sim::value::oson::stored_text(doc)),
+                    _ => Field::Null,
+                };
                 want.push("J", &f);
             }
             prop_assert_eq!(after_upd, Some(want), "{}", sql);

@@ -25,7 +25,7 @@
 //! | `EMPTY_CLOB()`, `Unsupported Type` | [`Field::Unavailable`] |
 //! | `EMPTY_BLOB()` | [`Field::UnavailableBinary`] |
 //! | `/* JSON */ HEXTORAW('7b7d')` (JSON text bytes) | `{}` |
-//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | [`Field::Unavailable`], and a finding |
+//! | `/* JSON */ HEXTORAW('ff4a5a01…')` (binary OSON) | its JSON text ([`oson`]); [`Field::Unavailable`] and a finding when it does not decode |
 //! | `/* JSON */ EMPTY_BLOB()` | [`Field::Unavailable`], and a finding |
 //! | `3.14159E0`, `9223372036854775807` (DM8, unquoted) | `3.14159E0`, `9223372036854775807` |
 //! | `DATE'2026-01-02'` (DM8) | `2026-01-02T00:00:00` |
@@ -63,6 +63,7 @@ mod datefmt;
 mod datemask;
 pub mod lob;
 pub mod lob_value;
+pub mod oson;
 mod relaxed;
 mod scan;
 mod value;

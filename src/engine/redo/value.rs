@@ -38,8 +38,9 @@ pub enum Value<'a> {
     /// `Unsupported Type`.
     Unsupported,
     /// `/* JSON */ HEXTORAW('...')`: a native JSON column's bytes, hex as
-    /// written. JSON text when they decode as such; binary OSON is
-    /// unavailable (its canonical text stays the lower-case hex).
+    /// written. JSON text when they are JSON text or binary OSON cdcctl
+    /// decodes; otherwise unavailable (its canonical text stays the
+    /// lower-case hex).
     JsonBytes(Cow<'a, str>),
     /// `/* JSON */ EMPTY_BLOB()`: the JSON value was not logged in the row.
     JsonUnavailable,
@@ -56,7 +57,7 @@ impl<'a> Value<'a> {
     }
 
     /// Whether the value stands for a native JSON column that could not be
-    /// given as JSON text (not logged, or binary OSON kept as hex).
+    /// given as JSON text (not logged, or binary OSON that did not decode).
     pub fn is_undecoded_json(&self) -> bool {
         match self {
             Value::JsonUnavailable => true,
@@ -98,8 +99,8 @@ impl<'a> Value<'a> {
     /// written is borrowed, and text that had to be converted (dates to
     /// ISO, hex to lower case) is appended to `out`.
     pub fn field_text(&self, out: &mut String) -> FieldText<'_> {
-        // Binary OSON is a JSON document cdcctl cannot read: its hex as a
-        // string would pass for the document's value downstream.
+        // Binary OSON that did not decode: its hex as a string would pass
+        // for the document's value downstream.
         if self.is_undecoded_json() {
             return FieldText::Unavailable;
         }
@@ -365,9 +366,9 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     (year, month, day)
 }
 
-/// The JSON text that hex digits spell, when they are UTF-8 JSON (the
-/// textual storage of a JSON column); `None` for binary OSON or anything
-/// that is not a JSON document.
+/// The JSON text that hex digits spell: binary OSON decoded, or UTF-8
+/// JSON (the textual storage of a JSON column) as it is; `None` for OSON
+/// cdcctl cannot decode or anything that is not a JSON document.
 fn json_text(hex: &str) -> Option<String> {
     let b = hex.as_bytes();
     if !b.len().is_multiple_of(2) {
@@ -377,6 +378,9 @@ fn json_text(hex: &str) -> Option<String> {
         .chunks_exact(2)
         .map(|p| Some(hex_digit(p[0])? << 4 | hex_digit(p[1])?))
         .collect::<Option<_>>()?;
+    if super::oson::is_oson(&bytes) {
+        return super::oson::decode(&bytes).ok();
+    }
     let text = String::from_utf8(bytes).ok()?;
     serde_json::from_str::<serde::de::IgnoredAny>(&text).ok()?;
     Some(text)

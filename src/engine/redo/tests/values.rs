@@ -213,10 +213,28 @@ fn native_json_empty_blob_in_insert_is_unavailable_with_a_finding() {
 }
 
 #[test]
-fn native_json_binary_oson_is_unavailable_with_a_finding_once_per_column() {
-    let oson = "FF4A5A0121060000000100";
+fn native_json_binary_oson_gives_its_json_text_without_a_finding() {
+    // `{"a":1}` as python-oracledb's encoder writes it.
+    let oson = "FF4A5A012106010002000B00002C00000161A40101000000073402C102";
     let sql = format!(
-        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{oson}') where "ID" = '1' and "DOC" = /*JSON*/HEXTORAW('ff4a5a01')"#
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{oson}') where "ID" = '1'"#
+    );
+    let s = parse(&sql).unwrap();
+    assert_eq!(
+        s.after_image().unwrap().get_field("DOC"),
+        Some(text(r#"{"a":1}"#))
+    );
+    assert!(json_findings(&s).is_empty());
+}
+
+#[test]
+fn native_json_oson_that_does_not_decode_is_unavailable_with_a_finding_once_per_column() {
+    // A header cut short, and a vector (the extended type 0x7B) cdcctl
+    // does not decode.
+    let cut = "FF4A5A0121060000000100";
+    let vector = "ff4a5a01001600077b010000000100";
+    let sql = format!(
+        r#"update "APP"."DOCS" set "DOC" = /* JSON */ HEXTORAW('{cut}') where "ID" = '1' and "DOC" = /*JSON*/HEXTORAW('{vector}')"#
     );
     let s = parse(&sql).unwrap();
     assert_eq!(

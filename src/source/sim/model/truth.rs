@@ -7,7 +7,7 @@ use chrono::NaiveDateTime;
 
 use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
 use crate::engine::row::Scn;
-use crate::source::sim::value::{ColType, Value};
+use crate::source::sim::value::{oson, ColType, Value};
 
 use super::redo::DmlOp;
 use super::txn::Change;
@@ -127,6 +127,9 @@ impl Model {
         let nls = &self.nls;
         let ty = |i: usize| &table.columns[i].ty;
         let carried = |i: usize, v: &Value| match v {
+            // An update's SET prints the document's OSON, which decodes;
+            // an insert's VALUES only the empty locator.
+            Value::Json(doc) if c.op == DmlOp::Update => Field::text(oson::stored_text(doc)),
             Value::Blob(_) if !capture => Field::UnavailableBinary,
             Value::Clob(_) | Value::Xml(_) if !capture => Field::Unavailable,
             other => other.full_field_in(ty(i), nls),

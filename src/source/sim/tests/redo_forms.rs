@@ -64,7 +64,7 @@ fn issue9_insert_under_an_ff_format_prints_empty_fractions_json_locators_and_hex
 }
 
 #[test]
-fn issue9_a_json_column_set_by_an_update_prints_binary_oson_and_stays_out_of_where() {
+fn a_json_column_set_by_an_update_prints_real_binary_oson_and_stays_out_of_where_issue36() {
     let m = model(FORMS);
     let s = Session::unrestricted(&m);
     let old = forms_row("a", "b", r#"{"a":1}"#);
@@ -72,8 +72,34 @@ fn issue9_a_json_column_set_by_an_update_prints_binary_oson_and_stays_out_of_whe
     let upd = s.render(&m, &dml(&m, DmlOp::Update, Some(old), Some(new), vec![5]));
     assert_eq!(
         upd.sql_redo.as_deref(),
-        Some("update \"APP\".\"EVENTS\" set \"DOC\" = /* JSON */ HEXTORAW('ff4a5a015b5d') where \"ID\" = '1' and \"T0\" = TO_TIMESTAMP('2020-02-01 00:00:00.') and \"T3\" = TO_TIMESTAMP_TZ('2020-02-01 00:00:00.250 +01:00') and \"NAME\" = 'a' and \"LABEL\" = 'b' and ROWID = 'AAAR3sAAEAAAACXAAA';")
+        Some("update \"APP\".\"EVENTS\" set \"DOC\" = /* JSON */ HEXTORAW('ff4a5a01210600000000020000c000') where \"ID\" = '1' and \"T0\" = TO_TIMESTAMP('2020-02-01 00:00:00.') and \"T3\" = TO_TIMESTAMP_TZ('2020-02-01 00:00:00.250 +01:00') and \"NAME\" = 'a' and \"LABEL\" = 'b' and ROWID = 'AAAR3sAAEAAAACXAAA';")
     );
+}
+
+#[test]
+fn the_truth_of_a_json_update_is_the_text_the_engine_decodes_from_its_oson_issue36() {
+    use crate::engine::event::Field;
+    let m = model(FORMS);
+    let s = Session::unrestricted(&m);
+    let old = forms_row("a", "b", "[]");
+    let new = forms_row(
+        "a",
+        "b",
+        r#"{"status":"open","id":7,"tags":["x",true,null,2.5]}"#,
+    );
+    let upd = s.render(
+        &m,
+        &dml(&m, DmlOp::Update, Some(old), Some(new.clone()), vec![5]),
+    );
+    let sql = upd.sql_redo.unwrap_or_default();
+    let stmt = crate::engine::redo::parse(&sql).expect("parses");
+    let engine = stmt.after_image().and_then(|a| a.get_field("DOC"));
+    let Value::Json(doc) = &new[5] else {
+        panic!("a JSON value")
+    };
+    let truth = Field::text(value::oson::stored_text(doc));
+    assert_eq!(engine, Some(truth), "{sql}");
+    assert!(stmt.findings().is_empty(), "{sql}");
 }
 
 #[test]

@@ -93,7 +93,7 @@ impl Value {
             }
             Value::Raw(b) | Value::Blob(b) => b.clone(),
             Value::IntervalYm(s) | Value::IntervalDs(s) | Value::Double(s) => s.as_bytes().to_vec(),
-            Value::Json(doc) => oson(doc),
+            Value::Json(doc) => super::oson::encode(doc),
             Value::Time(t) => t.format("%H:%M:%S").to_string().into_bytes(),
         }
     }
@@ -110,19 +110,6 @@ impl Value {
             _ => 12,
         }
     }
-}
-
-/// The header binary OSON starts with (`0xFF` then `JZ` and a version).
-const OSON_MAGIC: [u8; 4] = [0xFF, 0x4A, 0x5A, 0x01];
-
-/// Stand-in OSON bytes of a document: the header and then the JSON text.
-/// Only the header matters to a reader of SQL_REDO, which cannot decode the
-/// body either way; the header makes the bytes invalid UTF-8, so nothing
-/// takes them for JSON text.
-pub(super) fn oson(doc: &str) -> Vec<u8> {
-    let mut b = OSON_MAGIC.to_vec();
-    b.extend_from_slice(doc.as_bytes());
-    b
 }
 
 fn date_bytes(t: &NaiveDateTime) -> Vec<u8> {

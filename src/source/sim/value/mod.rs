@@ -14,6 +14,7 @@ mod dm;
 mod forms;
 mod generate;
 mod oracle;
+pub mod oson;
 mod types;
 
 pub use data::{oracle_number, Value};

@@ -5,11 +5,12 @@
 use crate::engine::event::Field;
 
 use super::super::charset;
-use super::data::{oson, Value};
+use super::data::Value;
 use super::forms::{
     displayable, fmt_date, fmt_digits, fmt_frac, fmt_offset, hex, iso_digits, quote,
     render_nvarchar,
 };
+use super::oson;
 use super::types::{ColType, Nls};
 
 impl Value {
@@ -86,7 +87,7 @@ impl Value {
             Value::Xml(_) => "NULL".into(),
             Value::IntervalYm(s) => format!("TO_YMINTERVAL('{s}')"),
             Value::IntervalDs(s) => format!("TO_DSINTERVAL('{s}')"),
-            Value::Json(doc) => format!("/* JSON */ HEXTORAW('{}')", hex(&oson(doc))),
+            Value::Json(doc) => format!("/* JSON */ HEXTORAW('{}')", hex(&oson::encode(doc))),
             Value::Double(d) => quote(d),
             Value::Time(t) => format!("'{}'", t.format("%H:%M:%S")),
         }
@@ -105,7 +106,8 @@ impl Value {
                 Field::text(format!("{}Z", fmt_frac(&utc).replacen(' ', "T", 1)))
             }
             Value::Raw(b) => Field::Binary(hex(b)),
-            // Binary OSON no capture decodes, or no value at all.
+            // Not in the statement: LOB rows, XML DOC rows, or (JSON) the
+            // empty locator of an insert; an update's OSON is the truth's.
             Value::Clob(_) | Value::Xml(_) | Value::Json(_) => Field::Unavailable,
             Value::Blob(_) => Field::UnavailableBinary,
             Value::IntervalYm(s) | Value::IntervalDs(s) | Value::Double(s) => {
