@@ -107,10 +107,17 @@ fn apply(state: &mut State, keys: &BTreeMap<String, Vec<String>>, events: &[serd
 
 /// Timestamps compared as instants: the table state writes nine fraction
 /// digits where an event may write the column's own.
+/// A JSON document (a native JSON column) compares as its value: members
+/// come in the order the database stores them, not as written.
 fn normalized(v: &serde_json::Value) -> serde_json::Value {
     let Some(text) = v.as_str() else {
         return v.clone();
     };
+    if text.starts_with(['{', '[']) {
+        if let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) {
+            return doc;
+        }
+    }
     let bytes = text.as_bytes();
     let timestamp = bytes.len() >= 20 && bytes[10] == b'T' && bytes[19] == b'.';
     if !timestamp {

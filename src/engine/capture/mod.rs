@@ -722,6 +722,15 @@ impl<S: RedoSource> Capture<S> {
                         if let Some(book) = book.as_mut() {
                             book.emitted(c);
                         }
+                        // Before the marker fills them: a key the redo
+                        // lacks is its own finding.
+                        check_before_image(
+                            &self.config.key_columns,
+                            dialect,
+                            &mut self.partial_reported,
+                            &mut self.findings,
+                            c,
+                        );
                         fill_unlogged_columns(
                             Dictionary {
                                 lobs: &self.config.lob_columns,
@@ -732,13 +741,6 @@ impl<S: RedoSource> Capture<S> {
                             c,
                         );
                         mark_binary_columns(&self.config.binary_columns, c);
-                        check_before_image(
-                            &self.config.key_columns,
-                            dialect,
-                            &mut self.partial_reported,
-                            &mut self.findings,
-                            c,
-                        );
                     }
                     sink(e)
                 };

@@ -13,13 +13,15 @@ mod data;
 mod dm;
 mod forms;
 mod generate;
+mod number;
 mod oracle;
 pub mod oson;
 mod types;
 
-pub use data::{oracle_number, Value};
+pub use data::Value;
 pub use dm::{DmLobForm, DM_INLINE_LOB_BYTES};
 pub(crate) use forms::hex;
 pub use forms::{displayable, number_text, render_nvarchar};
 pub use generate::ValueGen;
+pub use number::oracle_number;
 pub use types::{ColType, Fraction, Nls, ALLOWED_DM_TYPES, ALLOWED_TYPES, INLINE_STRING_BYTES};

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value as Json};
 
-use super::data::oracle_number;
+use super::number::oracle_number;
 
 const MAGIC: [u8; 3] = [0xFF, 0x4A, 0x5A];
 /// Flags every document carries (inline leaves, lengths in the type byte,
