@@ -3,11 +3,12 @@
 //! Oracle's, compared per key with the simulator's table contents, also
 //! across SIGKILLs; and refused where DM8's flashback is off.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::run::cdcctl;
-use crate::snapshot::{killed_then_run_to_the_end, output, reduce, table_state_of};
+use crate::snapshot::{
+    assert_same_rows, killed_then_run_to_the_end, output, reduce, table_state_of,
+};
 
 /// Past the end of the snapshot (near LSN 55,400) with streaming since.
 const UNTIL: &str = "62000";
@@ -53,23 +54,7 @@ fn assert_reduced_output_is_the_dm8_truth(dir: &Path, events: &[serde_json::Valu
     let got = reduce(events);
     let (mut want, _) = table_state_of(dir, "dm8", UNTIL);
     want.retain(|k, _| TABLES.contains(&format!("{}.{}", k.0, k.1).as_str()));
-    let got_keys: BTreeSet<_> = got.keys().collect();
-    let want_keys: BTreeSet<_> = want.keys().collect();
-    let missing: Vec<_> = want_keys.difference(&got_keys).take(5).collect();
-    let extra: Vec<_> = got_keys.difference(&want_keys).take(5).collect();
-    assert!(
-        missing.is_empty() && extra.is_empty(),
-        "{} rows in the truth, {} in the output; missing {missing:?}, extra {extra:?}",
-        want.len(),
-        got.len()
-    );
-    let differing: Vec<_> = want
-        .iter()
-        .filter(|(k, row)| !got.get(*k).is_some_and(|(_, after)| same_row(after, row)))
-        .take(3)
-        .map(|(k, row)| format!("{k:?}: want {row}, got {:?}", got.get(k)))
-        .collect();
-    assert!(differing.is_empty(), "{differing:#?}");
+    assert_same_rows(&want, &got, same_row);
     for table in ["ORDERS", "ALL_TYPES"] {
         assert!(want.keys().any(|k| k.1 == table), "no {table} rows");
     }
