@@ -16,7 +16,7 @@ use crate::cli::{exit, kafka, signals, source, GlobalArgs};
 use cdcctl::connect::{tables, CaptureSource};
 use cdcctl::daemon::{self, DaemonConfig, Notice, Reporter, SinkChoice};
 use cdcctl::engine::capture::PollConfig;
-use cdcctl::engine::snapshot::{SnapshotMode, SnapshotProgress};
+use cdcctl::engine::snapshot::{SnapshotMarks, SnapshotMode, SnapshotProgress};
 use cdcctl::engine::txn::OnParseError;
 use cdcctl::output::progress::SnapshotBars;
 use cdcctl::sink::schema_changes::SchemaChanges;
@@ -133,6 +133,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "ROWS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub snapshot_chunk_rows: u64,
+    /// How `source.snapshot` marks read rows: `positions` (Debezium's
+    /// initial-snapshot marks: first, first_in_data_collection, true,
+    /// last_in_data_collection, last) or `incremental` (every row, as
+    /// Debezium marks a chunked snapshot read beside the stream).
+    #[arg(long, value_name = "MARKS", default_value = "positions",
+          value_parser = parse_snapshot_marks)]
+    pub snapshot_marks: SnapshotMarks,
     /// Print a progress line on stderr this often.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "10s")]
     pub status_every: Duration,
@@ -147,6 +154,10 @@ fn parse_schema_changes(s: &str) -> Result<SchemaChanges, String> {
 }
 
 fn parse_snapshot_mode(s: &str) -> Result<SnapshotMode, String> {
+    s.parse()
+}
+
+fn parse_snapshot_marks(s: &str) -> Result<SnapshotMarks, String> {
     s.parse()
 }
 
@@ -237,6 +248,7 @@ fn daemon_config(global: &GlobalArgs, args: &RunArgs) -> Result<DaemonConfig, St
     c.rewind = args.rewind;
     c.snapshot = args.snapshot;
     c.snapshot_chunk_rows = usize::try_from(args.snapshot_chunk_rows).unwrap_or(usize::MAX);
+    c.snapshot_marks = args.snapshot_marks;
     c.status_every = args.status_every;
     c.metrics.clone_from(&args.metrics);
     Ok(c)

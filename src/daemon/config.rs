@@ -9,7 +9,7 @@ use crate::connect::CaptureSource;
 use crate::engine::capture::PollConfig;
 use crate::engine::event::ValueForms;
 use crate::engine::row::Scn;
-use crate::engine::snapshot::SnapshotMode;
+use crate::engine::snapshot::{SnapshotMarks, SnapshotMode};
 use crate::engine::txn::{LobMode, OnParseError};
 use crate::sink::kafka::KafkaConfig;
 use crate::sink::schema_changes::SchemaChanges;
@@ -72,6 +72,8 @@ pub struct DaemonConfig {
     /// `None`: `initial` on a fresh start without `from_scn`, else `never`.
     pub snapshot: Option<SnapshotMode>,
     pub snapshot_chunk_rows: usize,
+    /// How read rows are marked in `source.snapshot`.
+    pub snapshot_marks: SnapshotMarks,
     pub status_every: Duration,
     /// Serve `/metrics` and `/status.json` here.
     pub metrics: Option<String>,
@@ -104,6 +106,7 @@ impl DaemonConfig {
             rewind: false,
             snapshot: None,
             snapshot_chunk_rows: 10_000,
+            snapshot_marks: SnapshotMarks::default(),
             status_every: Duration::from_secs(10),
             metrics: None,
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use crate::engine::event::ValueForms;
 use crate::engine::snapshot::{
-    SnapshotConfig, SnapshotKey, SnapshotMode, SnapshotProgress, Snapshotter, Step,
+    SnapshotConfig, SnapshotKey, SnapshotMarks, SnapshotMode, SnapshotProgress, Snapshotter, Step,
 };
 use crate::source::{Dialect, RedoSource, TableName};
 
@@ -39,6 +39,7 @@ pub struct SnapshotPlan<'a> {
     /// No checkpoint existed: a new snapshot may start.
     pub fresh: bool,
     pub chunk_rows: usize,
+    pub marks: SnapshotMarks,
     /// The file output, whose last rows an unfinished snapshot resumes after.
     pub output: Option<&'a Path>,
     /// The forms the output's values are written in.
@@ -61,6 +62,7 @@ pub fn plan(
         binary_columns: tables.binary_columns.clone(),
         dialect: tables.dialect,
         keys: tables.keys.clone(),
+        marks: plan.marks,
     };
     let say = |m: String| reporter.notice(Notice::info(m));
     let progress = match stored {

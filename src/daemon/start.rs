@@ -299,6 +299,7 @@ pub fn begin(
         asked: config.snapshot.is_some(),
         fresh,
         chunk_rows: config.snapshot_chunk_rows,
+        marks: config.snapshot_marks,
         output: config.output_file(),
         forms: config.forms,
     };

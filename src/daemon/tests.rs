@@ -313,14 +313,20 @@ fn window_commit(commit_scn: u64) -> queue::ToSink {
 }
 
 fn event(op: crate::engine::event::Op) -> crate::engine::event::CapturedEvent {
-    use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
+    use crate::engine::event::{
+        CapturedEvent, ChangeEvent, Field, Image, Op, SnapshotMark, SourcePosition,
+    };
     let image = Image::from(vec![("ID".to_string(), Field::text("7"))]);
     CapturedEvent::Change(ChangeEvent {
         op,
         before: (op != Op::Create && op != Op::Read).then(|| image.clone()),
         after: (op != Op::Delete).then_some(image),
         source: SourcePosition::default(),
-        snapshot: op == Op::Read,
+        snapshot: if op == Op::Read {
+            SnapshotMark::Row
+        } else {
+            SnapshotMark::Stream
+        },
         partial: false,
         commit_ts_ms: 0,
         index: 0,

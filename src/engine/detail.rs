@@ -162,7 +162,7 @@ impl RedoBook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::event::{Op, SourcePosition};
+    use crate::engine::event::{Op, SnapshotMark, SourcePosition};
 
     fn row(scn: Scn, op: OperationCode, sql: &str, csf: bool) -> LogMinerRow {
         LogMinerRow {
@@ -190,7 +190,7 @@ mod tests {
                 rs_id: Some(format!(" 0x{scn:06x}.0001.0010 ")),
                 ..SourcePosition::default()
             },
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms: 0,
             index,

@@ -64,6 +64,8 @@ pub struct OpCounts {
     pub inserts: u64,
     pub updates: u64,
     pub deletes: u64,
+    /// TRUNCATE TABLE statements, each emitted as one `op: "t"` event.
+    pub truncates: u64,
     pub ddl: u64,
     pub commits: u64,
     pub rollbacks: u64,
@@ -72,7 +74,7 @@ pub struct OpCounts {
 
 impl OpCounts {
     pub fn changes(&self) -> u64 {
-        self.inserts + self.updates + self.deletes
+        self.inserts + self.updates + self.deletes + self.truncates
     }
 }
 

@@ -357,7 +357,7 @@ fn parse_event_key(line: &str) -> Option<EventKey> {
 mod tests {
     use super::*;
     use crate::engine::event::SourcePosition;
-    use crate::engine::event::{ChangeEvent, Field, Op};
+    use crate::engine::event::{ChangeEvent, Field, Op, SnapshotMark};
     use crate::engine::row::Scn;
 
     fn event(commit_scn: Scn, xid: &str, index: u32) -> CapturedEvent {
@@ -371,7 +371,7 @@ mod tests {
                 scn: commit_scn - 1,
                 ..SourcePosition::default()
             },
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms: 0,
             index,

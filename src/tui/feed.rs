@@ -11,7 +11,7 @@ use std::time::Duration;
 use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::engine::event::{
-    CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Image, Op, SourcePosition,
+    CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Image, Op, SnapshotMark, SourcePosition,
 };
 use crate::engine::finding::Finding;
 use crate::engine::metrics::{
@@ -208,7 +208,7 @@ pub fn sample_change(i: u64) -> CapturedEvent {
         before: before.map(Image::from),
         after: after.map(Image::from),
         source,
-        snapshot: false,
+        snapshot: SnapshotMark::Stream,
         partial: false,
         commit_ts_ms,
         index: 0,
@@ -292,6 +292,7 @@ fn counts_for(n: u64) -> OpCounts {
         inserts: n.div_ceil(3),
         updates: (n + 1) / 3,
         deletes: n / 3,
+        truncates: 0,
         ddl: 0,
         commits: n / 2 + 1,
         rollbacks: n / 97,

@@ -255,13 +255,17 @@ impl Plain<'_> {
         reached.then_some(PlainEnd::UntilScn)
     }
 
-    /// The lag's cause, on `err` when it is not the one said last.
+    /// The lag's cause, on `err` when it is not the one said last. A
+    /// capture that keeps up from the start says nothing: `tail --plain |
+    /// head` keeps a quiet stderr; "keeping up" is said only once a cause
+    /// before it was.
     fn say_cause(&mut self, st: &CaptureStatus) {
         if matches!(st.state, MiningState::Connecting | MiningState::Finished) {
             return;
         }
         let d = lag_cause::diagnose(&lag_cause::from_status(st, Instant::now()));
-        if self.cause != Some(d.cause) {
+        let first_and_healthy = self.cause.is_none() && d.cause == Cause::KeepingUp;
+        if self.cause != Some(d.cause) && !first_and_healthy {
             self.cause = Some(d.cause);
             let _ = writeln!(
                 self.err,
@@ -496,6 +500,27 @@ mod tests {
             "{err}"
         );
         assert_eq!(err.matches("advice:").count(), 1, "{err}");
+    }
+
+    #[test]
+    fn keeping_up_is_said_only_after_a_cause_was() {
+        let status = |st| EngineMessage::Status(Box::new(st));
+        let rx = channel_of(vec![
+            status(feed::steady_status(1)),
+            status(feed::status_with_lag(3, 100, 75, 5_000)),
+            status(feed::steady_status(1)),
+            EngineMessage::Stopped,
+        ]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        run_plain(&rx, &mut out, &mut err, &opts()).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        let causes: Vec<&str> = err
+            .lines()
+            .filter_map(|l| l.strip_prefix("cdcctl tail: cause: "))
+            .collect();
+        assert_eq!(causes.len(), 2, "{err}");
+        assert!(!causes[0].starts_with("keeping up"), "{err}");
+        assert!(causes[1].starts_with("keeping up"), "{err}");
     }
 
     #[test]

@@ -524,6 +524,7 @@ mod tests {
             inserts: 1_234,
             updates: 567,
             deletes: 89,
+            truncates: 0,
             ddl: 1,
             commits: 3_000,
             rollbacks: 12,

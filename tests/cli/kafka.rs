@@ -14,7 +14,7 @@ use std::collections::BTreeSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cdcctl::sink::kafka::EventId;
 use rdkafka::config::ClientConfig;
@@ -386,10 +386,14 @@ fn issue14_kafka_broker_hung_mid_run_is_waited_for_and_nothing_is_lost() {
     let mut args = kafka_run(&broker.addr, "hung", true);
     args.extend(["--max-logs-per-window", "1"]);
     let mut child = crate::run::spawn(dir.path(), &args);
-    // Frozen a second in, while the stream is under way: reading the
-    // offsets topic back to wait for a commit took long enough for a fast
-    // run to end first.
-    std::thread::sleep(Duration::from_secs(1));
+    // Frozen as soon as the stream is under way (a table's topic exists):
+    // the whole run takes about a second and a half on an idle host, so a
+    // fixed wait froze it after it had ended on a fast one.
+    let under_way = Instant::now() + Duration::from_secs(60);
+    while topics_of(&broker.addr, "hung").is_empty() {
+        assert!(Instant::now() < under_way, "the run never produced");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     broker.signal("STOP");
     assert!(
         child.try_wait().expect("try_wait").is_none(),

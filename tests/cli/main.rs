@@ -25,5 +25,6 @@ mod snapshot;
 mod snapshot_dm8;
 mod snapshot_exact;
 mod tail;
+mod truncate;
 mod value_forms;
 mod window;

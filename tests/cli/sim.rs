@@ -656,7 +656,7 @@ fn round_trip(s: &mut Sim, opts: MiningOptions) -> usize {
             Op::Create => DmlKind::Insert,
             Op::Update => DmlKind::Update,
             Op::Delete => DmlKind::Delete,
-            Op::Read => unreachable!("the sim records no reads"),
+            Op::Read | Op::Truncate => unreachable!("the scenario reads and truncates nothing"),
         };
         assert_eq!(st.kind, kind);
         assert_eq!(
@@ -727,7 +727,7 @@ fn truth_orders_by_commit_and_numbers_changes_within_each_transaction() {
             Op::Create => assert!(c.before.is_none() && c.after.is_some()),
             Op::Update => assert!(c.before.is_some() && c.after.is_some()),
             Op::Delete => assert!(c.before.is_some() && c.after.is_none()),
-            Op::Read => panic!("no reads in truth"),
+            Op::Read | Op::Truncate => panic!("no reads or truncates in truth"),
         }
     }
 }

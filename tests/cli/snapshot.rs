@@ -21,9 +21,18 @@ pub(crate) fn snapshot_run(extra: &[&'static str]) -> Vec<&'static str> {
 
 /// [`snapshot_run`] with `rows` per chunk.
 fn snapshot_run_in_chunks(rows: &'static str, extra: &[&'static str]) -> Vec<&'static str> {
+    snapshot_run_of("sim:snapshot-under-fire?clock=virtual", rows, extra)
+}
+
+/// [`snapshot_run_in_chunks`] of another `source`.
+pub(crate) fn snapshot_run_of<'a>(
+    source: &'a str,
+    rows: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = vec![
         "--source",
-        "sim:snapshot-under-fire?clock=virtual",
+        source,
         "run",
         "--output",
         "out.jsonl",
@@ -76,6 +85,10 @@ pub(crate) fn reduce(events: &[serde_json::Value]) -> BTreeMap<Key, (u64, serde_
             continue;
         }
         let op = e["op"].as_str().unwrap_or_default();
+        if op == "t" {
+            state.retain(|k, _| !(k.0 == schema && k.1 == table));
+            continue;
+        }
         let (scn, image) = match op {
             "r" => (scn_of(&e["source"]["scn"]), &e["after"]),
             "d" => (scn_of(&e["source"]["commit_scn"]), &e["before"]),
@@ -307,8 +320,8 @@ fn issue13_snapshot_then_streaming_reduces_to_the_table_contents_under_fire() {
 fn issue13_each_fault_during_the_snapshot_is_survived_and_reported() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Chunks are read at the newest SCN, so undo lost between two reads
-    // costs nothing; a 1,000-row read (2.5 s) lasts through an undo loss.
-    let out = cdcctl(dir.path(), &snapshot_run_in_chunks("1000", &[]));
+    // costs nothing; a 1,500-row read (3.75 s) lasts through an undo loss.
+    let out = cdcctl(dir.path(), &snapshot_run_in_chunks("1500", &[]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     for needle in [
@@ -674,8 +687,9 @@ fn issue13_status_and_tail_show_an_unfinished_snapshot_from_the_checkpoint() {
     );
 }
 
-#[test]
-fn a_table_of_exactly_full_chunks_ends_its_snapshot_with_one_last_row() {
+/// `source.snapshot` of each event of an `initial-only` run over 40 rows
+/// read in 10-row chunks while nothing changes, with `extra` flags.
+fn markers_of_a_quiet_40_row_snapshot(extra: &[&str]) -> Vec<String> {
     // 40 rows, no changes while they are read, 10-row chunks: the fourth
     // chunk is full and nothing follows it.
     let dir = tempfile::tempdir().expect("tempdir");
@@ -692,34 +706,45 @@ fn a_table_of_exactly_full_chunks_ends_its_snapshot_with_one_last_row() {
         scenario = scenario.replace(from, to);
     }
     std::fs::write(dir.path().join("quiet.toml"), scenario).expect("scenario");
-    let out = cdcctl(
-        dir.path(),
-        &[
-            "--source",
-            "sim:quiet.toml?clock=virtual",
-            "run",
-            "--output",
-            "out.jsonl",
-            "--checkpoint",
-            "cp.json",
-            "--snapshot",
-            "initial-only",
-            "--snapshot-chunk-rows",
-            "10",
-        ],
-    );
+    let mut args = vec![
+        "--source",
+        "sim:quiet.toml?clock=virtual",
+        "run",
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--snapshot",
+        "initial-only",
+        "--snapshot-chunk-rows",
+        "10",
+    ];
+    args.extend(extra);
+    let out = cdcctl(dir.path(), &args);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let events = output(dir.path());
-    let markers: Vec<String> = events
+    output(dir.path())
         .iter()
         .map(|e| str_of(&e["source"]["snapshot"]))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_table_of_exactly_full_chunks_ends_its_snapshot_with_one_last_row() {
+    let markers = markers_of_a_quiet_40_row_snapshot(&[]);
     assert_eq!(markers.len(), 40);
-    assert!(markers[..39].iter().all(|m| m == "true"), "{markers:?}");
+    assert_eq!(markers[0], "first");
+    assert!(markers[1..39].iter().all(|m| m == "true"), "{markers:?}");
     assert_eq!(markers[39], "last");
+}
+
+#[test]
+fn snapshot_marks_incremental_marks_every_read_row_as_debezium_does_issue33() {
+    let markers = markers_of_a_quiet_40_row_snapshot(&["--snapshot-marks", "incremental"]);
+    assert_eq!(markers.len(), 40);
+    assert!(markers.iter().all(|m| m == "incremental"), "{markers:?}");
 }

@@ -5,7 +5,7 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::run::cdcctl;
-use cdcctl::engine::event::{ChangeEvent, Field, Op, SourcePosition, ValueForms};
+use cdcctl::engine::event::{ChangeEvent, Field, Op, SnapshotMark, SourcePosition, ValueForms};
 use cdcctl::engine::redo::parse;
 use cdcctl::source::sim::value::{number_text, ColType, Nls, Value};
 
@@ -76,7 +76,7 @@ fn json_of(field: Field) -> String {
         before: None,
         after: Some(vec![("C".to_string(), field)].into()),
         source: SourcePosition::default(),
-        snapshot: false,
+        snapshot: SnapshotMark::Stream,
         partial: false,
         commit_ts_ms: 0,
         index: 0,

@@ -75,7 +75,7 @@ impl Serialize for SourceRef<'_> {
         let p = &e.source;
         let read = e.op == Op::Read;
         let mut m = s.serialize_map(None)?;
-        source_head(&mut m, p, e.snapshot_marker())?;
+        source_head(&mut m, p, e.snapshot.label())?;
         if read {
             // A row read by a snapshot belongs to no transaction: Debezium
             // writes the read's SCN and no transaction or commit.
@@ -289,7 +289,7 @@ mod tests {
     use crate::engine::event::field::UNAVAILABLE_VALUE;
     use crate::engine::event::forms::BinaryHandling;
     use crate::engine::event::hex::hex_lower;
-    use crate::engine::event::{Field, SourcePosition, SNAPSHOT_LAST};
+    use crate::engine::event::{Field, SnapshotMark, SourcePosition};
 
     fn sample() -> ChangeEvent {
         ChangeEvent {
@@ -326,7 +326,7 @@ mod tests {
                 start_scn: Some(9_007_199_254_740_990),
                 start_ts_ms: Some(1_740_819_599_000),
             },
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms: 1_740_819_601_000,
             index: 2,
@@ -430,7 +430,7 @@ mod tests {
     fn a_snapshot_read_has_no_transaction_user_or_commit_time_issue32() {
         let mut e = sample();
         e.op = Op::Read;
-        e.snapshot = true;
+        e.snapshot = SnapshotMark::Row;
         e.source.user_name = None;
         e.source.start_scn = None;
         e.source.start_ts_ms = None;
@@ -473,9 +473,10 @@ mod tests {
         let mut variants = Vec::new();
         for op in [Op::Create, Op::Update, Op::Delete, Op::Read] {
             for (snapshot, partial, table_order) in [
-                (false, false, 1),
-                (false, true, 7),
-                (true, false, SNAPSHOT_LAST),
+                (SnapshotMark::Stream, false, 1),
+                (SnapshotMark::Stream, true, 7),
+                (SnapshotMark::Last, false, 0),
+                (SnapshotMark::FirstInTable, false, 0),
             ] {
                 let mut e = sample();
                 e.op = op;

@@ -114,7 +114,7 @@ fn source(out: &mut String, e: &ChangeEvent) {
     out.push_str(",\"ts_ms\":");
     times(out, p.change_ts_ms);
     out.push_str(",\"snapshot\":");
-    string(out, e.snapshot_marker());
+    string(out, e.snapshot.label());
     out.push_str(",\"db\":");
     string(out, &p.db);
     out.push_str(",\"schema\":");

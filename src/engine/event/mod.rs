@@ -33,6 +33,8 @@ pub enum Op {
     Delete,
     /// A row read by a snapshot.
     Read,
+    /// Every row of the table removed at once (TRUNCATE TABLE): no image.
+    Truncate,
 }
 
 impl Op {
@@ -42,6 +44,7 @@ impl Op {
             Op::Update => "u",
             Op::Delete => "d",
             Op::Read => "r",
+            Op::Truncate => "t",
         }
     }
 }
@@ -115,7 +118,9 @@ pub struct ChangeEvent {
     pub before: Option<Image>,
     pub after: Option<Image>,
     pub source: SourcePosition,
-    pub snapshot: bool,
+    /// `source.snapshot`: a streamed change, or where a read row stands
+    /// in the snapshot.
+    pub snapshot: SnapshotMark,
     /// The transaction began before capture could see it (its START row
     /// was never read): its earlier changes are missing. Serialised as
     /// `transaction.partial = true`, and only then.
@@ -130,9 +135,49 @@ pub struct ChangeEvent {
     pub table_order: u32,
 }
 
-/// `table_order` of the final row of a snapshot (`source.snapshot` is
-/// `"last"` there). A read row has no transaction, so the field is free.
-pub const SNAPSHOT_LAST: u32 = u32::MAX;
+/// What `source.snapshot` says of an event, in Debezium's vocabulary. A
+/// row that is both the first and the last of something takes the later
+/// place: `last` must appear, since consumers wait on it to know the
+/// snapshot ended, and a table's end says more than its start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum SnapshotMark {
+    /// A change streamed from the redo: `"false"`.
+    #[default]
+    Stream,
+    /// A read row with no place worth marking: `"true"`.
+    Row,
+    /// The snapshot's first row: `"first"`.
+    First,
+    /// The first row of a table after the first: `"first_in_data_collection"`.
+    FirstInTable,
+    /// The last row of a table before the last: `"last_in_data_collection"`.
+    LastInTable,
+    /// The snapshot's final row: `"last"`.
+    Last,
+    /// A read row of a snapshot marked as Debezium marks its incremental
+    /// (interleaved, chunked) snapshots: `"incremental"`.
+    Incremental,
+}
+
+impl SnapshotMark {
+    /// The value of `source.snapshot`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Stream => "false",
+            Self::Row => "true",
+            Self::First => "first",
+            Self::FirstInTable => "first_in_data_collection",
+            Self::LastInTable => "last_in_data_collection",
+            Self::Last => "last",
+            Self::Incremental => "incremental",
+        }
+    }
+
+    /// Whether the event is a row a snapshot read (`op: "r"`).
+    pub fn is_read(self) -> bool {
+        self != Self::Stream
+    }
+}
 
 /// The XID a snapshot row's position carries for de-duplication after a
 /// restart: above every hexadecimal XID, so a row read at SCN `s` sorts
@@ -140,16 +185,6 @@ pub const SNAPSHOT_LAST: u32 = u32::MAX;
 pub const SNAPSHOT_XID: &str = "~snapshot";
 
 impl ChangeEvent {
-    /// `source.snapshot`: `"false"` for changes, `"true"` for rows a
-    /// snapshot read (`op: "r"`), `"last"` on the final one.
-    pub fn snapshot_marker(&self) -> &'static str {
-        match (self.snapshot, self.table_order) {
-            (false, _) => "false",
-            (true, SNAPSHOT_LAST) => "last",
-            (true, _) => "true",
-        }
-    }
-
     /// Identity used to drop duplicates after a restart.
     pub fn dedup_key(&self) -> (Scn, &str, u32) {
         (self.source.commit_scn, &self.source.xid, self.index)

@@ -69,7 +69,7 @@ impl Snapshotter {
     }
 
     fn gate(&self, change: &ChangeEvent) -> Gate {
-        if change.snapshot {
+        if change.snapshot.is_read() {
             return Gate::Pass;
         }
         let table = TableName {

@@ -31,9 +31,9 @@ mod resume_key;
 
 use super::emit::SinkError;
 use super::event::{
-    CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition, ValueForms, SNAPSHOT_LAST,
+    CapturedEvent, ChangeEvent, Field, Image, Op, SnapshotMark, SourcePosition, ValueForms,
 };
-use super::port::{Dialect, RedoSource, SourceError, TableName};
+use super::port::{Dialect, RedoSource, SnapshotChunk, SourceError, TableName};
 use super::row::Scn;
 pub use gate::SnapshotKey;
 pub use keyorder::KeyKind;
@@ -67,6 +67,58 @@ impl FromStr for SnapshotMode {
             other => Err(format!(
                 "`{other}` is not a snapshot mode (allowed: initial, never, initial-only, when-needed)"
             )),
+        }
+    }
+}
+
+/// How read rows are marked in `source.snapshot`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum SnapshotMarks {
+    /// Debezium's initial-snapshot positions: `first`,
+    /// `first_in_data_collection`, `true`, `last_in_data_collection`,
+    /// `last`. Finding a table's end costs a one-row read after each full
+    /// chunk.
+    #[default]
+    Positions,
+    /// `incremental` on every row, as Debezium marks the rows of a chunked
+    /// snapshot read beside the stream; no position is said.
+    Incremental,
+}
+
+impl FromStr for SnapshotMarks {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "positions" => Ok(Self::Positions),
+            "incremental" => Ok(Self::Incremental),
+            other => Err(format!(
+                "`{other}` is not a way to mark snapshot rows (allowed: positions, incremental)"
+            )),
+        }
+    }
+}
+
+/// Where a read row stands, for [`SnapshotMarks::Positions`].
+#[derive(Debug, Clone, Copy)]
+struct RowPlace {
+    first_of_snapshot: bool,
+    first_of_table: bool,
+    last_of_table: bool,
+    last_of_snapshot: bool,
+}
+
+impl RowPlace {
+    /// The mark of the place: `last` first, since consumers wait on it to
+    /// know the snapshot ended; then `first`; then a table's end before its
+    /// start.
+    fn mark(self, marks: SnapshotMarks) -> SnapshotMark {
+        match marks {
+            SnapshotMarks::Incremental => SnapshotMark::Incremental,
+            SnapshotMarks::Positions if self.last_of_snapshot => SnapshotMark::Last,
+            SnapshotMarks::Positions if self.first_of_snapshot => SnapshotMark::First,
+            SnapshotMarks::Positions if self.last_of_table => SnapshotMark::LastInTable,
+            SnapshotMarks::Positions if self.first_of_table => SnapshotMark::FirstInTable,
+            SnapshotMarks::Positions => SnapshotMark::Row,
         }
     }
 }
@@ -264,6 +316,8 @@ pub struct SnapshotConfig {
     /// The key each keyed table is read in the order of: what the stream
     /// gate places changes by. Tables read by ROWID are absent.
     pub keys: BTreeMap<TableName, SnapshotKey>,
+    /// How read rows are marked.
+    pub marks: SnapshotMarks,
 }
 
 /// A chunk read and not emitted yet: its rows wait until the stream has
@@ -371,56 +425,29 @@ impl Snapshotter {
             Ok(c) => c,
             Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
         };
-        let later_tables = self.progress.tables[t + 1..]
-            .iter()
-            .any(|x| x.state == TableState::Reading);
         let mut exhausted = chunk.last_key.is_none();
-        if !exhausted && !later_tables {
-            // A full chunk of the last table may hold its final rows (a
-            // table of exactly so many chunks); the marker belongs on this
-            // chunk's last row then, or on none at all, since the next
-            // read would come back empty. One row past it, read at the
-            // same SCN, is the same consistent read: nothing can be
-            // inserted or deleted between the two.
+        if !exhausted && self.config.marks == SnapshotMarks::Positions {
+            // A full chunk may hold its table's final rows (a table of
+            // exactly so many chunks); the table's end mark belongs on this
+            // chunk's last row then, since the next read would come back
+            // empty. One row past it, read at the same SCN, is the same
+            // consistent read: nothing can be inserted or deleted between.
             match source.snapshot_chunk(&table, scn, chunk.last_key.as_deref(), 1) {
                 Ok(next) => exhausted = next.rows.is_empty(),
                 Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
             }
         }
         self.too_old_before = false;
-        let last_table = exhausted && !later_tables;
-        let seq = self.progress.chunks + 1;
-        let n = chunk.rows.len();
-        let binary: Vec<bool> = {
-            let b = self.config.binary_columns.get(&table);
-            chunk
-                .columns
-                .iter()
-                .map(|c| b.is_some_and(|b| b.contains(c)))
-                .collect()
-        };
-        let mut rows = Vec::with_capacity(n);
-        for (i, row) in chunk.rows.into_iter().enumerate() {
-            let image = chunk
-                .columns
-                .iter()
-                .zip(row)
-                .zip(&binary)
-                .map(|((c, v), &bin)| {
-                    let f = v.map_or(Field::Null, Field::Text);
-                    (c, if bin { f.into_binary() } else { f })
-                })
-                .collect();
-            let last = last_table && i + 1 == n;
-            rows.push(self.row_event(&table, scn, ts_ms, seq, image, last));
-        }
+        let last_key = chunk.last_key.clone();
+        let rows = self.chunk_events(&table, t, (scn, ts_ms), chunk, exhausted);
+        let n = rows.len();
         self.held = Some(Held {
             table: t,
             chunk_no,
             scn,
             rows,
             exhausted,
-            last_key: chunk.last_key,
+            last_key,
         });
         Ok(Step::Chunk { table, rows: n })
     }
@@ -539,6 +566,56 @@ impl Snapshotter {
         }
     }
 
+    /// The events of a chunk's rows of table `t`, read at `at` (SCN and
+    /// database time); `exhausted`: the chunk ends its table.
+    fn chunk_events(
+        &self,
+        table: &TableName,
+        t: usize,
+        at: (Scn, i64),
+        chunk: SnapshotChunk,
+        exhausted: bool,
+    ) -> Vec<ChangeEvent> {
+        let (scn, ts_ms) = at;
+        let SnapshotChunk { columns, rows, .. } = chunk;
+        let later_tables = self.progress.tables[t + 1..]
+            .iter()
+            .any(|x| x.state == TableState::Reading);
+        let nothing_emitted = self.progress.tables.iter().all(|x| x.rows == 0);
+        let table_started = self.progress.tables[t].rows > 0;
+        let seq = self.progress.chunks + 1;
+        let n = rows.len();
+        let binary: Vec<bool> = {
+            let b = self.config.binary_columns.get(table);
+            columns
+                .iter()
+                .map(|c| b.is_some_and(|b| b.contains(c)))
+                .collect()
+        };
+        let mut events = Vec::with_capacity(n);
+        for (i, row) in rows.into_iter().enumerate() {
+            let image = columns
+                .iter()
+                .zip(row)
+                .zip(&binary)
+                .map(|((c, v), &bin)| {
+                    let f = v.map_or(Field::Null, Field::Text);
+                    (c, if bin { f.into_binary() } else { f })
+                })
+                .collect();
+            let last_of_table = exhausted && i + 1 == n;
+            let place = RowPlace {
+                first_of_snapshot: nothing_emitted && i == 0,
+                first_of_table: !table_started && i == 0,
+                last_of_table,
+                last_of_snapshot: last_of_table && !later_tables,
+            };
+            let mark = place.mark(self.config.marks);
+            events.push(self.row_event(table, scn, ts_ms, seq, image, mark));
+        }
+        events
+    }
+
     fn row_event(
         &self,
         table: &TableName,
@@ -546,7 +623,7 @@ impl Snapshotter {
         ts_ms: i64,
         seq: u64,
         image: Image,
-        last: bool,
+        mark: SnapshotMark,
     ) -> ChangeEvent {
         ChangeEvent {
             op: Op::Read,
@@ -571,12 +648,12 @@ impl Snapshotter {
                 start_scn: None,
                 start_ts_ms: None,
             },
-            snapshot: true,
+            snapshot: mark,
             partial: false,
             commit_ts_ms: ts_ms,
             // Chunk numbers fit u32 for any table a chunk size can cover.
             index: u32::try_from(seq).unwrap_or(u32::MAX),
-            table_order: if last { SNAPSHOT_LAST } else { 0 },
+            table_order: 0,
         }
     }
 }

@@ -99,6 +99,7 @@ fn snapshotter(tables: &[&str], chunk_rows: usize) -> Snapshotter {
             binary_columns: BTreeMap::from([(name("A"), vec!["NOTE".to_string()])]),
             dialect: crate::engine::port::Dialect::Oracle,
             keys: BTreeMap::new(),
+            marks: SnapshotMarks::Positions,
         },
     )
 }
@@ -120,7 +121,7 @@ fn step(s: &mut Snapshotter, src: &mut ScriptedReads, scn: Scn) -> (Step, Vec<Ch
 fn markers(steps: &[&[ChangeEvent]]) -> Vec<&'static str> {
     steps
         .iter()
-        .flat_map(|s| s.iter().map(ChangeEvent::snapshot_marker))
+        .flat_map(|s| s.iter().map(|e| e.snapshot.label()))
         .collect()
 }
 
@@ -128,15 +129,23 @@ fn markers(steps: &[&[ChangeEvent]]) -> Vec<&'static str> {
 fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
     let mut s = snapshotter(&["A", "B"], 2);
     let mut src = ScriptedReads::default();
-    src.answers
-        .extend([chunk(&[1, 2], true), chunk(&[3], false), chunk(&[7], false)]);
+    src.answers.extend([
+        chunk(&[1, 2], true),
+        // One row past the full chunk: there is more.
+        chunk(&[3], false),
+        chunk(&[3], false),
+        chunk(&[7], false),
+    ]);
     let (_, a1) = step(&mut s, &mut src, 100);
     let (_, a2) = step(&mut s, &mut src, 105);
     let (_, b1) = step(&mut s, &mut src, 109);
     assert_eq!(step(&mut s, &mut src, 110).0, Step::Finished);
-    assert_eq!(src.asked[1], (name("A"), 105, Some(vec!["2".into()]), 2));
-    assert_eq!(src.asked[2], (name("B"), 109, None, 2));
-    assert_eq!(markers(&[&a1, &a2, &b1]), ["true", "true", "true", "last"]);
+    assert_eq!(src.asked[2], (name("A"), 105, Some(vec!["2".into()]), 2));
+    assert_eq!(src.asked[3], (name("B"), 109, None, 2));
+    assert_eq!(
+        markers(&[&a1, &a2, &b1]),
+        ["first", "true", "last_in_data_collection", "last"]
+    );
     let v: serde_json::Value = serde_json::from_str(&b1[0].to_json_line()).expect("json");
     assert_eq!(v["op"], "r");
     assert_eq!(v["source"]["scn"], "109");
@@ -163,7 +172,7 @@ fn a_last_table_of_exactly_full_chunks_marks_its_final_row_last() {
     assert_eq!(step(&mut s, &mut src, 108).0, Step::Finished);
     assert_eq!(
         markers(&[&first, &second]),
-        ["true", "true", "true", "last"]
+        ["first", "true", "true", "last"]
     );
     assert_eq!(
         src.asked,
@@ -190,8 +199,53 @@ fn a_failed_look_past_a_full_chunk_retries_the_chunk_and_emits_nothing() {
     assert_eq!(retry, Step::Retry);
     assert!(none.is_empty());
     let (_, rows) = step(&mut s, &mut src, 101);
-    assert_eq!(markers(&[&rows]), ["true", "last"]);
+    assert_eq!(markers(&[&rows]), ["first", "last"]);
     assert_eq!(src.asked[2], (name("A"), 101, None, 2));
+}
+
+#[test]
+fn positions_mark_the_first_row_and_each_tables_start_and_end_issue33() {
+    let mut s = snapshotter(&["A", "B", "C"], 2);
+    let mut src = ScriptedReads::default();
+    src.answers.extend([
+        // A: one row, the snapshot's first.
+        chunk(&[1], false),
+        // B: one full chunk and nothing past it.
+        chunk(&[3, 4], true),
+        chunk(&[], false),
+        // C: a full chunk, more past it, then the final row.
+        chunk(&[5, 6], true),
+        chunk(&[7], false),
+        chunk(&[7], false),
+    ]);
+    let steps: Vec<Vec<ChangeEvent>> = (0..4).map(|i| step(&mut s, &mut src, 100 + i).1).collect();
+    let all: Vec<&[ChangeEvent]> = steps.iter().map(Vec::as_slice).collect();
+    assert_eq!(
+        markers(&all),
+        [
+            "first",
+            "first_in_data_collection",
+            "last_in_data_collection",
+            "first_in_data_collection",
+            "true",
+            "last"
+        ]
+    );
+    assert!(s.finished());
+}
+
+#[test]
+fn incremental_marks_every_row_and_reads_nothing_past_a_chunk_issue33() {
+    let mut s = snapshotter(&["A", "B"], 2);
+    s.config.marks = SnapshotMarks::Incremental;
+    let mut src = ScriptedReads::default();
+    src.answers
+        .extend([chunk(&[1, 2], true), chunk(&[], false), chunk(&[3], false)]);
+    let steps: Vec<Vec<ChangeEvent>> = (0..3).map(|i| step(&mut s, &mut src, 100 + i).1).collect();
+    let all: Vec<&[ChangeEvent]> = steps.iter().map(Vec::as_slice).collect();
+    assert_eq!(markers(&all), ["incremental"; 3]);
+    assert!(src.asked.iter().all(|a| a.3 == 2), "{:?}", src.asked);
+    assert!(s.finished());
 }
 
 #[test]
@@ -445,7 +499,7 @@ mod gate {
                 commit_scn: 150,
                 ..SourcePosition::default()
             },
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms: 0,
             index: 0,
@@ -552,8 +606,9 @@ mod gate {
 
     #[test]
     fn a_chunk_cut_by_ora_01555_grows_back_after_reads_that_succeed_issue33() {
-        // A later table: no look past a full chunk.
+        // No look past a full chunk: only the chunks' own reads.
         let mut s = keyed(&["A", "B"], 8);
+        s.config.marks = SnapshotMarks::Incremental;
         let mut src = ScriptedReads::default();
         src.answers.extend([
             Err(SourceError::oracle(1555, "snapshot too old")),

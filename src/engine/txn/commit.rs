@@ -9,7 +9,7 @@ use chrono::NaiveDateTime;
 
 use crate::engine::emit::Sink;
 use crate::engine::event::{
-    CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Op, SourcePosition,
+    CapturedEvent, ChangeEvent, DdlEvent, Field, FieldRef, Op, SnapshotMark, SourcePosition,
 };
 use crate::engine::finding::Finding;
 use crate::engine::redo::{lob, DmlKind};
@@ -22,6 +22,7 @@ use super::open::Txn;
 use super::pieces::{self, Assembly, LobMode, Pending, Placement};
 use super::report::{DeadLetter, TxnError, TxnFinding, TxnWarning};
 use super::reported::ReportedOnce;
+use super::truncate;
 use super::{Emitting, TxnBuffer};
 
 /// Changes emitted so far per table within one transaction. A transaction
@@ -206,8 +207,12 @@ impl TxnBuffer {
                 OperationCode::Ddl => {
                     self.end_pieces(&mut ctx, sink)?;
                     let ddl = self.ddl_event(row, &ctx.origin, commit_scn, commit_ts_ms);
-                    let ddl = CapturedEvent::Ddl(ddl);
-                    self.deliver(ddl, Vec::new(), &mut ctx, sink)?;
+                    let truncate = truncate::truncate_event(&ddl);
+                    self.deliver(CapturedEvent::Ddl(ddl), Vec::new(), &mut ctx, sink)?;
+                    if let Some(mut t) = truncate {
+                        t.table_order = ctx.table_orders.next(&t.source.schema, &t.source.table);
+                        self.deliver(CapturedEvent::Change(t), Vec::new(), &mut ctx, sink)?;
+                    }
                 }
                 OperationCode::Unsupported => {
                     let f = unsupported_finding(&row);
@@ -386,6 +391,7 @@ impl TxnBuffer {
                     Op::Create => self.counts.inserts += 1,
                     Op::Update => self.counts.updates += 1,
                     Op::Delete => self.counts.deletes += 1,
+                    Op::Truncate => self.counts.truncates += 1,
                     Op::Read => {}
                 }
             }
@@ -567,7 +573,7 @@ impl TxnBuffer {
             after: decoded.after,
             table_order,
             source,
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms,
             index: 0,

@@ -78,6 +78,7 @@ mod report;
 mod reported;
 mod rowkey;
 mod spill;
+mod truncate;
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;

@@ -17,7 +17,7 @@
 //! (no trim to the written length) starts from an empty value: the redo does
 //! not carry the rest.
 
-use crate::engine::event::{decode_hex, ChangeEvent, Field, FieldRef, Image, Op};
+use crate::engine::event::{decode_hex, ChangeEvent, Field, FieldRef, Image, Op, SnapshotMark};
 use crate::engine::finding::Finding;
 use crate::engine::redo::lob::{LobData, Piece, Target};
 use crate::engine::redo::lob_value::{self, LobText, LobValue};
@@ -339,7 +339,7 @@ pub(super) fn standalone_update(
         before: Some(target.key.clone()),
         after: Some(after),
         source,
-        snapshot: false,
+        snapshot: SnapshotMark::Stream,
         partial: false,
         commit_ts_ms: 0,
         index: 0,

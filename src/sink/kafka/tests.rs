@@ -2,7 +2,7 @@
 //! against librdkafka's mock cluster (a broker in the test process).
 
 use super::*;
-use crate::engine::event::{ChangeEvent, Field, Image, Op, SourcePosition};
+use crate::engine::event::{ChangeEvent, Field, Image, Op, SnapshotMark, SourcePosition};
 use rdkafka::message::{Header, OwnedHeaders};
 use std::collections::BTreeSet;
 
@@ -20,7 +20,7 @@ fn change(op: Op) -> ChangeEvent {
             table: "ORDERS".into(),
             ..SourcePosition::default()
         },
-        snapshot: false,
+        snapshot: SnapshotMark::Stream,
         partial: false,
         commit_ts_ms: 0,
         index: 0,
@@ -151,6 +151,21 @@ fn keyed_config(tombstones: bool) -> KafkaConfig {
         tombstones,
         ..KafkaConfig::default()
     }
+}
+
+#[test]
+fn a_truncate_is_one_message_on_the_tables_topic_with_no_key_and_no_tombstone_issue33() {
+    let mut t = change(Op::Truncate);
+    t.before = None;
+    t.after = None;
+    let messages = framed(&keyed_config(true), &[CapturedEvent::Change(t)]);
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0].topic, "erp.APP.ORDERS");
+    assert_eq!(messages[0].key, None);
+    let v: serde_json::Value =
+        serde_json::from_str(messages[0].value.as_deref().expect("a value")).expect("JSON");
+    assert_eq!(v["op"], "t");
+    assert!(v["before"].is_null() && v["after"].is_null());
 }
 
 #[test]

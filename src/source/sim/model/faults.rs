@@ -4,7 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::engine::event::{CapturedEvent, DdlEvent};
+use crate::engine::event::{
+    CapturedEvent, ChangeEvent, DdlEvent, Op, SnapshotMark, SourcePosition,
+};
 use crate::engine::row::Scn;
 use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
 
@@ -35,6 +37,22 @@ pub(super) fn schedule(scenario: &Scenario, scheduled: &mut Vec<Scheduled>) -> V
         }
     }
     scn_faults
+}
+
+/// The truncate event a capture emits after the TRUNCATE TABLE DDL at
+/// `pos`: second in its transaction, with no row image.
+fn truncate_event(pos: &SourcePosition, commit_ts_ms: i64) -> ChangeEvent {
+    ChangeEvent {
+        op: Op::Truncate,
+        before: None,
+        after: None,
+        source: pos.clone(),
+        snapshot: SnapshotMark::Stream,
+        partial: false,
+        commit_ts_ms,
+        index: 1,
+        table_order: 1,
+    }
 }
 
 impl Model {
@@ -121,6 +139,8 @@ impl Model {
         let pos = self.position(t, &xid, ddl_scn, commit_scn, ddl_time, None, 1, None);
         let pos = self.with_origin(pos, &tag.username, start_scn, start_time);
         let commit_ts_ms = ms(self.now_sec());
+        let truncated = (action == MaintenanceAction::TruncateTable)
+            .then(|| truncate_event(&pos, commit_ts_ms));
         self.record_truth(
             start_scn,
             CapturedEvent::Ddl(DdlEvent {
@@ -129,7 +149,32 @@ impl Model {
                 commit_ts_ms,
             }),
         );
+        if let Some(e) = truncated {
+            self.record_truth(start_scn, CapturedEvent::Change(e));
+        }
         true
+    }
+
+    /// TRUNCATE TABLE: the rows leave without row redo and every segment
+    /// gets a new data object id from `new_id` on. Unlike partition DDL the
+    /// rows are not kept as removed by DDL: the capture's truncate event
+    /// tells a consumer they went.
+    fn truncate_table(&mut self, t: usize, ddl_scn: Scn, mut new_id: u64) {
+        let now = self.now_sec();
+        let tb = &mut self.tables[t];
+        tb.rows.clear();
+        tb.last_ddl = now;
+        tb.data_obj_id = new_id;
+        tb.objd_changed_scn = ddl_scn;
+        if let Some(pp) = tb.partitioning.as_mut() {
+            for x in pp.partitions.iter_mut().filter(|x| !x.dropped) {
+                new_id += 1;
+                x.data_obj_id = new_id;
+                x.objd_changed_scn = ddl_scn;
+                x.last_ddl = now;
+            }
+        }
+        self.next_obj = self.next_obj.max(new_id + 1);
     }
 
     /// The partition maintenance acts on (none for DROP TABLE); nothing
@@ -141,7 +186,7 @@ impl Model {
         partition: &Option<String>,
     ) -> Option<Option<usize>> {
         match (&self.tables[t].partitioning, action) {
-            (_, MaintenanceAction::DropTable) => Some(None),
+            (_, MaintenanceAction::DropTable | MaintenanceAction::TruncateTable) => Some(None),
             (Some(p), _) => {
                 let live: Vec<usize> = (0..p.partitions.len())
                     .filter(|&i| !p.partitions[i].dropped)
@@ -201,6 +246,11 @@ impl Model {
                 "ALTER TABLE \"{owner}\".\"{name}\" EXCHANGE PARTITION \"{pname}\" WITH TABLE \"{owner}\".\"{name}_XCHG\" WITHOUT VALIDATION;"
             ),
             MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
+            // LogMiner gives the statement as it was typed: unquoted here,
+            // so the capture names the table from the row's columns.
+            MaintenanceAction::TruncateTable => {
+                format!("truncate table {}.{} drop storage", owner.to_lowercase(), name.to_lowercase())
+            }
         }
     }
 
@@ -229,6 +279,7 @@ impl Model {
                     }
                 }
             }
+            (MaintenanceAction::TruncateTable, _) => self.truncate_table(t, ddl_scn, new_id),
             (action, Some(p)) => {
                 let mut moved = Vec::new();
                 let mut removed = Vec::new();

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use chrono::NaiveDateTime;
 
-use crate::engine::event::{CapturedEvent, ChangeEvent, Field, Image, Op, SourcePosition};
+use crate::engine::event::{
+    CapturedEvent, ChangeEvent, Field, Image, Op, SnapshotMark, SourcePosition,
+};
 use crate::engine::row::Scn;
 use crate::source::sim::value::{oson, ColType, Value};
 
@@ -317,7 +319,7 @@ impl Model {
                 txn.start_scn,
                 txn.start_time,
             ),
-            snapshot: false,
+            snapshot: SnapshotMark::Stream,
             partial: false,
             commit_ts_ms,
             index,

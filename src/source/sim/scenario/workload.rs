@@ -128,6 +128,9 @@ pub enum MaintenanceAction {
     /// shape (the archive-out pattern): the partition's rows leave the
     /// table without row redo and its segment gets a new data object id.
     ExchangePartition,
+    /// `TRUNCATE TABLE`: every row leaves without row redo and each
+    /// segment gets a new data object id; a capture emits a truncate event.
+    TruncateTable,
     DropTable,
 }
 
