@@ -69,3 +69,31 @@ fn issue33_a_truncate_during_the_snapshot_empties_the_table_for_a_row_consumer()
         .collect();
     assert_same_rows(&want, &got, |got, want| got == want);
 }
+
+#[test]
+fn issue33_a_truncate_of_a_table_not_captured_is_no_row_event() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let scenario = truncating_scenario(dir.path());
+    let source = format!("sim:{scenario}?clock=virtual");
+    let out = cdcctl(
+        dir.path(),
+        &snapshot_run_of(&source, "500", &["APP.CUSTOMERS"]),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = output(dir.path());
+    assert!(
+        events.iter().any(|e| e["ddl"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("truncate table app.order_his"))),
+        "the DDL passes as every table's does"
+    );
+    assert!(
+        !events.iter().any(|e| e["op"] == "t"),
+        "a truncate event of APP.ORDER_HIS"
+    );
+}

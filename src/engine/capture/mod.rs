@@ -34,7 +34,7 @@ use chrono::NaiveDateTime;
 use super::checkpoint::Checkpoint;
 use super::detail::RedoBook;
 use super::emit::SinkError;
-use super::event::CapturedEvent;
+use super::event::{CapturedEvent, Op};
 use super::finding::Finding;
 use super::inflight;
 use super::metrics::{CaptureStatus, MinedLog, MiningState};
@@ -718,6 +718,9 @@ impl<S: RedoSource> Capture<S> {
                 let end = self.book.is_some().then(|| row.clone());
                 let book = &mut self.book;
                 let mut checked = |mut e: CapturedEvent| {
+                    if truncates_another_table(&self.config.tables, &e) {
+                        return Ok(());
+                    }
                     if let CapturedEvent::Change(c) = &mut e {
                         if let Some(book) = book.as_mut() {
                             book.emitted(c);
@@ -806,6 +809,19 @@ fn owners_of(tables: &[TablePattern]) -> Vec<String> {
 
 /// Keeps transaction control rows, DDL, rows LogMiner could not name
 /// (they must surface as dictionary findings) and rows of wanted tables.
+/// A truncate event of a table the capture does not take: its DDL row
+/// passes (DDL of every table does), its row event must not.
+fn truncates_another_table(tables: &[TablePattern], e: &CapturedEvent) -> bool {
+    let CapturedEvent::Change(c) = e else {
+        return false;
+    };
+    let name = TableName {
+        owner: c.source.schema.clone(),
+        table: c.source.table.clone(),
+    };
+    c.op == Op::Truncate && !tables.is_empty() && !tables.iter().any(|p| p.matches(&name))
+}
+
 fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
     if tables.is_empty() {
         return true;
