@@ -84,9 +84,21 @@ fn without_errno(message: &str) -> String {
     out
 }
 
-/// A command's error on stderr (`cdcctl COMMAND: MESSAGE`, or JSON).
+/// A command's error on stderr (`cdcctl COMMAND: MESSAGE`, or JSON). An
+/// error worded with its advice on an indented `advice:` line gives the
+/// JSON object an `advice` member rather than a message of two lines.
 pub fn error(command: &str, message: impl std::fmt::Display) {
-    notice(command, Level::Error, &message.to_string(), None, &[]);
+    let text = message.to_string();
+    let (message, advice) = split_advice(&text);
+    notice(command, Level::Error, message, advice, &[]);
+}
+
+/// A message and the advice on its `\n  advice: ` line, if it has one.
+fn split_advice(text: &str) -> (&str, Option<&str>) {
+    match text.split_once("\n  advice: ") {
+        Some((message, advice)) => (message, Some(advice)),
+        None => (text, None),
+    }
 }
 
 /// A usage error found while the command line was parsed, before

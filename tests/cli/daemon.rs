@@ -180,6 +180,10 @@ fn issue14_snapshot_progress_is_served_per_table_and_matches_the_rows_written() 
     assert!(read > 0.0);
     let rows = "cdcctl_snapshot_rows{schema=\"APP\",table=\"ORDERS\"}";
     assert_eq!(scrape[rows], read);
+    // One count of events written (issue 35): snapshot rows are in it,
+    // labelled `op="r"`.
+    let counted = "cdcctl_events_total{op=\"r\",schema=\"APP\",table=\"ORDERS\"}";
+    assert_eq!(scrape.get(counted), Some(&read), "{scrape:?}");
     let chunks = scrape["cdcctl_snapshot_chunks{schema=\"APP\",table=\"ORDERS\"}"];
     assert!(
         chunks >= (read / 500.0).floor(),

@@ -829,6 +829,34 @@ fn issue14_log_format_json_covers_usage_errors_and_the_simulator_notice() {
 }
 
 #[test]
+fn issue35_log_format_json_gives_an_errors_advice_its_own_member() {
+    let out = cdcctl(&[
+        "--log-format",
+        "json",
+        "--source",
+        "oracle://cdc@127.0.0.1:1/ORCLPDB1",
+        "tail",
+        "APP.ORDERS",
+        "--plain",
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    let v: serde_json::Value = serde_json::from_str(err.trim()).expect("one JSON object");
+    assert_eq!(v["level"], "ERROR", "{v}");
+    let message = v["message"].as_str().unwrap_or_default();
+    assert!(
+        !message.contains("advice"),
+        "advice left in the message: {v}"
+    );
+    assert!(
+        v["advice"]
+            .as_str()
+            .is_some_and(|a| a.contains("CDCCTL_PASSWORD")),
+        "{v}"
+    );
+}
+
+#[test]
 fn verbose_logs_are_time_stamped_and_quiet_or_filters_silence_them() {
     let args = [
         "--source",
