@@ -195,11 +195,12 @@ fn state_badge(app: &App) -> Span<'static> {
 fn render_header(app: &App, area: Rect, buf: &mut Buffer) {
     let h = &app.header;
     let sep = Span::styled(" │ ", Style::new().fg(Color::DarkGray));
+    let version = crate::tui::format::short_banner(&h.version);
     // Parts in the order shown, with the priority to keep them when the
     // line is too narrow (the version goes first, the tables last).
     let parts = [
         (&h.source, Style::new().add_modifier(Modifier::BOLD), 0),
-        (&h.version, Style::new(), 3),
+        (&version, Style::new(), 3),
         (&h.container, Style::new(), 1),
         (&h.user, Style::new(), 2),
         (&h.tables, Style::new().fg(Color::Cyan), 0),
