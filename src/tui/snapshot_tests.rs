@@ -189,11 +189,13 @@ fn tui_open_transactions_list_at_every_size() {
         key(&mut app, KeyCode::Char('t'));
         let terminal = frame(&app, w, h);
         let text = format!("{}", terminal.backend());
+        // The count is of the rows listed, with where they come from.
         assert!(
-            text.contains("Open transactions: 3 in V$TRANSACTION"),
+            text.contains("Open transactions: 4 · 3 in V$TRANSACTION"),
             "{text}"
         );
         assert!(text.contains("BATCH") && text.contains("1h"), "{text}");
+        assert!(text.contains("1 gray: buffered by capture only"), "{text}");
         snapshot!(format!("tui_showtrans_{w}x{h}"), terminal);
         key(&mut app, KeyCode::Esc);
         assert!(!app.should_quit);
@@ -275,6 +277,16 @@ fn tui_narrow_terminal_detail() {
 fn tui_connecting_before_any_status() {
     let app = App::new(feed::demo_header(), ViewConfig::default());
     snapshot!("tui_connecting", frame(&app, 100, 24));
+}
+
+#[test]
+fn a_wide_short_screen_with_a_source_error_banner_draws_its_side_panel() {
+    // Found by the property below: 160×16 after a dropped connection left
+    // the side panel 5 rows high, and its split panicked.
+    let mut app = play(Script::Steady, 3, 160, 16);
+    app.update(AppEvent::Engine(feed::connection_dropped(true)));
+    let text = format!("{}", frame(&app, 160, 16).backend());
+    assert!(text.contains("Open transactions"), "{text}");
 }
 
 mod robustness {

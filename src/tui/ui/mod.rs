@@ -143,7 +143,12 @@ const SIDE_WIDTH: u16 = 74;
 /// them, what capture buffers) over the changes counted per table.
 fn render_side(app: &App, area: Rect, buf: &mut Buffer) {
     let rows = app.open_rows();
-    let tables_h = (app.per_table.len() as u16 + 2).clamp(3, area.height / 2);
+    // Never `clamp(3, height / 2)`: a side panel under 6 rows (a short
+    // screen with a warning banner) has a bound below the floor.
+    let tables_h = (app.per_table.len() as u16 + 2)
+        .min(area.height / 2)
+        .max(3)
+        .min(area.height);
     let [txns, tables] =
         Layout::vertical([Constraint::Min(3), Constraint::Length(tables_h)]).areas(area);
     let block = Block::bordered().title(format!(

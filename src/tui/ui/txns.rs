@@ -33,10 +33,13 @@ pub(super) fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
     } else {
         "V$TRANSACTION"
     };
+    let rows = app.open_rows();
+    let capture_only = rows.iter().filter(|r| !r.in_database).count();
     let block = Block::bordered()
         .title(format!(
-            " Open transactions: {} in {view}{at} · t or Esc closes ",
-            thousands(h.db_transactions.len() as u64)
+            " Open transactions: {} · {} in {view}{at} · t or Esc closes ",
+            thousands(rows.len() as u64),
+            thousands(h.db_transactions.len() as u64),
         ))
         .border_style(Style::new().fg(Color::Cyan));
     let inner = block.inner(area);
@@ -48,8 +51,20 @@ pub(super) fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
             Style::new().fg(Color::Yellow),
         ));
     }
-    let rows = app.open_rows();
-    if inner.width >= 150 {
+    if capture_only > 0 {
+        // Such a row's session is unknown until the next reading lists it.
+        lines.push(Line::styled(
+            fit(
+                &format!(
+                    "{} gray: buffered by capture only, not in the last {view} reading (begun since, or ended); USER ? until a reading lists it",
+                    thousands(capture_only as u64)
+                ),
+                usize::from(inner.width),
+            ),
+            Style::new().fg(Color::Gray),
+        ));
+    }
+    if inner.width >= FULL_TABLE_WIDTH {
         lines.extend(txn_table(app, &rows, inner.width, false));
     } else {
         lines.extend(txn_pairs(app, &rows, inner.width));
@@ -62,6 +77,11 @@ pub(super) fn render_transactions(app: &App, area: Rect, buf: &mut Buffer) {
     }
     Paragraph::new(lines).render(inner, buf);
 }
+
+/// The width from which the whole-screen list is one line per transaction
+/// with every column: the fixed columns take 149, and the buffered figure
+/// (`1,234,567 chg 1023.9 MiB spilled`) needs 32 more.
+const FULL_TABLE_WIDTH: u16 = 181;
 
 /// What capture buffers for a transaction, in one cell.
 pub(super) fn buffered_text(row: &TxnRow) -> String {
@@ -92,7 +112,7 @@ pub(super) fn txn_age(app: &App, r: &TxnRow) -> String {
         .map_or_else(|| "?".into(), |a| duration_s(a.max(0) as u64))
 }
 
-/// The full-screen list below 150 columns: two lines per transaction, so
+/// The full-screen list below [`FULL_TABLE_WIDTH`]: two lines per transaction, so
 /// nothing is dropped. The first holds where it started and who holds it
 /// (XID, start SCN and time, age, user, SID,SERIAL#), the second what runs
 /// it and what capture buffers for it.
@@ -153,7 +173,7 @@ pub(super) fn txn_pairs(app: &App, rows: &[TxnRow], width: u16) -> Vec<Line<'sta
 /// stay down to 80 columns. `brief` is the side panel of a wide screen.
 pub(super) fn txn_table(app: &App, rows: &[TxnRow], width: u16, brief: bool) -> Vec<Line<'static>> {
     let w = usize::from(width);
-    let full = !brief && w >= 150;
+    let full = !brief && width >= FULL_TABLE_WIDTH;
     let mut cols: Vec<(&str, usize)> = if brief {
         vec![("XID", 16), ("AGE", 6), ("USER", 8)]
     } else {
