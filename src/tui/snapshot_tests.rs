@@ -236,7 +236,14 @@ fn tui_stale_engine() {
 fn tui_help_screen() {
     let mut app = play(Script::Steady, 5, 100, 30);
     key(&mut app, KeyCode::Char('?'));
-    snapshot!("tui_help_screen", frame(&app, 100, 30));
+    let terminal = frame(&app, 100, 30);
+    // The Operations panel's `partial` is explained (issue 35).
+    let text = format!("{}", terminal.backend());
+    assert!(
+        text.contains("partial = rollbacks to a savepoint"),
+        "{text}"
+    );
+    snapshot!("tui_help_screen", terminal);
 }
 
 #[test]

@@ -545,9 +545,18 @@ const HELP: &[(&str, &str)] = &[
     ("?", "this help; any key closes it"),
 ];
 
+/// Below the keys: what the screen's words mean.
+const HELP_NOTES: [&str; 5] = [
+    " Gauges: red at the critical threshold (--lag-crit).",
+    " Alerts: a transaction holding the window back, older than",
+    " --alert-txn-age or holding more than --alert-txn-changes.",
+    " Operations: partial = rollbacks to a savepoint (the",
+    " transaction went on); rows = rows read from LogMiner.",
+];
+
 fn render_help(area: Rect, buf: &mut Buffer) {
     let w = 62.min(area.width);
-    let h = (HELP.len() as u16 + 6).min(area.height);
+    let h = (HELP.len() as u16 + HELP_NOTES.len() as u16 + 3).min(area.height);
     let popup = Rect::new(
         area.x + (area.width - w) / 2,
         area.y + (area.height - h) / 2,
@@ -573,11 +582,7 @@ fn render_help(area: Rect, buf: &mut Buffer) {
         })
         .collect();
     lines.push(Line::raw(""));
-    for note in [
-        " Gauges: red at the critical threshold (--lag-crit).",
-        " Alerts: a transaction older than --alert-txn-age or",
-        " holding more than --alert-txn-changes changes.",
-    ] {
+    for note in HELP_NOTES {
         lines.push(Line::styled(note, Style::new().fg(Color::Gray)));
     }
     Paragraph::new(lines).render(inner, buf);
