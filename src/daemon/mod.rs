@@ -31,6 +31,7 @@ mod output;
 mod queue;
 mod snapshot;
 mod start;
+mod stoppable;
 #[cfg(test)]
 mod tests;
 
@@ -120,13 +121,23 @@ fn run_with(
     open: impl FnOnce(&start::Prepared) -> Result<(OpenedSource, SnapshotMode), DaemonError>,
 ) -> Result<Outcome, DaemonError> {
     let files = NewFiles::before(config);
-    let mut prepared = match start::prepare(config, reporter) {
-        Ok(Some(p)) => p,
-        Ok(None) => {
+    let mut prepared = match start::prepare(config, reporter, &signals.stop) {
+        Ok(start::Preparation::Ready(p)) => p,
+        Ok(start::Preparation::NothingToDo) => {
             return Ok(Outcome {
                 ending: Ending::NothingToDo,
                 written: 0,
             })
+        }
+        Ok(start::Preparation::Stopped) => {
+            files.remove();
+            reporter.notice(Notice::info(
+                "stopped by a signal while the sink was opened; nothing was written",
+            ));
+            return Ok(Outcome {
+                ending: Ending::Stopped,
+                written: 0,
+            });
         }
         Err(e) => {
             files.remove();

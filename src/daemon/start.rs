@@ -5,6 +5,7 @@
 //! and the first checkpoint of a fresh stream ([`begin`]).
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,6 +30,7 @@ use super::mine::{Origin, Stamp};
 use super::notice::{Level, Notice, Reporter};
 use super::output::{open_output, take_writer_locks, OpenedOutput};
 use super::snapshot::{self, SnapshotPlan, SnapshotTables};
+use super::stoppable;
 
 /// What is known before the source is opened.
 pub struct Prepared {
@@ -70,10 +72,20 @@ fn say(reporter: &dyn Reporter, message: String) {
 
 /// Locks, the stored checkpoint and the output; `None` when there is
 /// nothing to do (a finished snapshot asked for again).
+/// What preparing a run came to.
+pub enum Preparation {
+    Ready(Prepared),
+    /// A finished snapshot asked for again.
+    NothingToDo,
+    /// A signal came while the sink was being opened.
+    Stopped,
+}
+
 pub fn prepare(
     config: &DaemonConfig,
     reporter: &dyn Reporter,
-) -> Result<Option<Prepared>, DaemonError> {
+    stop: &AtomicBool,
+) -> Result<Preparation, DaemonError> {
     config.validate()?;
     let locks = take_writer_locks(config)?;
     let store = FileCheckpointStore::new(&config.checkpoint);
@@ -82,7 +94,9 @@ pub fn prepare(
             let mut k = k.clone();
             k.oversize_dead_letter =
                 (config.on_parse_error == OnParseError::Warn).then(|| config.dead_letter.clone());
-            let sink = KafkaSink::open(k.clone()).map_err(DaemonError::Sink)?;
+            let Some(sink) = stoppable::open_kafka(k.clone(), stop)? else {
+                return Ok(Preparation::Stopped);
+            };
             let existing = sink.stored_checkpoint().cloned();
             (
                 Some(sink),
@@ -113,9 +127,9 @@ pub fn prepare(
                 config.checkpoint.display()
             ),
         );
-        return Ok(None);
+        return Ok(Preparation::NothingToDo);
     }
-    Ok(Some(Prepared {
+    Ok(Preparation::Ready(Prepared {
         locks,
         kafka,
         existing,

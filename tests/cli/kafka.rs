@@ -835,3 +835,36 @@ fn issue32_kafka_run_killed_during_the_snapshot_ends_in_the_table_contents() {
     );
     assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
+
+#[test]
+fn issue32_a_signal_stops_a_start_that_waits_for_an_unreachable_broker() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Port 1: nothing listens, and librdkafka retries for as long as its
+    // calls' timeouts allow.
+    let mut child = crate::run::spawn(dir.path(), &kafka_run("127.0.0.1:1", "away", true));
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        child.try_wait().expect("try_wait").is_none(),
+        "the run ended before it was signalled"
+    );
+    crate::run::signal(&child, "TERM");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().expect("try_wait").is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("SIGTERM did not stop a run waiting for Kafka within 10 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("stopped by a signal while the sink was opened"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.path().join("cdcctl-dead-letter.jsonl").exists(),
+        "a stopped start leaves no file behind"
+    );
+}
