@@ -122,7 +122,7 @@ fn run_with(
 ) -> Result<Outcome, DaemonError> {
     let files = NewFiles::before(config);
     let mut prepared = match start::prepare(config, reporter, &signals.stop) {
-        Ok(start::Preparation::Ready(p)) => p,
+        Ok(start::Preparation::Ready(p)) => *p,
         Ok(start::Preparation::NothingToDo) => {
             return Ok(Outcome {
                 ending: Ending::NothingToDo,

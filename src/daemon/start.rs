@@ -74,7 +74,7 @@ fn say(reporter: &dyn Reporter, message: String) {
 /// nothing to do (a finished snapshot asked for again).
 /// What preparing a run came to.
 pub enum Preparation {
-    Ready(Prepared),
+    Ready(Box<Prepared>),
     /// A finished snapshot asked for again.
     NothingToDo,
     /// A signal came while the sink was being opened.
@@ -129,7 +129,7 @@ pub fn prepare(
         );
         return Ok(Preparation::NothingToDo);
     }
-    Ok(Preparation::Ready(Prepared {
+    Ok(Preparation::Ready(Box::new(Prepared {
         locks,
         kafka,
         existing,
@@ -137,7 +137,7 @@ pub fn prepare(
         output: None,
         mode,
         checkpoint_name,
-    }))
+    })))
 }
 
 impl Prepared {
