@@ -228,6 +228,17 @@ fn unfinished_in(report: &DaemonReport) -> Option<String> {
         .map(SnapshotProgress::summary)
 }
 
+/// Why there is no status, naming where it was looked for: a reader who
+/// ran `status` from another directory, or whose run keeps its checkpoint
+/// elsewhere, learns which file was missing and how to name the right one.
+fn not_started(checkpoint: &Path) -> String {
+    format!(
+        "no status: no checkpoint at {} (nor its status file); the daemon has not started here \
+         — name a run's checkpoint with --checkpoint FILE (its config's `checkpoint` key)",
+        checkpoint.display()
+    )
+}
+
 pub fn run(args: &StatusArgs) -> ExitCode {
     let now = Utc::now();
     let view = match &args.metrics {
@@ -256,8 +267,12 @@ pub fn run(args: &StatusArgs) -> ExitCode {
                 let snapshot = unfinished_snapshot(&args.checkpoint)
                     .map(|s| s.summary())
                     .or_else(|| r.as_ref().and_then(unfinished_in));
+                let started = r.is_some();
                 let mut view = assess(r, alive, now, args.warn, args.crit);
                 view.snapshot = snapshot;
+                if !started {
+                    view.reason = Some(not_started(&args.checkpoint));
+                }
                 view
             }
             Err(e) => {
