@@ -1030,3 +1030,35 @@ columns = [{ name = "MSG", type = "VARCHAR2(40)" }]
     );
     assert!(!evidence.contains("APP.ORDERS"), "{check}");
 }
+
+/// Issue 36: `partitions` into a pager on a 140-column terminal wrapped
+/// the high value at 27 characters; a stdout that is no terminal now takes
+/// its width from COLUMNS.
+#[test]
+fn partitions_table_takes_its_width_from_columns_issue36() {
+    let args = [
+        "--source",
+        "sim:interval-partition-churn",
+        "partitions",
+        "APP.ORDER_HIS",
+    ];
+    let o = cdcctl_env(&args, &[("COLUMNS", "140")]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("P_202501"))
+        .expect("a row for P_202501");
+    assert!(row.contains("TO_DATE(' 2025-02-01 00:00:00',"), "{text}");
+    let table = text
+        .lines()
+        .filter(|l| l.starts_with(['│', '┌', '╞', '├', '└']));
+    assert!(table.clone().count() > 3, "{text}");
+    assert!(table.clone().all(|l| l.chars().count() <= 140), "{text}");
+    assert!(table.clone().any(|l| l.chars().count() > 110), "{text}");
+}
