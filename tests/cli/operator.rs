@@ -996,7 +996,10 @@ fn a_missing_password_is_said_once_with_its_advice_below_in_every_command() {
         assert_eq!(out.status.code(), Some(3), "{cmd:?}: {err}");
         assert_eq!(err.matches("CDCCTL_PASSWORD").count(), 2, "{cmd:?}: {err}");
         assert_eq!(err.matches("\n  advice: ").count(), 1, "{cmd:?}: {err}");
-        assert!(err.contains("no password for APP"), "{cmd:?}: {err}");
+        assert!(
+            err.contains("no password was given for APP"),
+            "{cmd:?}: {err}"
+        );
     }
 }
 
@@ -1061,4 +1064,20 @@ fn partitions_table_takes_its_width_from_columns_issue36() {
     assert!(table.clone().count() > 3, "{text}");
     assert!(table.clone().all(|l| l.chars().count() <= 140), "{text}");
     assert!(table.clone().any(|l| l.chars().count() > 110), "{text}");
+}
+
+/// Issue 36: a password never given was reported as "authentication
+/// failed" before any attempt to log in.
+#[test]
+fn a_missing_password_is_not_called_an_authentication_failure_issue36() {
+    for source in ["oracle://app@db:1521/ORCLPDB1", "dm://cdc@db:5236"] {
+        let out = cdcctl_env(
+            &["--source", source, "preflight"],
+            &[("CDCCTL_PASSWORD", "")],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{source}: {err}");
+        assert!(!err.contains("authentication failed"), "{source}: {err}");
+        assert!(err.contains("no password was given"), "{source}: {err}");
+    }
 }
