@@ -6,6 +6,7 @@
 //! ([`cdcctl::telemetry::report`]), or the checkpoint when there is none.
 
 use crate::cli::log;
+use cdcctl::output::count;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -317,11 +318,11 @@ fn txn_line(label: &str, t: &OpenTxn) -> String {
         |s| s.format("%Y-%m-%d %H:%M:%S").to_string(),
     );
     format!(
-        "  {label:<8} XID {}  start SCN {}  {start}  age {}  {} changes  {}{}\n",
+        "  {label:<8} XID {}  start SCN {}  {start}  age {}  {}  {}{}\n",
         t.xid,
         t.start_scn,
         secs(t.age_seconds),
-        t.events,
+        count(t.events, "change", "changes"),
         size(t.bytes),
         if t.spilled { "  (spilled)" } else { "" }
     )
@@ -357,9 +358,9 @@ pub fn render_human(v: &StatusView) -> String {
         out.push_str(&format!("Sink                 {}\n", r.sink));
     }
     out.push_str(&format!(
-        "Lag at checkpoint    {} ({} SCNs)\n",
+        "Lag at checkpoint    {} ({})\n",
         secs(v.lag_seconds),
-        r.lag_scns
+        count(r.lag_scns, "SCN", "SCNs")
     ));
     out.push_str(&format!(
         "Since checkpoint     {}\n",
@@ -411,6 +412,30 @@ mod tests {
             Ok(t) => t.with_timezone(&Utc),
             Err(e) => panic!("{s}: {e}"),
         }
+    }
+
+    /// Issue 36: counts of one printed as "1 SCNs", "1 changes".
+    #[test]
+    fn counts_of_one_are_singular_issue36() {
+        let mut r = report();
+        r.lag_scns = 1;
+        let v = assess(Some(r), true, at("2026-11-30T10:05:02Z"), None, None);
+        let text = render_human(&v);
+        assert!(text.contains(" (1 SCN)\n"), "{text}");
+        let t = OpenTxn {
+            xid: "0009001A00000B2C".into(),
+            start_scn: 13_000_901,
+            start_time: None,
+            age_seconds: Some(3),
+            events: 1,
+            bytes: 120,
+            spilled: false,
+        };
+        assert!(
+            txn_line("oldest", &t).contains(" 1 change "),
+            "{}",
+            txn_line("oldest", &t)
+        );
     }
 
     fn report() -> DaemonReport {

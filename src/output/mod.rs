@@ -18,6 +18,12 @@ pub enum Format {
 /// tests), so output is stable.
 pub const DEFAULT_WIDTH: u16 = 110;
 
+/// `n` and the noun for it: `count(1, "SCN", "SCNs")` is "1 SCN", any
+/// other count takes the plural.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The terminal's width; when stdout is not a terminal (a pager, a pipe)
 /// the width `COLUMNS` gives; else [`DEFAULT_WIDTH`]. A width too small to
 /// lay a table out in counts as none.
@@ -55,5 +61,12 @@ mod tests {
         assert_eq!(width_from(None, None), DEFAULT_WIDTH);
         assert_eq!(width_from(None, Some("wide")), DEFAULT_WIDTH);
         assert_eq!(width_from(Some(20), Some("30")), DEFAULT_WIDTH);
+    }
+
+    #[test]
+    fn a_count_of_one_takes_the_singular() {
+        assert_eq!(count(1, "SCN", "SCNs"), "1 SCN");
+        assert_eq!(count(0, "change", "changes"), "0 changes");
+        assert_eq!(count(2, "change", "changes"), "2 changes");
     }
 }
