@@ -23,7 +23,7 @@ Exit codes:
   0  healthy, or the command finished
   1  preflight: findings at or above --fail-on (default fail)
   2  usage or configuration error: bad arguments, unreadable file, unknown table or scenario
-  3  source unreachable or authentication failed (including no Oracle client library)
+  3  source unreachable or authentication failed (including no password given, no Oracle client library)
   4  capture stopped on data it could not trust (an unparseable row, a missing log,
      an archive gap), or run/tail found at the start that capture cannot work
 preflight --format json|junit writes a report naming the error on exit 2 and 3 too.";
@@ -55,6 +55,7 @@ pub fn for_source(e: &SourceError) -> u8 {
     match e {
         SourceError::Unreachable(_)
         | SourceError::Authentication(_)
+        | SourceError::NoPassword(_)
         | SourceError::NoClientLibrary(_) => UNREACHABLE,
         SourceError::MissingLog { .. } | SourceError::ArchiveGap { .. } => UNTRUSTED_DATA,
         SourceError::Oracle { code, .. } => for_ora(Some(code.0)),

@@ -59,11 +59,14 @@ pub struct CollectArgs {
     #[arg(long, default_value = "cdcctl-evidence.json", value_name = "FILE")]
     pub spool: String,
     /// The Oracle release the script runs on: 18c and later (the default,
-    /// 19) build rows with JSON_OBJECT; `--version 11.2`, `12.1` or `12.2`
-    /// print the variant that builds them in PL/SQL, with that release's
-    /// columns.
-    #[arg(long, value_name = "RELEASE")]
-    pub version: Option<String>,
+    /// 19) build rows with JSON_OBJECT; `--oracle-version 11.2`, `12.1` or
+    /// `12.2` print the variant that builds them in PL/SQL, with that
+    /// release's columns.
+    // `--version` was this option's first name; it stays a hidden alias so
+    // scripts written for it keep working, while help shows only the name
+    // that cannot be read as the tool's own --version.
+    #[arg(long, value_name = "RELEASE", alias = "version")]
+    pub oracle_version: Option<String>,
     /// Write the evidence JSON of --source instead of the script.
     #[arg(long)]
     pub from_source: bool,
@@ -93,9 +96,10 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
         ));
     }
     let dialect = args.dialect.map_or(Dialect::Oracle, DialectArg::dialect);
-    if dialect != Dialect::Oracle && args.version.is_some() {
+    if dialect != Dialect::Oracle && args.oracle_version.is_some() {
         return Err(CliError::Usage(
-            "--version names an Oracle release: the DM8 and YashanDB scripts have one form".into(),
+            "--oracle-version names an Oracle release: the DM8 and YashanDB scripts have one form"
+                .into(),
         ));
     }
     let text = if args.from_source {
@@ -118,7 +122,7 @@ fn execute(args: CollectArgs, global: &GlobalArgs) -> Result<ExitCode, CliError>
         let defs = defs::load()
             .map_err(|e| CliError::Usage(format!("the built-in check catalog is broken: {e}")))?;
         if dialect == Dialect::Oracle {
-            let release = ScriptRelease::parse(args.version.as_deref().unwrap_or("19"))
+            let release = ScriptRelease::parse(args.oracle_version.as_deref().unwrap_or("19"))
                 .map_err(CliError::Usage)?;
             script_for(&defs, &patterns, &args.spool, release)
         } else {

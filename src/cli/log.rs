@@ -66,7 +66,7 @@ pub fn notice(
 
 /// The message without the `(os error 2)` that Rust's I/O errors append:
 /// the words before it already say what went wrong.
-fn without_errno(message: &str) -> String {
+pub(crate) fn without_errno(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(i) = rest.find(" (os error ") {

@@ -190,7 +190,9 @@ fn with_config(
     let Some(path) = sub.get_one::<std::path::PathBuf>("config") else {
         return Ok(None);
     };
-    let fail = |m: String| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{m}\n"));
+    // Io marks a message already worded in full: `usage_message` prints it
+    // as `cdcctl run: ...`, like the rest of run's messages.
+    let fail = |m: String| clap::Error::raw(clap::error::ErrorKind::Io, format!("{m}\n"));
     let text = cdcctl::limits::read_text(path, cdcctl::limits::CONFIG_BYTES)
         .map_err(|e| fail(format!("config {}: {e}", path.display())))?;
     let top = Cli::command();
@@ -330,6 +332,11 @@ fn usage_message(e: &clap::Error) -> Option<String> {
             .unwrap_or_default()
     };
     let sentence = match e.kind() {
+        ErrorKind::Io => {
+            let text = e.to_string();
+            let text = text.trim_start_matches("error: ").trim_end();
+            return Some(format!("cdcctl run: {}", log::without_errno(text)));
+        }
         ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
             return value_message(e, &cmd);
         }

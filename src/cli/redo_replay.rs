@@ -468,10 +468,10 @@ fn summary(buffer: &mut TxnBuffer, findings: &FindingTally, dead: &[DeadLetter])
             _ => String::new(),
         };
         lines.push(format!(
-            "  {} start SCN {}, {} changes, {} bytes{}{age}",
+            "  {} start SCN {}, {}, {} bytes{}{age}",
             t.xid,
             t.start_scn,
-            t.events,
+            cdcctl::output::count(t.events, "change", "changes"),
             t.bytes,
             if t.spilled { ", spilled" } else { "" }
         ));

@@ -6,6 +6,7 @@
 //! ([`cdcctl::telemetry::report`]), or the checkpoint when there is none.
 
 use crate::cli::log;
+use cdcctl::output::count;
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -228,6 +229,17 @@ fn unfinished_in(report: &DaemonReport) -> Option<String> {
         .map(SnapshotProgress::summary)
 }
 
+/// Why there is no status, naming where it was looked for: a reader who
+/// ran `status` from another directory, or whose run keeps its checkpoint
+/// elsewhere, learns which file was missing and how to name the right one.
+fn not_started(checkpoint: &Path) -> String {
+    format!(
+        "no status: no checkpoint at {} (nor its status file); the daemon has not started here \
+         — name a run's checkpoint with --checkpoint FILE (its config's `checkpoint` key)",
+        checkpoint.display()
+    )
+}
+
 pub fn run(args: &StatusArgs) -> ExitCode {
     let now = Utc::now();
     let view = match &args.metrics {
@@ -256,8 +268,12 @@ pub fn run(args: &StatusArgs) -> ExitCode {
                 let snapshot = unfinished_snapshot(&args.checkpoint)
                     .map(|s| s.summary())
                     .or_else(|| r.as_ref().and_then(unfinished_in));
+                let started = r.is_some();
                 let mut view = assess(r, alive, now, args.warn, args.crit);
                 view.snapshot = snapshot;
+                if !started {
+                    view.reason = Some(not_started(&args.checkpoint));
+                }
                 view
             }
             Err(e) => {
@@ -302,11 +318,11 @@ fn txn_line(label: &str, t: &OpenTxn) -> String {
         |s| s.format("%Y-%m-%d %H:%M:%S").to_string(),
     );
     format!(
-        "  {label:<8} XID {}  start SCN {}  {start}  age {}  {} changes  {}{}\n",
+        "  {label:<8} XID {}  start SCN {}  {start}  age {}  {}  {}{}\n",
         t.xid,
         t.start_scn,
         secs(t.age_seconds),
-        t.events,
+        count(t.events, "change", "changes"),
         size(t.bytes),
         if t.spilled { "  (spilled)" } else { "" }
     )
@@ -342,9 +358,9 @@ pub fn render_human(v: &StatusView) -> String {
         out.push_str(&format!("Sink                 {}\n", r.sink));
     }
     out.push_str(&format!(
-        "Lag at checkpoint    {} ({} SCNs)\n",
+        "Lag at checkpoint    {} ({})\n",
         secs(v.lag_seconds),
-        r.lag_scns
+        count(r.lag_scns, "SCN", "SCNs")
     ));
     out.push_str(&format!(
         "Since checkpoint     {}\n",
@@ -396,6 +412,30 @@ mod tests {
             Ok(t) => t.with_timezone(&Utc),
             Err(e) => panic!("{s}: {e}"),
         }
+    }
+
+    /// Issue 36: counts of one printed as "1 SCNs", "1 changes".
+    #[test]
+    fn counts_of_one_are_singular_issue36() {
+        let mut r = report();
+        r.lag_scns = 1;
+        let v = assess(Some(r), true, at("2026-11-30T10:05:02Z"), None, None);
+        let text = render_human(&v);
+        assert!(text.contains(" (1 SCN)\n"), "{text}");
+        let t = OpenTxn {
+            xid: "0009001A00000B2C".into(),
+            start_scn: 13_000_901,
+            start_time: None,
+            age_seconds: Some(3),
+            events: 1,
+            bytes: 120,
+            spilled: false,
+        };
+        assert!(
+            txn_line("oldest", &t).contains(" 1 change "),
+            "{}",
+            txn_line("oldest", &t)
+        );
     }
 
     fn report() -> DaemonReport {

@@ -103,7 +103,7 @@ pub(crate) fn quote(s: &str) -> String {
     s.replace('\'', "''")
 }
 
-/// The release a script is written for, as `cdcctl collect --version` names it.
+/// The release a script is written for, as `cdcctl collect --oracle-version` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScriptRelease {
     /// 18c and later: rows built by `JSON_OBJECT ... RETURNING CLOB`.
@@ -543,9 +543,13 @@ pub fn script_for(
         release.label()
     ));
     s.push_str("--   sqlplus -S -L user@//host:1521/service @collect.sql\n");
-    match release {
-        ScriptRelease::Json => s.push_str("-- It only reads: SELECT statements, with helper functions declared inside their WITH clauses.\n"),
-        ScriptRelease::Concatenated { .. } => s.push_str("-- It only reads: SELECT statements, with helper functions declared in its one anonymous block.\n"),
+    s.push_str(
+        "-- It only reads. One anonymous PL/SQL block runs its queries with OPEN ... FOR and DBMS_SQL\n\
+         -- and probes each view it needs with EXECUTE IMMEDIATE of a SELECT count(*) ... WHERE 1 = 0;\n\
+         -- its output goes through DBMS_OUTPUT. ALTER SESSION sets this session's date and number formats.\n",
+    );
+    if release == ScriptRelease::Json {
+        s.push_str("-- Some queries declare helper functions inside their WITH clauses.\n");
     }
     s.push_str(&format!(
         "-- It writes {spool}; evaluate it with `cdcctl preflight --evidence {spool}`.\n"
@@ -818,6 +822,42 @@ mod tests {
                     q.name
                 );
             }
+        }
+    }
+
+    /// Issue 36: the header said "only SELECT statements" over a PL/SQL
+    /// block that runs its queries through DBMS_SQL and EXECUTE IMMEDIATE.
+    #[test]
+    fn header_names_every_kind_of_statement_the_script_runs_issue36() {
+        let defs = crate::preflight::defs::load().unwrap();
+        for (version, release) in releases() {
+            let s = script_for(&defs, &[], "ev.json", release);
+            let header: String = s
+                .lines()
+                .take_while(|l| l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(
+                !header.contains("only SELECT statements"),
+                "{version}: {header}"
+            );
+            let body = s.to_ascii_uppercase();
+            for kind in [
+                "DBMS_SQL",
+                "EXECUTE IMMEDIATE",
+                "ALTER SESSION",
+                "OPEN L_CUR FOR",
+            ] {
+                if body.contains(kind) {
+                    let said = kind.trim_end_matches(" L_CUR FOR");
+                    let said = if said == "OPEN" { "OPEN ... FOR" } else { said };
+                    assert!(
+                        header.contains(said),
+                        "{version}: header omits {said}: {header}"
+                    );
+                }
+            }
+            assert!(header.contains("PL/SQL block"), "{version}: {header}");
         }
     }
 

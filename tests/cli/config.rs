@@ -200,3 +200,26 @@ fn issue14_log_format_json_writes_every_stderr_line_as_one_object_from_flag_or_k
         "{last}"
     );
 }
+
+/// Issue 36: run's config errors read `error: config ...: ... (os error 2)`
+/// while run's other messages read `cdcctl run: ...`.
+#[test]
+fn run_config_errors_carry_the_command_prefix_and_no_errno_issue36() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(dir.path(), &["run", "--config", "missing.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("cdcctl run: config missing.toml: "),
+        "{err}"
+    );
+    assert!(err.contains("No such file or directory"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+    std::fs::write(dir.path().join("bad.toml"), "bogus = 1\n").expect("write");
+    let out = cdcctl(dir.path(), &["run", "--config", "bad.toml"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.starts_with("cdcctl run: config bad.toml: line 1"),
+        "{err}"
+    );
+}

@@ -430,3 +430,22 @@ fn issue35_a_transaction_pinning_the_restart_scn_is_the_cause_everywhere() {
         "{text}"
     );
 }
+
+/// Issue 36: `cdcctl status` with no checkpoint in sight said only "the
+/// daemon has not started here", without the path it looked at.
+#[test]
+fn status_without_a_checkpoint_names_the_path_it_looked_at_issue36() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = cdcctl(dir.path(), &["status"]);
+    assert_eq!(o.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("cdcctl-checkpoint.json"), "{text}");
+    assert!(text.contains("--checkpoint"), "{text}");
+    let json = cdcctl(
+        dir.path(),
+        &["status", "--checkpoint", "a/cp.json", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let reason = v["reason"].as_str().expect("a reason");
+    assert!(reason.contains("a/cp.json"), "{reason}");
+}

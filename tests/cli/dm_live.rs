@@ -135,7 +135,7 @@ fn dm_without_a_password_or_a_terminal_exits_3_naming_cdcctl_password() {
     let out = run(&["--source", &url, "preflight"], &[], &["CDCCTL_PASSWORD"]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("no password for CDC"), "{err}");
+    assert!(err.contains("no password was given for CDC"), "{err}");
     assert!(err.contains("CDCCTL_PASSWORD"), "{err}");
     assert_no_panic(&err);
 }

@@ -996,7 +996,10 @@ fn a_missing_password_is_said_once_with_its_advice_below_in_every_command() {
         assert_eq!(out.status.code(), Some(3), "{cmd:?}: {err}");
         assert_eq!(err.matches("CDCCTL_PASSWORD").count(), 2, "{cmd:?}: {err}");
         assert_eq!(err.matches("\n  advice: ").count(), 1, "{cmd:?}: {err}");
-        assert!(err.contains("no password for APP"), "{cmd:?}: {err}");
+        assert!(
+            err.contains("no password was given for APP"),
+            "{cmd:?}: {err}"
+        );
     }
 }
 
@@ -1029,4 +1032,52 @@ columns = [{ name = "MSG", type = "VARCHAR2(40)" }]
         "{check}"
     );
     assert!(!evidence.contains("APP.ORDERS"), "{check}");
+}
+
+/// Issue 36: `partitions` into a pager on a 140-column terminal wrapped
+/// the high value at 27 characters; a stdout that is no terminal now takes
+/// its width from COLUMNS.
+#[test]
+fn partitions_table_takes_its_width_from_columns_issue36() {
+    let args = [
+        "--source",
+        "sim:interval-partition-churn",
+        "partitions",
+        "APP.ORDER_HIS",
+    ];
+    let o = cdcctl_env(&args, &[("COLUMNS", "140")]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let text = String::from_utf8_lossy(&o.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("P_202501"))
+        .expect("a row for P_202501");
+    assert!(row.contains("TO_DATE(' 2025-02-01 00:00:00',"), "{text}");
+    let table = text
+        .lines()
+        .filter(|l| l.starts_with(['│', '┌', '╞', '├', '└']));
+    assert!(table.clone().count() > 3, "{text}");
+    assert!(table.clone().all(|l| l.chars().count() <= 140), "{text}");
+    assert!(table.clone().any(|l| l.chars().count() > 110), "{text}");
+}
+
+/// Issue 36: a password never given was reported as "authentication
+/// failed" before any attempt to log in.
+#[test]
+fn a_missing_password_is_not_called_an_authentication_failure_issue36() {
+    for source in ["oracle://app@db:1521/ORCLPDB1", "dm://cdc@db:5236"] {
+        let out = cdcctl_env(
+            &["--source", source, "preflight"],
+            &[("CDCCTL_PASSWORD", "")],
+        );
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(3), "{source}: {err}");
+        assert!(!err.contains("authentication failed"), "{source}: {err}");
+        assert!(err.contains("no password was given"), "{source}: {err}");
+    }
 }

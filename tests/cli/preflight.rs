@@ -611,20 +611,33 @@ fn collect_prints_a_spooling_script_of_every_named_query() {
 
 #[test]
 fn collect_version_picks_the_script_without_json_object_before_18c() {
-    let o = cdcctl(&["collect", "--version", "11.2"]);
+    let o = cdcctl(&["collect", "--oracle-version", "11.2"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let s = stdout(&o);
     assert!(s.contains("against Oracle 11.2"));
     assert!(!s.to_ascii_lowercase().contains("json_object("));
     assert!(s.contains("qd('tab_partitions'"));
-    let o = cdcctl(&["collect", "--version", "10.2"]);
+    let o = cdcctl(&["collect", "--oracle-version", "10.2"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("11.2"), "{}", stderr(&o));
     let help = stdout(&cdcctl(&["collect", "--help"]));
     assert!(
-        help.contains("--version") && help.contains("11.2"),
+        help.contains("--oracle-version") && help.contains("11.2"),
         "{help}"
     );
+}
+
+/// Issue 36: `collect --version` named an Oracle release while
+/// `cdcctl --version` prints the tool's; the help shows only the
+/// unambiguous spelling and the old one still works.
+#[test]
+fn collect_oracle_release_option_is_not_called_version_issue36() {
+    let help = stdout(&cdcctl(&["collect", "--help"]));
+    assert!(help.contains("--oracle-version <RELEASE>"), "{help}");
+    assert!(!help.contains("--version"), "{help}");
+    let old = cdcctl(&["collect", "--version", "12.1"]);
+    assert_eq!(old.status.code(), Some(0), "{}", stderr(&old));
+    assert!(stdout(&old).contains("against Oracle 12.1"));
 }
 
 // ---- snapshots of what people see
@@ -1641,9 +1654,9 @@ fn collect_dialect_refuses_unknown_values_and_an_oracle_release() {
         e.contains("oracle") && e.contains("dm") && e.contains("yashandb"),
         "{e}"
     );
-    let o = cdcctl(&["collect", "--dialect", "dm", "--version", "11.2"]);
+    let o = cdcctl(&["collect", "--dialect", "dm", "--oracle-version", "11.2"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--version"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--oracle-version"), "{}", stderr(&o));
     let o = cdcctl(&["collect", "--dialect", "dm", "--from-source"]);
     assert_eq!(o.status.code(), Some(2));
 }

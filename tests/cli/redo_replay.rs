@@ -197,7 +197,7 @@ fn summary_names_open_transactions_and_the_restart_scn_before_them() {
     );
     assert!(
         out.stderr.contains(&format!(
-            "{T4} start SCN 1014, 1 changes, 524 bytes, open 1s"
+            "{T4} start SCN 1014, 1 change, 524 bytes, open 1s"
         )),
         "{}",
         out.stderr

@@ -42,6 +42,10 @@ pub enum SourceError {
     #[error("authentication failed: {0}")]
     Authentication(String),
 
+    /// No password was given for this user, so no login was tried.
+    #[error("no password was given for {0}: CDCCTL_PASSWORD is not set and there is no terminal to ask on")]
+    NoPassword(String),
+
     /// No Oracle client library could be loaded (DPI-1047).
     #[error("{0}")]
     NoClientLibrary(String),
@@ -125,6 +129,10 @@ impl SourceError {
             SourceError::Unreachable(_) => Some(Cow::Borrowed(
                 "check the host and port (and the Oracle service) in --source, and that the \
                  database listens there; cdcctl retries transient drops",
+            )),
+            SourceError::NoPassword(_) => Some(Cow::Borrowed(
+                "give the password in CDCCTL_PASSWORD, or run on a terminal to be asked for it \
+                 (for Oracle also a wallet: oracle://@ALIAS)",
             )),
             SourceError::Authentication(_) => Some(Cow::Borrowed(
                 "check the user; the password comes from CDCCTL_PASSWORD or the prompt on a \

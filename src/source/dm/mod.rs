@@ -25,7 +25,7 @@ use dm_pure::{ClientConfig, DmClient, ExecuteResult, Param};
 
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::oracle::sql::{BindValue, BoundSql};
-use crate::source::oracle::url::{Password, PASSWORD_ENV};
+use crate::source::oracle::url::Password;
 use crate::source::{
     ContentsQuery, Dialect, Incarnation, LogInventory, OpenTransaction, RedoSource, ScnTime,
     SessionRequest, SnapshotChunk, SourceError, TableName,
@@ -105,10 +105,7 @@ impl std::fmt::Debug for DmSource {
 fn open(options: &DmOptions) -> Result<DmClient, SourceError> {
     let spec = &options.spec;
     let Some(password) = &options.password else {
-        return Err(SourceError::Authentication(format!(
-            "no password for {} ({PASSWORD_ENV} is not set and there is no terminal to ask on)",
-            spec.user
-        )));
+        return Err(SourceError::NoPassword(spec.user.clone()));
     };
     let mut client = DmClient::with_config(ClientConfig {
         host: spec.host.clone(),

@@ -180,11 +180,7 @@ fn open(options: &ConnectOptions) -> Result<(Connection, u32), SourceError> {
         (Some(user), Some(password)) => {
             Connector::new(user.as_str(), password.expose(), connect_string)
         }
-        (Some(user), None) => {
-            return Err(SourceError::Authentication(format!(
-            "no password for {user} ({PASSWORD_ENV} is not set and there is no terminal to ask on)"
-        )))
-        }
+        (Some(user), None) => return Err(SourceError::NoPassword(user.to_string())),
     };
     let conn = connector.connect().map_err(|e| map_error(&e))?;
     for statement in sql::SESSION_SETTINGS {

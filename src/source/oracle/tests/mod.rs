@@ -295,7 +295,7 @@ fn connect_without_password_names_the_password_sources() {
     let options = ConnectOptions::new("oracle://app@localhost/FREE", None).expect("valid address");
     let err = OracleSource::connect(options).expect_err("no password given");
     let text = err.to_string();
-    assert!(matches!(err, SourceError::Authentication(_)), "{err:?}");
+    assert!(matches!(err, SourceError::NoPassword(_)), "{err:?}");
     assert!(text.contains("CDCCTL_PASSWORD"), "{text}");
 }
 
