@@ -15,6 +15,7 @@ use crate::engine::checkpoint::{Checkpoint, RewindPoint};
 use crate::engine::metrics::{CaptureStatus, MiningState};
 use crate::engine::snapshot::{SnapshotMode, Snapshotter};
 use crate::engine::txn::TxnError;
+use crate::output::count;
 use crate::sink::stream;
 use crate::sink::DeadLetterFile;
 use crate::source::RedoSource;
@@ -346,12 +347,16 @@ pub fn status_notice(s: &CaptureStatus, written: u64) -> Notice {
     Notice {
         level: Level::Info,
         message: format!(
-            "mined SCN {} (lag {time_lag}, {} SCNs), restart SCN {}, {} open transactions, \
-             {written} events written",
+            "mined SCN {} (lag {time_lag}, {}), restart SCN {}, {}, {} written",
             s.mined_scn,
-            s.scn_lag(),
+            count(s.scn_lag(), "SCN", "SCNs"),
             s.restart_scn,
-            s.open_transactions,
+            count(
+                s.open_transactions as u64,
+                "open transaction",
+                "open transactions"
+            ),
+            count(written, "event", "events"),
         ),
         advice: None,
         fields: vec![

@@ -394,3 +394,20 @@ fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
     ];
     assert_eq!(delivered(queued), (6, vec![Some(10), Some(20), Some(40)]));
 }
+
+#[test]
+fn the_status_line_says_counts_of_one_in_the_singular_issue36() {
+    let status = crate::engine::metrics::CaptureStatus {
+        current_scn: 101,
+        mined_scn: 100,
+        open_transactions: 1,
+        ..Default::default()
+    };
+    let line = super::mine::status_notice(&status, 1).message;
+    assert!(
+        line.contains("(lag ?, 1 SCN)")
+            && line.contains(", 1 open transaction, ")
+            && line.ends_with("1 event written"),
+        "{line}"
+    );
+}
