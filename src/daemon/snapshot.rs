@@ -320,7 +320,29 @@ impl<S: RedoSource> EngineStage<'_, S> {
         }
         if self.snapshot.as_ref().is_some_and(Snapshotter::finished) {
             self.say_done();
+        } else if !self.stopped() && !self.outbox.limit_reached() {
+            self.say_unfinished_at_until();
         }
         Ok(())
+    }
+
+    /// Why a run that reached `--until-scn` leaves the snapshot unfinished:
+    /// its next read needs an SCN the stream was not allowed to reach, and
+    /// the changes of the keys it has not read wait with it.
+    fn say_unfinished_at_until(&self) {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return;
+        };
+        let read_at = snap
+            .held_scn()
+            .map(|scn| format!(" (read at SCN {scn})"))
+            .unwrap_or_default();
+        self.reporter.notice(Notice::info(format!(
+            "warning: the snapshot is not finished at --until-scn ({} rows so far): its next \
+             chunk{read_at} cannot be written before the stream passes --until-scn, and \
+             changes of keys not read yet wait for it; run again without --until-scn, or with \
+             a later one, to finish it",
+            snap.progress().rows()
+        )));
     }
 }

@@ -748,3 +748,32 @@ fn snapshot_marks_incremental_marks_every_read_row_as_debezium_does_issue33() {
     assert_eq!(markers.len(), 40);
     assert!(markers.iter().all(|m| m == "incremental"), "{markers:?}");
 }
+
+#[test]
+fn a_run_that_ends_at_until_scn_before_its_snapshot_can_finish_says_why() {
+    // The demo's database is past 13,040,000 when the run starts, so no
+    // chunk can be written before the stream stops there.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.ORDERS",
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--until-scn",
+            "13040000",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(output(dir.path()).is_empty(), "nothing can be written");
+    assert!(
+        stderr.contains("warning: the snapshot is not finished at --until-scn (0 rows so far)"),
+        "{stderr}"
+    );
+}
