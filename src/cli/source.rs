@@ -81,14 +81,10 @@ pub fn open_yashandb(url: &str) -> Result<Box<dyn Catalog>, OpenError> {
     }
     #[cfg(feature = "yashandb-odbc")]
     {
+        // Said as the Oracle and DM8 sources say it, with exit 3.
         let password = Password::from_env()
             .or_else(|| prompt_password(&parsed.user))
-            .ok_or_else(|| {
-                cdcctl::connect::usage_error(format!(
-                    "no password for {}: set CDCCTL_PASSWORD or run on a terminal",
-                    parsed.user
-                ))
-            })?;
+            .ok_or_else(|| OpenError::from_source(&SourceError::NoPassword(parsed.user.clone())))?;
         cdcctl::preflight::yashandb_live::open(url, &password)
             .map(|c| Box::new(c) as Box<dyn Catalog>)
             .map_err(|e| match e {
