@@ -273,6 +273,10 @@ impl<S: RedoSource> EngineStage<'_, S> {
             return;
         };
         for n in snap.take_notices() {
+            if let Some((table, code)) = n.retry() {
+                self.telemetry
+                    .snapshot_retry(&table.owner, &table.table, code);
+            }
             self.reporter
                 .notice(Notice::info(format!("snapshot: {}", n.message())));
         }

@@ -55,6 +55,7 @@ struct Families {
     snapshot_expected_rows: Family<Labels, Gauge>,
     snapshot_chunks: Family<Labels, Gauge>,
     snapshot_done: Family<Labels, Gauge>,
+    snapshot_retries: Family<Labels, Counter>,
 }
 
 /// Events written since the last [`Telemetry::update`], by (op, schema, table).
@@ -209,6 +210,7 @@ impl Telemetry {
             snapshot_expected_rows: Family::default(),
             snapshot_chunks: Family::default(),
             snapshot_done: Family::default(),
+            snapshot_retries: Family::default(),
         };
         registry.register(
             "scn",
@@ -317,6 +319,11 @@ impl Telemetry {
             "1 once a table's snapshot is complete (or stopped for good), 0 while it is read",
             f.snapshot_done.clone(),
         );
+        registry.register(
+            "snapshot_retries",
+            "Snapshot chunk reads that failed and were tried again (or a table given up), by table and code (ORA-01555, ORA-08103, ORA-01466, ORA-00942, connection; DM8's in Oracle's terms)",
+            f.snapshot_retries.clone(),
+        );
         let mining = mining::MiningFamilies::register(&mut registry);
         let now = Utc::now();
         let report = DaemonReport::starting(sink, now);
@@ -352,6 +359,18 @@ impl Telemetry {
         self.families
             .source_errors
             .get_or_create(&labels(&[("code", code)]))
+            .inc();
+    }
+
+    /// Records a failed snapshot read of `table` under `code`.
+    pub fn snapshot_retry(&self, schema: &str, table: &str, code: &str) {
+        self.families
+            .snapshot_retries
+            .get_or_create(&labels(&[
+                ("schema", schema),
+                ("table", table),
+                ("code", code),
+            ]))
             .inc();
     }
 
@@ -588,6 +607,7 @@ mod tests {
         t.finding("partial_before_image");
         t.source_error(Some("ORA-01291"));
         t.source_error(Some("DM-6852"));
+        t.snapshot_retry("APP", "ORDERS", "ORA-01555");
         t.sink_committed(Duration::from_millis(3), 0);
         let text = t.render();
         for line in [
@@ -598,6 +618,7 @@ mod tests {
             "cdcctl_findings_total{kind=\"partial_before_image\"} 1",
             "cdcctl_source_errors_total{code=\"ORA-01291\"} 1",
             "cdcctl_source_errors_total{code=\"DM-6852\"} 1",
+            "cdcctl_snapshot_retries_total{schema=\"APP\",table=\"ORDERS\",code=\"ORA-01555\"} 1",
             "cdcctl_sink_commit_seconds_count 1",
             "# TYPE cdcctl_lag_seconds gauge",
             "# TYPE cdcctl_spilled_bytes counter",

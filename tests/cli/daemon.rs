@@ -449,3 +449,35 @@ fn status_without_a_checkpoint_names_the_path_it_looked_at_issue36() {
     let reason = v["reason"].as_str().expect("a reason");
     assert!(reason.contains("a/cp.json"), "{reason}");
 }
+
+#[test]
+fn issue35_snapshot_reads_tried_again_are_counted_by_table_and_code() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The partition DDL and lost undo of `snapshot-under-fire` fail reads
+    // of 1,500-row chunks (see the snapshot fault test).
+    let (mut child, addr) = spawn_source_with_metrics(
+        dir.path(),
+        "sim:snapshot-under-fire?clock=virtual",
+        &["--snapshot-chunk-rows", "1500"],
+    );
+    let mut counted = BTreeMap::new();
+    for _ in 0..1200 {
+        counted = samples(&get(&addr, "/metrics"))
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("cdcctl_snapshot_retries_total{"))
+            .collect();
+        if counted.keys().any(|k| k.contains("ORA-08103")) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    stop(&mut child);
+    assert!(
+        counted
+            .iter()
+            .any(|(k, v)| k.contains("table=\"ORDER_HIS\"")
+                && k.contains("ORA-08103")
+                && *v >= 1.0),
+        "{counted:?}"
+    );
+}

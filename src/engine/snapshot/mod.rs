@@ -246,6 +246,21 @@ pub enum SnapshotNotice {
 }
 
 impl SnapshotNotice {
+    /// For a chunk read that failed and is tried again (or a table given
+    /// up), the table and the database's code in Oracle's terms, which
+    /// DM8's answers are mapped to: what `cdcctl_snapshot_retries_total`
+    /// counts.
+    pub fn retry(&self) -> Option<(&TableName, &'static str)> {
+        match self {
+            Self::SnapshotTooOld { table, .. } => Some((table, "ORA-01555")),
+            Self::ObjectNoLongerExists { table, .. } => Some((table, "ORA-08103")),
+            Self::DefinitionChanged { table, .. } => Some((table, "ORA-01466")),
+            Self::TableDropped { table, .. } => Some((table, "ORA-00942")),
+            Self::ConnectionLost { table, .. } => Some((table, "connection")),
+            Self::TableDone { .. } => None,
+        }
+    }
+
     pub fn message(&self) -> String {
         match self {
             Self::SnapshotTooOld {
