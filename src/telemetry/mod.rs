@@ -58,6 +58,154 @@ struct Families {
     snapshot_retries: Family<Labels, Counter>,
 }
 
+impl Families {
+    fn new() -> Self {
+        Self {
+            scn: Family::default(),
+            lag_scns: Gauge::default(),
+            lag_seconds: Gauge::default(),
+            events: Family::default(),
+            rows_read: Counter::default(),
+            redo_bytes: Counter::default(),
+            open_transactions: Gauge::default(),
+            oldest_open_age: Gauge::default(),
+            largest_open_bytes: Gauge::default(),
+            spilled_bytes: Counter::default(),
+            findings: Family::default(),
+            source_errors: Family::default(),
+            sink_commit: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
+            sink_in_flight: Gauge::default(),
+            checkpoint_time: Gauge::default(),
+            state: Family::default(),
+            snapshot_rows: Family::default(),
+            snapshot_expected_rows: Family::default(),
+            snapshot_chunks: Family::default(),
+            snapshot_done: Family::default(),
+            snapshot_retries: Family::default(),
+        }
+    }
+
+    /// The capture's families: positions, lag, counts, the sink.
+    fn register_capture(&self, registry: &mut Registry) {
+        registry.register(
+        "scn",
+        "SCN positions: current (database), mined (read from LogMiner), commit (highest commit emitted), restart (where a restart begins)",
+        self.scn.clone(),
+    );
+        registry.register(
+            "lag_scns",
+            "Current SCN minus mined SCN",
+            self.lag_scns.clone(),
+        );
+        registry.register_with_unit(
+            "lag",
+            "Database time minus the redo time of the last mined row",
+            Unit::Seconds,
+            self.lag_seconds.clone(),
+        );
+        registry.register(
+            "events",
+            "Events written to the sink, by operation and table",
+            self.events.clone(),
+        );
+        registry.register(
+            "logminer_rows",
+            "Rows read from V$LOGMNR_CONTENTS",
+            self.rows_read.clone(),
+        );
+        registry.register_with_unit(
+            "sql_redo",
+            "SQL_REDO text read",
+            Unit::Bytes,
+            self.redo_bytes.clone(),
+        );
+        registry.register(
+            "open_transactions",
+            "Transactions buffered, not yet committed or rolled back",
+            self.open_transactions.clone(),
+        );
+        registry.register_with_unit(
+            "oldest_open_transaction_age",
+            "Redo time elapsed since the oldest open transaction began",
+            Unit::Seconds,
+            self.oldest_open_age.clone(),
+        );
+        registry.register_with_unit(
+            "largest_open_transaction",
+            "Buffered size of the largest open transaction",
+            Unit::Bytes,
+            self.largest_open_bytes.clone(),
+        );
+        registry.register_with_unit(
+            "spilled",
+            "Transaction data written to spill files",
+            Unit::Bytes,
+            self.spilled_bytes.clone(),
+        );
+        registry.register(
+            "findings",
+            "Findings about captured data, by kind",
+            self.findings.clone(),
+        );
+        registry.register(
+            "source_errors",
+            "Source errors the capture retried, by ORA code",
+            self.source_errors.clone(),
+        );
+        registry.register_with_unit(
+            "sink_commit",
+            "Time the sink took to make a batch durable",
+            Unit::Seconds,
+            self.sink_commit.clone(),
+        );
+        registry.register(
+            "sink_in_flight_messages",
+            "Messages handed to the sink and not yet acknowledged",
+            self.sink_in_flight.clone(),
+        );
+        registry.register_with_unit(
+            "last_checkpoint_timestamp",
+            "Unix time of the last checkpoint stored",
+            Unit::Seconds,
+            self.checkpoint_time.clone(),
+        );
+        registry.register(
+            "state",
+            "1 for the capture's current state",
+            self.state.clone(),
+        );
+    }
+
+    /// The initial snapshot's families, each by schema and table.
+    fn register_snapshot(&self, registry: &mut Registry) {
+        registry.register(
+            "snapshot_rows",
+            "Rows the initial snapshot has read, by table",
+            self.snapshot_rows.clone(),
+        );
+        registry.register(
+            "snapshot_expected_rows",
+            "Rows the dictionary statistics expect (NUM_ROWS), by table",
+            self.snapshot_expected_rows.clone(),
+        );
+        registry.register(
+            "snapshot_chunks",
+            "Key-range chunks the initial snapshot has read, by table",
+            self.snapshot_chunks.clone(),
+        );
+        registry.register(
+            "snapshot_table_done",
+            "1 once a table's snapshot is complete (or stopped for good), 0 while it is read",
+            self.snapshot_done.clone(),
+        );
+        registry.register(
+        "snapshot_retries",
+        "Snapshot chunk reads that failed and were tried again (or a table given up), by table and code (ORA-01555, ORA-08103, ORA-01466, ORA-00942, connection; DM8's in Oracle's terms)",
+        self.snapshot_retries.clone(),
+    );
+    }
+}
+
 /// Events written since the last [`Telemetry::update`], by (op, schema, table).
 #[derive(Debug, Default)]
 pub struct Tally {
@@ -189,141 +337,9 @@ impl Telemetry {
     /// destination in the status document.
     pub fn new(checkpoint: Option<&Path>, sink: String) -> Arc<Self> {
         let mut registry = Registry::with_prefix("cdcctl");
-        let f = Families {
-            scn: Family::default(),
-            lag_scns: Gauge::default(),
-            lag_seconds: Gauge::default(),
-            events: Family::default(),
-            rows_read: Counter::default(),
-            redo_bytes: Counter::default(),
-            open_transactions: Gauge::default(),
-            oldest_open_age: Gauge::default(),
-            largest_open_bytes: Gauge::default(),
-            spilled_bytes: Counter::default(),
-            findings: Family::default(),
-            source_errors: Family::default(),
-            sink_commit: Histogram::new(exponential_buckets(0.0005, 2.0, 16)),
-            sink_in_flight: Gauge::default(),
-            checkpoint_time: Gauge::default(),
-            state: Family::default(),
-            snapshot_rows: Family::default(),
-            snapshot_expected_rows: Family::default(),
-            snapshot_chunks: Family::default(),
-            snapshot_done: Family::default(),
-            snapshot_retries: Family::default(),
-        };
-        registry.register(
-            "scn",
-            "SCN positions: current (database), mined (read from LogMiner), commit (highest commit emitted), restart (where a restart begins)",
-            f.scn.clone(),
-        );
-        registry.register(
-            "lag_scns",
-            "Current SCN minus mined SCN",
-            f.lag_scns.clone(),
-        );
-        registry.register_with_unit(
-            "lag",
-            "Database time minus the redo time of the last mined row",
-            Unit::Seconds,
-            f.lag_seconds.clone(),
-        );
-        registry.register(
-            "events",
-            "Events written to the sink, by operation and table",
-            f.events.clone(),
-        );
-        registry.register(
-            "logminer_rows",
-            "Rows read from V$LOGMNR_CONTENTS",
-            f.rows_read.clone(),
-        );
-        registry.register_with_unit(
-            "sql_redo",
-            "SQL_REDO text read",
-            Unit::Bytes,
-            f.redo_bytes.clone(),
-        );
-        registry.register(
-            "open_transactions",
-            "Transactions buffered, not yet committed or rolled back",
-            f.open_transactions.clone(),
-        );
-        registry.register_with_unit(
-            "oldest_open_transaction_age",
-            "Redo time elapsed since the oldest open transaction began",
-            Unit::Seconds,
-            f.oldest_open_age.clone(),
-        );
-        registry.register_with_unit(
-            "largest_open_transaction",
-            "Buffered size of the largest open transaction",
-            Unit::Bytes,
-            f.largest_open_bytes.clone(),
-        );
-        registry.register_with_unit(
-            "spilled",
-            "Transaction data written to spill files",
-            Unit::Bytes,
-            f.spilled_bytes.clone(),
-        );
-        registry.register(
-            "findings",
-            "Findings about captured data, by kind",
-            f.findings.clone(),
-        );
-        registry.register(
-            "source_errors",
-            "Source errors the capture retried, by ORA code",
-            f.source_errors.clone(),
-        );
-        registry.register_with_unit(
-            "sink_commit",
-            "Time the sink took to make a batch durable",
-            Unit::Seconds,
-            f.sink_commit.clone(),
-        );
-        registry.register(
-            "sink_in_flight_messages",
-            "Messages handed to the sink and not yet acknowledged",
-            f.sink_in_flight.clone(),
-        );
-        registry.register_with_unit(
-            "last_checkpoint_timestamp",
-            "Unix time of the last checkpoint stored",
-            Unit::Seconds,
-            f.checkpoint_time.clone(),
-        );
-        registry.register(
-            "state",
-            "1 for the capture's current state",
-            f.state.clone(),
-        );
-        registry.register(
-            "snapshot_rows",
-            "Rows the initial snapshot has read, by table",
-            f.snapshot_rows.clone(),
-        );
-        registry.register(
-            "snapshot_expected_rows",
-            "Rows the dictionary statistics expect (NUM_ROWS), by table",
-            f.snapshot_expected_rows.clone(),
-        );
-        registry.register(
-            "snapshot_chunks",
-            "Key-range chunks the initial snapshot has read, by table",
-            f.snapshot_chunks.clone(),
-        );
-        registry.register(
-            "snapshot_table_done",
-            "1 once a table's snapshot is complete (or stopped for good), 0 while it is read",
-            f.snapshot_done.clone(),
-        );
-        registry.register(
-            "snapshot_retries",
-            "Snapshot chunk reads that failed and were tried again (or a table given up), by table and code (ORA-01555, ORA-08103, ORA-01466, ORA-00942, connection; DM8's in Oracle's terms)",
-            f.snapshot_retries.clone(),
-        );
+        let f = Families::new();
+        f.register_capture(&mut registry);
+        f.register_snapshot(&mut registry);
         let mining = mining::MiningFamilies::register(&mut registry);
         let now = Utc::now();
         let report = DaemonReport::starting(sink, now);

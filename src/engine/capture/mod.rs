@@ -812,14 +812,18 @@ fn owners_of(tables: &[TablePattern]) -> Vec<String> {
 /// A truncate event of a table the capture does not take: its DDL row
 /// passes (DDL of every table does), its row event must not.
 fn truncates_another_table(tables: &[TablePattern], e: &CapturedEvent) -> bool {
+    // Every event passes here: the names are cloned for truncates only.
     let CapturedEvent::Change(c) = e else {
         return false;
     };
+    if c.op != Op::Truncate || tables.is_empty() {
+        return false;
+    }
     let name = TableName {
         owner: c.source.schema.clone(),
         table: c.source.table.clone(),
     };
-    c.op == Op::Truncate && !tables.is_empty() && !tables.iter().any(|p| p.matches(&name))
+    !tables.iter().any(|p| p.matches(&name))
 }
 
 fn wanted(tables: &[TablePattern], row: &LogMinerRow) -> bool {
