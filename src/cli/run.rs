@@ -90,10 +90,18 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub abandon_after: Option<Duration>,
     /// Mine at most this many log files per redo thread in one window. Each
-    /// window is one sink commit (one Kafka transaction with --sink kafka),
-    /// so fewer logs mean smaller transactions and less to redo after a crash.
+    /// window is one sink commit (one Kafka transaction with --sink kafka)
+    /// up to --max-commit-events, so fewer logs mean smaller transactions
+    /// and less to redo after a crash.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
     pub max_logs_per_window: u64,
+    /// Events one sink commit (one Kafka transaction) holds at most. A
+    /// window with more, such as one database transaction of millions of
+    /// rows, is committed in parts, each with a checkpoint a restart
+    /// resumes inside it from; with Kafka a part also closes before a
+    /// third of transaction.timeout.ms has passed.
+    #[arg(long, value_name = "N", default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_commit_events: u64,
     /// Archive destination (V$ARCHIVE_DEST_STATUS.DEST_NAME) to read archives from.
     #[arg(long)]
     pub archive_dest: Option<String>,
@@ -238,6 +246,7 @@ fn daemon_config(global: &GlobalArgs, args: &RunArgs) -> Result<DaemonConfig, St
     c.spill_dir.clone_from(&args.spill_dir);
     c.abandon_after = args.abandon_after;
     c.max_logs_per_window = usize::try_from(args.max_logs_per_window).unwrap_or(4);
+    c.max_commit_events = usize::try_from(args.max_commit_events).unwrap_or(usize::MAX);
     c.archive_dest.clone_from(&args.archive_dest);
     c.server_name = args.server_name.clone().unwrap_or_else(|| "cdcctl".into());
     c.polling = PollConfig {

@@ -62,6 +62,9 @@ pub struct DaemonConfig {
     pub abandon_after: Option<Duration>,
     /// Log files per redo thread in one window (one sink commit).
     pub max_logs_per_window: usize,
+    /// Events one sink commit holds at most: a window with more (one huge
+    /// database transaction) is committed in parts.
+    pub max_commit_events: usize,
     pub archive_dest: Option<String>,
     /// `source.name` of the events.
     pub server_name: String,
@@ -100,6 +103,7 @@ impl DaemonConfig {
             spill_dir: None,
             abandon_after: None,
             max_logs_per_window: 4,
+            max_commit_events: super::deliver::DEFAULT_COMMIT_EVENTS,
             archive_dest: None,
             server_name: "cdcctl".into(),
             polling: PollConfig::default(),

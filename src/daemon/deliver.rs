@@ -10,11 +10,11 @@
 //! durable, and the checkpoint stored next records the rotation.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crate::engine::checkpoint::{EventPosition, FileCheckpointStore};
+use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use crate::engine::event::{CapturedEvent, Op};
 use crate::sink::{EventSink, SinkError};
 use crate::telemetry::{Tally, Telemetry};
@@ -45,6 +45,34 @@ pub const GROUP_EVENTS: usize = 50_000;
 /// How long the first event of a group waits at most for its commit.
 pub const GROUP_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// How often an idle sink stage looks whether an open commit is due.
+const TICK: Duration = Duration::from_millis(500);
+
+/// How much one sink commit holds at most. A window past it (one database
+/// transaction of millions of rows) is committed in parts, each with the
+/// window's resume point: a restart mines the window again and drops what
+/// the destination holds, so a part is never lost nor written twice.
+#[derive(Debug, Clone, Copy)]
+pub struct CommitBound {
+    /// Events written since the last commit.
+    pub events: usize,
+    /// How long a commit may stay open (a Kafka transaction's timeout
+    /// aborts it, and the same window would be replayed for ever).
+    pub open_for: Option<Duration>,
+}
+
+impl Default for CommitBound {
+    fn default() -> Self {
+        Self {
+            events: DEFAULT_COMMIT_EVENTS,
+            open_for: None,
+        }
+    }
+}
+
+/// Events one sink commit holds at most unless asked otherwise.
+pub const DEFAULT_COMMIT_EVENTS: usize = 100_000;
+
 /// Commits waiting to be made durable together.
 #[derive(Default)]
 struct Group {
@@ -59,6 +87,9 @@ struct Group {
     tally: Tally,
     /// The group holds a snapshot chunk's rows: it ends at their commit.
     snapshot_rows: bool,
+    /// Where a restart resumes for the events written since the last
+    /// commit, when the engine said so.
+    resume_point: Option<Box<Checkpoint>>,
 }
 
 impl Group {
@@ -89,6 +120,7 @@ pub struct SinkStage<'a> {
     pub rotated_after: Option<EventPosition>,
     /// Events made durable so far, for the status line.
     pub durable: Arc<AtomicU64>,
+    pub bound: CommitBound,
     pub reporter: &'a dyn Reporter,
 }
 
@@ -102,15 +134,23 @@ impl SinkStage<'_> {
     /// pays its commit once per group, not once per window, while a sink
     /// that keeps up still commits each window as it comes. A snapshot
     /// chunk's rows are never grouped with what came before or after them.
+    /// A window larger than [`CommitBound`] is committed in parts.
     pub fn run(mut self, queue: &Receiver<ToSink>) -> Result<Delivered, Undelivered> {
         let mut group = Group::default();
-        while let Ok(message) = queue.recv() {
-            self.take(message, &mut group)?;
-            while group.pending.is_some() && !group.must_commit() {
-                let Ok(next) = queue.try_recv() else { break };
-                self.take(next, &mut group)?;
+        loop {
+            match queue.recv_timeout(TICK) {
+                Ok(message) => {
+                    self.take(message, &mut group)?;
+                    while group.pending.is_some() && !group.must_commit() {
+                        let Ok(next) = queue.try_recv() else { break };
+                        self.take(next, &mut group)?;
+                    }
+                    self.commit_group(&mut group)?;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
             }
-            self.commit_group(&mut group)?;
+            self.commit_part_when_due(&mut group)?;
         }
         Ok(Delivered {
             skipped: self.sink.skipped_duplicates(),
@@ -127,6 +167,34 @@ impl SinkStage<'_> {
             group.events = 0;
             group.snapshot_rows = false;
         }
+        Ok(())
+    }
+
+    /// Commits the events of a window so far with its resume point, once
+    /// they are more than one commit may hold or it has been open too long.
+    fn commit_part_when_due(&mut self, group: &mut Group) -> Result<(), Undelivered> {
+        if group.pending.is_some() || group.events == 0 {
+            return Ok(());
+        }
+        let Some(resume) = group.resume_point.as_deref() else {
+            return Ok(());
+        };
+        let open_too_long = match (self.bound.open_for, group.started) {
+            (Some(limit), Some(started)) => started.elapsed() >= limit,
+            _ => false,
+        };
+        if group.events < self.bound.events && !open_too_long {
+            return Ok(());
+        }
+        let mut checkpoint = resume.clone();
+        tracing::debug!(
+            events = group.events,
+            "committing part of a window with its resume point"
+        );
+        self.make_durable(Some(&mut checkpoint))?;
+        self.durable.store(group.written, Ordering::Relaxed);
+        group.started = None;
+        group.events = 0;
         Ok(())
     }
 
@@ -149,7 +217,11 @@ impl SinkStage<'_> {
                 group.started.get_or_insert_with(Instant::now);
             }
             // A later commit covers everything an earlier one did.
-            ToSink::Commit(commit) => group.pending = Some(commit),
+            ToSink::Commit(commit) => {
+                group.pending = Some(commit);
+                group.resume_point = None;
+            }
+            ToSink::ResumePoint(checkpoint) => group.resume_point = Some(checkpoint),
         }
         Ok(())
     }
@@ -158,31 +230,7 @@ impl SinkStage<'_> {
     /// transaction when the sink keeps the checkpoint).
     fn commit(&mut self, commit: Commit, tally: &mut Tally) -> Result<(), Undelivered> {
         let mut checkpoint = commit.checkpoint;
-        if let Some(cp) = checkpoint.as_mut() {
-            cp.last_event = self.sink.last_position();
-            cp.rotated_after.clone_from(&self.rotated_after);
-        }
-        let committing = Instant::now();
-        let committed = match &self.store {
-            Some(_) => self.sink.commit(),
-            None => self.sink.commit_with(checkpoint.as_ref()),
-        };
-        self.telemetry
-            .sink_committed(committing.elapsed(), self.sink.in_flight());
-        committed.map_err(|e| failure(&e))?;
-        if self.hangup.swap(false, Ordering::Relaxed) {
-            self.reopen(checkpoint.as_mut())?;
-        }
-        if let Some(cp) = checkpoint.as_mut() {
-            // What the file holds now, committed: a restart proves the file
-            // it appends to begins with exactly this.
-            cp.output = self.sink.output_mark().map_err(|e| failure(&e))?;
-        }
-        if let (Some(store), Some(cp)) = (&self.store, &checkpoint) {
-            store
-                .save(cp)
-                .map_err(|e| Undelivered::Failed(DaemonError::usage(format!("checkpoint: {e}"))))?;
-        }
+        self.make_durable(checkpoint.as_mut())?;
         if let Some(progress) = &commit.snapshot {
             self.telemetry.snapshot(progress);
         }
@@ -196,12 +244,40 @@ impl SinkStage<'_> {
         Ok(())
     }
 
+    /// Makes everything written durable, then stores `checkpoint` (with
+    /// the output's last event, rotation and mark) when there is one.
+    fn make_durable(&mut self, mut checkpoint: Option<&mut Checkpoint>) -> Result<(), Undelivered> {
+        if let Some(cp) = checkpoint.as_deref_mut() {
+            cp.last_event = self.sink.last_position();
+            cp.rotated_after.clone_from(&self.rotated_after);
+        }
+        let committing = Instant::now();
+        let committed = match &self.store {
+            Some(_) => self.sink.commit(),
+            None => self.sink.commit_with(checkpoint.as_deref()),
+        };
+        self.telemetry
+            .sink_committed(committing.elapsed(), self.sink.in_flight());
+        committed.map_err(|e| failure(&e))?;
+        if self.hangup.swap(false, Ordering::Relaxed) {
+            self.reopen(checkpoint.as_deref_mut())?;
+        }
+        if let Some(cp) = checkpoint.as_deref_mut() {
+            // What the file holds now, committed: a restart proves the file
+            // it appends to begins with exactly this.
+            cp.output = self.sink.output_mark().map_err(|e| failure(&e))?;
+        }
+        if let (Some(store), Some(cp)) = (&self.store, checkpoint.as_deref()) {
+            store
+                .save(cp)
+                .map_err(|e| Undelivered::Failed(DaemonError::usage(format!("checkpoint: {e}"))))?;
+        }
+        Ok(())
+    }
+
     /// Reopens the output after logrotate moved it away, once everything
     /// written is committed; the checkpoint about to be stored records it.
-    fn reopen(
-        &mut self,
-        checkpoint: Option<&mut crate::engine::checkpoint::Checkpoint>,
-    ) -> Result<(), Undelivered> {
+    fn reopen(&mut self, checkpoint: Option<&mut Checkpoint>) -> Result<(), Undelivered> {
         match self.sink.reopen() {
             Ok(true) => {
                 self.rotated_after = self.sink.last_position();

@@ -165,6 +165,9 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
     /// One window: mine it, commit it, say what it found, then step the
     /// snapshot or pause.
     fn window(&mut self) -> Flow {
+        if self.say_resume_point().is_err() {
+            return Flow::End(EngineEnd::SinkStopped);
+        }
         let before = self.capture.checkpoint();
         let written_before = self.outbox.written();
         let outbox = &mut self.outbox;
@@ -189,6 +192,20 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
         }
         self.status_line_when_due();
         self.after(progress)
+    }
+
+    /// Tells the sink stage where this window's events resume from, so
+    /// that it can commit a window too large for one sink commit in parts.
+    /// Not while a snapshot runs: its gate holds events back and releases
+    /// them later, out of the order a restart drops duplicates by.
+    fn say_resume_point(&mut self) -> Result<(), SinkStopped> {
+        if self.snapshot.as_ref().is_some_and(|s| !s.finished()) {
+            return Ok(());
+        }
+        match self.stamp.checkpoint(&self.capture, self.snapshot.as_ref()) {
+            Some(cp) => self.outbox.resume_point(cp),
+            None => Ok(()),
+        }
     }
 
     /// Queues the commit that closes what was emitted so far.

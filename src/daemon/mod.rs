@@ -48,7 +48,7 @@ use crate::engine::metrics::CaptureStatus;
 use crate::engine::snapshot::SnapshotMode;
 use crate::telemetry::http::{self, MetricsServer};
 use crate::telemetry::{Telemetry, Volumes};
-use deliver::{Delivered, SinkStage, Undelivered};
+use deliver::{CommitBound, Delivered, SinkStage, Undelivered};
 use mine::{EngineEnd, EngineStage};
 use output::NewFiles;
 use queue::{Outbox, QUEUE_DEPTH};
@@ -205,6 +205,10 @@ fn stages(
 ) -> Ran {
     let (tx, rx) = sync_channel(QUEUE_DEPTH);
     let durable = Arc::new(AtomicU64::new(0));
+    let bound = CommitBound {
+        events: config.max_commit_events,
+        open_for: started.sink.commit_deadline(),
+    };
     let sink_stage = SinkStage {
         sink: started.sink,
         store: started.store,
@@ -216,6 +220,7 @@ fn stages(
         },
         rotated_after: started.rotated_after,
         durable: Arc::clone(&durable),
+        bound,
         reporter,
     };
     let limit = config.count.unwrap_or(u64::MAX);

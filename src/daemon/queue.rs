@@ -28,6 +28,12 @@ pub enum ToSink {
     Events(Vec<CapturedEvent>),
     /// Make every event before it durable, then store its checkpoint.
     Commit(Box<Commit>),
+    /// Where a restart resumes for the events that follow, until the next
+    /// commit: the window's start. A window holding more than one sink
+    /// commit may (a database transaction larger than a Kafka transaction
+    /// may be) is committed in parts with it; a restart mines the window
+    /// again and drops what the destination already holds.
+    ResumePoint(Box<Checkpoint>),
 }
 
 /// The end of a window (or of a snapshot chunk).
@@ -117,6 +123,12 @@ impl Outbox {
     pub fn commit(&mut self, commit: Commit) -> Result<(), SinkStopped> {
         self.flush()?;
         self.send(ToSink::Commit(Box::new(commit)))
+    }
+
+    /// Says where a restart resumes for the events that follow.
+    pub fn resume_point(&mut self, checkpoint: Checkpoint) -> Result<(), SinkStopped> {
+        self.flush()?;
+        self.send(ToSink::ResumePoint(Box::new(checkpoint)))
     }
 
     pub fn written(&self) -> u64 {

@@ -337,6 +337,14 @@ fn event(op: crate::engine::event::Op) -> crate::engine::event::CapturedEvent {
 /// What a sink stage fed `messages` writes and commits: events written,
 /// and the commit SCN of each commit.
 fn delivered(messages: Vec<queue::ToSink>) -> (u64, Vec<Option<u64>>) {
+    delivered_within(messages, deliver::CommitBound::default())
+}
+
+/// [`delivered`] by a sink stage whose commits hold at most `bound`.
+fn delivered_within(
+    messages: Vec<queue::ToSink>,
+    bound: deliver::CommitBound,
+) -> (u64, Vec<Option<u64>>) {
     let (tx, rx) = sync_channel(messages.len().max(1));
     for m in messages {
         tx.send(m).expect("queued");
@@ -353,6 +361,7 @@ fn delivered(messages: Vec<queue::ToSink>) -> (u64, Vec<Option<u64>>) {
         output: String::new(),
         rotated_after: None,
         durable: Arc::new(AtomicU64::new(0)),
+        bound,
         reporter: &notices,
     };
     assert!(stage.run(&rx).is_ok());
@@ -393,6 +402,95 @@ fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
         window_commit(40),
     ];
     assert_eq!(delivered(queued), (6, vec![Some(10), Some(20), Some(40)]));
+}
+
+fn resume_point(commit_scn: u64) -> queue::ToSink {
+    queue::ToSink::ResumePoint(Box::new(crate::engine::checkpoint::Checkpoint::new(
+        commit_scn,
+        commit_scn,
+        Vec::new(),
+        None,
+    )))
+}
+
+/// One database transaction of millions of rows must not be one Kafka
+/// transaction (the coordinator aborts it past its timeout, and the same
+/// window is replayed for ever): past the bound, what the window wrote so
+/// far is committed with the checkpoint its start was, which a restart
+/// resumes from, dropping what the destination holds.
+#[test]
+fn a_window_past_the_commit_bound_is_committed_in_parts_with_its_start_issue32() {
+    use crate::engine::event::Op;
+    let bound = deliver::CommitBound {
+        events: 2_000,
+        open_for: None,
+    };
+    let mut queued = vec![resume_point(10)];
+    queued.extend((0..5).map(|_| queue::ToSink::Events(vec![event(Op::Update); 1_000])));
+    queued.push(window_commit(20));
+    assert_eq!(
+        delivered_within(queued, bound),
+        (5_000, vec![Some(10), Some(10), Some(20)]),
+        "a part per 2,000 events with the window's start, then the window's end"
+    );
+}
+
+/// While a snapshot runs the engine names no resume point (its gate
+/// releases held changes out of order): then a window stays one commit.
+#[test]
+fn a_window_without_a_resume_point_stays_one_commit_issue32() {
+    use crate::engine::event::Op;
+    let bound = deliver::CommitBound {
+        events: 2_000,
+        open_for: None,
+    };
+    let mut queued = vec![window_commit(5)];
+    queued.extend((0..5).map(|_| queue::ToSink::Events(vec![event(Op::Update); 1_000])));
+    queued.push(window_commit(20));
+    assert_eq!(
+        delivered_within(queued, bound),
+        (5_000, vec![Some(20)]),
+        "no part without a resume point"
+    );
+}
+
+/// A commit open longer than the sink allows is closed even when no
+/// event comes: a window whose LogMiner fetch takes minutes must not keep
+/// a Kafka transaction open past its timeout.
+#[test]
+fn an_open_commit_is_closed_when_it_is_due_even_while_no_event_comes_issue32() {
+    use crate::engine::event::Op;
+    let bound = deliver::CommitBound {
+        events: usize::MAX,
+        open_for: Some(std::time::Duration::from_millis(50)),
+    };
+    let (tx, rx) = sync_channel(8);
+    let feeder = std::thread::spawn(move || {
+        tx.send(resume_point(10)).expect("queued");
+        tx.send(queue::ToSink::Events(vec![event(Op::Update); 3]))
+            .expect("queued");
+        // Longer than the bound and than the stage's idle tick.
+        std::thread::sleep(std::time::Duration::from_millis(1_200));
+        tx.send(window_commit(20)).expect("queued");
+    });
+    let sink = Counting::default();
+    let seen = Arc::clone(&sink.written);
+    let notices = notice::Collected::default();
+    let stage = SinkStage {
+        sink: Box::new(sink),
+        store: None,
+        telemetry: Telemetry::new(None, "test".into()),
+        hangup: Arc::new(AtomicBool::new(false)),
+        output: String::new(),
+        rotated_after: None,
+        durable: Arc::new(AtomicU64::new(0)),
+        bound,
+        reporter: &notices,
+    };
+    assert!(stage.run(&rx).is_ok());
+    feeder.join().expect("feeder");
+    let done = seen.lock().expect("lock").clone();
+    assert_eq!(done, (3, vec![Some(10), Some(20)]));
 }
 
 #[test]

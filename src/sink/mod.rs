@@ -74,6 +74,11 @@ pub trait EventSink: Send {
     fn keeps_checkpoint(&self) -> bool {
         false
     }
+    /// How long a commit may stay open before the destination gives up on
+    /// it (a Kafka transaction's timeout); `None`: as long as it takes.
+    fn commit_deadline(&self) -> Option<std::time::Duration> {
+        None
+    }
     /// Messages handed over and not yet acknowledged by the destination.
     fn in_flight(&self) -> u64 {
         0

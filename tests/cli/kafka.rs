@@ -26,6 +26,8 @@ use rdkafka::{Offset, TopicPartitionList};
 
 use crate::common::without_unavailable;
 
+mod parts;
+
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 /// The demo scenario's first SCN and an SCN past its warm-up.
 const FROM: &str = "13000000";

@@ -104,6 +104,16 @@ impl KafkaConfig {
         Ok(())
     }
 
+    /// `transaction.timeout.ms` as the producer is given it.
+    pub fn transaction_timeout_ms(&self) -> u64 {
+        self.properties
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "transaction.timeout.ms")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(DEFAULT_TRANSACTION_TIMEOUT_MS)
+    }
+
     fn transactional_id(&self) -> String {
         format!("cdcctl-{}", self.server_name)
     }
@@ -124,6 +134,8 @@ pub(super) fn kafka_error(what: &str, e: &KafkaError) -> SinkError {
 
 /// How long to wait for the broker in one call before trying again.
 pub(super) const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// The producer's `transaction.timeout.ms` unless a property sets it.
+const DEFAULT_TRANSACTION_TIMEOUT_MS: u64 = 900_000;
 /// Longest pause between attempts while the broker is away.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -182,7 +194,10 @@ impl KafkaSink {
             // transaction: allow the broker's usual ceiling
             // (transaction.max.timeout.ms, 15 min) rather than a minute,
             // and let a message wait as long for a broker that is away.
-            .set("transaction.timeout.ms", "900000")
+            .set(
+                "transaction.timeout.ms",
+                DEFAULT_TRANSACTION_TIMEOUT_MS.to_string(),
+            )
             .set("message.timeout.ms", "900000");
         for (k, v) in &config.properties {
             cc.set(k, v);
@@ -478,6 +493,14 @@ impl EventSink for KafkaSink {
 
     fn keeps_checkpoint(&self) -> bool {
         true
+    }
+
+    /// A third of the transaction timeout: the coordinator aborts a
+    /// transaction open longer, and the commit itself must fit too.
+    fn commit_deadline(&self) -> Option<Duration> {
+        Some(Duration::from_millis(
+            self.config.transaction_timeout_ms() / 3,
+        ))
     }
 
     fn in_flight(&self) -> u64 {
