@@ -12,6 +12,7 @@ pub mod log;
 pub mod partitions;
 pub mod preflight;
 pub mod redo_dialect;
+pub mod redo_dictionary;
 pub mod redo_parse;
 pub mod redo_replay;
 pub mod run;

@@ -20,6 +20,7 @@ use std::process::ExitCode;
 
 use serde_json::{Map, Value};
 
+use cdcctl::engine::charset::CharsetDictionary;
 use cdcctl::engine::contents_csv::{Column, ContentsError, ContentsReader, REQUIRED_FOR_PARSE};
 use cdcctl::engine::event::json::{push_json_string, RepeatedMembers};
 use cdcctl::engine::event::UNAVAILABLE_VALUE;
@@ -75,6 +76,19 @@ pub struct ParseArgs {
     /// without --csv read the same either way.
     #[arg(long, value_enum, value_name = "DIALECT")]
     pub dialect: Option<RedoDialect>,
+    /// The data dictionary's character sets and column types, as `redo
+    /// replay --dictionary` takes them: `HEXTORAW` values of character
+    /// columns (LogMiner prints them so when it cannot convert) become
+    /// text; RAW columns stay hex. A value the dictionary cannot place
+    /// gets a `character_hex` finding.
+    #[arg(long, value_name = "FILE")]
+    pub dictionary: Option<PathBuf>,
+    /// The database character set (`WE8ISO8859P1`, `ZHS16GBK`,
+    /// `AL32UTF8`, ...): with --dictionary, instead of the file's; alone,
+    /// every `HEXTORAW` value is taken for character data in it (a RAW
+    /// column prints the same way: give --dictionary when there are some).
+    #[arg(long, value_name = "NAME")]
+    pub charset: Option<String>,
 }
 
 /// Why the command stopped early.
@@ -111,6 +125,16 @@ pub fn run(args: &ParseArgs) -> ExitCode {
         },
         None => Box::new(io::stdin().lock()),
     };
+    let charsets = match super::redo_dictionary::for_parse(
+        args.dictionary.as_deref(),
+        args.charset.as_deref(),
+    ) {
+        Ok(c) => c,
+        Err(msg) => {
+            log::error("redo parse", &msg);
+            return exit::code(exit::USAGE);
+        }
+    };
     let input = crate::cli::bounded::lines(input);
     let mut out = Printer {
         // Lines of a wide row run to kilobytes: a larger buffer than the
@@ -124,6 +148,7 @@ pub fn run(args: &ParseArgs) -> ExitCode {
             relaxed_quotes: args.relaxed_quotes,
         },
         skipped_pieces: BTreeMap::new(),
+        charsets,
     };
     let result = if args.csv {
         parse_csv(input, &mut out, args.dialect)
@@ -220,6 +245,8 @@ struct Printer<W: Write> {
     /// Rows carrying LOB, XML or 32k-string pieces, by operation: skipped,
     /// but never without saying so.
     skipped_pieces: BTreeMap<String, usize>,
+    /// Turns character data printed as `HEXTORAW` into text, when given.
+    charsets: Option<CharsetDictionary>,
 }
 
 impl<W: Write> Printer<W> {
@@ -270,10 +297,13 @@ impl<W: Write> Printer<W> {
     }
 
     fn statement(&mut self, sql: &str, origin: &Origin<'_>) -> io::Result<()> {
-        let stmt = match parse_with(sql, self.options) {
+        let mut stmt = match parse_with(sql, self.options) {
             Ok(s) => s,
             Err(e) => return self.error(&e.message, e.position, &e.raw, origin),
         };
+        if let Some(dict) = &self.charsets {
+            stmt.decode_character_hex(Some(dict));
+        }
         // Written straight into the line, in the key order `line` writes
         // (pinned byte for byte by a test): this is the path every
         // statement takes.

@@ -13,24 +13,21 @@
 //! a malformed row.
 
 use crate::cli::log;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
-use cdcctl::engine::event::{CapturedEvent, ColumnKind, ColumnKinds, ValueForms};
+use cdcctl::engine::event::{CapturedEvent, ColumnKinds, ValueForms};
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
 };
-use cdcctl::source::split_qualified;
 
 use super::{exit, redo_dialect};
 
@@ -142,48 +139,6 @@ pub struct ReplayArgs {
     pub dead_letter: Option<PathBuf>,
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DictionaryFile {
-    charset: String,
-    #[serde(default = "default_nchar_charset")]
-    nchar_charset: String,
-    #[serde(default)]
-    tables: BTreeMap<String, BTreeMap<String, String>>,
-}
-
-fn default_nchar_charset() -> String {
-    "AL16UTF16".into()
-}
-
-/// Reads `--dictionary`: tables as `OWNER.TABLE` (quoted parts keep case).
-/// The column types also give the kinds the value-form options apply to.
-fn load_dictionary(path: &Path) -> Result<(CharsetDictionary, ColumnKinds), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}; check --dictionary", path.display()))?;
-    let file: DictionaryFile = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a dictionary file: {e}", path.display()))?;
-    let charset = |name: &str| {
-        Charset::from_oracle_name(name).map_err(|e| format!("{}: {e}", path.display()))
-    };
-    let mut dict = CharsetDictionary::new(charset(&file.charset)?, charset(&file.nchar_charset)?);
-    let mut kinds = ColumnKinds::new();
-    for (name, columns) in &file.tables {
-        let (owner, table) = split_qualified(name)
-            .ok_or_else(|| format!("{}: table `{name}` is not OWNER.TABLE", path.display()))?;
-        for (column, data_type) in columns {
-            dict.add_column(&owner, &table, column, data_type);
-            if let Some(kind) = ColumnKind::of_data_type(data_type) {
-                kinds
-                    .entry((owner.clone(), table.clone()))
-                    .or_default()
-                    .insert(column.clone(), kind);
-            }
-        }
-    }
-    Ok((dict, kinds))
-}
-
 /// Why the replay stopped early, and the exit code that goes with it.
 struct Stop {
     code: u8,
@@ -234,7 +189,12 @@ pub fn run(args: &ReplayArgs) -> ExitCode {
     };
     let dialect = redo_dialect::resolve("redo replay", args.dialect, reader.header_dialect());
     let reader = reader.with_forms(dialect.forms());
-    let (charsets, kinds) = match args.dictionary.as_deref().map(load_dictionary).transpose() {
+    let (charsets, kinds) = match args
+        .dictionary
+        .as_deref()
+        .map(|p| super::redo_dictionary::load(p, None))
+        .transpose()
+    {
         Ok(Some((d, k))) => (Some(Arc::new(d)), k),
         Ok(None) => (None, ColumnKinds::new()),
         Err(msg) => {

@@ -131,6 +131,9 @@ pub struct CharsetDictionary {
     pub database: Charset,
     pub national: Charset,
     tables: HashMap<(String, String), HashMap<String, TextColumn>>,
+    /// Columns of tables it does not know are character data in the
+    /// database character set (the user said so), not unknown.
+    unknown_as_text: bool,
 }
 
 impl CharsetDictionary {
@@ -139,7 +142,18 @@ impl CharsetDictionary {
             database,
             national,
             tables: HashMap::new(),
+            unknown_as_text: false,
         }
+    }
+
+    /// Takes every column of a table it does not know for character data
+    /// in the database character set: for statements whose `HEXTORAW`
+    /// values are known to be text, without a dictionary (a RAW column
+    /// prints the same way, so only the user can say).
+    #[must_use]
+    pub fn unknown_tables_as_text(mut self) -> Self {
+        self.unknown_as_text = true;
+        self
     }
 
     /// Records a column with its Oracle data type; a table is known once
@@ -157,8 +171,11 @@ impl CharsetDictionary {
     /// `None` when the table is unknown; `Some(None)` for a column whose
     /// bytes are not text.
     pub fn column(&self, owner: &str, table: &str, column: &str) -> Option<Option<TextColumn>> {
-        let cols = self.tables.get(&(owner.to_string(), table.to_string()))?;
-        Some(cols.get(column).copied())
+        match self.tables.get(&(owner.to_string(), table.to_string())) {
+            Some(cols) => Some(cols.get(column).copied()),
+            None if self.unknown_as_text => Some(Some(TextColumn::Database)),
+            None => None,
+        }
     }
 
     pub fn charset(&self, class: TextColumn) -> Charset {

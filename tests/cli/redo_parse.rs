@@ -487,3 +487,54 @@ fn oracle_values_under_their_own_format_mask_read_as_iso_issue37() {
         })
     );
 }
+
+/// LogMiner prints character data it cannot convert as `HEXTORAW`: in
+/// WE8ISO8859P1, `c5c4d6e5e4f6` is `ÅÄÖåäö`. `--charset` alone takes every
+/// such value for text; with a dictionary, RAW columns stay hex.
+#[test]
+fn hextoraw_character_data_is_text_with_charset_or_dictionary_issue36() {
+    let sql = concat!(
+        r#"insert into "APP"."NAMES"("NAME","TOKEN") values "#,
+        r#"(HEXTORAW('c5c4d6e5e4f6'),HEXTORAW('0a0b'));"#,
+        "\n"
+    );
+    let plain = lines(&cdcctl(&["redo", "parse"], sql));
+    assert_eq!(
+        plain[0]["after"]["NAME"], "c5c4d6e5e4f6",
+        "hex without a charset"
+    );
+
+    let out = cdcctl(&["redo", "parse", "--charset", "WE8ISO8859P1"], sql);
+    assert_eq!(out.status.code(), Some(0));
+    let v = lines(&out);
+    assert_eq!(v[0]["after"]["NAME"], "ÅÄÖåäö");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dictionary = dir.path().join("dict.json");
+    std::fs::write(
+        &dictionary,
+        r#"{"tables": {"APP.NAMES": {"NAME": "VARCHAR2(20)", "TOKEN": "RAW(2)"}}}"#,
+    )
+    .expect("write the dictionary");
+    let path = dictionary.to_str().expect("a UTF-8 path");
+    let args = [
+        "redo",
+        "parse",
+        "--dictionary",
+        path,
+        "--charset",
+        "WE8ISO8859P1",
+    ];
+    let v = lines(&cdcctl(&args, sql));
+    assert_eq!(v[0]["after"]["NAME"], "ÅÄÖåäö");
+    assert_eq!(v[0]["after"]["TOKEN"], "0a0b", "a RAW column stays hex");
+    assert_eq!(v[0]["findings"], json!([]), "{}", v[0]);
+
+    // The file names no character set and none was given.
+    let out = cdcctl(&["redo", "parse", "--dictionary", path], sql);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--charset"), "{stderr}");
+    let out = cdcctl(&["redo", "parse", "--charset", "KLINGON8"], sql);
+    assert_eq!(out.status.code(), Some(2));
+}
