@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use clap::Args;
 
 use cdcctl::engine::event::ValueForms;
+use cdcctl::sink::kafka::topics::{Cleanup, TopicSettings};
 use cdcctl::sink::kafka::KafkaConfig;
 
 #[derive(Debug, Args, Clone, Default)]
@@ -35,6 +36,22 @@ pub struct KafkaArgs {
     /// linger.ms=50, security.protocol=SSL).
     #[arg(long, value_name = "KEY=VALUE")]
     pub kafka_property: Vec<String>,
+    /// Partitions of each table topic cdcctl creates (before its first
+    /// message; a topic that exists is used as it is).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(i32).range(1..=100_000))]
+    pub topic_partitions: i32,
+    /// Replication factor of the topics cdcctl creates. Default: the
+    /// broker's default.replication.factor.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..=32))]
+    pub topic_replication: Option<i32>,
+    /// cleanup.policy of the table topics cdcctl creates: `compact` keeps
+    /// each key's last row (tables without a primary key still get
+    /// `delete`: a compacted topic refuses records without a key, and
+    /// truncate events are then not sent); `delete` keeps every change for
+    /// the retention. Default: `compact` when tombstones are on, else
+    /// `delete`.
+    #[arg(long, value_parser = ["compact", "delete"], value_name = "POLICY")]
+    pub topic_cleanup: Option<String>,
 }
 
 fn pair<'a>(what: &str, s: &'a str) -> Result<(&'a str, &'a str), String> {
@@ -92,6 +109,15 @@ pub fn config(
         properties,
         forms,
         oversize_dead_letter: None,
+        topics: TopicSettings {
+            partitions: args.topic_partitions,
+            replication: args.topic_replication,
+            cleanup: match args.topic_cleanup.as_deref() {
+                Some("compact") => Cleanup::Compact,
+                Some(_) => Cleanup::Delete,
+                None => Cleanup::Auto,
+            },
+        },
     };
     config.check_topic_names()?;
     Ok(config)

@@ -27,6 +27,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::common::without_unavailable;
 
 mod parts;
+mod topics;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 /// The demo scenario's first SCN and an SCN past its warm-up.

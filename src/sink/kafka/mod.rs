@@ -37,6 +37,7 @@ mod messages;
 mod offsets;
 mod oversize;
 pub mod topic;
+pub mod topics;
 mod wait;
 
 use delivery::DeliveryLedger;
@@ -65,6 +66,8 @@ pub struct KafkaConfig {
     /// Where an event too large for a message goes (`--on-parse-error
     /// warn`); without it such an event stops capture.
     pub oversize_dead_letter: Option<std::path::PathBuf>,
+    /// What table topics are created with.
+    pub topics: topics::TopicSettings,
 }
 
 impl KafkaConfig {
@@ -102,6 +105,21 @@ impl KafkaConfig {
             }
         }
         Ok(())
+    }
+
+    /// Whether the topic `event` goes to is compacted when cdcctl creates
+    /// it: a table's, as [`topics::TopicSettings::compacted`] says; the
+    /// schema-change topic never (compaction would keep one DDL).
+    fn compacts(&self, event: &CapturedEvent) -> bool {
+        let CapturedEvent::Change(c) = event else {
+            return false;
+        };
+        let name = TableName {
+            owner: c.source.schema.clone(),
+            table: c.source.table.clone(),
+        };
+        let has_key = self.key_columns.get(&name).is_some_and(|k| !k.is_empty());
+        self.topics.compacted(has_key, self.tombstones)
     }
 
     /// `transaction.timeout.ms` as the producer is given it.
@@ -156,6 +174,8 @@ pub struct KafkaSink {
     chunk_rows: ChunkRows,
     /// Says what a blocked call waits for.
     watch: wait::WaitWatch,
+    /// The topics created or found so far, and which are compacted.
+    topics: topics::Topics,
 }
 
 impl KafkaSink {
@@ -224,6 +244,7 @@ impl KafkaSink {
             kinds: None,
             chunk_rows: ChunkRows::default(),
             watch,
+            topics: topics::Topics::default(),
         })
     }
 
@@ -443,6 +464,40 @@ fn retrying<T>(
     }
 }
 
+impl KafkaSink {
+    /// Creates the topics of `messages` that do not exist yet. `false`
+    /// when the event is not sent: a truncate, whose message has no key,
+    /// to a compacted topic, which refuses such records.
+    fn make_topics(
+        &mut self,
+        event: &CapturedEvent,
+        messages: &[Outgoing],
+    ) -> Result<bool, SinkError> {
+        let mut sent = true;
+        for m in messages {
+            let compacted = self
+                .topics
+                .ensure(&self.config, &m.topic, || self.config.compacts(event))?;
+            if let CapturedEvent::Change(c) = event {
+                if compacted && c.op == crate::engine::event::Op::Truncate {
+                    tracing::warn!(
+                        "kafka: the truncate of {}.{} committed at SCN {} is not sent to \
+                         {}: a compacted topic takes no record without a key (the DDL event \
+                         on {} carries it; --topic-cleanup delete sends it)",
+                        c.source.schema,
+                        c.source.table,
+                        c.source.commit_scn,
+                        m.topic,
+                        self.config.server_name
+                    );
+                    sent = false;
+                }
+            }
+        }
+        Ok(sent)
+    }
+}
+
 impl EventSink for KafkaSink {
     fn set_column_kinds(&mut self, kinds: Arc<ColumnKinds>) {
         self.kinds = Some(kinds);
@@ -460,6 +515,10 @@ impl EventSink for KafkaSink {
             snapshot_row,
         };
         let messages = framing.messages(event)?;
+        if !self.make_topics(event, &messages)? {
+            self.last = Some(key);
+            return Ok(());
+        }
         self.begin()?;
         for m in messages {
             match (self.produce(&m, None), &self.config.oversize_dead_letter) {

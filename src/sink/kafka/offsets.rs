@@ -31,12 +31,23 @@ const TOPIC_SETTINGS: [(&str, &str); 3] = [
 /// the broker is reported as not answering.
 const QUIET_LIMIT: Duration = CALL_TIMEOUT;
 
-fn admin(config: &KafkaConfig) -> Result<AdminClient<DefaultClientContext>, String> {
-    ClientConfig::new()
-        .set("bootstrap.servers", &config.brokers)
-        .create()
-        .map_err(|e| e.to_string())
+/// An admin client of the brokers, with the connection's own properties
+/// (security, SASL, TLS) from `--kafka-property`: a secured cluster
+/// refuses a client without them.
+pub(super) fn admin(config: &KafkaConfig) -> Result<AdminClient<DefaultClientContext>, String> {
+    let mut cc = ClientConfig::new();
+    cc.set("bootstrap.servers", &config.brokers);
+    for (k, v) in &config.properties {
+        if CONNECTION_PREFIXES.iter().any(|p| k.starts_with(p)) {
+            cc.set(k, v);
+        }
+    }
+    cc.create().map_err(|e| e.to_string())
 }
+
+/// Properties that say how to reach and authenticate to the brokers, as
+/// opposed to how to produce.
+const CONNECTION_PREFIXES: [&str; 6] = ["security.", "sasl.", "ssl.", "ssl_", "client.", "socket."];
 
 /// Creates the offsets topic (one partition keeps checkpoints in order)
 /// unless it exists, then checks that it is compacted. A broker that
@@ -137,7 +148,7 @@ fn policy_verdict(topic: &str, policy: &str) -> Result<(), SinkError> {
 
 /// Waits for a future on this thread: the admin API is async, the sink
 /// is not, and one call does not justify an async runtime.
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
+pub(super) fn block_on<F: std::future::Future>(f: F) -> F::Output {
     use std::sync::Arc;
     use std::task::{Context, Poll, Wake, Waker};
     struct Unpark(std::thread::Thread);

@@ -490,3 +490,16 @@ mod mock {
         assert_eq!(seen, 40);
     }
 }
+
+#[test]
+fn keyed_tables_topics_are_compacted_and_the_schema_change_topic_never_issue32() {
+    let config = keyed_config(true);
+    assert!(config.compacts(&CapturedEvent::Change(change(Op::Create))));
+    let mut other = change(Op::Create);
+    other.source.table = "NOTES".into();
+    assert!(
+        !config.compacts(&CapturedEvent::Change(other)),
+        "a table without a key"
+    );
+    assert!(!keyed_config(false).compacts(&CapturedEvent::Change(change(Op::Create))));
+}
