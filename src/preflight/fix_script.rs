@@ -10,6 +10,8 @@
 //! those after one in the same block, are written commented out: a script
 //! run with `WHENEVER SQLERROR EXIT` must not run them blind. A statement
 //! an earlier block already ran is not run twice (CREATE USER would fail).
+//! In the RMAN script, DELETE commands are written as comments to review:
+//! they remove archived logs or their records.
 
 use std::collections::BTreeSet;
 
@@ -104,7 +106,7 @@ pub fn render(report: &Report, file_name: &str) -> FixScript {
     sql.push(String::new());
     sql.push("EXIT".into());
     out.sql = sql.join("\n") + "\n";
-    if out.rman_statements > 0 {
+    if !rman.is_empty() {
         let mut text = vec![
             format!(
                 "# RMAN steps of the remediation for {}",
@@ -221,14 +223,20 @@ fn block(text: &str, seen: &mut BTreeSet<String>, out: &mut FixScript) -> Block 
 }
 
 /// A line under `-- in RMAN`: a command when it ends with `;` (RMAN's
-/// own verbs: CROSSCHECK, DELETE, RESTORE ...), else prose, as `#` comments.
+/// own verbs: CROSSCHECK, RESTORE ...), else prose, as `#` comments; a
+/// DELETE is held back.
 fn rman_line(line: &str, b: &mut Block, out: &mut FixScript) {
     let (code, note) = split_comment(line);
     if let Some(n) = note {
         b.rman.push(format!("# {n}"));
     }
     let code = code.trim();
-    if code.ends_with(';') {
+    if code.to_ascii_uppercase().starts_with("DELETE") {
+        // A deletion is a retention policy or clean-up to decide on, not a
+        // fix: run blind it removes logs (or their records) capture needs.
+        b.rman.push(format!("# review, then run by hand: {code}"));
+        out.held_back += 1;
+    } else if code.ends_with(';') {
         b.rman.push(code.to_string());
         out.rman_statements += 1;
     } else if !code.is_empty() {

@@ -233,3 +233,99 @@ fn issue36_every_scenarios_fix_script_applied_to_the_simulator_fixes_its_checks(
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn fix_script_says_where_it_wrote_and_puts_rman_steps_in_their_own_file_issue36() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("fix.sql");
+    let path = script.to_str().expect("a UTF-8 temp path");
+    let o = cdcctl(&[
+        "--source",
+        "sim:archive-gap",
+        "preflight",
+        "-q",
+        "--fix-script",
+        path,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the report's exit code, as without the option"
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!("to {path} for 5 checks"))
+            && stderr.contains(&format!("2 statements for RMAN to {path}.rman")),
+        "{stderr}"
+    );
+    let sql = std::fs::read_to_string(&script).expect("the script");
+    let rman = std::fs::read_to_string(format!("{path}.rman")).expect("the RMAN script");
+    assert!(
+        sql.starts_with("-- cdcctl preflight remediation for sim:archive-gap"),
+        "{sql}"
+    );
+    assert!(sql.contains("\nWHENEVER SQLERROR EXIT FAILURE\n"), "{sql}");
+    assert!(
+        sql.contains("-- ==== arch-gap (fail): thread 1: sequences 101–102 missing\n"),
+        "{sql}"
+    );
+    assert!(
+        sql.contains("-- exec rdsadmin.rdsadmin_util.set_configuration"),
+        "{sql}"
+    );
+    assert!(!sql.contains("\nRESTORE ARCHIVELOG"), "{sql}");
+    assert!(rman.contains("# ==== arch-gap (fail)"), "{rman}");
+    assert!(
+        rman.contains("\nRESTORE ARCHIVELOG SEQUENCE BETWEEN 101 AND 102 THREAD 1;\n"),
+        "{rman}"
+    );
+    assert!(
+        rman.contains("\n# review, then run by hand: DELETE NOPROMPT EXPIRED ARCHIVELOG ALL;\n"),
+        "a deletion is not run blind: {rman}"
+    );
+    assert!(!rman.contains("\n--"), "RMAN comments are #: {rman}");
+}
+
+#[test]
+fn fix_script_that_cannot_be_written_exits_2_and_names_the_file_issue36() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("no-such-dir").join("fix.sql");
+    let path = script.to_str().expect("a UTF-8 temp path");
+    let o = cdcctl(&[
+        "--source",
+        "sim:demo",
+        "preflight",
+        "-q",
+        "--fix-script",
+        path,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "cannot write the fix script {path}: No such file or directory"
+        )),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_script_that_fails_on_the_simulator_stops_the_source_with_the_oracle_error_issue36() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("bad.sql");
+    std::fs::write(
+        &script,
+        "WHENEVER SQLERROR EXIT FAILURE\nGRANT SELECT ON APP.ORDERS TO C##CDCCTL;\n",
+    )
+    .expect("write the script");
+    let source = format!("sim:missing-grants?apply={}", script.display());
+    let o = cdcctl(&["--source", &source, "preflight", "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains(
+            "bad.sql:2: ORA-00942: table or view does not exist (APP.ORDERS in CDB$ROOT)"
+        ),
+        "{stderr}"
+    );
+}
