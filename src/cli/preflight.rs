@@ -93,6 +93,11 @@ pub struct PreflightArgs {
     /// `[fra-usage]` then `fail_pct = 90`. `--set` wins over the file.
     #[arg(long, value_name = "FILE")]
     pub thresholds: Option<PathBuf>,
+    /// Write every warning's and failure's remediation as one SQL*Plus
+    /// script to FILE (run it with `sqlplus / as sysdba @FILE`); RMAN steps
+    /// go to FILE.rman. The exit code is the report's, as without it.
+    #[arg(long, value_name = "FILE")]
+    pub fix_script: Option<PathBuf>,
     /// List the checks of the catalog and exit.
     #[arg(long)]
     pub list: bool,
@@ -634,6 +639,9 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
         gather_s,
         check_s,
     };
+    if let Some(path) = &args.fix_script {
+        write_fix_script(&report, path)?;
+    }
     let text = render(&mut report, args.format, fail_on, timing, global.quiet)?;
     let mut out = std::io::stdout().lock();
     // A reader that went away (`| head`) does not change the verdict.
@@ -644,6 +652,49 @@ fn execute(args: PreflightArgs, global: &GlobalArgs) -> Result<ExitCode, CliErro
     } else {
         exit::OK
     }))
+}
+
+/// Writes the remediation scripts and says on stderr where and how much.
+fn write_fix_script(
+    report: &cdcctl::preflight::model::Report,
+    path: &Path,
+) -> Result<(), CliError> {
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let script = cdcctl::preflight::fix_script::render(report, &name);
+    let write = |p: &Path, text: &str| {
+        std::fs::write(p, text).map_err(|e| {
+            CliError::Usage(format!("cannot write the fix script {}: {e}", p.display()))
+        })
+    };
+    write(path, &script.sql)?;
+    let mut said = format!(
+        "wrote {} to {} for {}",
+        cdcctl::output::count(script.statements as u64, "statement", "statements"),
+        path.display(),
+        cdcctl::output::count(script.checks as u64, "check", "checks")
+    );
+    if script.held_back > 0 {
+        said.push_str(&format!(
+            ", {} commented out (conditional, for later, or to fill in)",
+            script.held_back
+        ));
+    }
+    if let Some(rman) = &script.rman {
+        let mut rman_path = path.as_os_str().to_owned();
+        rman_path.push(".rman");
+        let rman_path = PathBuf::from(rman_path);
+        write(&rman_path, rman)?;
+        said.push_str(&format!(
+            "; {} for RMAN to {}",
+            cdcctl::output::count(script.rman_statements as u64, "statement", "statements"),
+            rman_path.display()
+        ));
+    }
+    log::notice("preflight", log::Level::Info, &said, None, &[]);
+    Ok(())
 }
 
 /// The smoke mine, on Oracle only: the one check that reads the database

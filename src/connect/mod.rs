@@ -172,6 +172,7 @@ pub fn sim_scenario(spec: &str) -> Option<&str> {
 
 /// Starts the simulator named by a `sim[:NAME|:PATH.toml]` spec.
 pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
+    let (spec, script) = split_apply(spec);
     match Sim::from_source(spec) {
         Some(Ok(mut sim)) => {
             // Commands that open the simulator as a source read its redo,
@@ -179,6 +180,9 @@ pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
             // none is recorded: at tens of thousands of changes a second it
             // would be the largest thing in memory.
             sim.set_truth_limit(Some(0));
+            if let Some(path) = script {
+                apply_script_file(&mut sim, path)?;
+            }
             Ok(sim)
         }
         Some(Err(e)) => Err(OpenError {
@@ -192,6 +196,42 @@ pub fn open_sim(spec: &str) -> Result<Sim, OpenError> {
             message: format!("`{spec}` is not a simulator source (sim, sim:NAME, sim:PATH.toml)"),
         }),
     }
+}
+
+/// The simulator spec without its `apply=PATH` option (the last one, after
+/// `?` or `&`), and the path: a DBA script the simulator runs once opened,
+/// so that a remediation script can be tried on a scenario.
+fn split_apply(spec: &str) -> (&str, Option<&str>) {
+    for sep in ["?apply=", "&apply="] {
+        if let Some(at) = spec.find(sep) {
+            return (&spec[..at], Some(&spec[at + sep.len()..]));
+        }
+    }
+    (spec, None)
+}
+
+/// Runs the script at `path` on the simulator as SQL*Plus would: the
+/// first failing statement is the error; each statement the simulator does
+/// not model is said on stderr.
+fn apply_script_file(sim: &mut Sim, path: &str) -> Result<(), OpenError> {
+    let usage = |message: String| OpenError {
+        exit_code: exit::USAGE,
+        transient: false,
+        message,
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read the script {path}: {e}")))?;
+    let report = sim.apply_script(&text);
+    for statement in report.not_applied() {
+        eprintln!("cdcctl: simulator: not applied (not modelled): {statement}");
+    }
+    if let Some((r, e)) = report.failures().first() {
+        return Err(usage(format!(
+            "{path}:{}: {e}\n  in: {}",
+            r.line, r.statement
+        )));
+    }
+    Ok(())
 }
 
 /// A scenario that cannot be loaded, in one sentence: a mistyped built-in

@@ -9,6 +9,7 @@ pub mod config;
 pub mod config_syntax;
 pub mod defs;
 pub mod facts;
+pub mod fix_script;
 pub mod model;
 pub mod partitions;
 pub mod remedy;

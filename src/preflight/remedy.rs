@@ -104,6 +104,15 @@ pub fn in_table_container(text: &str, pdb: &str, tables: &[TableName]) -> String
     out.join("\n")
 }
 
+/// Runs `text` inside `container`, from the root and back: for what
+/// belongs to a PDB (a local user, its profile).
+pub fn in_container(text: &str, container: &str) -> String {
+    format!(
+        "ALTER SESSION SET CONTAINER = {};\n{text}\nALTER SESSION SET CONTAINER = CDB$ROOT;",
+        sql_ident(container)
+    )
+}
+
 /// Whether `line` names the table `name` (`OWNER.TABLE` as SQL takes it),
 /// not merely a longer name starting with it.
 fn names_table(line: &str, name: &str) -> bool {

@@ -44,3 +44,13 @@ pub fn demo_window() -> (String, String) {
     let now = s.current_scn().expect("current SCN").scn;
     (start.to_string(), now.to_string())
 }
+
+/// Runs the cdcctl binary with no source from the environment and no colour.
+pub fn cdcctl(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_cdcctl"))
+        .args(args)
+        .env_remove("CDCCTL_SOURCE")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the cdcctl binary runs")
+}

@@ -18,6 +18,7 @@ mod redo_dm8;
 mod redo_forms;
 mod redo_parse;
 mod redo_replay;
+mod remediation;
 mod run;
 mod scenarios;
 mod sim;

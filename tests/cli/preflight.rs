@@ -19,14 +19,7 @@ fn config(name: &str) -> String {
     format!("{FIX}/configs/{name}")
 }
 
-fn cdcctl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cdcctl"))
-        .args(args)
-        .env_remove("CDCCTL_SOURCE")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the cdcctl binary runs")
-}
+use crate::common::cdcctl;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()

@@ -179,12 +179,19 @@ pub fn profile(f: &Facts, d: &CheckDef) -> Outcome {
             t.warn(format!("the password expires in {days} day(s)"));
         }
     }
-    let common = f.instance.as_ref().is_some_and(|i| i.cdb) && s.con_name == "CDB$ROOT";
+    let cdb = f.instance.as_ref().is_some_and(|i| i.cdb);
+    let common = cdb && s.con_name == "CDB$ROOT";
+    let mut fix = profile_fix(common);
+    if cdb && !common {
+        // A local user and its profile live in the PDB; a DBA's session
+        // starts in the root, where the name would need C## (ORA-65140).
+        fix = crate::preflight::remedy::in_container(&fix, &s.con_name);
+    }
     t.finish(format!(
         "profile {} has no limit that drops a long session",
         p.profile
     ))
-    .fix(profile_fix(common))
+    .fix(fix)
 }
 
 /// A profile without the limits that drop a capture. In CDB$ROOT a profile

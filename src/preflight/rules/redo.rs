@@ -60,7 +60,7 @@ fn bigger_groups(online: &[crate::source::OnlineLog], min: u64) -> String {
             ));
         }
     }
-    lines.push("-- then drop the small groups once INACTIVE (ALTER SYSTEM SWITCH LOGFILE moves CURRENT on):".into());
+    lines.push("-- after ALTER SYSTEM SWITCH LOGFILE has moved CURRENT on and V$LOG shows them INACTIVE, drop the small groups:".into());
     for l in online.iter().filter(|l| l.bytes < min) {
         lines.push(format!("ALTER DATABASE DROP LOGFILE GROUP {};", l.group));
     }

@@ -386,7 +386,7 @@ fn kill_statements(
 ) -> String {
     const SHOWN: usize = 5;
     let mut out = vec![
-        "-- Commit or roll back in the application that holds it; if it is abandoned, kill its session:".to_string(),
+        "-- if the application that holds it cannot commit or roll back (it is abandoned), kill its session:".to_string(),
     ];
     for st in holding.iter().take(SHOWN) {
         let x = &st.transaction;

@@ -7,6 +7,7 @@
 //! reads, raises scheduled faults, and keeps the ground truth of every
 //! committed change so tests can compare what a capture engine produced.
 
+pub mod apply;
 pub mod charset;
 pub mod dm;
 pub mod facts;
@@ -103,6 +104,8 @@ pub struct Sim {
     added_logs: Vec<String>,
     /// The CURRENT_SCN the last read returned.
     last_read_scn: Scn,
+    /// What DBA scripts applied ([`apply`]) added to the dictionary.
+    dba: apply::State,
 }
 
 impl Sim {
@@ -159,6 +162,7 @@ impl Sim {
             statements: 0,
             added_logs: Vec::new(),
             last_read_scn: 0,
+            dba: apply::State::default(),
         }
     }
 
@@ -237,6 +241,12 @@ impl Sim {
 
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// Runs a DBA's SQL*Plus script against the instance (see [`apply`]):
+    /// the statements it models change what the catalog reads next.
+    pub fn apply_script(&mut self, script: &str) -> apply::ApplyReport {
+        apply::apply_script(self, script)
     }
 
     /// Ground truth: every committed change (and DDL) in commit order.

@@ -197,6 +197,13 @@ impl Model {
         self.start + Duration::milliseconds(self.now_ms)
     }
 
+    /// A new object id, for a segment DDL creates.
+    pub fn alloc_obj(&mut self) -> u64 {
+        let id = self.next_obj;
+        self.next_obj += 1;
+        id
+    }
+
     /// Whether redo names the user who ran a transaction: Oracle writes
     /// the session's user into the transaction's first record only under
     /// (at least minimal) supplemental logging.
