@@ -5,7 +5,7 @@
 use comfy_table::{presets, Cell, CellAlignment, Color, ContentArrangement, Table};
 
 use crate::preflight::defs::group_rank;
-use crate::preflight::model::{CheckResult, Report, Status};
+use crate::preflight::model::{CheckResult, Report, Status, Summary};
 
 pub use super::DEFAULT_WIDTH;
 
@@ -106,16 +106,50 @@ pub fn render(report: &Report, width: u16, color: bool) -> String {
             }
         }
     }
-    let s = report.summary;
-    out.push_str(&format!(
-        "\n{} checks: {} passed, {} warnings, {} failed, {} skipped\n",
-        s.pass + s.warn + s.fail + s.skip,
+    out.push_str(&summary_line(report.summary));
+    out
+}
+
+/// The last line: counts per status, in the singular where one.
+fn summary_line(s: Summary) -> String {
+    let total = s.pass + s.warn + s.fail + s.skip;
+    format!(
+        "\n{}: {} passed, {}, {} failed, {} skipped\n",
+        super::count(total as u64, "check", "checks"),
         s.pass,
-        s.warn,
+        super::count(s.warn as u64, "warning", "warnings"),
         s.fail,
         s.skip
-    ));
-    out
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_says_one_warning_and_one_check_in_the_singular_issue36() {
+        let one = Summary {
+            pass: 0,
+            warn: 1,
+            fail: 0,
+            skip: 0,
+        };
+        assert_eq!(
+            summary_line(one),
+            "\n1 check: 0 passed, 1 warning, 0 failed, 0 skipped\n"
+        );
+        let many = Summary {
+            pass: 30,
+            warn: 2,
+            fail: 1,
+            skip: 2,
+        };
+        assert_eq!(
+            summary_line(many),
+            "\n35 checks: 30 passed, 2 warnings, 1 failed, 2 skipped\n"
+        );
+    }
 }
 
 fn group_title(g: &str) -> &'static str {
