@@ -36,7 +36,9 @@ const QUIET_LIMIT: Duration = CALL_TIMEOUT;
 /// refuses a client without them.
 pub(super) fn admin(config: &KafkaConfig) -> Result<AdminClient<DefaultClientContext>, String> {
     let mut cc = ClientConfig::new();
-    cc.set("bootstrap.servers", &config.brokers);
+    // Asking whether a topic exists must not create it.
+    cc.set("bootstrap.servers", &config.brokers)
+        .set("allow.auto.create.topics", "false");
     for (k, v) in &config.properties {
         if CONNECTION_PREFIXES.iter().any(|p| k.starts_with(p)) {
             cc.set(k, v);

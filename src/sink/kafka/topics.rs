@@ -83,12 +83,26 @@ impl Topics {
             })?;
             self.admin = Some(admin);
         }
-        if let Some(admin) = &self.admin {
+        if let Some(admin) = self.admin.as_ref().filter(|a| !exists(a, topic)) {
             create(admin, config, topic, compacted)?;
         }
         self.known.insert(topic.to_string(), compacted);
         Ok(compacted)
     }
+}
+
+/// Whether the brokers list `topic`: a topic made by an operator is used
+/// as it is, even by a principal without CREATE (which Kafka answers with
+/// an authorization error rather than "exists").
+fn exists(admin: &AdminClient<DefaultClientContext>, topic: &str) -> bool {
+    admin
+        .inner()
+        .fetch_metadata(Some(topic), CALL_TIMEOUT)
+        .is_ok_and(|md| {
+            md.topics()
+                .iter()
+                .any(|t| t.name() == topic && t.error().is_none() && !t.partitions().is_empty())
+        })
 }
 
 fn create(
@@ -107,7 +121,13 @@ fn create(
             .into_iter()
             .find_map(|r| r.err().map(|(_, code)| code)),
         Err(e) => {
-            return Err(refused(topic, &e.to_string(), settings, policy));
+            // No answer is no refusal: the producer waits for the broker
+            // as it does for any message.
+            tracing::warn!(
+                "kafka: cannot create topic {topic} ({e}); it is left to the broker's \
+                 auto-creation"
+            );
+            return Ok(());
         }
     };
     match failed {
