@@ -123,6 +123,22 @@ fn summary_line(s: Summary) -> String {
     )
 }
 
+fn group_title(g: &str) -> &'static str {
+    match g {
+        "instance" => "Instance and logging",
+        "redo-archive" => "Redo and archive",
+        "privileges" => "Privileges",
+        "multitenant" => "Multitenant",
+        "snapshot-undo" => "Snapshot and undo",
+        "table" => "Tables",
+        "partitions" => "Partitions",
+        "config" => "Connector config",
+        "dm" => "Dameng DM8",
+        "yashandb" => "YashanDB YStream",
+        _ => "Other checks",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,21 +165,5 @@ mod tests {
             summary_line(many),
             "\n35 checks: 30 passed, 2 warnings, 1 failed, 2 skipped\n"
         );
-    }
-}
-
-fn group_title(g: &str) -> &'static str {
-    match g {
-        "instance" => "Instance and logging",
-        "redo-archive" => "Redo and archive",
-        "privileges" => "Privileges",
-        "multitenant" => "Multitenant",
-        "snapshot-undo" => "Snapshot and undo",
-        "table" => "Tables",
-        "partitions" => "Partitions",
-        "config" => "Connector config",
-        "dm" => "Dameng DM8",
-        "yashandb" => "YashanDB YStream",
-        _ => "Other checks",
     }
 }
