@@ -25,7 +25,7 @@ use std::time::Duration;
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
 use cdcctl::engine::checkpoint::FileCheckpointStore;
 use cdcctl::engine::contents_csv::{ContentsError, ContentsReader, REQUIRED_FOR_REPLAY};
-use cdcctl::engine::event::{CapturedEvent, ColumnKind, ColumnKinds, ValueForms};
+use cdcctl::engine::event::{CapturedEvent, ColumnKinds, ValueForms};
 use cdcctl::engine::row::Scn;
 use cdcctl::engine::txn::{
     BufferConfig, DeadLetter, OnParseError, TxnBuffer, TxnError, TxnFinding,
@@ -173,12 +173,8 @@ fn load_dictionary(path: &Path) -> Result<(CharsetDictionary, ColumnKinds), Stri
             .ok_or_else(|| format!("{}: table `{name}` is not OWNER.TABLE", path.display()))?;
         for (column, data_type) in columns {
             dict.add_column(&owner, &table, column, data_type);
-            if let Some(kind) = ColumnKind::of_data_type(data_type) {
-                kinds
-                    .entry((owner.clone(), table.clone()))
-                    .or_default()
-                    .insert(column.clone(), kind);
-            }
+            // The dictionary file does not say which columns allow NULL.
+            kinds.add(&owner, &table, column, data_type, true);
         }
     }
     Ok((dict, kinds))
