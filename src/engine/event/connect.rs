@@ -7,7 +7,7 @@
 //! sink or Flink's `debezium-json` with `schema-include` reads them typed.
 
 use std::collections::BTreeSet;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::{json, Value};
 
@@ -33,11 +33,10 @@ pub enum EnvelopeForm {
 
 /// The envelope as the payload under its schema. The payload is spliced
 /// in as written, so its bytes are those of the bare envelope.
-pub(super) fn wrap(schema: &Value, payload: &str) -> String {
-    let schema = schema.to_string();
+pub(super) fn wrap(schema: &str, payload: &str) -> String {
     let mut out = String::with_capacity(schema.len() + payload.len() + 24);
     out.push_str("{\"schema\":");
-    out.push_str(&schema);
+    out.push_str(schema);
     out.push_str(",\"payload\":");
     out.push_str(payload);
     out.push('}');
@@ -182,19 +181,20 @@ pub fn key_with_schema(
         "name": format!("{}.{}.{}.Key", source.name, source.schema, source.table),
         "fields": fields,
     });
-    wrap(&schema, key)
+    wrap(&schema.to_string(), key)
 }
 
 /// The schema-change topic's key (`{"databaseName": …}`) under Debezium's
 /// `SchemaChangeKey` schema.
 pub fn schema_change_key_with_schema(key: &str) -> String {
-    static KEY: LazyLock<Value> = LazyLock::new(|| {
+    static KEY: LazyLock<String> = LazyLock::new(|| {
         json!({
             "type": "struct",
             "optional": false,
             "name": "io.debezium.connector.oracle.SchemaChangeKey",
             "fields": members(&[("databaseName", "string", false)]),
         })
+        .to_string()
     });
     wrap(&KEY, key)
 }
@@ -256,13 +256,31 @@ static TRANSACTION: LazyLock<Value> = LazyLock::new(|| {
     })
 });
 
-/// The schema of a change: `PREFIX.SCHEMA.TABLE.Envelope`.
-pub(super) fn change_schema(
+/// The schema of a change as text: the table's, written once, when the
+/// dictionary gives every column of the event's images.
+pub(super) fn change_schema_text(
     e: &ChangeEvent,
     kinds: Option<&ColumnKinds>,
     forms: ValueForms,
-) -> Value {
+) -> Arc<str> {
     let table = kinds.and_then(|k| k.table(&e.source.schema, &e.source.table));
+    let make = || change_schema(e, table, forms).to_string();
+    match table {
+        Some(t) if images_within(e, t) => t.schema(&e.source.name, forms, make),
+        _ => make().into(),
+    }
+}
+
+/// Whether the dictionary gave every column of the event's images.
+fn images_within(e: &ChangeEvent, table: &TableColumnTypes) -> bool {
+    [&e.before, &e.after]
+        .into_iter()
+        .flatten()
+        .all(|image| image.names().all(|n| table.has_column(n)))
+}
+
+/// The schema of a change: `PREFIX.SCHEMA.TABLE.Envelope`.
+fn change_schema(e: &ChangeEvent, table: Option<&TableColumnTypes>, forms: ValueForms) -> Value {
     let value = value_schema(e, table, forms);
     let mut fields = vec![
         member("before", value.clone()),
@@ -286,7 +304,7 @@ pub(super) fn change_schema(
 
 /// The schema of a schema-change event, Debezium's `SchemaChangeValue`
 /// (`tableChanges` is always empty: see [`DdlEvent`]'s envelope).
-pub(super) static DDL: LazyLock<Value> = LazyLock::new(|| {
+pub(super) static DDL: LazyLock<String> = LazyLock::new(|| {
     let change = json!({
         "type": "struct",
         "optional": false,
@@ -310,6 +328,7 @@ pub(super) static DDL: LazyLock<Value> = LazyLock::new(|| {
         "name": "io.debezium.connector.oracle.SchemaChangeValue",
         "fields": fields,
     })
+    .to_string()
 });
 
 #[cfg(test)]
@@ -506,6 +525,34 @@ mod tests {
                 "TOKEN:string?",
             ]
         );
+    }
+
+    #[test]
+    fn a_tables_schema_is_written_once_and_a_column_added_since_still_gets_its_own_issue32() {
+        let kinds = orders();
+        let forms = ValueForms::default();
+        let mut known = typed_event();
+        known
+            .after
+            .as_mut()
+            .expect("after")
+            .retain(|c, _| c != "ADDED_LATER");
+        let mut other = known.clone();
+        other.op = Op::Create;
+        other.before = None;
+        let first = change_schema_text(&known, Some(&kinds), forms);
+        assert!(Arc::ptr_eq(
+            &first,
+            &change_schema_text(&other, Some(&kinds), forms)
+        ));
+        let hex = ValueForms {
+            binary: BinaryHandling::Hex,
+            ..forms
+        };
+        assert!(change_schema_text(&known, Some(&kinds), hex)
+            .contains(r#""type":"string","optional":true,"field":"TOKEN""#));
+        let added = change_schema_text(&typed_event(), Some(&kinds), forms);
+        assert!(added.contains("ADDED_LATER") && !first.contains("ADDED_LATER"));
     }
 
     #[test]

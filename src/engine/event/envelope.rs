@@ -208,7 +208,7 @@ impl ChangeEvent {
         match forms.envelope {
             EnvelopeForm::Plain => line,
             EnvelopeForm::ConnectJson => {
-                connect::wrap(&connect::change_schema(self, kinds, forms), &line)
+                connect::wrap(&connect::change_schema_text(self, kinds, forms), &line)
             }
         }
     }
