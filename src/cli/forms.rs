@@ -1,7 +1,9 @@
 //! The value-form options users choose for the envelope, named as
 //! Debezium's connector options name them.
 
-use cdcctl::engine::event::{BinaryHandling, DecimalHandling, TimePrecision, ValueForms};
+use cdcctl::engine::event::{
+    BinaryHandling, DecimalHandling, EnvelopeForm, TimePrecision, ValueForms,
+};
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct FormsArgs {
@@ -23,6 +25,20 @@ pub struct FormsArgs {
     /// WITH TIME ZONE stays ISO text in UTC either way.
     #[arg(long, value_enum, default_value = "iso", value_name = "MODE")]
     pub time_precision: TimeMode,
+    /// How each event is framed: `plain` (the Debezium envelope alone, as
+    /// Kafka Connect's JsonConverter with schemas.enable=false reads it) or
+    /// `connect-json` (`{"schema": …, "payload": envelope}`, as JsonConverter
+    /// writes it with schemas.enable=true: Debezium's schema names, each
+    /// column typed from the dictionary in the forms above, for a Connect
+    /// sink or Flink's debezium-json with 'debezium-json.schema-include').
+    #[arg(long, value_enum, default_value = "plain", value_name = "FORM")]
+    pub envelope: EnvelopeMode,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EnvelopeMode {
+    Plain,
+    ConnectJson,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -60,6 +76,10 @@ impl FormsArgs {
             time: match self.time_precision {
                 TimeMode::Iso => TimePrecision::Iso,
                 TimeMode::Connect => TimePrecision::Connect,
+            },
+            envelope: match self.envelope {
+                EnvelopeMode::Plain => EnvelopeForm::Plain,
+                EnvelopeMode::ConnectJson => EnvelopeForm::ConnectJson,
             },
         }
     }

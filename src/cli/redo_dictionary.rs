@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use cdcctl::engine::charset::{Charset, CharsetDictionary};
-use cdcctl::engine::event::{ColumnKind, ColumnKinds};
+use cdcctl::engine::event::ColumnKinds;
 use cdcctl::source::split_qualified;
 
 #[derive(serde::Deserialize)]
@@ -53,12 +53,8 @@ pub fn load(
             .ok_or_else(|| format!("{}: table `{name}` is not OWNER.TABLE", path.display()))?;
         for (column, data_type) in columns {
             dict.add_column(&owner, &table, column, data_type);
-            if let Some(kind) = ColumnKind::of_data_type(data_type) {
-                kinds
-                    .entry((owner.clone(), table.clone()))
-                    .or_default()
-                    .insert(column.clone(), kind);
-            }
+            // The dictionary file does not say which columns allow NULL.
+            kinds.add(&owner, &table, column, data_type, true);
         }
     }
     Ok((dict, kinds))

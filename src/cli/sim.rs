@@ -290,21 +290,13 @@ fn truth(args: &TruthArgs, source: &str) -> ExitCode {
         .unwrap_or_else(|| sim.model().scn.saturating_add(MAX_SCN_AHEAD));
     let limit = args.count.unwrap_or(usize::MAX);
     // The scenario's column types, for --decimal-handling and --time-precision.
-    let kinds: ColumnKinds = sim
-        .model()
-        .tables
-        .iter()
-        .map(|t| {
-            let cols = t
-                .columns
-                .iter()
-                .filter_map(|c| {
-                    Some((c.name.clone(), ColumnKind::of_data_type(&c.ty.data_type())?))
-                })
-                .collect();
-            ((t.name.owner.clone(), t.name.table.clone()), cols)
-        })
-        .collect();
+    let mut kinds = ColumnKinds::new();
+    for t in &sim.model().tables {
+        for c in &t.columns {
+            let (owner, table) = (&t.name.owner, &t.name.table);
+            kinds.add(owner, table, &c.name, &c.ty.data_type(), c.nullable);
+        }
+    }
     let forms = args.forms.forms();
     let mut out = BufWriter::new(io::stdout().lock());
     // Events are written as their transactions commit, so memory stays flat

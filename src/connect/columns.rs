@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::charset::{Charset, CharsetDictionary};
-use crate::engine::event::{is_binary_data_type, ColumnKind, ColumnKinds};
+use crate::engine::event::{is_binary_data_type, ColumnKinds};
 use crate::source::{InstanceFacts, TableFacts, TableName};
 
 /// What the engine needs of the tables in scope: key columns, LOB columns,
@@ -18,21 +18,15 @@ pub(crate) struct TableColumns {
     /// Every column of each table, in table order.
     pub all: BTreeMap<TableName, Vec<String>>,
     types: Vec<(TableName, String, String)>,
+    kinds: ColumnKinds,
 }
 
 impl TableColumns {
     /// The columns whose written form `--decimal-handling` and
-    /// `--time-precision` choose.
+    /// `--time-precision` choose, and every column's type and nullability
+    /// for `--envelope connect-json`.
     pub fn kinds(&self) -> ColumnKinds {
-        let mut out = ColumnKinds::new();
-        for (name, column, data_type) in &self.types {
-            if let Some(kind) = ColumnKind::of_data_type(data_type) {
-                out.entry((name.owner.clone(), name.table.clone()))
-                    .or_default()
-                    .insert(column.clone(), kind);
-            }
-        }
-        out
+        self.kinds.clone()
     }
 
     /// Per table, the columns whose values are bytes.
@@ -121,11 +115,19 @@ pub(crate) fn table_columns(tables: &[TableFacts]) -> TableColumns {
                 .map(|c| (t.name.clone(), c.name.clone(), c.data_type.clone()))
         })
         .collect();
+    let mut kinds = ColumnKinds::new();
+    for t in tables {
+        for c in &t.columns {
+            let (owner, table) = (&t.name.owner, &t.name.table);
+            kinds.add(owner, table, &c.name, &c.data_type, c.nullable);
+        }
+    }
     TableColumns {
         keys,
         lobs,
         all,
         types,
+        kinds,
     }
 }
 

@@ -377,7 +377,8 @@ fn snapshot_keys(opened: &OpenedSource) -> BTreeMap<TableName, SnapshotKey> {
         .map(|(table, columns)| {
             let kinds = opened
                 .column_kinds
-                .get(&(table.owner.clone(), table.table.clone()));
+                .table(&table.owner, &table.table)
+                .map(|t| t.kinds());
             let binary = opened.binary_columns.get(table);
             let kinds = columns
                 .iter()

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::engine::checkpoint::{content_hash, EventPosition, OutputMark};
-use crate::engine::event::{CapturedEvent, ColumnKinds, ValueForms, SNAPSHOT_XID};
+use crate::engine::event::{payload_of, CapturedEvent, ColumnKinds, ValueForms, SNAPSHOT_XID};
 
 use super::{event_key, EventKey, EventSink, ResumeAfter, SinkError};
 
@@ -325,11 +325,13 @@ pub fn last_snapshot_row(path: &Path) -> io::Result<Option<serde_json::Value>> {
     };
     Ok(last_line(&mut file)?
         .and_then(|(_, l)| serde_json::from_str::<serde_json::Value>(&l).ok())
+        .map(|v| payload_of(&v).clone())
         .filter(|v| v["op"] == "r"))
 }
 
 fn parse_event_key(line: &str) -> Option<EventKey> {
-    let v = serde_json::from_str::<serde_json::Value>(line).ok()?;
+    let line = serde_json::from_str::<serde_json::Value>(line).ok()?;
+    let v = payload_of(&line);
     if v["op"] == "r" {
         let scn = v["source"]["scn"].as_str().and_then(|s| s.parse().ok())?;
         let chunk = v["source"]["snapshot_chunk"].as_u64()?;
@@ -415,6 +417,29 @@ mod tests {
             (last.commit_scn, last.xid.as_str(), last.order),
             (10, "0A0014005D3C0000", 4)
         );
+    }
+
+    /// A restart reads where an output written under its Kafka Connect
+    /// schema ended, and drops the events it already holds.
+    #[test]
+    fn an_output_with_connect_schemas_is_resumed_like_a_bare_one_issue32() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("out.jsonl");
+        let forms = ValueForms {
+            envelope: crate::engine::event::EnvelopeForm::ConnectJson,
+            ..ValueForms::default()
+        };
+        let open = || JsonLinesSink::file(&path).expect("open").with_forms(forms);
+        let mut s = open();
+        s.write(&event(10, "0A0014005D3C0000", 3)).expect("write");
+        s.commit().expect("commit");
+        drop(s);
+        let last = last_event_of(&path).expect("read").expect("an event");
+        assert_eq!((last.commit_scn, last.order), (10, 4));
+        let mut s = open();
+        s.write(&event(10, "0A0014005D3C0000", 3)).expect("write");
+        s.commit().expect("commit");
+        assert_eq!(s.skipped_duplicates(), 1);
     }
 
     #[test]

@@ -5,7 +5,9 @@
 use chrono::{NaiveDate, NaiveDateTime};
 
 use crate::run::cdcctl;
-use cdcctl::engine::event::{ChangeEvent, Field, Op, SnapshotMark, SourcePosition, ValueForms};
+use cdcctl::engine::event::{
+    column_schema, ChangeEvent, ColumnType, Field, Op, SnapshotMark, SourcePosition, ValueForms,
+};
 use cdcctl::engine::redo::parse;
 use cdcctl::source::sim::value::{number_text, ColType, Nls, Value};
 
@@ -91,6 +93,15 @@ fn json_of(field: Field) -> String {
 /// `| type | LogMiner prints | JSON value |`, the first three cells of each
 /// row of the table between README's value-forms markers.
 fn readme_rows() -> Vec<[String; 3]> {
+    readme_cells()
+        .into_iter()
+        .map(|c| [c[0].clone(), c[1].clone(), c[2].clone()])
+        .collect()
+}
+
+/// Every cell of each row of the table between README's value-forms
+/// markers, without the code quotes around a whole cell.
+fn readme_cells() -> Vec<Vec<String>> {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     let start = readme
@@ -104,12 +115,10 @@ fn readme_rows() -> Vec<[String; 3]> {
         .filter(|l| l.starts_with('|'))
         .skip(2)
         .map(|l| {
-            let cells: Vec<String> = l
-                .trim_matches('|')
+            l.trim_matches('|')
                 .split(" | ")
                 .map(|c| c.trim().trim_matches('`').replace("\\|", "|"))
-                .collect();
-            [cells[0].clone(), cells[1].clone(), cells[2].clone()]
+                .collect()
         })
         .collect()
 }
@@ -173,6 +182,40 @@ fn issue16_readme_value_forms_table_is_what_the_simulator_and_parser_give() {
         "README's value-forms table (first three columns) must be:\n{}",
         show(&want)
     );
+}
+
+/// The table's Kafka Connect schema column is what `--envelope
+/// connect-json` declares for each type in the default forms: the schema
+/// type first, then its logical name where it has one.
+#[test]
+fn issue32_readme_kafka_connect_schema_column_is_what_connect_json_declares() {
+    let cells = readme_cells();
+    assert_eq!(cells.len(), samples().len(), "a row per sample type");
+    for row in cells {
+        let column = ColumnType {
+            name: "C".into(),
+            data_type: row[0].clone(),
+            nullable: true,
+        };
+        let schema = column_schema(&column, ValueForms::default());
+        let ty = schema["type"]
+            .as_str()
+            .expect("a schema type")
+            .to_uppercase();
+        let cell = &row[4];
+        assert!(
+            cell.starts_with(&ty),
+            "{}: README says {cell}, the schema is {schema}",
+            row[0]
+        );
+        if let Some(name) = schema["name"].as_str() {
+            assert!(
+                cell.contains(name),
+                "{}: README says {cell}, the schema is {schema}",
+                row[0]
+            );
+        }
+    }
 }
 
 #[test]

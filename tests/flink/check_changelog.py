@@ -2,23 +2,31 @@
 tables and compares Flink's changelog and final state with the simulator's
 ground truth, value by value in the Flink type of each column.
 
-Usage: check_changelog.py OUTPUT.jsonl TRUTH.jsonl SCHEMA.json [DDL.jsonl]
-       check_changelog.py OUTPUT.jsonl --state TABLE_STATE.jsonl SCHEMA.json [DDL.jsonl]
+Usage: check_changelog.py CASES.json
 
-Every line of OUTPUT must be a row change: `run --schema-changes DDL.jsonl`
+CASES.json lists the runs to check, all in one Flink session (a Flink start
+costs more than most checks): [{"name": NAME, "dir": DIR, "output":
+OUTPUT.jsonl, "truth": TRUTH.jsonl | "state": TABLE_STATE.jsonl, "schema":
+SCHEMA.json, "ddl": DDL.jsonl}], paths relative to DIR.
+
+Every line of OUTPUT must be a row change, bare or under its Kafka Connect
+schema (`run --envelope connect-json`, read with Flink's
+'debezium-json.schema-include'; each schema must then accept its payload as
+Kafka Connect's JsonConverter does): `run --schema-changes DDL.jsonl`
 keeps schema changes in a file of their own, as Debezium keeps them off the
 tables' topics, and a DDL envelope in OUTPUT is a failure. OUTPUT's lines go
 to one folder per table (what a topic per table gives a Kafka reader) and
 each is read whole by Flink.
 
-With --state the truth is `sim truth --table-state` (the tables' contents at
+With "state" the truth is `sim truth --table-state` (the tables' contents at
 the run's --until-scn, after a snapshot): Flink's final state must equal it,
 less the rows partition DDL removed (no change reports those), less tables
 DDL.jsonl shows dropped, and leaving out values the output holds as the
 unavailable placeholder.
 
 SCHEMA.json: {"tables": {"OWNER.TABLE": {"columns": [["NAME", "FLINK TYPE"],
-...], "key": ["ID", ...]}}}. Exit 0 when every table matches, 1 otherwise.
+...], "key": ["ID", ...]}}}. Exit 0 when every table of every run matches,
+1 otherwise.
 """
 
 import base64
@@ -86,38 +94,72 @@ def scale_of(flink_type):
 PLACEHOLDER = "__debezium_unavailable_value"
 
 
-def main():
-    if sys.argv[2] == "--state":
-        output, state_path, schema_path = sys.argv[1], sys.argv[3], sys.argv[4]
-        ddl_path = sys.argv[5] if len(sys.argv) > 5 else None
-        truth_path = None
-    else:
-        output, truth_path, schema_path = sys.argv[1:4]
-        ddl_path = sys.argv[4] if len(sys.argv) > 4 else None
-        state_path = None
-    schema = json.load(open(schema_path))["tables"]
+def read_output(output):
+    """OUTPUT's row changes by table, and whether they come under a Kafka
+    Connect schema (`run --envelope connect-json`): then each line's schema
+    must accept its payload as Kafka Connect's JsonConverter reads it."""
     per_table = collections.defaultdict(list)
     lines_read = 0
+    wrapped = False
     for number, line in enumerate(open(output, encoding="utf-8"), 1):
         env = json.loads(line)
         lines_read += 1
+        if "schema" in env and "payload" in env:
+            wrapped = True
+            conforms(env["schema"], env["payload"], f"{output}:{number}")
+            env = env["payload"]
         if "op" not in env:
-            print(f"{output}:{number}: a schema-change event among the row changes", file=sys.stderr)
-            sys.exit(1)
+            raise SystemExit(f"{output}:{number}: a schema-change event among the row changes")
         src = env["source"]
         per_table[f'{src["schema"]}.{src["table"]}'].append(line)
-    print(f"{lines_read} lines, every one a row change")
+    form = "under its Kafka Connect schema" if wrapped else "bare"
+    print(f"{lines_read} lines, every one a row change, {form}")
+    return per_table, wrapped
+
+
+CONNECT_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "bytes": lambda v: isinstance(v, str) and base64.b64decode(v, validate=True) is not None,
+    "int32": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "int64": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "float64": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "boolean": lambda v: isinstance(v, bool),
+    "array": lambda v: isinstance(v, list),
+    "struct": lambda v: isinstance(v, dict),
+}
+
+
+def conforms(schema, value, at):
+    """What JsonConverter (schemas.enable=true) requires of a value: null
+    only where the schema is optional, and each value of its schema type."""
+    if value is None:
+        if not schema.get("optional"):
+            raise SystemExit(f"{at}: null for a required {schema}")
+        return
+    check = CONNECT_TYPES.get(schema.get("type"))
+    if check is None or not check(value):
+        raise SystemExit(f"{at}: {value!r} is not a {schema.get('type')} ({schema.get('name')})")
+    for field in schema.get("fields", []) if schema["type"] == "struct" else []:
+        conforms(field, value.get(field["field"]), f'{at}.{field["field"]}')
+
+
+def read_ddl(ddl_path):
     dropped = set()
     ddl = 0
     if ddl_path and not os.path.exists(ddl_path):
         ddl_path = None
     for line in open(ddl_path or os.devnull, encoding="utf-8"):
         env = json.loads(line)
+        env = env.get("payload", env) if "schema" in env else env
         ddl += 1
         if env.get("ddl", "").upper().startswith("DROP TABLE"):
             dropped.add(f'{env["source"]["schema"]}.{env["source"]["table"]}')
     if ddl:
         print(f"{ddl} schema-change events in {ddl_path}")
+    return dropped
+
+
+def read_truth(truth_path, state_path):
     truth = collections.defaultdict(list)
     table_state = collections.defaultdict(list)
     removed = collections.defaultdict(list)
@@ -135,12 +177,50 @@ def main():
             continue
         src = env["source"]
         truth[f'{src["schema"]}.{src["table"]}'].append(env)
+    return truth, table_state, removed
 
-    config = Configuration()
-    config.set_string("table.local-time-zone", "UTC")
-    config.set_string("parallelism.default", "1")
-    settings = EnvironmentSettings.new_instance().in_streaming_mode().with_configuration(config).build()
-    t_env = TableEnvironment.create(settings)
+
+def flink_changelog(t_env, table, folder, columns, kinds, wrapped):
+    """Flink's changelog of one table's lines: (row kind, values) pairs."""
+    include = "true" if wrapped else "false"
+    ddl_cols = ",\n".join(f"`{c}` {t}" for c, t in columns)
+    t_env.execute_sql(
+        f"""CREATE TABLE {table} ({ddl_cols}) WITH (
+            'connector' = 'filesystem',
+            'path' = 'file://{folder}',
+            'format' = 'debezium-json',
+            'debezium-json.schema-include' = '{include}',
+            'debezium-json.ignore-parse-errors' = 'false',
+            'debezium-json.timestamp-format.standard' = 'ISO-8601')"""
+    )
+    # Timestamps and BYTES cross to Python as text: PyFlink's own
+    # conversion keeps milliseconds only (and fails on TIMESTAMP_LTZ);
+    # Flink's CAST writes every digit, TIMESTAMP_LTZ in the session's
+    # zone (UTC). BYTES come as base64.
+    select = []
+    for c, _ in columns:
+        k = kinds[c]
+        if k in ("ltz", "timestamp"):
+            select.append(f"CAST(`{c}` AS STRING) AS `{c}`")
+        elif k == "bytes":
+            select.append(f"TO_BASE64(`{c}`) AS `{c}`")
+        else:
+            select.append(f"`{c}`")
+    result = t_env.execute_sql(f"SELECT {', '.join(select)} FROM {table}")
+    with result.collect() as rows:
+        for r in rows:
+            yield r.get_row_kind(), {c: r[i] for i, (c, _) in enumerate(columns)}
+
+
+def check_case(t_env, number, case):
+    """One run's output against its truth; True when every table matches."""
+    os.chdir(case["dir"])
+    print(f"== {case['name']}")
+    state_path, truth_path = case.get("state"), case.get("truth")
+    schema = json.load(open(case["schema"]))["tables"]
+    per_table, wrapped = read_output(case["output"])
+    dropped = read_ddl(case.get("ddl"))
+    truth, table_state, removed = read_truth(truth_path, state_path)
 
     failed = False
     work = tempfile.mkdtemp(prefix="cdcctl-flink-")
@@ -155,29 +235,6 @@ def main():
         columns = spec["columns"]
         kinds = {c: kind_of(t) for c, t in columns}
         scales = {c: scale_of(t) for c, t in columns}
-        ddl_cols = ",\n".join(f"`{c}` {t}" for c, t in columns)
-        t_env.execute_sql(
-            f"""CREATE TABLE t{index} ({ddl_cols}) WITH (
-                'connector' = 'filesystem',
-                'path' = 'file://{folder}',
-                'format' = 'debezium-json',
-                'debezium-json.ignore-parse-errors' = 'false',
-                'debezium-json.timestamp-format.standard' = 'ISO-8601')"""
-        )
-        # Timestamps and BYTES cross to Python as text: PyFlink's own
-        # conversion keeps milliseconds only (and fails on TIMESTAMP_LTZ);
-        # Flink's CAST writes every digit, TIMESTAMP_LTZ in the session's
-        # zone (UTC). BYTES come as base64.
-        select = []
-        for c, _ in columns:
-            k = kinds[c]
-            if k in ("ltz", "timestamp"):
-                select.append(f"CAST(`{c}` AS STRING) AS `{c}`")
-            elif k == "bytes":
-                select.append(f"TO_BASE64(`{c}`) AS `{c}`")
-            else:
-                select.append(f"`{c}`")
-        result = t_env.execute_sql(f"SELECT {', '.join(select)} FROM t{index}")
         key = spec["key"] or [c for c, _ in columns]
 
         def row_of(values):
@@ -189,26 +246,21 @@ def main():
 
         flink_state = {}
         changes = 0
-        with result.collect() as rows:
-            for r in rows:
-                values = {c: r[i] for i, (c, _) in enumerate(columns)}
-                row = row_of(values)
-                kind = r.get_row_kind()
-                changes += 1
-                if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER):
-                    flink_state[key_of(row)] = row
-                else:
-                    flink_state.pop(key_of(row), None)
+        table = f"c{number}_t{index}"
+        for kind, values in flink_changelog(t_env, table, folder, columns, kinds, wrapped):
+            row = row_of(values)
+            changes += 1
+            if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER):
+                flink_state[key_of(row)] = row
+            else:
+                flink_state.pop(key_of(row), None)
 
         if state_path and name in dropped:
             print(f"{name}: dropped during the run ({changes} changelog rows read); no contents to compare")
             continue
         if state_path:
             # The table state writes values in the envelope's forms.
-            def state_row(row):
-                return row_of(dict(row))
-
-            want = {key_of(state_row(r)): state_row(r) for r in table_state.get(name, [])}
+            want = {key_of(row_of(dict(r))): row_of(dict(r)) for r in table_state.get(name, [])}
             for k in removed.get(name, []):
                 flink_state.pop(key_of(row_of(k)), None)
             unavailable = {PLACEHOLDER, PLACEHOLDER.encode()}
@@ -248,7 +300,7 @@ def main():
             failed = True
             missing = [k for k in want_state if flink_state.get(k) != want_state[k]][:3]
             print(
-                f"{name}: Flink read {changes} changelog rows, truth has {want_changes}; "
+                f"{case['name']} {name}: Flink read {changes} changelog rows, truth has {want_changes}; "
                 f"final state {len(flink_state)} rows against {len(want_state)}",
                 file=sys.stderr,
             )
@@ -256,6 +308,19 @@ def main():
                 print(f"  key {k}: flink {flink_state.get(k)} truth {want_state[k]}", file=sys.stderr)
         else:
             print(f"{name}: {changes} changelog rows, final state of {len(flink_state)} rows equals the truth")
+    return not failed
+
+
+def main():
+    cases = json.load(open(sys.argv[1]))
+    config = Configuration()
+    config.set_string("table.local-time-zone", "UTC")
+    config.set_string("parallelism.default", "1")
+    settings = EnvironmentSettings.new_instance().in_streaming_mode().with_configuration(config).build()
+    t_env = TableEnvironment.create(settings)
+    failed = [c["name"] for n, c in enumerate(cases) if not check_case(t_env, n, c)]
+    if failed:
+        print(f"differs from the truth: {', '.join(failed)}", file=sys.stderr)
     sys.exit(1 if failed else 0)
 
 

@@ -4,7 +4,9 @@
 //!
 //! The envelope is what every consumer of cdcctl reads (`run` sinks, `tail
 //! --plain`, `redo replay`, `sim truth`), so Kafka Connect converters and
-//! Flink's `debezium-json` format take it unchanged.
+//! Flink's `debezium-json` format take it unchanged; with
+//! [`EnvelopeForm::ConnectJson`] it is the payload under its Kafka Connect
+//! schema.
 //!
 //! Wire format of one change (one JSON object per line):
 //!
@@ -40,7 +42,9 @@ use std::collections::BTreeMap;
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
-use super::forms::{ColumnKind, ColumnKinds, DecimalHandling, Formed, TimePrecision, ValueForms};
+use super::columns::ColumnKinds;
+use super::connect::{self, EnvelopeForm};
+use super::forms::{ColumnKind, DecimalHandling, Formed, TimePrecision, ValueForms};
 use super::image::Image;
 use super::json;
 use super::{ms_to_ns, ms_to_us, CapturedEvent, ChangeEvent, DdlEvent, Op, VERSION};
@@ -154,7 +158,8 @@ impl Serialize for ChangeRef<'_> {
         let kinds = self
             .2
             .filter(|_| kinds_matter(forms))
-            .and_then(|k| k.get(&(e.source.schema.clone(), e.source.table.clone())));
+            .and_then(|k| k.table(&e.source.schema, &e.source.table))
+            .map(|t| t.kinds());
         let mut m = s.serialize_map(Some(8))?;
         m.serialize_entry(
             "before",
@@ -199,6 +204,17 @@ impl ChangeEvent {
     /// The envelope in the given value forms, with the column kinds the
     /// dictionary gave (for `--decimal-handling` and `--time-precision`).
     pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
+        let line = self.envelope_line(forms, kinds);
+        match forms.envelope {
+            EnvelopeForm::Plain => line,
+            EnvelopeForm::ConnectJson => {
+                connect::wrap(&connect::change_schema_text(self, kinds, forms), &line)
+            }
+        }
+    }
+
+    /// The bare envelope in these forms.
+    fn envelope_line(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
         if kinds_matter(forms) {
             // Serialising owned strings and numbers into a String cannot fail.
             return serde_json::to_string(&ChangeRef(self, forms, kinds)).unwrap_or_default();
@@ -278,20 +294,28 @@ impl CapturedEvent {
     pub fn to_json_line_typed(&self, forms: ValueForms, kinds: Option<&ColumnKinds>) -> String {
         match self {
             CapturedEvent::Change(c) => c.to_json_line_typed(forms, kinds),
-            CapturedEvent::Ddl(d) => serde_json::to_string(d).unwrap_or_default(),
+            CapturedEvent::Ddl(d) => {
+                let line = serde_json::to_string(d).unwrap_or_default();
+                match forms.envelope {
+                    EnvelopeForm::Plain => line,
+                    EnvelopeForm::ConnectJson => connect::wrap(&connect::DDL, &line),
+                }
+            }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::engine::event::field::UNAVAILABLE_VALUE;
     use crate::engine::event::forms::BinaryHandling;
     use crate::engine::event::hex::hex_lower;
     use crate::engine::event::{Field, SnapshotMark, SourcePosition};
 
-    fn sample() -> ChangeEvent {
+    /// An update of `APP.ORDERS` with a NULL before and an unavailable
+    /// after value.
+    pub(in crate::engine::event) fn sample() -> ChangeEvent {
         ChangeEvent {
             op: Op::Update,
             before: Some(
@@ -629,20 +653,16 @@ mod tests {
             ]
             .into(),
         );
-        let table = (e.source.schema.clone(), e.source.table.clone());
-        let kinds: ColumnKinds = [(
-            table,
-            [
-                ("AMOUNT".to_string(), ColumnKind::Number),
-                ("BIG".to_string(), ColumnKind::Number),
-                ("ORDER_DATE".to_string(), ColumnKind::DateTime),
-                ("ODD".to_string(), ColumnKind::DateTime),
-            ]
-            .into_iter()
-            .collect(),
-        )]
-        .into_iter()
-        .collect();
+        let mut kinds = ColumnKinds::new();
+        for (column, data_type) in [
+            ("AMOUNT", "NUMBER"),
+            ("BIG", "NUMBER"),
+            ("ORDER_DATE", "TIMESTAMP(9)"),
+            ("CODE", "VARCHAR2"),
+            ("ODD", "DATE"),
+        ] {
+            kinds.add("APP", "ORDERS", column, data_type, true);
+        }
         let forms = ValueForms {
             decimal: DecimalHandling::Double,
             time: TimePrecision::Connect,

@@ -2,11 +2,10 @@
 //! name them (binary, decimal and time handling), the column kinds some of
 //! them depend on, and a value written in them.
 
-use std::collections::BTreeMap;
-
 use serde::ser::Serializer;
 use serde::Serialize;
 
+use super::connect::EnvelopeForm;
 use super::field::{Field, FieldRef, UNAVAILABLE_VALUE};
 use super::hex::{hex_bytes, hex_lower};
 
@@ -53,6 +52,8 @@ pub struct ValueForms {
     pub binary: BinaryHandling,
     pub decimal: DecimalHandling,
     pub time: TimePrecision,
+    /// Whether the envelope goes bare or under its Kafka Connect schema.
+    pub envelope: EnvelopeForm,
 }
 
 /// The column types whose written form an option changes.
@@ -107,9 +108,6 @@ pub fn is_binary_data_type(data_type: &str) -> bool {
         .iter()
         .any(|t| base.eq_ignore_ascii_case(t))
 }
-
-/// Column kinds by `(schema, table)`, then column name.
-pub type ColumnKinds = BTreeMap<(String, String), BTreeMap<String, ColumnKind>>;
 
 impl ValueForms {
     /// How bytes given as hex are written.

@@ -2,6 +2,8 @@
 //! DDL), where each came from, and the images and values they carry. Their
 //! wire format, a Debezium-compatible envelope, is [`envelope`]'s.
 
+mod columns;
+mod connect;
 pub mod envelope;
 mod field;
 mod forms;
@@ -14,10 +16,13 @@ use std::sync::Arc;
 
 use super::port::Dialect;
 use super::row::Scn;
+pub use columns::{ColumnKinds, ColumnType, TableColumnTypes};
+pub use connect::{
+    column_schema, key_with_schema, payload_of, schema_change_key_with_schema, EnvelopeForm,
+};
 pub use field::{Field, FieldRef, UNAVAILABLE_VALUE};
 pub use forms::{
-    is_binary_data_type, BinaryHandling, ColumnKind, ColumnKinds, DecimalHandling, TimePrecision,
-    ValueForms,
+    is_binary_data_type, BinaryHandling, ColumnKind, DecimalHandling, TimePrecision, ValueForms,
 };
 pub(crate) use hex::decode_hex;
 pub use hex::hex_lower;

@@ -89,6 +89,7 @@ mod tests {
             binary,
             decimal: DecimalHandling::Double,
             time: TimePrecision::Connect,
+            ..ValueForms::default()
         }
     }
 

@@ -8,7 +8,10 @@
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 
 use super::{topic, KafkaConfig, SinkError};
-use crate::engine::event::{CapturedEvent, ChangeEvent, ColumnKinds, Op, ValueForms};
+use crate::engine::event::{
+    key_with_schema, schema_change_key_with_schema, CapturedEvent, ChangeEvent, ColumnKinds,
+    EnvelopeForm, Op, ValueForms,
+};
 use crate::source::catalog::TableName;
 
 /// The message key: Debezium's key struct JSON of the primary key, taken
@@ -23,10 +26,13 @@ pub fn message_key(
         Op::Delete => change.before.as_ref()?,
         _ => change.after.as_ref().or(change.before.as_ref())?,
     };
-    key_of(image, key_columns, forms)
+    key_of(change, image, key_columns, forms)
 }
 
+/// The key of `image`, a row of `change`'s table; under its Kafka Connect
+/// schema with `--envelope connect-json`.
 fn key_of(
+    change: &ChangeEvent,
     image: &crate::engine::event::Image,
     key_columns: &[String],
     forms: ValueForms,
@@ -39,7 +45,13 @@ fn key_of(
         let value = image.get(col)?;
         key.insert(col.clone(), forms.field_json(value));
     }
-    serde_json::to_string(&key).ok()
+    let key = serde_json::to_string(&key).ok()?;
+    Some(match forms.envelope {
+        EnvelopeForm::Plain => key,
+        EnvelopeForm::ConnectJson => {
+            key_with_schema(&change.source, image, key_columns, forms, &key)
+        }
+    })
 }
 
 /// What identifies a message for a consumer that de-duplicates: the
@@ -156,7 +168,7 @@ impl Framing<'_> {
             // the database the change belongs to.
             CapturedEvent::Ddl(d) => Ok(vec![Outgoing {
                 topic: self.config.server_name.clone(),
-                key: Some(serde_json::json!({ "databaseName": d.source.db }).to_string()),
+                key: Some(self.schema_change_key(&d.source.db)),
                 value: Some(self.value(event)),
                 id: EventId {
                     commit_scn: d.source.commit_scn.to_string(),
@@ -165,6 +177,14 @@ impl Framing<'_> {
                 },
                 key_change: None,
             }]),
+        }
+    }
+
+    fn schema_change_key(&self, db: &str) -> String {
+        let key = serde_json::json!({ "databaseName": db }).to_string();
+        match self.config.forms.envelope {
+            EnvelopeForm::Plain => key,
+            EnvelopeForm::ConnectJson => schema_change_key_with_schema(&key),
         }
     }
 
@@ -275,7 +295,7 @@ fn changed_key(c: &ChangeEvent, columns: &[String], forms: ValueForms) -> Option
     if c.op != Op::Update {
         return None;
     }
-    let old = key_of(c.before.as_ref()?, columns, forms)?;
-    let new = key_of(c.after.as_ref()?, columns, forms)?;
+    let old = key_of(c, c.before.as_ref()?, columns, forms)?;
+    let new = key_of(c, c.after.as_ref()?, columns, forms)?;
     (old != new).then_some((old, new))
 }

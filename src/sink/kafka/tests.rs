@@ -74,6 +74,26 @@ fn key_writes_binary_columns_in_the_envelope_forms() {
 }
 
 #[test]
+fn connect_json_keys_are_under_debeziums_key_schema_issue32() {
+    use crate::engine::event::EnvelopeForm;
+    let mut c = change(Op::Create);
+    c.source.name = "erp".into();
+    let cols = vec!["ID".to_string()];
+    let forms = ValueForms {
+        envelope: EnvelopeForm::ConnectJson,
+        ..ValueForms::default()
+    };
+    let key = message_key(&c, &cols, forms).expect("a key");
+    let key: serde_json::Value = serde_json::from_str(&key).expect("JSON");
+    assert_eq!(key["payload"], serde_json::json!({"ID": "7"}));
+    assert_eq!(key["schema"]["name"], "erp.APP.ORDERS.Key");
+    assert_eq!(
+        key["schema"]["fields"],
+        serde_json::json!([{"field": "ID", "type": "string", "optional": false}])
+    );
+}
+
+#[test]
 fn event_id_is_read_from_the_headers_the_sink_writes() {
     let h = OwnedHeaders::new()
         .insert(Header {
