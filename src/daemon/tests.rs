@@ -350,6 +350,15 @@ fn delivered_within(
         tx.send(m).expect("queued");
     }
     drop(tx);
+    counted_run(&rx, bound)
+}
+
+/// Runs a sink stage over a [`Counting`] sink until `rx` hangs up: events
+/// written, and the commit SCN of each commit.
+fn counted_run(
+    rx: &std::sync::mpsc::Receiver<queue::ToSink>,
+    bound: deliver::CommitBound,
+) -> (u64, Vec<Option<u64>>) {
     let sink = Counting::default();
     let seen = Arc::clone(&sink.written);
     let notices = notice::Collected::default();
@@ -364,7 +373,7 @@ fn delivered_within(
         bound,
         reporter: &notices,
     };
-    assert!(stage.run(&rx).is_ok());
+    assert!(stage.run(rx).is_ok());
     let done = seen.lock().expect("lock").clone();
     done
 }
@@ -473,23 +482,8 @@ fn an_open_commit_is_closed_when_it_is_due_even_while_no_event_comes_issue32() {
         std::thread::sleep(std::time::Duration::from_millis(1_200));
         tx.send(window_commit(20)).expect("queued");
     });
-    let sink = Counting::default();
-    let seen = Arc::clone(&sink.written);
-    let notices = notice::Collected::default();
-    let stage = SinkStage {
-        sink: Box::new(sink),
-        store: None,
-        telemetry: Telemetry::new(None, "test".into()),
-        hangup: Arc::new(AtomicBool::new(false)),
-        output: String::new(),
-        rotated_after: None,
-        durable: Arc::new(AtomicU64::new(0)),
-        bound,
-        reporter: &notices,
-    };
-    assert!(stage.run(&rx).is_ok());
+    let done = counted_run(&rx, bound);
     feeder.join().expect("feeder");
-    let done = seen.lock().expect("lock").clone();
     assert_eq!(done, (3, vec![Some(10), Some(20)]));
 }
 

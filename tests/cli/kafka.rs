@@ -138,9 +138,21 @@ fn assert_succeeded(out: &Output) {
 }
 
 fn kafka_run<'a>(brokers: &'a str, prefix: &'a str, fresh: bool) -> Vec<&'a str> {
+    kafka_run_of("sim:demo?clock=virtual", brokers, prefix, UNTIL, fresh)
+}
+
+/// `run` of `source` into Kafka under `prefix` up to `until`, from the
+/// scenario's first SCN when `fresh`.
+fn kafka_run_of<'a>(
+    source: &'a str,
+    brokers: &'a str,
+    prefix: &'a str,
+    until: &'a str,
+    fresh: bool,
+) -> Vec<&'a str> {
     let mut a = vec![
         "--source",
-        "sim:demo?clock=virtual",
+        source,
         "run",
         "--sink",
         "kafka",
@@ -149,7 +161,7 @@ fn kafka_run<'a>(brokers: &'a str, prefix: &'a str, fresh: bool) -> Vec<&'a str>
         "--server-name",
         prefix,
         "--until-scn",
-        UNTIL,
+        until,
         "--status-every",
         "1h",
     ];

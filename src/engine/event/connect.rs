@@ -19,18 +19,6 @@ use super::forms::{
 use super::DdlEvent;
 use super::{ChangeEvent, FieldRef, Image, SourcePosition};
 
-/// Whether events are written as the bare envelope or wrapped with their
-/// Kafka Connect schema (`--envelope`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EnvelopeForm {
-    /// The Debezium envelope alone (`JsonConverter` with
-    /// `schemas.enable=false`).
-    #[default]
-    Plain,
-    /// `{"schema": …, "payload": envelope}`.
-    ConnectJson,
-}
-
 /// The envelope as the payload under its schema. The payload is spliced
 /// in as written, so its bytes are those of the bare envelope.
 pub(super) fn wrap(schema: &str, payload: &str) -> String {
@@ -43,7 +31,8 @@ pub(super) fn wrap(schema: &str, payload: &str) -> String {
     out
 }
 
-/// The envelope inside a line written with [`EnvelopeForm::ConnectJson`],
+/// The envelope inside a line written with
+/// [`EnvelopeForm::ConnectJson`](super::EnvelopeForm::ConnectJson),
 /// or the line itself when it is a bare envelope: for readers of cdcctl's
 /// own output (resuming after a restart) whichever form it was written in.
 pub fn payload_of(line: &Value) -> &Value {
@@ -335,6 +324,7 @@ pub(super) static DDL: LazyLock<String> = LazyLock::new(|| {
 mod tests {
     use super::*;
     use crate::engine::event::envelope::tests::sample;
+    use crate::engine::event::EnvelopeForm;
     use crate::engine::event::{CapturedEvent, Field, Op};
 
     fn connect(forms: ValueForms) -> ValueForms {

@@ -43,7 +43,8 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::columns::ColumnKinds;
-use super::connect::{self, EnvelopeForm};
+use super::connect;
+use super::forms::EnvelopeForm;
 use super::forms::{ColumnKind, DecimalHandling, Formed, TimePrecision, ValueForms};
 use super::image::Image;
 use super::json;

@@ -5,7 +5,6 @@
 use serde::ser::Serializer;
 use serde::Serialize;
 
-use super::connect::EnvelopeForm;
 use super::field::{Field, FieldRef, UNAVAILABLE_VALUE};
 use super::hex::{hex_bytes, hex_lower};
 
@@ -44,6 +43,18 @@ pub enum TimePrecision {
     /// Milliseconds since the epoch (Kafka Connect's `Timestamp`): what
     /// Debezium's `connect` mode writes; finer digits are dropped.
     Connect,
+}
+
+/// Whether events are written as the bare envelope or wrapped with their
+/// Kafka Connect schema (`--envelope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvelopeForm {
+    /// The Debezium envelope alone (`JsonConverter` with
+    /// `schemas.enable=false`).
+    #[default]
+    Plain,
+    /// `{"schema": …, "payload": envelope}`.
+    ConnectJson,
 }
 
 /// The value forms of an envelope's images.

@@ -17,12 +17,11 @@ use std::sync::Arc;
 use super::port::Dialect;
 use super::row::Scn;
 pub use columns::{ColumnKinds, ColumnType, TableColumnTypes};
-pub use connect::{
-    column_schema, key_with_schema, payload_of, schema_change_key_with_schema, EnvelopeForm,
-};
+pub use connect::{column_schema, key_with_schema, payload_of, schema_change_key_with_schema};
 pub use field::{Field, FieldRef, UNAVAILABLE_VALUE};
 pub use forms::{
-    is_binary_data_type, BinaryHandling, ColumnKind, DecimalHandling, TimePrecision, ValueForms,
+    is_binary_data_type, BinaryHandling, ColumnKind, DecimalHandling, EnvelopeForm, TimePrecision,
+    ValueForms,
 };
 pub(crate) use hex::decode_hex;
 pub use hex::hex_lower;

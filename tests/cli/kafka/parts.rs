@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use super::{
-    assert_equals_truth, assert_succeeded, cdcctl, consume, deduplicated, kill_at_random_moments,
-    topics_of, Broker,
+    assert_equals_truth, assert_succeeded, cdcctl, consume, deduplicated, kafka_run_of,
+    kill_at_random_moments, topics_of, Broker,
 };
 
 /// `big-transaction` scaled down: a 3,000-change transaction commits at
@@ -29,29 +29,11 @@ fn write_scenario(dir: &Path) {
 /// `run` into Kafka with commits of at most 500 events.
 fn parts_run(brokers: &str, fresh: bool) -> Vec<String> {
     let source = format!("sim:{SCENARIO}?clock=virtual");
-    let mut a: Vec<String> = [
-        "--source",
-        &source,
-        "run",
-        "--sink",
-        "kafka",
-        "--brokers",
-        brokers,
-        "--server-name",
-        "parts",
-        "--until-scn",
-        UNTIL,
-        "--max-commit-events",
-        "500",
-        "--status-every",
-        "1h",
-    ]
-    .into_iter()
-    .map(str::to_string)
-    .collect();
-    if fresh {
-        a.extend(["--from-scn".to_string(), "13000000".to_string()]);
-    }
+    let mut a: Vec<String> = kafka_run_of(&source, brokers, "parts", UNTIL, fresh)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    a.extend(["--max-commit-events".to_string(), "500".to_string()]);
     a
 }
 
