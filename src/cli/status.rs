@@ -508,7 +508,7 @@ mod tests {
         let v = assess(Some(r.clone()), true, now, None, None);
         let text = render_human(&v);
         assert!(
-            text.contains("Cause                a long transaction pins the restart SCN (0009001A00000B2C, open 170s, 12 change(s), holds 3 log(s) in the window)\n"),
+            text.contains("Cause                a long transaction pins the restart SCN (0009001A00000B2C, open 170s, 12 changes, holds 3 logs in the window)\n"),
             "{text}"
         );
         assert!(

@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use super::{LagFacts, PinningTxn, RetriedError, SnapshotHold};
+use super::{LagFacts, PinningTxn, RetriedError, SnapshotHold, SpillingTxn};
 use crate::engine::metrics::{CaptureStatus, MiningState};
 use crate::engine::snapshot::{SnapshotProgress, TableState};
 
@@ -44,6 +44,15 @@ pub fn from_status(status: &CaptureStatus, now: Instant) -> LagFacts {
             }),
             _ => None,
         },
+        spilling: status
+            .largest_open
+            .as_ref()
+            .filter(|t| t.spilled)
+            .map(|t| SpillingTxn {
+                xid: t.xid.clone(),
+                events: t.events,
+                bytes: t.bytes,
+            }),
         ..LagFacts::default()
     }
 }

@@ -93,6 +93,15 @@ pub struct SnapshotHold {
     pub rows_read: u64,
 }
 
+/// The largest open transaction, once its rows spill to disk: every row
+/// it adds is written out, and read back at its commit.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct SpillingTxn {
+    pub xid: String,
+    pub events: u64,
+    pub bytes: u64,
+}
+
 /// The sink's side.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
 pub struct SinkFacts {
@@ -119,6 +128,7 @@ pub struct LagFacts {
     pub redo_groups: u32,
     pub snapshot: Option<SnapshotHold>,
     pub retrying: Option<RetriedError>,
+    pub spilling: Option<SpillingTxn>,
 }
 
 /// The causes, in the order [`diagnose`] ranks them.
@@ -131,6 +141,8 @@ pub enum Cause {
     LongTransaction,
     LogSwitchStorm,
     SlowLogminer,
+    /// The engine's time goes to a transaction spilling to disk.
+    Spilling,
     Overloaded,
     ArchiverBehind,
     /// Behind, with no window timed yet to say where the time goes.
@@ -139,13 +151,14 @@ pub enum Cause {
 }
 
 impl Cause {
-    pub const ALL: [Cause; 10] = [
+    pub const ALL: [Cause; 11] = [
         Cause::SourceErrors,
         Cause::SnapshotChunk,
         Cause::SlowSink,
         Cause::LongTransaction,
         Cause::LogSwitchStorm,
         Cause::SlowLogminer,
+        Cause::Spilling,
         Cause::Overloaded,
         Cause::ArchiverBehind,
         Cause::Unexplained,
@@ -161,6 +174,7 @@ impl Cause {
             Cause::LongTransaction => "long_transaction",
             Cause::LogSwitchStorm => "log_switch_storm",
             Cause::SlowLogminer => "slow_logminer",
+            Cause::Spilling => "spilling",
             Cause::Overloaded => "overloaded",
             Cause::ArchiverBehind => "archiver_behind",
             Cause::Unexplained => "unexplained",
@@ -177,6 +191,7 @@ impl Cause {
             Cause::LongTransaction => "a long transaction pins the restart SCN",
             Cause::LogSwitchStorm => "log-switch storm",
             Cause::SlowLogminer => "LogMiner is slow",
+            Cause::Spilling => "a huge transaction spills to disk",
             Cause::Overloaded => "redo arrives faster than the engine parses it",
             Cause::ArchiverBehind => "the archiver is behind",
             Cause::Unexplained => "behind, no window timed yet",
@@ -282,6 +297,9 @@ fn dominant_stage(f: &LagFacts) -> Option<Diagnosis> {
         }
         return Some(slow_logminer(&w));
     }
+    if let Some(t) = &f.spilling {
+        return Some(spilling(t, &w));
+    }
     Some(overloaded(f, &w))
 }
 
@@ -300,7 +318,10 @@ fn source_errors(e: &RetriedError) -> Diagnosis {
         e.advice
             .clone()
             .unwrap_or_else(|| "check the database's alert log and the network".into()),
-        format!("{code} retried {} time(s): {message}", e.attempts),
+        format!(
+            "{code} retried {}: {message}",
+            plural(u64::from(e.attempts), "time", "times")
+        ),
     )
 }
 
@@ -352,8 +373,10 @@ fn long_transaction(p: &PinningTxn) -> Diagnosis {
             p.xid, p.start_scn
         ),
         format!(
-            "{}{who}{age}, {} change(s), holds {} log(s) in the window",
-            p.xid, p.events, p.held_logs
+            "{}{who}{age}, {}, holds {} in the window",
+            p.xid,
+            plural(p.events, "change", "changes"),
+            plural(u64::from(p.held_logs), "log", "logs")
         ),
     )
 }
@@ -382,6 +405,26 @@ fn slow_logminer(w: &WindowTimings) -> Diagnosis {
             w.session_start_s, w.contents_query_s, w.fetch_s, w.total_s, w.logs
         ),
     )
+}
+
+fn spilling(t: &SpillingTxn, w: &WindowTimings) -> Diagnosis {
+    Diagnosis::new(
+        Cause::Spilling,
+        "its rows go through the spill directory until it commits: raise --spill-mb if memory allows, or give --spill-dir a faster disk",
+        format!(
+            "{}, {}, {} MiB buffered; parse {} of a {:.1}s window",
+            t.xid,
+            plural(t.events, "change", "changes"),
+            t.bytes / (1024 * 1024),
+            pct(w.parse_s, w),
+            w.total_s
+        ),
+    )
+}
+
+/// `n` and its noun, in the singular for one.
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn overloaded(f: &LagFacts, w: &WindowTimings) -> Diagnosis {

@@ -137,7 +137,7 @@ fn retried_source_errors_rank_first() {
     assert_eq!(d.advice, "check the listener");
     assert_eq!(
         d.evidence,
-        "ORA-03113 retried 3 time(s): end-of-file on communication channel"
+        "ORA-03113 retried 3 times: end-of-file on communication channel"
     );
 }
 
@@ -201,4 +201,37 @@ fn behind_with_no_window_timed_is_unexplained_not_keeping_up() {
     let d = diagnose(&f);
     assert_eq!(d.cause, Cause::Unexplained);
     assert_eq!(d.evidence, "lag 72s");
+}
+
+/// A transaction too large for memory spills its rows to disk: while
+/// capture is behind and parsing takes the window, that is the cause, not
+/// an engine too slow for the redo rate.
+#[test]
+fn a_spilling_transaction_behind_a_parse_bound_window_is_named_issue35() {
+    let mut f = behind(window(0.0, 0.1, 0.5, 3.0, 0.2));
+    f.spilling = Some(SpillingTxn {
+        xid: "0A.001.00000042".into(),
+        events: 60_000,
+        bytes: 300 * 1024 * 1024,
+    });
+    let d = diagnose(&f);
+    assert_eq!(d.cause, Cause::Spilling);
+    assert!(d.advice.contains("--spill-mb"), "{}", d.advice);
+    assert_eq!(
+        d.evidence,
+        "0A.001.00000042, 60000 changes, 300 MiB buffered; parse 79% of a 3.8s window"
+    );
+}
+
+#[test]
+fn a_pinning_transactions_evidence_says_one_change_and_one_log_in_the_singular_issue35() {
+    let mut p = pinning(1);
+    p.events = 1;
+    let d = long_transaction(&p);
+    assert!(
+        d.evidence
+            .ends_with(", 1 change, holds 1 log in the window"),
+        "{}",
+        d.evidence
+    );
 }

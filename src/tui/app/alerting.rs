@@ -131,7 +131,7 @@ impl App {
         if let (Some(o), Some(age)) = (&self.status.oldest_open, age) {
             if (age >= self.config.old_txn_s || holds_back) && !self.flagged_txns.contains(&o.xid) {
                 let reread = if holds_back {
-                    format!("; each session re-reads {held} log(s) for it")
+                    format!("; each session re-reads {held} logs for it")
                 } else {
                     String::new()
                 };

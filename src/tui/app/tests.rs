@@ -83,7 +83,7 @@ fn a_young_transaction_holding_the_window_back_is_flagged_issue35() {
         .collect();
     assert_eq!(old.len(), 1, "{:?}", app.alerts);
     assert!(
-        old[0].message.contains(&xid) && old[0].message.contains("3 log(s)"),
+        old[0].message.contains(&xid) && old[0].message.contains("3 logs"),
         "{}",
         old[0].message
     );
