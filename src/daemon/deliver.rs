@@ -95,10 +95,11 @@ struct Group {
 impl Group {
     /// Whether the pending commit must be made durable now. A chunk's rows
     /// are committed alone: a restart accounts for at most one chunk past
-    /// the checkpoint, from the output's last row.
-    fn must_commit(&self) -> bool {
+    /// the checkpoint, from the output's last row. A group never holds
+    /// more than one commit may (`bound`), grouped or not.
+    fn must_commit(&self, bound: usize) -> bool {
         self.snapshot_rows
-            || self.events >= GROUP_EVENTS
+            || self.events >= GROUP_EVENTS.min(bound)
             || self.started.is_some_and(|t| t.elapsed() >= GROUP_WINDOW)
     }
 }
@@ -141,7 +142,7 @@ impl SinkStage<'_> {
             match queue.recv_timeout(TICK) {
                 Ok(message) => {
                     self.take(message, &mut group)?;
-                    while group.pending.is_some() && !group.must_commit() {
+                    while group.pending.is_some() && !group.must_commit(self.bound.events) {
                         let Ok(next) = queue.try_recv() else { break };
                         self.take(next, &mut group)?;
                     }

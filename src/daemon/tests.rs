@@ -444,6 +444,27 @@ fn a_window_past_the_commit_bound_is_committed_in_parts_with_its_start_issue32()
     );
 }
 
+/// Windows grouped behind a pending commit (a sink slower than the engine)
+/// are bounded too: the pending commit is made durable once the group
+/// holds more than one commit may, not only at the grouping limits.
+#[test]
+fn windows_grouped_behind_a_commit_are_bounded_by_the_commit_bound_issue32() {
+    use crate::engine::event::Op;
+    let bound = deliver::CommitBound {
+        events: 2_000,
+        open_for: None,
+    };
+    let mut queued = vec![window_commit(10), resume_point(10)];
+    queued.extend((0..5).map(|_| queue::ToSink::Events(vec![event(Op::Update); 1_000])));
+    queued.push(window_commit(20));
+    let (events, commits) = delivered_within(queued, bound);
+    assert_eq!(events, 5_000);
+    assert!(
+        commits.len() >= 3 && commits.first() == Some(&Some(10)),
+        "the group behind commit 10 is cut at 2,000 events: {commits:?}"
+    );
+}
+
 /// While a snapshot runs the engine names no resume point (its gate
 /// releases held changes out of order): then a window stays one commit.
 #[test]
@@ -453,7 +474,7 @@ fn a_window_without_a_resume_point_stays_one_commit_issue32() {
         events: 2_000,
         open_for: None,
     };
-    let mut queued = vec![window_commit(5)];
+    let mut queued = Vec::new();
     queued.extend((0..5).map(|_| queue::ToSink::Events(vec![event(Op::Update); 1_000])));
     queued.push(window_commit(20));
     assert_eq!(
