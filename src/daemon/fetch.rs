@@ -267,6 +267,11 @@ impl RedoSource for Prefetch {
         });
     }
 
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        let table = table.clone();
+        self.call(move |s| s.segment_ids(&table))
+    }
+
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.call(|s| s.reconnect())
     }

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use crate::engine::event::ValueForms;
 use crate::engine::snapshot::{
-    SnapshotConfig, SnapshotKey, SnapshotMarks, SnapshotMode, SnapshotProgress, Snapshotter, Step,
+    OutputTail, SnapshotConfig, SnapshotKey, SnapshotMarks, SnapshotMode, SnapshotProgress,
+    Snapshotter, Step,
 };
 use crate::source::{Dialect, RedoSource, TableName};
 
@@ -128,12 +129,18 @@ fn account_for_output(
         let resumed = p
             .account_for_output_tail(&row, &keys, kinds, forms)
             .map_err(|e| DaemonError::usage(e.to_string()))?;
-        if let Some((table, key)) = resumed {
-            reporter.notice(Notice::info(format!(
+        match resumed {
+            Some(OutputTail::After(table, key)) => reporter.notice(Notice::info(format!(
                 "the output holds part of a chunk of {table} past the checkpoint; \
                  its read goes on after key ({})",
                 key.join(", ")
-            )));
+            ))),
+            Some(OutputTail::StartsOver(table)) => reporter.notice(Notice::info(format!(
+                "the output holds part of a chunk of {table} past the checkpoint, and \
+                 {table} has no key to go on after; its read starts over, after a truncate \
+                 event that drops the rows written so far from a consumer"
+            ))),
+            None => {}
         }
     }
     Ok(())

@@ -19,6 +19,7 @@ pub mod metrics;
 pub mod port;
 pub mod redo;
 pub mod row;
+pub mod rowid;
 pub mod session;
 pub mod snapshot;
 pub mod txn;

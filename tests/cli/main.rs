@@ -25,6 +25,7 @@ mod sim;
 mod snapshot;
 mod snapshot_dm8;
 mod snapshot_exact;
+mod snapshot_keyless;
 mod tail;
 mod truncate;
 mod value_forms;

@@ -410,7 +410,7 @@ pub(crate) fn kill_during_snapshot(
         if stderr.contains("resuming the snapshot") {
             resumed_inside += 1;
         }
-        if stderr.contains("past the checkpoint; its read goes on after key") {
+        if stderr.contains("holds part of a chunk of") {
             mid_chunk += 1;
         }
     }

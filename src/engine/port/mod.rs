@@ -141,6 +141,17 @@ pub trait RedoSource: Send {
         let _ = table;
     }
 
+    /// The data object ids of the segments holding `table`'s rows now
+    /// (the table's, or its partitions' and subpartitions'), in ascending
+    /// order. A snapshot read by ROWID checks them before each chunk: a
+    /// ROWID names a place in one segment, and a MOVE, SHRINK into a new
+    /// segment, TRUNCATE or partition maintenance replaces it. `None` where
+    /// the source cannot say.
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        let _ = table;
+        Ok(None)
+    }
+
     /// Re-establishes the connection after `SourceError::is_transient` errors.
     fn reconnect(&mut self) -> Result<(), SourceError>;
 }
@@ -203,6 +214,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn forget_segments(&mut self, table: &TableName) {
         (**self).forget_segments(table)
+    }
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        (**self).segment_ids(table)
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         (**self).reconnect()

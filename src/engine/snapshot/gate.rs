@@ -7,8 +7,12 @@
 //! through. Per key, a consumer sees one `r`, then exactly the later
 //! changes.
 //!
-//! Tables read by ROWID (no key) are not gated: a ROWID says nothing of
-//! where a row is in the read once a segment moves.
+//! Tables without a key are read in ROWID order and gated by the ROWID
+//! LogMiner gives each change: a row moved by row movement leaves as a
+//! delete at one ROWID and comes back as an insert at another, each half
+//! placed on its own. A segment replaced under the read gives its rows
+//! ROWIDs after every old one, so their changes wait for the read, which
+//! starts over when it had passed that segment (see `segments`).
 
 use std::cmp::Ordering;
 
@@ -16,6 +20,7 @@ use super::keyorder::{compare_keys, KeyKind};
 use super::{Snapshotter, TableState};
 use crate::engine::event::{CapturedEvent, ChangeEvent, Image, Op};
 use crate::engine::port::TableName;
+use crate::engine::rowid::decode_rowid;
 
 /// The key of a snapshotted table: its columns and how each is ordered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,10 +87,10 @@ impl Snapshotter {
         if progress.state != TableState::Reading {
             return Gate::Pass;
         }
-        let Some(key) = self.config.keys.get(&table) else {
-            return Gate::Pass;
-        };
         let frontier = progress.after_key.as_deref();
+        let Some(key) = self.config.keys.get(&table) else {
+            return fold_unread(place_by_rowid(frontier, change.source.row_id.as_deref()));
+        };
         let place = |image: Option<&Image>, fallback: Option<&Image>| {
             place_of(key, frontier, image, fallback)
         };
@@ -119,6 +124,22 @@ fn fold_unread(place: Place) -> Gate {
         Gate::Fold
     } else {
         Gate::Pass
+    }
+}
+
+/// Places a change of a table read by ROWID by the ROWID it names;
+/// without one that decodes, it goes through.
+fn place_by_rowid(frontier: Option<&[String]>, row_id: Option<&str>) -> Place {
+    let Some(at) = row_id.and_then(decode_rowid) else {
+        return Place::Unknown;
+    };
+    let Some(frontier) = frontier.and_then(<[String]>::first) else {
+        return Place::Unread;
+    };
+    match decode_rowid(frontier) {
+        Some(read_to) if at > read_to => Place::Unread,
+        Some(_) => Place::Read,
+        None => Place::Unknown,
     }
 }
 

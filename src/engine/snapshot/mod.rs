@@ -28,6 +28,7 @@ mod keyorder;
 mod progress;
 mod read_forms;
 mod resume_key;
+mod segments;
 
 use super::emit::SinkError;
 use super::event::{
@@ -128,8 +129,8 @@ impl SnapshotProgress {
     /// its last checkpoint: `row` is the output's last event when it is a
     /// snapshot row (see `sink::last_snapshot_row`), written in `forms`;
     /// `key_columns` the key of its table, `kinds` how each key column is
-    /// ordered. The snapshot then resumes after that row, and no chunk is
-    /// read below its SCN. Returns the table and the key it resumes after
+    /// ordered. The snapshot then resumes after that row (a table without
+    /// a key starts over), and no chunk is read below its SCN. Says how
     /// when the row was past the checkpoint.
     pub fn account_for_output_tail(
         &mut self,
@@ -137,7 +138,7 @@ impl SnapshotProgress {
         key_columns: &[String],
         kinds: &[KeyKind],
         forms: ValueForms,
-    ) -> Result<Option<(TableName, Vec<String>)>, SnapshotError> {
+    ) -> Result<Option<OutputTail>, SnapshotError> {
         let source = &row["source"];
         let chunk = source["snapshot_chunk"].as_u64().unwrap_or(0);
         if chunk <= self.chunks {
@@ -158,10 +159,14 @@ impl SnapshotProgress {
             )));
         };
         if key_columns.is_empty() {
-            return Err(SnapshotError::Resume(format!(
-                "the output ends inside a snapshot chunk of {name}, which has no primary or unique \
-                 key to resume after; remove the output and the checkpoint to snapshot again"
-            )));
+            // No key to resume after: the read starts over, and its
+            // truncate event drops the part of the chunk written.
+            t.after_key = None;
+            t.starts_over = true;
+            t.state = TableState::Reading;
+            self.chunks = chunk;
+            self.last_scn = self.last_scn.max(scn);
+            return Ok(Some(OutputTail::StartsOver(name)));
         }
         let key = tail_key(row, key_columns, kinds, forms).map_err(|why| {
             SnapshotError::Resume(format!(
@@ -175,8 +180,17 @@ impl SnapshotProgress {
         t.state = TableState::Reading;
         self.chunks = chunk;
         self.last_scn = self.last_scn.max(scn);
-        Ok(Some((name, key)))
+        Ok(Some(OutputTail::After(name, key)))
     }
+}
+
+/// How a snapshot goes on after a chunk the output holds part of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputTail {
+    /// The table's read goes on after this key of its last row written.
+    After(TableName, Vec<String>),
+    /// The table has no key: its read starts over, after a truncate event.
+    StartsOver(TableName),
 }
 
 /// The source's text of the key of a written snapshot row.
@@ -243,6 +257,12 @@ pub enum SnapshotNotice {
     ConnectionLost { table: TableName, error: String },
     /// A table's last chunk was read.
     TableDone { table: TableName, rows: u64 },
+    /// Segments a read by ROWID had reached were replaced: it starts over.
+    SegmentsReplaced {
+        table: TableName,
+        /// Their data object ids before.
+        replaced: Vec<u64>,
+    },
 }
 
 impl SnapshotNotice {
@@ -257,6 +277,7 @@ impl SnapshotNotice {
             Self::DefinitionChanged { table, .. } => Some((table, "ORA-01466")),
             Self::TableDropped { table, .. } => Some((table, "ORA-00942")),
             Self::ConnectionLost { table, .. } => Some((table, "connection")),
+            Self::SegmentsReplaced { table, .. } => Some((table, "segment_replaced")),
             Self::TableDone { .. } => None,
         }
     }
@@ -294,6 +315,16 @@ impl SnapshotNotice {
             ),
             Self::TableDone { table, rows } => {
                 format!("{table}: snapshot complete, {rows} rows")
+            }
+            Self::SegmentsReplaced { table, replaced } => {
+                let ids: Vec<String> = replaced.iter().map(u64::to_string).collect();
+                format!(
+                    "{table} has no key and is read by ROWID, and segments the read had passed \
+                     were replaced (data object id {}: ALTER TABLE MOVE, SHRINK SPACE, TRUNCATE \
+                     or partition maintenance), so the rows read have new ROWIDs; its read starts \
+                     over, after a truncate event that drops the rows read so far from a consumer",
+                    ids.join(", ")
+                )
             }
         }
     }
@@ -345,6 +376,17 @@ struct Held {
     rows: Vec<ChangeEvent>,
     exhausted: bool,
     last_key: Option<Vec<String>>,
+    /// Tables after this one found empty at `scn`: done with the chunk.
+    empty_after: Vec<usize>,
+}
+
+/// Where a chunk stands in its table and the snapshot.
+#[derive(Clone, Copy)]
+struct ChunkPlace<'a> {
+    /// The chunk ends its table.
+    exhausted: bool,
+    /// The tables after it found empty.
+    empty_after: &'a [usize],
 }
 
 /// Reads the snapshot chunk by chunk (see the module docs).
@@ -434,6 +476,9 @@ impl Snapshotter {
         };
         let table = self.progress.tables[t].table.clone();
         let chunk_no = self.progress.tables[t].chunks + 1;
+        if let Err(e) = self.check_segments(source, t) {
+            return self.failed_read(t, chunk_no, scn, e, source);
+        }
         let after = self.progress.tables[t].after_key.clone();
         let read = source.snapshot_chunk(&table, scn, after.as_deref(), self.chunk_rows);
         let chunk = match read {
@@ -453,9 +498,22 @@ impl Snapshotter {
             }
         }
         self.too_old_before = false;
+        let empty_after = if exhausted && !chunk.rows.is_empty() {
+            self.empty_tables_after(source, t, scn)
+        } else {
+            Vec::new()
+        };
         let last_key = chunk.last_key.clone();
-        let rows = self.chunk_events(&table, t, (scn, ts_ms), chunk, exhausted);
+        let place = ChunkPlace {
+            exhausted,
+            empty_after: &empty_after,
+        };
+        let mut rows = self.chunk_events(&table, t, (scn, ts_ms), chunk, place);
         let n = rows.len();
+        if self.progress.tables[t].starts_over {
+            let seq = self.progress.chunks + 1;
+            rows.insert(0, self.truncate_event(&table, scn, ts_ms, seq));
+        }
         self.held = Some(Held {
             table: t,
             chunk_no,
@@ -463,6 +521,7 @@ impl Snapshotter {
             rows,
             exhausted,
             last_key,
+            empty_after,
         });
         Ok(Step::Chunk { table, rows: n })
     }
@@ -481,7 +540,7 @@ impl Snapshotter {
         let Some(held) = self.held.take() else {
             return Ok(None);
         };
-        let n = held.rows.len();
+        let n = held.rows.iter().filter(|r| r.op == Op::Read).count();
         for row in held.rows {
             sink(CapturedEvent::Change(row)).map_err(SnapshotError::Sink)?;
         }
@@ -491,8 +550,10 @@ impl Snapshotter {
         let tp = &mut p.tables[held.table];
         tp.chunks = held.chunk_no;
         tp.rows += n as u64;
+        tp.starts_over = false;
         // A chunk read whole: the size ORA-01555 cut grows back.
         self.chunk_rows = (self.chunk_rows * 2).min(self.config.chunk_rows.max(1));
+        let table = tp.table.clone();
         if held.exhausted {
             tp.state = TableState::Done;
             self.notices.push(SnapshotNotice::TableDone {
@@ -502,10 +563,42 @@ impl Snapshotter {
         } else {
             tp.after_key = held.last_key;
         }
-        Ok(Some(Step::Chunk {
-            table: tp.table.clone(),
-            rows: n,
-        }))
+        for j in held.empty_after {
+            let tp = &mut p.tables[j];
+            tp.state = TableState::Done;
+            self.notices.push(SnapshotNotice::TableDone {
+                table: tp.table.clone(),
+                rows: tp.rows,
+            });
+        }
+        Ok(Some(Step::Chunk { table, rows: n }))
+    }
+
+    /// The tables after `t`, in reading order, found empty at `scn` up to
+    /// the first that is not: with positions marks, the row ending table
+    /// `t` is the snapshot's `last` when only empty tables follow it. Each
+    /// costs a one-row read at the chunk's SCN; a read that fails leaves
+    /// its table to be read in turn.
+    fn empty_tables_after<S: RedoSource + ?Sized>(
+        &self,
+        source: &mut S,
+        t: usize,
+        scn: Scn,
+    ) -> Vec<usize> {
+        if self.config.marks != SnapshotMarks::Positions {
+            return Vec::new();
+        }
+        let mut empty = Vec::new();
+        for (j, tp) in self.progress.tables.iter().enumerate().skip(t + 1) {
+            if tp.state != TableState::Reading {
+                continue;
+            }
+            match source.snapshot_chunk(&tp.table, scn, tp.after_key.as_deref(), 1) {
+                Ok(probe) if probe.rows.is_empty() => empty.push(j),
+                _ => break,
+            }
+        }
+        empty
     }
 
     /// Drops a held chunk the stream cannot reach (its run ends): it is
@@ -582,20 +675,24 @@ impl Snapshotter {
     }
 
     /// The events of a chunk's rows of table `t`, read at `at` (SCN and
-    /// database time); `exhausted`: the chunk ends its table.
+    /// database time).
     fn chunk_events(
         &self,
         table: &TableName,
         t: usize,
         at: (Scn, i64),
         chunk: SnapshotChunk,
-        exhausted: bool,
+        place: ChunkPlace<'_>,
     ) -> Vec<ChangeEvent> {
         let (scn, ts_ms) = at;
+        let exhausted = place.exhausted;
         let SnapshotChunk { columns, rows, .. } = chunk;
         let later_tables = self.progress.tables[t + 1..]
             .iter()
-            .any(|x| x.state == TableState::Reading);
+            .enumerate()
+            .any(|(i, x)| {
+                x.state == TableState::Reading && !place.empty_after.contains(&(t + 1 + i))
+            });
         let nothing_emitted = self.progress.tables.iter().all(|x| x.rows == 0);
         let table_started = self.progress.tables[t].rows > 0;
         let seq = self.progress.chunks + 1;
@@ -629,6 +726,17 @@ impl Snapshotter {
             events.push(self.row_event(table, scn, ts_ms, seq, image, mark));
         }
         events
+    }
+
+    /// The truncate event a read that starts over puts before its first
+    /// chunk: the rows of the table read before are to be dropped.
+    fn truncate_event(&self, table: &TableName, scn: Scn, ts_ms: i64, seq: u64) -> ChangeEvent {
+        let row = self.row_event(table, scn, ts_ms, seq, Image::default(), SnapshotMark::Row);
+        ChangeEvent {
+            op: Op::Truncate,
+            after: None,
+            ..row
+        }
     }
 
     fn row_event(

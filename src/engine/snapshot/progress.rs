@@ -31,6 +31,15 @@ pub struct TableProgress {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_rows: Option<u64>,
     pub state: TableState,
+    /// For a table read by ROWID, the data object ids of its segments at
+    /// the last chunk: a ROWID read past is meaningless once its segment
+    /// is replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<Vec<u64>>,
+    /// The read starts over from the table's first row: a truncate event
+    /// goes before its next chunk, so a consumer drops the rows read before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub starts_over: bool,
 }
 
 /// The whole snapshot's progress, as the checkpoint stores it.
@@ -57,6 +66,8 @@ impl SnapshotProgress {
                     rows: 0,
                     expected_rows,
                     state: TableState::Reading,
+                    segments: None,
+                    starts_over: false,
                 })
                 .collect(),
             chunks: 0,

@@ -14,6 +14,8 @@ struct ScriptedReads {
     answers: VecDeque<Result<SnapshotChunk, SourceError>>,
     asked: Vec<(TableName, Scn, Option<Vec<String>>, usize)>,
     forgotten: Vec<TableName>,
+    /// Answers to `segment_ids`; none left says the source cannot tell.
+    segments: VecDeque<Vec<u64>>,
 }
 
 fn unused() -> SourceError {
@@ -65,6 +67,9 @@ impl RedoSource for ScriptedReads {
     }
     fn forget_segments(&mut self, table: &TableName) {
         self.forgotten.push(table.clone());
+    }
+    fn segment_ids(&mut self, _: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        Ok(self.segments.pop_front())
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         Ok(())
@@ -134,6 +139,8 @@ fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
         // One row past the full chunk: there is more.
         chunk(&[3], false),
         chunk(&[3], false),
+        // One row of B at A's end: B is not empty, A's end is not `last`.
+        chunk(&[7], false),
         chunk(&[7], false),
     ]);
     let (_, a1) = step(&mut s, &mut src, 100);
@@ -141,7 +148,8 @@ fn chunks_continue_after_the_last_key_and_the_final_row_is_marked_last() {
     let (_, b1) = step(&mut s, &mut src, 109);
     assert_eq!(step(&mut s, &mut src, 110).0, Step::Finished);
     assert_eq!(src.asked[2], (name("A"), 105, Some(vec!["2".into()]), 2));
-    assert_eq!(src.asked[3], (name("B"), 109, None, 2));
+    assert_eq!(src.asked[3], (name("B"), 105, None, 1));
+    assert_eq!(src.asked[4], (name("B"), 109, None, 2));
     assert_eq!(
         markers(&[&a1, &a2, &b1]),
         ["first", "true", "last_in_data_collection", "last"]
@@ -208,11 +216,13 @@ fn positions_mark_the_first_row_and_each_tables_start_and_end_issue33() {
     let mut s = snapshotter(&["A", "B", "C"], 2);
     let mut src = ScriptedReads::default();
     src.answers.extend([
-        // A: one row, the snapshot's first.
+        // A: one row, the snapshot's first; B has a row.
         chunk(&[1], false),
-        // B: one full chunk and nothing past it.
+        chunk(&[3], false),
+        // B: one full chunk and nothing past it; C has a row.
         chunk(&[3, 4], true),
         chunk(&[], false),
+        chunk(&[5], false),
         // C: a full chunk, more past it, then the final row.
         chunk(&[5, 6], true),
         chunk(&[7], false),
@@ -232,6 +242,29 @@ fn positions_mark_the_first_row_and_each_tables_start_and_end_issue33() {
         ]
     );
     assert!(s.finished());
+}
+
+#[test]
+fn the_last_row_before_only_empty_tables_is_marked_last_issue33() {
+    let mut s = snapshotter(&["A", "B", "C"], 2);
+    let mut src = ScriptedReads::default();
+    src.answers
+        .extend([chunk(&[1, 2], false), chunk(&[], false), chunk(&[], false)]);
+    let (_, rows) = step(&mut s, &mut src, 100);
+    assert_eq!(markers(&[&rows]), ["first", "last"]);
+    assert_eq!(
+        src.asked[1..],
+        [(name("B"), 100, None, 1), (name("C"), 100, None, 1)]
+    );
+    assert!(s.finished(), "the empty tables are done with A's end");
+    assert_eq!(
+        notice_messages(&mut s),
+        [
+            "APP.A: snapshot complete, 2 rows",
+            "APP.B: snapshot complete, 0 rows",
+            "APP.C: snapshot complete, 0 rows"
+        ]
+    );
 }
 
 #[test]
@@ -363,22 +396,35 @@ fn a_chunk_the_output_holds_beyond_the_checkpoint_is_resumed_after_its_last_row(
         )
         .expect("resumable")
     };
-    assert_eq!(resume(&mut p), Some((name("A"), vec!["41".to_string()])));
+    assert_eq!(
+        resume(&mut p),
+        Some(OutputTail::After(name("A"), vec!["41".to_string()]))
+    );
     assert_eq!(p.tables[0].after_key, Some(vec!["41".to_string()]));
     assert_eq!((p.chunks, p.last_scn), (4, 900));
     // A chunk the checkpoint counts already changes nothing.
     let before = p.clone();
     assert_eq!(resume(&mut p), None);
     assert_eq!(p, before);
-    // Without a key there is nothing to resume after.
-    let mut keyless = SnapshotProgress::new(vec![(name("A"), None)]);
-    let err = keyless
+}
+
+#[test]
+fn a_chunk_of_a_table_without_a_key_cut_by_a_kill_starts_its_read_over_issue33() {
+    let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
+    p.chunks = 3;
+    p.tables[0].after_key = Some(vec!["AAASEQAAMAAAACkAAA".into()]);
+    let tail = serde_json::json!({
+        "after": {"NOTE": "x"},
+        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 4},
+        "op": "r"
+    });
+    let resumed = p
         .account_for_output_tail(&tail, &[], &[], ValueForms::default())
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("no primary or unique key"),
-        "{err}"
-    );
+        .expect("resumable");
+    assert_eq!(resumed, Some(OutputTail::StartsOver(name("A"))));
+    let t = &p.tables[0];
+    assert_eq!((t.after_key.as_ref(), t.starts_over), (None, true));
+    assert_eq!((p.chunks, p.last_scn), (4, 900), "no chunk read below it");
 }
 
 #[test]
@@ -582,6 +628,119 @@ mod gate {
         assert_eq!(out, Some((Op::Delete, Some(image("1")), None)));
         let into = admitted(&mut s, change("A", Op::Update, Some("9"), Some("1")));
         assert_eq!(into, Some((Op::Create, None, Some(image("1")))));
+    }
+
+    /// An extended ROWID in data object `objd`, block `block`.
+    fn rowid(objd: u64, block: u64) -> String {
+        const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let digits = |mut v: u64, n: usize| {
+            let mut d = vec![b'A'; n];
+            for slot in d.iter_mut().rev() {
+                *slot = B64[(v % 64) as usize];
+                v /= 64;
+            }
+            String::from_utf8(d).expect("ascii")
+        };
+        format!("{}{}{}AAA", digits(objd, 6), digits(4, 3), digits(block, 6))
+    }
+
+    fn rowid_chunk(rows: &[u64], objd: u64, more: bool) -> Result<SnapshotChunk, SourceError> {
+        Ok(SnapshotChunk {
+            columns: vec!["ID".into(), "NOTE".into()],
+            rows: rows
+                .iter()
+                .map(|k| vec![Some(k.to_string()), None])
+                .collect(),
+            last_key: more.then(|| vec![rowid(objd, rows.last().copied().unwrap_or(0))]),
+        })
+    }
+
+    fn at_rowid(e: CapturedEvent, row_id: String) -> CapturedEvent {
+        match e {
+            CapturedEvent::Change(mut c) => {
+                c.source.row_id = Some(row_id);
+                CapturedEvent::Change(c)
+            }
+            other => other,
+        }
+    }
+
+    #[test]
+    fn a_change_of_a_table_without_a_key_is_placed_by_its_rowid_issue33() {
+        let mut s = snapshotter(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        // Rows 1 and 2 sit in blocks 1 and 2 of segment 70.
+        src.answers
+            .extend([rowid_chunk(&[1, 2], 70, true), rowid_chunk(&[3], 70, false)]);
+        let insert = |r: String| at_rowid(change("A", Op::Create, None, Some("9")), r);
+        assert!(
+            admitted(&mut s, insert(rowid(70, 1))).is_none(),
+            "nothing read yet: the read holds it"
+        );
+        s.read(&mut src, 100, 0).expect("read");
+        release(&mut s, 100);
+        assert!(admitted(&mut s, insert(rowid(70, 2))).is_some(), "read");
+        assert!(admitted(&mut s, insert(rowid(70, 3))).is_none(), "unread");
+        assert!(
+            admitted(&mut s, insert(rowid(71, 1))).is_none(),
+            "a later segment"
+        );
+        assert!(
+            admitted(&mut s, change("A", Op::Create, None, Some("9"))).is_some(),
+            "no ROWID: through, never lost"
+        );
+        assert_eq!(s.folded(), 3);
+    }
+
+    #[test]
+    fn a_segment_replaced_behind_a_rowid_read_starts_it_over_after_a_truncate_issue33() {
+        // Segment 80, ahead of the read, is replaced: fresh extents only.
+        let mut s = snapshotter(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        src.answers.extend([
+            rowid_chunk(&[1, 2], 70, true),
+            rowid_chunk(&[3], 70, false),
+            rowid_chunk(&[3], 70, false),
+        ]);
+        src.segments.extend([vec![70, 80], vec![70, 85]]);
+        assert_eq!(step(&mut s, &mut src, 100).1.len(), 2);
+        assert_eq!(step(&mut s, &mut src, 101).1.len(), 1);
+        assert_eq!(src.forgotten, [name("A")]);
+        assert_eq!(src.asked[2].2, Some(vec![rowid(70, 2)]), "the read goes on");
+        assert!(s.finished());
+        // Segment 70, which the read is in, is moved to 90.
+        let mut s2 = snapshotter(&["A"], 2);
+        let mut src2 = ScriptedReads::default();
+        src2.answers.extend([
+            rowid_chunk(&[1, 2], 70, true),
+            rowid_chunk(&[3], 70, false),
+            rowid_chunk(&[1, 2], 90, true),
+            rowid_chunk(&[3], 90, false),
+        ]);
+        src2.segments.extend([vec![70], vec![90]]);
+        step(&mut s2, &mut src2, 100);
+        let (_, again) = step(&mut s2, &mut src2, 105);
+        let ops: Vec<&str> = again.iter().map(|e| e.op.code()).collect();
+        assert_eq!(
+            ops,
+            ["t", "r", "r"],
+            "a truncate, then the table from its start"
+        );
+        assert_eq!(src2.asked[2], (name("A"), 105, None, 2));
+        assert_eq!(src2.forgotten, [name("A")]);
+        assert_eq!(
+            s2.progress().tables[0].rows,
+            4,
+            "rows read, the truncate not counted"
+        );
+        assert!(!s2.progress().tables[0].starts_over);
+        let notices = notice_messages(&mut s2);
+        assert!(
+            notices
+                .iter()
+                .any(|n| n.contains("data object id 70") && n.contains("starts over")),
+            "{notices:?}"
+        );
     }
 
     #[test]

@@ -5,48 +5,8 @@
 
 use super::rows::Reader;
 use super::sql::Extent;
+use crate::engine::rowid::decode_rowid;
 use crate::source::SourceError;
-
-/// The position an extended ROWID (`OOOOOOFFFBBBBBBRRR`, base 64) names:
-/// data object, relative file, block, row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct RowidPos {
-    pub data_object_id: u64,
-    pub relative_fno: u64,
-    pub block: u64,
-    pub row: u64,
-}
-
-fn base64_digit(c: u8) -> Option<u64> {
-    Some(match c {
-        b'A'..=b'Z' => u64::from(c - b'A'),
-        b'a'..=b'z' => u64::from(c - b'a') + 26,
-        b'0'..=b'9' => u64::from(c - b'0') + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => return None,
-    })
-}
-
-fn base64_number(text: &[u8]) -> Option<u64> {
-    text.iter()
-        .try_fold(0u64, |acc, &c| Some(acc * 64 + base64_digit(c)?))
-}
-
-/// Decodes an extended ROWID as `ROWIDTOCHAR` prints it. Restricted
-/// (Oracle 7) and logical ROWIDs are not decoded.
-pub fn decode_rowid(rowid: &str) -> Option<RowidPos> {
-    let b = rowid.as_bytes();
-    if b.len() != 18 {
-        return None;
-    }
-    Some(RowidPos {
-        data_object_id: base64_number(&b[0..6])?,
-        relative_fno: base64_number(&b[6..9])?,
-        block: base64_number(&b[9..15])?,
-        row: base64_number(&b[15..18])?,
-    })
-}
 
 /// Rows of [`super::sql::TABLE_EXTENTS`]. `None` when a segment lies in a
 /// bigfile tablespace, whose ROWIDs carry no relative file number: such a
@@ -66,6 +26,13 @@ pub fn extents_from_rows(rows: &[Vec<Option<String>>]) -> Result<Option<Vec<Exte
         });
     }
     Ok(Some(out))
+}
+
+/// Rows of [`super::sql::TABLE_SEGMENT_IDS`], in the query's order.
+pub fn segment_ids_from_rows(rows: &[Vec<Option<String>>]) -> Result<Vec<u64>, SourceError> {
+    rows.iter()
+        .map(|row| Reader::new(row, "ALL_OBJECTS").u64(0, "DATA_OBJECT_ID"))
+        .collect()
 }
 
 /// Where a read resumes: the index of the first extent still to read, and
@@ -111,21 +78,13 @@ mod tests {
     }
 
     #[test]
-    fn extended_rowids_decode_to_object_file_block_and_row() {
-        // AAAR3s = 73196, AAE = 4, AAAACX = 151, AAA = 0
-        let p = decode_rowid("AAAR3sAAEAAAACXAAA").expect("extended ROWID");
+    fn segment_ids_are_read_from_all_objects_rows() {
+        let row = |id: &str| vec![Some(id.to_string())];
         assert_eq!(
-            p,
-            RowidPos {
-                data_object_id: 73_196,
-                relative_fno: 4,
-                block: 151,
-                row: 0
-            }
+            segment_ids_from_rows(&[row("74000"), row("74012")]).unwrap(),
+            [74_000, 74_012]
         );
-        assert_eq!(decode_rowid("AAAR3sAAEAAAACXAAB").map(|p| p.row), Some(1));
-        assert!(decode_rowid("AAAR3sAAEAAAACX").is_none(), "too short");
-        assert!(decode_rowid("AAAR3sAAEAAAACXAA-").is_none(), "not base 64");
+        assert!(segment_ids_from_rows(&[vec![None]]).is_err());
     }
 
     #[test]

@@ -456,13 +456,7 @@ impl OracleSource {
         if let Some(meta) = self.snapshot_meta.get(table) {
             return Ok(meta.clone());
         }
-        let binds = vec![
-            ("owner".to_string(), BindValue::Text(table.owner.clone())),
-            (
-                "table_name".to_string(),
-                BindValue::Text(table.table.clone()),
-            ),
-        ];
+        let binds = table_binds(table);
         self.enter_pdb()?;
         let cols = self.query_text(&BoundSql {
             text: sql::table_columns(self.major_version).to_string(),
@@ -695,6 +689,15 @@ impl RedoSource for OracleSource {
         chunk_from_rows(&meta.columns, &meta.key, rows, limit)
     }
 
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        self.enter_pdb()?;
+        let rows = self.query_text(&BoundSql {
+            text: sql::TABLE_SEGMENT_IDS.to_string(),
+            binds: table_binds(table),
+        })?;
+        extents::segment_ids_from_rows(&rows).map(Some)
+    }
+
     /// A truncated, moved or exchanged partition has new extents (new
     /// data object ids in their ROWIDs), a new interval partition extents of
     /// its own: the next read asks `DBA_EXTENTS` again.
@@ -774,6 +777,17 @@ impl OracleSource {
         }
         Ok(out)
     }
+}
+
+/// The `:owner` and `:table_name` binds of the per-table dictionary queries.
+fn table_binds(table: &TableName) -> Vec<(String, BindValue)> {
+    vec![
+        ("owner".to_string(), BindValue::Text(table.owner.clone())),
+        (
+            "table_name".to_string(),
+            BindValue::Text(table.table.clone()),
+        ),
+    ]
 }
 
 /// The names to try for `file`: itself first, then the other readable

@@ -576,6 +576,16 @@ WHERE E.OWNER = :owner AND E.SEGMENT_NAME = :table_name \
 AND E.SEGMENT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') \
 ORDER BY O.DATA_OBJECT_ID, E.RELATIVE_FNO, E.BLOCK_ID";
 
+/// The data object ids of a table's segments now: the table's own, or
+/// each partition's and subpartition's (a partitioned table and the
+/// partitions of a composite-partitioned one have none). A snapshot read
+/// by ROWID compares them before each chunk; the query is cheaper than
+/// [`TABLE_EXTENTS`] and needs no `DBA_` grant.
+pub const TABLE_SEGMENT_IDS: &str = "SELECT TO_CHAR(DATA_OBJECT_ID) FROM ALL_OBJECTS \
+WHERE OWNER = :owner AND OBJECT_NAME = :table_name \
+AND OBJECT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') \
+AND DATA_OBJECT_ID IS NOT NULL ORDER BY DATA_OBJECT_ID";
+
 /// Builds the flashback read of one chunk: `AS OF SCN`, keyset pagination
 /// after the previous chunk's last key, at most `:limit` rows.
 ///

@@ -19,12 +19,14 @@ pub mod sql_redo;
 pub mod threaded;
 pub mod value;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::Timelike;
 
 use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
+use crate::engine::rowid::decode_rowid;
 use crate::source::{
     ArchivedLog, Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction,
     RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SessionTransaction,
@@ -36,6 +38,7 @@ pub use model::Model;
 pub use scenario::{Scenario, ScenarioError, BUILTINS};
 
 use logminer::{Connection, Pending, Session};
+use value::Value;
 
 /// How database time advances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -613,6 +616,63 @@ impl Catalog for Sim {
     }
 }
 
+impl Sim {
+    /// The live table named `table` in the session's current container,
+    /// whose dictionary alone names it: a flashback read from the root
+    /// finds no PDB table (ORA-00942).
+    fn visible_table(&self, table: &TableName) -> Option<usize> {
+        let cdb = self.model.scenario.instance.cdb;
+        let container = self.table_container();
+        self.model
+            .tables
+            .iter()
+            .position(|t| !t.dropped && t.name == *table && t.visible_in(cdb, container))
+    }
+
+    /// The rows of one snapshot read of table `t` and the key the next
+    /// read continues after (none past the last row): in key order, or in
+    /// ROWID order for an Oracle table without a key, whose key is then
+    /// the last row's ROWID as `ROWIDTOCHAR` prints it.
+    #[allow(clippy::type_complexity)]
+    fn read_rows(
+        &self,
+        t: usize,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        limit: usize,
+    ) -> Result<(Vec<Arc<Vec<Value>>>, Option<Vec<String>>), SourceError> {
+        let tb = &self.model.tables[t];
+        let full = |n: usize| n >= limit && limit > 0;
+        if tb.pk.is_empty() && !self.model.scenario.is_dm() {
+            let after = match after_key.and_then(<[String]>::first) {
+                Some(k) => Some(
+                    decode_rowid(k)
+                        .ok_or_else(|| SourceError::oracle(1410, format!("invalid ROWID ({k})")))?,
+                ),
+                None => None,
+            };
+            let rows = self
+                .model
+                .snapshot_rows_by_rowid(t, as_of_scn, after, limit);
+            let last_key = full(rows.len())
+                .then(|| rows.last().map(|(rid, _)| vec![rid.to_string()]))
+                .flatten();
+            return Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key));
+        }
+        let after = match after_key {
+            Some(k) => Some(self.model.key_from_texts(t, k).ok_or_else(|| {
+                SourceError::Invalid(format!("after_key {k:?} is not a key of {}", tb.name))
+            })?),
+            None => None,
+        };
+        let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
+        let last_key = full(rows.len())
+            .then(|| rows.last().map(|(k, v)| self.model.key_texts(t, *k, v)))
+            .flatten();
+        Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key))
+    }
+}
+
 impl RedoSource for Sim {
     fn describe(&self) -> String {
         format!("sim:{}", self.model.scenario.name)
@@ -784,16 +844,7 @@ impl RedoSource for Sim {
                 return Err(e);
             }
         }
-        // A flashback read runs in the session's current container, whose
-        // dictionary alone names the table: from the root a PDB's table
-        // does not exist (ORA-00942).
-        let cdb = self.model.scenario.instance.cdb;
-        let container = self.table_container();
-        let found = self
-            .model
-            .tables
-            .iter()
-            .position(|t| !t.dropped && t.name == *table && t.visible_in(cdb, container));
+        let found = self.visible_table(table);
         let no_table = || {
             if is_dm {
                 dm::no_table(table)
@@ -847,13 +898,7 @@ impl RedoSource for Sim {
                 ),
             ));
         }
-        let after = match after_key {
-            Some(k) => Some(self.model.key_from_texts(t, k).ok_or_else(|| {
-                SourceError::Invalid(format!("after_key {k:?} is not a key of {table}"))
-            })?),
-            None => None,
-        };
-        let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
+        let (rows, last_key) = self.read_rows(t, as_of_scn, after_key, limit)?;
         self.spend_read_time(rows.len());
         // What happened while the rows were read: a segment replaced or
         // dropped under the reader, or undo it still needed overwritten.
@@ -878,16 +923,11 @@ impl RedoSource for Sim {
             ));
         }
         let tb = &self.model.tables[t];
-        let last_key = if rows.len() < limit {
-            None
-        } else {
-            rows.last().map(|(k, v)| self.model.key_texts(t, *k, v))
-        };
         Ok(SnapshotChunk {
             columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
             rows: rows
                 .into_iter()
-                .map(|(_, v)| {
+                .map(|v| {
                     v.iter()
                         .zip(&tb.columns)
                         .map(|(x, c)| {
@@ -903,6 +943,15 @@ impl RedoSource for Sim {
                 .collect(),
             last_key,
         })
+    }
+
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        self.check_link()?;
+        self.sent(1);
+        let found = self.visible_table(table);
+        Ok(Some(
+            found.map_or_else(Vec::new, |t| self.model.segment_ids(t)),
+        ))
     }
 
     fn reconnect(&mut self) -> Result<(), SourceError> {

@@ -169,6 +169,9 @@ impl RedoSource for Threaded {
     fn forget_segments(&mut self, table: &TableName) {
         self.sim().forget_segments(table)
     }
+    fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
+        self.sim().segment_ids(table)
+    }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.sim().reconnect()
     }

@@ -159,10 +159,16 @@ impl Model {
     /// gets a new data object id from `new_id` on. Unlike partition DDL the
     /// rows are not kept as removed by DDL: the capture's truncate event
     /// tells a consumer they went.
-    fn truncate_table(&mut self, t: usize, ddl_scn: Scn, mut new_id: u64) {
+    fn truncate_table(&mut self, t: usize, ddl_scn: Scn, new_id: u64) {
+        self.tables[t].rows.clear();
+        self.new_segments(t, ddl_scn, new_id);
+    }
+
+    /// Gives every live segment of table `t` a new data object id, from
+    /// `new_id` on, at `ddl_scn`.
+    fn new_segments(&mut self, t: usize, ddl_scn: Scn, mut new_id: u64) {
         let now = self.now_sec();
         let tb = &mut self.tables[t];
-        tb.rows.clear();
         tb.last_ddl = now;
         tb.data_obj_id = new_id;
         tb.objd_changed_scn = ddl_scn;
@@ -177,6 +183,23 @@ impl Model {
         self.next_obj = self.next_obj.max(new_id + 1);
     }
 
+    /// ALTER TABLE MOVE: each segment is rewritten into a new one, with a
+    /// new data object id from `new_id` on; every row gets a new ROWID.
+    fn move_table(&mut self, t: usize, ddl_scn: Scn, new_id: u64) {
+        self.new_segments(t, ddl_scn, new_id);
+        let rows: Vec<(i64, usize)> = self.tables[t]
+            .rows
+            .iter()
+            .map(|(k, r)| (*k, r.part))
+            .collect();
+        for (k, part) in rows {
+            let rid = self.alloc_rowid(t, part);
+            if let Some(r) = self.tables[t].rows.get_mut(&k) {
+                r.rowid = Arc::from(rid.as_str());
+            }
+        }
+    }
+
     /// The partition maintenance acts on (none for DROP TABLE); nothing
     /// when the table is not partitioned or the partition is gone.
     fn maintenance_target(
@@ -186,7 +209,12 @@ impl Model {
         partition: &Option<String>,
     ) -> Option<Option<usize>> {
         match (&self.tables[t].partitioning, action) {
-            (_, MaintenanceAction::DropTable | MaintenanceAction::TruncateTable) => Some(None),
+            (
+                _,
+                MaintenanceAction::DropTable
+                | MaintenanceAction::TruncateTable
+                | MaintenanceAction::MoveTable,
+            ) => Some(None),
             (Some(p), _) => {
                 let live: Vec<usize> = (0..p.partitions.len())
                     .filter(|&i| !p.partitions[i].dropped)
@@ -246,6 +274,7 @@ impl Model {
                 "ALTER TABLE \"{owner}\".\"{name}\" EXCHANGE PARTITION \"{pname}\" WITH TABLE \"{owner}\".\"{name}_XCHG\" WITHOUT VALIDATION;"
             ),
             MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
+            MaintenanceAction::MoveTable => format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE;"),
             // LogMiner gives the statement as it was typed: unquoted here,
             // so the capture names the table from the row's columns.
             MaintenanceAction::TruncateTable => {
@@ -280,6 +309,7 @@ impl Model {
                 }
             }
             (MaintenanceAction::TruncateTable, _) => self.truncate_table(t, ddl_scn, new_id),
+            (MaintenanceAction::MoveTable, _) => self.move_table(t, ddl_scn, new_id),
             (action, Some(p)) => {
                 let mut moved = Vec::new();
                 let mut removed = Vec::new();

@@ -9,9 +9,13 @@ use std::sync::Arc;
 use chrono::{Duration, NaiveDateTime};
 
 use crate::engine::row::{format_xid, Scn};
+use crate::engine::rowid::{decode_rowid, RowidPos};
 use crate::source::sim::value::Value;
 
 use super::Model;
+
+/// A row as an `AS OF` read by ROWID finds it: its ROWID and values.
+type RowAt = (Arc<str>, Arc<Vec<Value>>);
 
 /// A committed change kept for `AS OF SCN` reads while undo retains it.
 #[derive(Debug, Clone)]
@@ -20,6 +24,9 @@ pub(super) struct UndoEntry {
     pub(super) commit_time: NaiveDateTime,
     pub(super) key: i64,
     pub(super) before: Option<Arc<Vec<Value>>>,
+    /// Where the row was: an `AS OF` read by ROWID finds a deleted row
+    /// there.
+    pub(super) rowid: Arc<str>,
     /// Bytes this undo record takes in the undo tablespace.
     pub(super) bytes: u32,
 }
@@ -169,6 +176,63 @@ impl Model {
             }
         }
         out
+    }
+
+    /// `SELECT ..., ROWIDTOCHAR(ROWID) ... AS OF SCN WHERE ROWID > :after
+    /// ORDER BY ROWID` for a table read without a key: the rows as of
+    /// `as_of` past `after`, in ROWID order (data object id, file, block,
+    /// row), with their ROWIDs.
+    pub fn snapshot_rows_by_rowid(
+        &self,
+        t: usize,
+        as_of: Scn,
+        after: Option<RowidPos>,
+        limit: usize,
+    ) -> Vec<(Arc<str>, Arc<Vec<Value>>)> {
+        let table = &self.tables[t];
+        // Where and what each row changed after `as_of` was: the before
+        // image of its oldest later change, at the ROWID it had.
+        let mut over: BTreeMap<i64, Option<RowAt>> = BTreeMap::new();
+        for u in table.undo.iter().filter(|u| u.commit_scn > as_of) {
+            over.entry(u.key)
+                .or_insert_with(|| u.before.clone().map(|b| (u.rowid.clone(), b)));
+        }
+        for txn in &self.open {
+            for c in txn.changes.iter().filter(|c| c.table == t) {
+                over.entry(c.key)
+                    .or_insert_with(|| c.before.clone().map(|b| (c.rowid.clone(), b)));
+            }
+        }
+        let unchanged: Vec<RowAt> = table
+            .rows
+            .iter()
+            .filter(|(k, _)| !over.contains_key(k))
+            .map(|(_, r)| (r.rowid.clone(), r.values.clone()))
+            .collect();
+        let mut rows: Vec<(RowidPos, RowAt)> = unchanged
+            .into_iter()
+            .chain(over.into_values().flatten())
+            .filter_map(|(rid, v)| Some((decode_rowid(&rid)?, (rid, v))))
+            .filter(|(pos, _)| after.is_none_or(|a| *pos > a))
+            .collect();
+        rows.sort_unstable_by_key(|(pos, _)| *pos);
+        rows.truncate(limit);
+        rows.into_iter().map(|(_, r)| r).collect()
+    }
+
+    /// The data object ids of the segments holding table `t`'s rows now:
+    /// the table's own, or each live partition's.
+    pub fn segment_ids(&self, t: usize) -> Vec<u64> {
+        let tb = &self.tables[t];
+        match &tb.partitioning {
+            Some(p) => p
+                .partitions
+                .iter()
+                .filter(|x| !x.dropped)
+                .map(|x| x.data_obj_id)
+                .collect(),
+            None => vec![tb.data_obj_id],
+        }
     }
 
     /// The SCN above which `AS OF` reads of table `t` still find their undo.

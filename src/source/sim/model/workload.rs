@@ -451,6 +451,7 @@ impl Model {
                 commit_time,
                 key: c.key,
                 before: c.before.clone(),
+                rowid: c.rowid.clone(),
                 bytes,
             });
         }

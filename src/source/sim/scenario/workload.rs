@@ -131,6 +131,10 @@ pub enum MaintenanceAction {
     /// `TRUNCATE TABLE`: every row leaves without row redo and each
     /// segment gets a new data object id; a capture emits a truncate event.
     TruncateTable,
+    /// `ALTER TABLE ... MOVE` (or `SHRINK SPACE COMPACT` into a new
+    /// segment): every segment of the table gets a new data object id and
+    /// its rows new ROWIDs; no row redo.
+    MoveTable,
     DropTable,
 }
 
