@@ -26,6 +26,7 @@ mod snapshot;
 mod snapshot_dm8;
 mod snapshot_exact;
 mod snapshot_keyless;
+mod snapshot_raw_key;
 mod tail;
 mod truncate;
 mod value_forms;

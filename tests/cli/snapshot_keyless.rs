@@ -195,7 +195,7 @@ fn issue33_a_table_without_a_key_cut_inside_a_chunk_ends_as_the_table() {
     let out = cdcctl(dir.path(), &on);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("has no key to go on after"), "{stderr}");
-    let (sigkills, _, _) = kill_during_snapshot(dir.path(), &args, 6, 0x33_4b1e_55ed);
+    let (sigkills, _, _) = kill_during_snapshot(dir.path(), &args, 6, 0x0033_4b1e_55ed);
     assert!(sigkills > 0, "no kill landed");
     let out = cdcctl(dir.path(), &args);
     assert_eq!(

@@ -659,6 +659,16 @@ impl Sim {
                 .flatten();
             return Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key));
         }
+        if !tb.pk.is_empty() && tb.key_value(0).is_none() {
+            // The key is not the row number: Oracle's order of its values.
+            let rows = self
+                .model
+                .snapshot_rows_by_key(t, as_of_scn, after_key, limit);
+            let last_key = full(rows.len())
+                .then(|| rows.last().map(|(k, _)| k.clone()))
+                .flatten();
+            return Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key));
+        }
         let after = match after_key {
             Some(k) => Some(self.model.key_from_texts(t, k).ok_or_else(|| {
                 SourceError::Invalid(format!("after_key {k:?} is not a key of {}", tb.name))

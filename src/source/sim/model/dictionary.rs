@@ -121,7 +121,7 @@ impl Table {
         }
     }
 
-    pub(super) fn key_value(&self, key: i64) -> Option<(usize, Value)> {
+    pub fn key_value(&self, key: i64) -> Option<(usize, Value)> {
         let first = *self.pk.first()?;
         match self.columns.get(first)?.ty {
             ColType::Number { .. } | ColType::Int | ColType::BigInt => {

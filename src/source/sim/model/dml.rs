@@ -73,6 +73,11 @@ impl Model {
                 if c.nullable && !table.pk.contains(&i) && rng.chance(0.08) {
                     return Value::Null;
                 }
+                if let (ColType::Raw(n), true) = (&c.ty, table.pk.contains(&i)) {
+                    // A RAW key is a SYS_GUID(): 16 random bytes, unique.
+                    let len = (*n).clamp(1, 16) as usize;
+                    return Value::Raw((0..len).map(|_| rng.below(256) as u8).collect());
+                }
                 if let Some(p) = &table.partitioning {
                     if p.column == i {
                         if let Some(v) = self.partition_key_value(rng, table, c, now, initial) {

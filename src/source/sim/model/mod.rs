@@ -33,6 +33,7 @@ mod archive;
 mod dictionary;
 mod dml;
 mod faults;
+mod key_order;
 mod redo;
 mod truth;
 mod txn;

@@ -157,9 +157,11 @@ impl Scenario {
                 .find(|c| &c.name == k)
                 .map(|c| ColType::parse_in(c.ty.get_ref(), self.instance.dialect));
             if let Some(Ok(ty)) = ty {
-                if !ty.is_integral_key() {
+                // A RAW key is a SYS_GUID(): 16 random bytes.
+                let guid = matches!(ty, ColType::Raw(n) if n >= 16) && !self.is_dm();
+                if !ty.is_integral_key() && !guid {
                     return Err(invalid(format!(
-                        "table {}.{}: primary_key column {k} must be a NUMBER (DM8: INT, BIGINT or DECIMAL; the simulator generates keys in sequence)",
+                        "table {}.{}: primary_key column {k} must be a NUMBER, which the simulator fills in sequence, or (Oracle) a RAW(16) or wider, which it fills as SYS_GUID() does (DM8: INT, BIGINT or DECIMAL)",
                         t.owner, t.name
                     )));
                 }
