@@ -97,6 +97,15 @@ pub enum Finding {
     /// listed it open (DM8's V$TRX) wrote again: the changes buffered
     /// before the drop are lost, and its events are marked partial.
     ReappearedTransaction { xid: String },
+    /// DM8 rendered `changes` changes of the table made before a DDL of
+    /// it after that DDL (the capture was behind, or mined them again
+    /// after a restart): their events carry the columns as they are after
+    /// the DDL, not as the rows were written.
+    DictionaryDrift {
+        schema: String,
+        table: String,
+        changes: u64,
+    },
 }
 
 impl Finding {
@@ -116,6 +125,7 @@ impl Finding {
             Finding::KeyOnlyBeforeImage { .. } => "key_only_before_image",
             Finding::UnknownOperation { .. } => "unknown_operation",
             Finding::ReappearedTransaction { .. } => "reappeared_transaction",
+            Finding::DictionaryDrift { .. } => "dictionary_drift",
         }
     }
 
@@ -176,6 +186,13 @@ impl Finding {
             Finding::UnknownOperation { code, schema, table } => format!(
                 "{schema}.{table}: a row with OPERATION_CODE {code}, which cdcctl does not know; \
                  whatever change it carries is not in the stream"
+            ),
+            Finding::DictionaryDrift { schema, table, changes } => format!(
+                "{schema}.{table}: DM8 renders SQL_REDO with the columns a table has when the row \
+                 is mined, and {changes} change(s) of it made before this DDL were mined after it \
+                 (capture behind, or mining again after a restart): their events carry the columns \
+                 as they are after the DDL (an added column as NULL, a dropped one missing), not as \
+                 the rows were written"
             ),
             Finding::ReappearedTransaction { xid } => format!(
                 "transaction {xid} was dropped as rolled back when the open-transaction list no \

@@ -105,6 +105,9 @@ pub fn finding_advice(f: &Finding) -> Option<&'static str> {
         Finding::ReappearedTransaction { .. } => Some(
             "re-read the tables the transaction changed by snapshot; report the V$TRX row that was missing",
         ),
+        Finding::DictionaryDrift { .. } => Some(
+            "keep capture current around DDL (pause writes to the table, let capture catch up, then run the DDL); re-read the table by snapshot where the column set matters",
+        ),
         Finding::UnknownOperation { .. } => Some(
             "report the code with the row (`cdcctl redo parse`); re-read the table by snapshot where the change matters",
         ),

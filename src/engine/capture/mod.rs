@@ -20,6 +20,7 @@
 //! a rolled-back transaction from one still open.
 
 mod checks;
+mod drift;
 mod error;
 #[cfg(test)]
 mod tests;
@@ -173,6 +174,8 @@ pub struct Capture<S: RedoSource> {
     retries: u32,
     rows: Vec<LogMinerRow>,
     findings: Vec<TxnFinding>,
+    /// DM8 only: changes mined after a DDL they precede.
+    drift: drift::DriftWatch,
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
@@ -298,6 +301,7 @@ impl<S: RedoSource> Capture<S> {
             retries: 0,
             rows: Vec::new(),
             findings: Vec::new(),
+            drift: drift::DriftWatch::default(),
             warnings,
             partial_reported: BTreeSet::new(),
             first_start,
@@ -612,12 +616,16 @@ impl<S: RedoSource> Capture<S> {
         timing::timed(&mut self.clock.contents_query, || {
             self.source.query_contents(&query)
         })?;
+        if dm {
+            self.drift.begin(now.scn);
+        }
         let at = Instant::now();
         let mut sink_time = Duration::ZERO;
         let mut timed_sink = |e: CapturedEvent| timing::timed(&mut sink_time, || sink(e));
         let (read, last_row) = self.mine_rows(&mut timed_sink)?;
         let end = readable_end(&plan, last_row, dm, self.config.until_scn);
         self.buffer.finish_window(end, &mut timed_sink)?;
+        self.drift.mined_to(end);
         self.clock.sink = sink_time;
         self.clock.rows = at.elapsed();
         self.window_rows = Some(read);
@@ -712,6 +720,9 @@ impl<S: RedoSource> Capture<S> {
                 if !wanted(&self.config.tables, &row) {
                     continue;
                 }
+                if dialect == Dialect::Dm {
+                    watch_drift(&mut self.drift, &mut self.findings, &row);
+                }
                 if let Some(book) = self.book.as_mut() {
                     book.record(&row);
                 }
@@ -784,6 +795,29 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
             .min(plan.end_scn),
     };
     until.map_or(end, |u| end.min(u))
+}
+
+/// Counts a DM8 change for [`drift::DriftWatch`], or reports the
+/// changes a DDL row precedes that were mined after it.
+fn watch_drift(watch: &mut drift::DriftWatch, findings: &mut Vec<TxnFinding>, row: &LogMinerRow) {
+    let (Some(owner), Some(table)) = (row.seg_owner.as_deref(), row.table_name.as_deref()) else {
+        return;
+    };
+    if row.operation_code.is_dml() {
+        watch.change(owner, table);
+    } else if row.operation_code == OperationCode::Ddl {
+        if let Some(changes) = watch.ddl(owner, table, row.scn) {
+            findings.push(TxnFinding {
+                xid: row.xid.clone(),
+                scn: row.scn,
+                finding: Finding::DictionaryDrift {
+                    schema: owner.to_string(),
+                    table: table.to_string(),
+                    changes,
+                },
+            });
+        }
+    }
 }
 
 /// A DM8 source that cannot list its open transactions: DM8 writes no row

@@ -17,7 +17,9 @@
 //!   XA branches end in XA_COMMIT (38) and never in COMMIT (7), batched
 //!   updates show BATCH_UPDATE (4) (`dm.xa_pct`, `dm.batch_update_pct`);
 //!   the ACTIVE file's readable content may trail its `CLSN`
-//!   (`dm.active_file_lag`).
+//!   (`dm.active_file_lag`); SQL_REDO is rendered with the table's columns
+//!   when it is mined, so a row written before an ADD COLUMN and mined
+//!   after it names the new column, NULL.
 //!   The rows a query returns are the DM source's own query's
 //!   ([`crate::source::dm::sql::contents_selects`]), mapped as that source
 //!   maps DM8's codes;
@@ -467,14 +469,9 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             let cond = |b: &[Value]| -> String {
                 where_cols
                     .iter()
-                    .filter_map(|&i| {
-                        b.get(i).map(|v| {
-                            if v.is_null() {
-                                format!("{} IS NULL", col(i))
-                            } else {
-                                format!("{} = {}", col(i), lit(i, v))
-                            }
-                        })
+                    .map(|&i| match b.get(i).filter(|v| !v.is_null()) {
+                        Some(v) => format!("{} = {}", col(i), lit(i, v)),
+                        None => format!("{} IS NULL", col(i)),
                     })
                     .collect::<Vec<_>>()
                     .join(" AND ")
@@ -483,8 +480,12 @@ pub fn render(m: &Model, rec: &Rec) -> LogMinerRow {
             let a = after.as_deref().map(|v| v.as_slice()).unwrap_or(&[]);
             let sql = match op {
                 DmlOp::Insert => {
-                    let cols: Vec<String> = (0..a.len()).map(col).collect();
-                    let vals: Vec<String> = a.iter().enumerate().map(|(i, v)| lit(i, v)).collect();
+                    // The table's columns now, not when the row was written:
+                    // one added since is NULL.
+                    let cols: Vec<String> = (0..t.columns.len()).map(col).collect();
+                    let vals: Vec<String> = (0..t.columns.len())
+                        .map(|i| lit(i, a.get(i).unwrap_or(&Value::Null)))
+                        .collect();
                     format!(
                         "INSERT INTO {target}({}) VALUES({})",
                         cols.join(", "),

@@ -938,8 +938,12 @@ impl RedoSource for Sim {
             rows: rows
                 .into_iter()
                 .map(|v| {
-                    v.iter()
-                        .zip(&tb.columns)
+                    // Undo from before an ADD COLUMN lacks the new one: NULL.
+                    let value = |i: usize| v.get(i).unwrap_or(&Value::Null);
+                    tb.columns
+                        .iter()
+                        .enumerate()
+                        .map(|(i, c)| (value(i), c))
                         .map(|(x, c)| {
                             if is_dm {
                                 return dm::snapshot_text(x, &c.ty);

@@ -8,9 +8,10 @@ use crate::engine::event::{
     CapturedEvent, ChangeEvent, DdlEvent, Op, SnapshotMark, SourcePosition,
 };
 use crate::engine::row::Scn;
-use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
+use crate::source::sim::scenario::{ColumnSpec, FaultKind, MaintenanceAction, Scenario};
+use crate::source::sim::value::{ColType, Value};
 
-use super::dictionary::bound_cmp;
+use super::dictionary::{bound_cmp, Column};
 use super::redo::{Body, TxnTag};
 use super::workload::{Event, Scheduled};
 use super::{ms, secs_ms, Model};
@@ -102,6 +103,7 @@ impl Model {
         t: usize,
         action: MaintenanceAction,
         partition: Option<String>,
+        column: Option<&ColumnSpec>,
     ) -> bool {
         if self.tables[t].dropped {
             return true;
@@ -112,7 +114,7 @@ impl Model {
         if self.maintenance_blocked(t, part) {
             return false;
         }
-        let sql = self.maintenance_sql(t, action, part);
+        let sql = self.maintenance_sql(t, action, part, column);
         let xid = self.new_xid();
         let user: Arc<str> = Arc::from(self.scenario.workload.username.as_str());
         let pdb = self.con_name(Some(t));
@@ -132,7 +134,10 @@ impl Model {
             )
             .scn;
         let ddl_time = self.now_sec();
-        self.maintenance_effect(t, action, part, ddl_scn);
+        match column.filter(|_| action == MaintenanceAction::AddColumn) {
+            Some(c) => self.add_column(t, c),
+            None => self.maintenance_effect(t, action, part, ddl_scn),
+        }
         let commit_scn = self
             .emit(1, &tag, Body::Commit { start_scn }, 40, false)
             .scn;
@@ -200,6 +205,25 @@ impl Model {
         }
     }
 
+    /// ALTER TABLE ADD: the column joins the dictionary, NULL in every
+    /// row; redo written before keeps the values it had.
+    fn add_column(&mut self, t: usize, spec: &ColumnSpec) {
+        let dialect = self.scenario.instance.dialect;
+        let now = self.now_sec();
+        let tb = &mut self.tables[t];
+        tb.last_ddl = now;
+        tb.columns.push(Column {
+            name: spec.name.clone(),
+            ty: ColType::parse_in(spec.ty.get_ref(), dialect).unwrap_or(ColType::Varchar2(100)),
+            nullable: true,
+        });
+        for row in tb.rows.values_mut() {
+            let mut values = row.values.as_ref().clone();
+            values.push(Value::Null);
+            row.values = Arc::new(values);
+        }
+    }
+
     /// The partition maintenance acts on (none for DROP TABLE); nothing
     /// when the table is not partitioned or the partition is gone.
     fn maintenance_target(
@@ -213,7 +237,8 @@ impl Model {
                 _,
                 MaintenanceAction::DropTable
                 | MaintenanceAction::TruncateTable
-                | MaintenanceAction::MoveTable,
+                | MaintenanceAction::MoveTable
+                | MaintenanceAction::AddColumn,
             ) => Some(None),
             (Some(p), _) => {
                 let live: Vec<usize> = (0..p.partitions.len())
@@ -249,7 +274,13 @@ impl Model {
     }
 
     /// The DDL statement of the action on the table or its partition.
-    fn maintenance_sql(&self, t: usize, action: MaintenanceAction, part: Option<usize>) -> String {
+    fn maintenance_sql(
+        &self,
+        t: usize,
+        action: MaintenanceAction,
+        part: Option<usize>,
+        column: Option<&ColumnSpec>,
+    ) -> String {
         let owner = self.tables[t].name.owner.clone();
         let name = self.tables[t].name.table.clone();
         let pname = part
@@ -275,6 +306,10 @@ impl Model {
             ),
             MaintenanceAction::DropTable => format!("DROP TABLE \"{owner}\".\"{name}\" PURGE;"),
             MaintenanceAction::MoveTable => format!("ALTER TABLE \"{owner}\".\"{name}\" MOVE;"),
+            MaintenanceAction::AddColumn => {
+                let (column, ty) = column.map_or(("", ""), |c| (c.name.as_str(), c.ty.get_ref().as_str()));
+                format!("ALTER TABLE \"{owner}\".\"{name}\" ADD \"{column}\" {ty};")
+            }
             // LogMiner gives the statement as it was typed: unquoted here,
             // so the capture names the table from the row's columns.
             MaintenanceAction::TruncateTable => {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::{Duration, Timelike};
 
 use crate::engine::event::CapturedEvent;
-use crate::source::sim::scenario::{FaultKind, MaintenanceAction, Scenario};
+use crate::source::sim::scenario::{ColumnSpec, FaultKind, MaintenanceAction, Scenario};
 
 use super::dictionary::Table;
 use super::redo::{Body, TxnTag};
@@ -39,6 +39,7 @@ pub(super) enum Event {
         action: MaintenanceAction,
         partition: Option<String>,
         every_s: Option<u64>,
+        column: Option<ColumnSpec>,
     },
     Fault {
         kind: FaultKind,
@@ -85,6 +86,7 @@ pub(super) fn schedule(scenario: &Scenario, tables: &[Table]) -> Vec<Scheduled> 
                     action: m.action,
                     partition: m.partition.clone(),
                     every_s: m.every_s,
+                    column: m.column.clone(),
                 },
             });
         }
@@ -214,8 +216,9 @@ impl Model {
                     action,
                     ref partition,
                     every_s,
+                    ref column,
                 } => {
-                    let done = self.maintenance(table, action, partition.clone());
+                    let done = self.maintenance(table, action, partition.clone(), column.as_ref());
                     if !done {
                         // Blocked by open transactions on the segment: retry shortly.
                         self.scheduled.push(Scheduled {

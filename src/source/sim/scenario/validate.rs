@@ -436,6 +436,19 @@ impl Scenario {
         }
         for m in &self.workload.maintenance {
             check("workload.maintenance", &Some(m.table.clone()))?;
+            let adds = m.action == super::MaintenanceAction::AddColumn;
+            if adds != m.column.is_some() {
+                return Err(invalid(format!(
+                    "workload.maintenance on {}: `column = {{ name = \"…\", type = \"…\" }}` goes with action = \"add_column\", and only with it",
+                    m.table
+                )));
+            }
+            if adds && !self.is_dm() {
+                return Err(invalid(format!(
+                    "workload.maintenance on {}: add_column is modelled for DM8 only (Oracle's LogMiner marks rows mined across it as a dictionary version mismatch, which the simulator does not model)",
+                    m.table
+                )));
+            }
         }
         Ok(())
     }
@@ -470,9 +483,13 @@ impl Scenario {
             .faults
             .iter()
             .any(|f| f.kind != super::FaultKind::ConnectionDrop);
-        if oracle_faults || !w.maintenance.is_empty() {
+        let oracle_ddl = w
+            .maintenance
+            .iter()
+            .any(|m| m.action != super::MaintenanceAction::AddColumn);
+        if oracle_faults || oracle_ddl {
             return Err(invalid(
-                "faults other than connection_drop, and workload.maintenance, raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
+                "faults other than connection_drop, and workload.maintenance other than add_column, raise Oracle's errors and DDL; the DM8 mode does not model them".into(),
             ));
         }
         if let Some(t) = self.tables.iter().find(|t| t.partitioning.is_some()) {

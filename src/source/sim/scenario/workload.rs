@@ -135,6 +135,10 @@ pub enum MaintenanceAction {
     /// segment): every segment of the table gets a new data object id and
     /// its rows new ROWIDs; no row redo.
     MoveTable,
+    /// `ALTER TABLE ... ADD` the `column` of the entry (DM8 only): rows
+    /// mined after it render with the new column set, also those written
+    /// before it.
+    AddColumn,
     DropTable,
 }
 
@@ -151,6 +155,9 @@ pub struct MaintenanceSpec {
     /// Repeat every this many seconds.
     #[serde(default)]
     pub every_s: Option<u64>,
+    /// The column `add_column` adds.
+    #[serde(default)]
+    pub column: Option<super::tables::ColumnSpec>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -42,9 +42,19 @@ pub(super) struct Captured {
 /// Captures `scns` SCNs of a DM8 scenario from where its warm-up left it,
 /// polled as a running capture polls (a second of database time each).
 pub(super) fn capture_dm8(scenario: Scenario, scns: Scn) -> Captured {
-    let source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
+    capture_dm8_from(scenario, scns, false)
+}
+
+/// As [`capture_dm8`]; `behind`: the database has already run to the end
+/// of the range when the capture starts, so every row is mined after all
+/// that happened in it.
+fn capture_dm8_from(scenario: Scenario, scns: Scn, behind: bool) -> Captured {
+    let mut source = Sim::new(scenario.clone(), Clock::Virtual { step_ms: 1000 });
     let from = source.model().scn;
     let until = from + scns;
+    if behind {
+        source.advance_to_scn(until);
+    }
     let config = CaptureConfig {
         buffer: BufferConfig {
             db_name: source.db_name().to_string(),
@@ -390,4 +400,70 @@ fn run_end(run: &Captured) -> Scn {
         })
         .max()
         .unwrap_or(0)
+}
+
+/// `APP.ORDERS` gets a column 30 s after the warm-up.
+const ADD_REGION: (&str, &str) = (
+    "username = \"APP\"",
+    "username = \"APP\"\nmaintenance = [{ at_s = 330, table = \"APP.ORDERS\", action = \"add_column\", \
+     column = { name = \"REGION\", type = \"VARCHAR(10)\" } }]",
+);
+
+/// The changes of the dictionary-drift finding of APP.ORDERS, if any.
+fn drifted(run: &Captured) -> u64 {
+    run.findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::DictionaryDrift { table, changes, .. } if table == "ORDERS" => Some(*changes),
+            _ => None,
+        })
+        .sum()
+}
+
+#[test]
+fn changes_mined_after_an_add_column_they_precede_take_the_new_column_and_are_a_finding_issue34() {
+    let scenario = dm8_scenario(&[ADD_REGION]);
+    let behind = capture_dm8_from(scenario.clone(), 6_000, true);
+    assert!(
+        behind.error.is_none(),
+        "{:?}",
+        behind.error.as_ref().map(ToString::to_string)
+    );
+    let ddl_scn = behind
+        .events
+        .iter()
+        .find_map(|e| match e {
+            CapturedEvent::Ddl(d) if d.ddl.contains("ADD \"REGION\"") => Some(d.source.scn),
+            _ => None,
+        })
+        .expect("the ADD COLUMN was mined");
+    // DM8 renders with today's columns: an insert written before the DDL
+    // names REGION (NULL), which the row did not have when written.
+    let early = behind
+        .events
+        .iter()
+        .find_map(|e| match e {
+            CapturedEvent::Change(c)
+                if c.op == Op::Create && c.source.table == "ORDERS" && c.source.scn < ddl_scn =>
+            {
+                Some(c)
+            }
+            _ => None,
+        })
+        .expect("an insert before the DDL");
+    assert!(
+        early
+            .after
+            .as_ref()
+            .is_some_and(|a| a.get("REGION").is_some()),
+        "{early:?}"
+    );
+    let n = drifted(&behind);
+    assert!(
+        n > 10,
+        "a capture behind the DDL mined {n} earlier changes after it"
+    );
+    // A capture that keeps up mined most of them before the DDL was made.
+    let current = capture_dm8(scenario, 6_000);
+    assert!(drifted(&current) < n, "{} >= {n}", drifted(&current));
 }
