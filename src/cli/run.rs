@@ -65,6 +65,12 @@ pub struct RunArgs {
     /// Extended strings are reassembled either way.
     #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
     pub lob: crate::cli::redo_replay::LobArg,
+    /// With --lob capture, MiB of LOB values kept per row (from inserts,
+    /// snapshot rows and updates that wrote them) to give to later updates
+    /// that leave the LOB alone, which the redo carries as the unavailable
+    /// marker; 0 keeps none. A row not seen by this run keeps the marker.
+    #[arg(long, value_name = "MIB", default_value_t = 64)]
+    pub lob_memory_mb: u64,
     /// Schema-change (DDL) events: with the row changes (`inline`), left
     /// out (`skip`), or appended to a file of their own (a path), as
     /// Debezium keeps them off the tables' topics. A reader that takes the
@@ -239,6 +245,7 @@ fn daemon_config(global: &GlobalArgs, args: &RunArgs) -> Result<DaemonConfig, St
     };
     c.relaxed_quotes = args.relaxed_quotes;
     c.lob = args.lob.into();
+    c.lob_memory_mb = args.lob_memory_mb;
     c.schema_changes = args.schema_changes.clone();
     c.dead_letter.clone_from(&args.dead_letter);
     c.forms = args.forms.forms();

@@ -52,6 +52,9 @@ pub struct DaemonConfig {
     pub on_parse_error: OnParseError,
     pub relaxed_quotes: bool,
     pub lob: LobMode,
+    /// With [`LobMode::Capture`], MiB of LOB values remembered per row for
+    /// updates that leave a LOB alone (`engine::lob_memory`); 0: none.
+    pub lob_memory_mb: u64,
     pub schema_changes: SchemaChanges,
     /// Where rows the parser rejects go with [`OnParseError::Warn`].
     pub dead_letter: PathBuf,
@@ -96,6 +99,7 @@ impl DaemonConfig {
             on_parse_error: OnParseError::Fail,
             relaxed_quotes: false,
             lob: LobMode::Placeholder,
+            lob_memory_mb: 64,
             schema_changes: SchemaChanges::Inline,
             dead_letter: PathBuf::from("cdcctl-dead-letter.jsonl"),
             forms: ValueForms::default(),

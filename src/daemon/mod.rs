@@ -224,7 +224,10 @@ fn stages(
         reporter,
     };
     let limit = config.count.unwrap_or(u64::MAX);
-    let outbox = Outbox::new(tx, started.destination_last, limit);
+    let mut outbox = Outbox::new(tx, started.destination_last, limit);
+    if let Some(lobs) = started.lob_memory {
+        outbox.remember_lobs(lobs);
+    }
     std::thread::scope(|scope| {
         let delivering = std::thread::Builder::new()
             .name("cdcctl-sink".into())

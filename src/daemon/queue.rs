@@ -13,6 +13,7 @@ use std::sync::mpsc::SyncSender;
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
 use crate::engine::emit::SinkError as EmitError;
 use crate::engine::event::CapturedEvent;
+use crate::engine::lob_memory::LobMemory;
 use crate::engine::metrics::CaptureStatus;
 use crate::engine::snapshot::SnapshotProgress;
 use crate::sink::{event_key, ResumeAfter};
@@ -64,6 +65,7 @@ pub struct Outbox {
     written: u64,
     limit: u64,
     stopped: bool,
+    lobs: Option<LobMemory>,
 }
 
 impl Outbox {
@@ -80,15 +82,27 @@ impl Outbox {
             last: destination_last,
             written: 0,
             limit,
+            lobs: None,
             stopped: false,
         }
     }
 
     /// Queues one event, unless the destination holds it already. Fails
     /// once `limit` events were written, or when the sink stage stopped.
-    pub fn push(&mut self, event: CapturedEvent) -> Result<(), EmitError> {
+    /// Fills LOBs that events mark unavailable from the values `lobs`
+    /// learns from the events before them.
+    pub fn remember_lobs(&mut self, lobs: LobMemory) {
+        self.lobs = Some(lobs);
+    }
+
+    pub fn push(&mut self, mut event: CapturedEvent) -> Result<(), EmitError> {
         if self.written >= self.limit {
             return Err("event limit reached".into());
+        }
+        // Before the resume check: an event the destination holds already
+        // still says what the row's LOBs are.
+        if let Some(lobs) = self.lobs.as_mut() {
+            lobs.apply(&mut event);
         }
         let key = event_key(&event);
         if !self.resume.admits(&key) {

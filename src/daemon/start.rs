@@ -13,9 +13,10 @@ use crate::connect::{OpenError, OpenedSource};
 use crate::engine::capture::{Capture, CaptureConfig, StartAt};
 use crate::engine::checkpoint::{Checkpoint, EventPosition, FileCheckpointStore};
 use crate::engine::event::ColumnKind;
+use crate::engine::lob_memory::LobMemory;
 use crate::engine::session::{plan, PlanError, PlannerConfig};
 use crate::engine::snapshot::{KeyKind, SnapshotKey, SnapshotMode, SnapshotProgress, Snapshotter};
-use crate::engine::txn::{BufferConfig, OnParseError};
+use crate::engine::txn::{BufferConfig, LobMode, OnParseError};
 use crate::sink::kafka::KafkaSink;
 use crate::sink::lock::WriterLock;
 use crate::sink::schema_changes::{SchemaChangeRouter, SchemaChanges};
@@ -64,6 +65,8 @@ pub struct Started {
     pub rotated_after: Option<EventPosition>,
     /// The last event the destination held at start.
     pub destination_last: Option<EventPosition>,
+    /// LOB values remembered for updates that leave a LOB alone.
+    pub lob_memory: Option<LobMemory>,
 }
 
 fn say(reporter: &dyn Reporter, message: String) {
@@ -279,6 +282,7 @@ pub fn begin(
     let tables = snapshot_tables(config, &opened);
     let mut sink = assemble_sink(config, prepared.kafka.take(), output, &opened)?;
     let mut capture_config = capture_config(config, &opened, start);
+    let lob_memory = lob_memory(config, &opened);
     let mut source = Prefetch::spawn(opened.source)
         .map_err(|e| DaemonError::usage(format!("cannot start the fetch thread: {e}")))?;
     let current = first_current_scn(&mut source, reporter)?;
@@ -330,6 +334,7 @@ pub fn begin(
         store,
         stamp,
         rotated_after,
+        lob_memory,
     };
     if fresh || resnapshot {
         store_first_checkpoint(&mut started, resnapshot)?;
@@ -449,6 +454,18 @@ fn capture_config(config: &DaemonConfig, opened: &OpenedSource, start: StartAt) 
         binary_columns: opened.binary_columns.clone(),
         ..CaptureConfig::default()
     }
+}
+
+/// With `--lob capture`, the memory of LOB values per keyed row.
+fn lob_memory(config: &DaemonConfig, opened: &OpenedSource) -> Option<LobMemory> {
+    let bytes = usize::try_from(config.lob_memory_mb.saturating_mul(1 << 20)).unwrap_or(usize::MAX);
+    (config.lob == LobMode::Capture && bytes > 0).then(|| {
+        LobMemory::new(
+            opened.lob_columns.clone(),
+            opened.key_columns.clone(),
+            bytes,
+        )
+    })
 }
 
 /// The database's current SCN, reconnecting on a dropped connection as the

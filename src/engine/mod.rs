@@ -15,6 +15,7 @@ pub mod event;
 pub mod finding;
 pub mod inflight;
 pub mod lag_cause;
+pub mod lob_memory;
 pub mod metrics;
 pub mod port;
 pub mod redo;

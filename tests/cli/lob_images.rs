@@ -210,3 +210,66 @@ fn issue32_lob_capture_images_applied_by_a_consumer_end_in_the_redo_forms_table_
     let wrong = applied_run("redo-forms");
     assert!(wrong.is_empty(), "wrong rows per column: {wrong:?}");
 }
+
+/// `run --lob capture` of `demo` from its initial snapshot, applied from
+/// nothing: the wrong DOCS cells, and the DOCS cells left as the marker.
+fn docs_from_the_snapshot(lob_memory_mb: &str) -> (BTreeMap<String, usize>, usize) {
+    const AT: &str = "13100000";
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = cdcctl(
+        dir.path(),
+        &[
+            "--source",
+            "sim:demo?clock=virtual",
+            "run",
+            "APP.DOCS",
+            "--lob",
+            "capture",
+            "--lob-memory-mb",
+            lob_memory_mb,
+            "--until-scn",
+            AT,
+            "--output",
+            "out.jsonl",
+            "--checkpoint",
+            "cp.json",
+            "--schema-changes",
+            "skip",
+            "--status-every",
+            "1h",
+        ],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
+    let events = lines(&out);
+    let (mut want, keys) = table_state(dir.path(), "demo", AT);
+    want.retain(|k, _| k.0 == "DOCS");
+    let mut got = State::new();
+    apply(&mut got, &keys, &events);
+    let marked = got
+        .values()
+        .flat_map(|row| row.values())
+        .filter(|(_, m)| *m)
+        .count();
+    (wrong_rows(&got, &want), marked)
+}
+
+#[test]
+fn issue32_an_update_leaving_a_lob_alone_carries_the_value_the_run_last_saw() {
+    let (wrong, marked) = docs_from_the_snapshot("64");
+    assert!(wrong.is_empty(), "wrong rows per column: {wrong:?}");
+    assert_eq!(
+        marked, 0,
+        "every LOB was read by the snapshot or written since"
+    );
+    let (_, without) = docs_from_the_snapshot("0");
+    assert!(
+        without > 100,
+        "without the memory {without} cells stay the marker"
+    );
+}
