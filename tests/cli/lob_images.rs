@@ -157,41 +157,41 @@ fn wrong_rows(got: &State, want: &State) -> BTreeMap<String, usize> {
     wrong
 }
 
-/// `run --lob capture` of a scenario over (FROM, UNTIL], applied onto the
-/// table contents at FROM: the wrong rows against the contents at UNTIL.
-fn applied_run(scenario: &str) -> BTreeMap<String, usize> {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let source = format!("sim:{scenario}?clock=virtual");
-    let run = cdcctl(
-        dir.path(),
-        &[
-            "--source",
-            &source,
-            "run",
-            "--lob",
-            "capture",
-            "--from-scn",
-            FROM,
-            "--until-scn",
-            UNTIL,
-            "--output",
-            "out.jsonl",
-            "--checkpoint",
-            "cp.json",
-            "--schema-changes",
-            "skip",
-            "--status-every",
-            "1h",
-        ],
-    );
+/// `run --lob capture` of `source` with `extra` into `dir`: its events.
+fn lob_capture_run(dir: &Path, source: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec!["--source", source, "run", "--lob", "capture"];
+    args.extend_from_slice(extra);
+    args.extend([
+        "--output",
+        "out.jsonl",
+        "--checkpoint",
+        "cp.json",
+        "--schema-changes",
+        "skip",
+        "--status-every",
+        "1h",
+    ]);
+    let run = cdcctl(dir, &args);
     assert_eq!(
         run.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
-    let events = lines(&out);
+    let out = std::fs::read_to_string(dir.join("out.jsonl")).expect("output");
+    lines(&out)
+}
+
+/// `run --lob capture` of a scenario over (FROM, UNTIL], applied onto the
+/// table contents at FROM: the wrong rows against the contents at UNTIL.
+fn applied_run(scenario: &str) -> BTreeMap<String, usize> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = format!("sim:{scenario}?clock=virtual");
+    let events = lob_capture_run(
+        dir.path(),
+        &source,
+        &["--from-scn", FROM, "--until-scn", UNTIL],
+    );
     assert!(events.len() > 1000, "{scenario}: {} events", events.len());
     let (mut state, keys) = table_state(dir.path(), scenario, FROM);
     let (want, _) = table_state(dir.path(), scenario, UNTIL);
@@ -216,37 +216,17 @@ fn issue32_lob_capture_images_applied_by_a_consumer_end_in_the_redo_forms_table_
 fn docs_from_the_snapshot(lob_memory_mb: &str) -> (BTreeMap<String, usize>, usize) {
     const AT: &str = "13100000";
     let dir = tempfile::tempdir().expect("tempdir");
-    let run = cdcctl(
+    let events = lob_capture_run(
         dir.path(),
+        "sim:demo?clock=virtual",
         &[
-            "--source",
-            "sim:demo?clock=virtual",
-            "run",
             "APP.DOCS",
-            "--lob",
-            "capture",
             "--lob-memory-mb",
             lob_memory_mb,
             "--until-scn",
             AT,
-            "--output",
-            "out.jsonl",
-            "--checkpoint",
-            "cp.json",
-            "--schema-changes",
-            "skip",
-            "--status-every",
-            "1h",
         ],
     );
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let out = std::fs::read_to_string(dir.path().join("out.jsonl")).expect("output");
-    let events = lines(&out);
     let (mut want, keys) = table_state(dir.path(), "demo", AT);
     want.retain(|k, _| k.0 == "DOCS");
     let mut got = State::new();

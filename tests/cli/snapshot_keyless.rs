@@ -7,13 +7,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::run::{cdcctl, lines};
-use crate::snapshot::{kill_during_snapshot, output, UNTIL};
+use crate::snapshot::{kill_during_snapshot, output, snapshot_run_of, UNTIL};
 
-/// APP.EVENT_LOG has no key; `ALTER TABLE MOVE` runs three seconds into
-/// its snapshot, whose 500-row chunks take 1.25 s each.
-const SCENARIO: &str = r#"
-name = "keyless-move"
-description = "a table without a key, moved while its snapshot reads it"
+/// A 19c instance with one table (`table`, its `[[tables]]` entry) of
+/// 3,000 rows changed 40 times a second, whose 500-row chunks take 1.25 s
+/// to read; `maintenance` is the workload's list.
+pub(crate) fn one_table_scenario(name: &str, table: &str, maintenance: &str) -> String {
+    format!(
+        r#"
+name = "{name}"
+description = "one table snapshotted while it changes"
 seed = 4242
 start_time = "2025-03-28T09:00:00"
 warmup_s = 60
@@ -31,16 +34,10 @@ user = "CDCCTL"
 archive_retention_s = 86400
 
 [[tables]]
-owner = "APP"
-name = "EVENT_LOG"
-supplemental_logging = "all"
+{table}
 rows = 3000
 weight = 1.0
-columns = [
-  { name = "EVENT_ID", type = "NUMBER(18)" },
-  { name = "KIND", type = "VARCHAR2(20)" },
-  { name = "AMOUNT", type = "NUMBER(12,2)" },
-]
+supplemental_logging = "all"
 
 [workload]
 rate = 40.0
@@ -50,27 +47,29 @@ delete = 20
 txn_size = [1, 3]
 concurrency = 3
 username = "APP"
-maintenance = [{ at_s = 63, table = "APP.EVENT_LOG", action = "move_table" }]
-"#;
+maintenance = [{maintenance}]
+"#
+    )
+}
+
+/// APP.EVENT_LOG has no key; `ALTER TABLE MOVE` runs three seconds into
+/// its snapshot.
+fn scenario() -> String {
+    let table = r#"owner = "APP"
+name = "EVENT_LOG"
+columns = [
+  { name = "EVENT_ID", type = "NUMBER(18)" },
+  { name = "KIND", type = "VARCHAR2(20)" },
+  { name = "AMOUNT", type = "NUMBER(12,2)" },
+]"#;
+    let moved = r#"{ at_s = 63, table = "APP.EVENT_LOG", action = "move_table" }"#;
+    one_table_scenario("keyless-move", table, moved)
+}
 
 const SOURCE: &str = "sim:keyless.toml?clock=virtual";
 
 fn run_args() -> Vec<&'static str> {
-    vec![
-        "--source",
-        SOURCE,
-        "run",
-        "--output",
-        "out.jsonl",
-        "--checkpoint",
-        "cp.json",
-        "--until-scn",
-        UNTIL,
-        "--snapshot-chunk-rows",
-        "500",
-        "--status-every",
-        "1h",
-    ]
+    snapshot_run_of(SOURCE, "500", &[])
 }
 
 /// Rows as a multiset: a row without a key is only its values.
@@ -155,7 +154,7 @@ fn assert_output_is_the_table(dir: &Path, events: &[serde_json::Value]) {
 #[test]
 fn issue33_a_table_without_a_key_moved_during_its_snapshot_is_read_again_after_a_truncate() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("keyless.toml"), SCENARIO).expect("scenario");
+    std::fs::write(dir.path().join("keyless.toml"), scenario()).expect("scenario");
     let out = cdcctl(dir.path(), &run_args());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -175,7 +174,7 @@ fn issue33_a_table_without_a_key_moved_during_its_snapshot_is_read_again_after_a
 #[test]
 fn issue33_a_table_without_a_key_cut_inside_a_chunk_ends_as_the_table() {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("keyless.toml"), SCENARIO).expect("scenario");
+    std::fs::write(dir.path().join("keyless.toml"), scenario()).expect("scenario");
     let args = run_args();
     // Stopped by the event limit a few rows into the first chunk: the
     // output holds part of a chunk the checkpoint does not count.

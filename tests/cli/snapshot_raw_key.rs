@@ -8,71 +8,27 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::run::{cdcctl, lines};
-use crate::snapshot::{kill_during_snapshot, output, reduce, UNTIL};
+use crate::snapshot::{kill_during_snapshot, output, reduce, snapshot_run_of, UNTIL};
 use crate::snapshot_exact::assert_each_key_is_one_r_then_its_later_changes;
+use crate::snapshot_keyless::one_table_scenario;
 
-const SCENARIO: &str = r#"
-name = "raw-key"
-description = "a table keyed by a RAW(16) snapshotted while it changes"
-seed = 1616
-start_time = "2025-03-28T09:00:00"
-warmup_s = 60
-
-[instance]
-version = "19c"
-supplemental_logging = "min"
-undo_retention_s = 900
-read_rows_per_s = 400
-
-[connection]
-user = "CDCCTL"
-
-[redo]
-archive_retention_s = 86400
-
-[[tables]]
-owner = "APP"
+/// APP.DOCS, keyed by a RAW(16).
+fn scenario() -> String {
+    let table = r#"owner = "APP"
 name = "DOCS"
-supplemental_logging = "all"
-rows = 3000
-weight = 1.0
 primary_key = ["DOC_ID"]
 columns = [
   { name = "DOC_ID", type = "RAW(16)", nullable = false },
   { name = "TITLE", type = "VARCHAR2(40)" },
   { name = "AMOUNT", type = "NUMBER(12,2)" },
-]
-
-[workload]
-rate = 40.0
-insert = 40
-update = 40
-delete = 20
-txn_size = [1, 3]
-concurrency = 3
-username = "APP"
-"#;
+]"#;
+    one_table_scenario("raw-key", table, "")
+}
 
 const SOURCE: &str = "sim:raw-key.toml?clock=virtual";
 
 fn run_args(binary: &'static str) -> Vec<&'static str> {
-    vec![
-        "--source",
-        SOURCE,
-        "run",
-        "--output",
-        "out.jsonl",
-        "--checkpoint",
-        "cp.json",
-        "--until-scn",
-        UNTIL,
-        "--snapshot-chunk-rows",
-        "500",
-        "--status-every",
-        "1h",
-        "--binary-handling",
-        binary,
-    ]
+    snapshot_run_of(SOURCE, "500", &["--binary-handling", binary])
 }
 
 /// `sim truth --table-state` in the run's binary form: row by key.
@@ -108,7 +64,7 @@ fn truth(dir: &Path, binary: &str) -> BTreeMap<String, serde_json::Value> {
 
 fn killed_inside_chunks_ends_as_the_table(binary: &'static str, seed: u64) {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("raw-key.toml"), SCENARIO).expect("scenario");
+    std::fs::write(dir.path().join("raw-key.toml"), scenario()).expect("scenario");
     let args = run_args(binary);
     // Cut a few rows into the first chunk, then resumed after its last
     // written key: the deterministic case of the kills below.
