@@ -709,6 +709,9 @@ impl<S: RedoSource> Capture<S> {
             read += n as u64;
             for row in self.rows.drain(..) {
                 last_row = last_row.max(Some(row.scn));
+                if is_lob_piece(row.operation_code) {
+                    self.clock.lob_rows += 1;
+                }
                 if row.scn > until {
                     continue;
                 }
@@ -799,6 +802,17 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
 
 /// Counts a DM8 change for [`drift::DriftWatch`], or reports the
 /// changes a DDL row precedes that were mined after it.
+/// A row of a LOB's pieces rather than of its row's DML.
+fn is_lob_piece(op: OperationCode) -> bool {
+    matches!(
+        op,
+        OperationCode::SelectLobLocator
+            | OperationCode::LobWrite
+            | OperationCode::LobTrim
+            | OperationCode::LobErase
+    )
+}
+
 fn watch_drift(watch: &mut drift::DriftWatch, findings: &mut Vec<TxnFinding>, row: &LogMinerRow) {
     let (Some(owner), Some(table)) = (row.seg_owner.as_deref(), row.table_name.as_deref()) else {
         return;

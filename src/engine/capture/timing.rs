@@ -26,6 +26,8 @@ pub(super) struct WindowClock {
     pub sink: Duration,
     /// Time inside the row loop and the window's end (fetch and sink included).
     pub rows: Duration,
+    /// LOB pieces among the window's rows.
+    pub lob_rows: u64,
     busy_share: Option<f64>,
 }
 
@@ -77,6 +79,7 @@ impl WindowClock {
             scns: plan.end_scn.saturating_sub(plan.from_scn),
             logs: u32::try_from(plan.logs.len()).unwrap_or(u32::MAX),
             rows,
+            lob_rows: self.lob_rows,
         })
     }
 

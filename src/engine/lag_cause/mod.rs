@@ -44,12 +44,24 @@ pub struct WindowTimings {
     pub scns: u64,
     pub logs: u32,
     pub rows: u64,
+    /// Rows of LOB pieces among them (SELECT_LOB_LOCATOR, LOB_WRITE,
+    /// LOB_TRIM, LOB_ERASE).
+    #[serde(default)]
+    pub lob_rows: u64,
 }
 
 impl WindowTimings {
     /// Time LogMiner took: session start, contents query, fetch.
     pub fn source_s(&self) -> f64 {
         self.session_start_s + self.contents_query_s + self.fetch_s
+    }
+
+    fn share_of_rows(&self, part: u64) -> f64 {
+        if self.rows > 0 {
+            part as f64 / self.rows as f64
+        } else {
+            0.0
+        }
     }
 
     fn share(&self, part: f64) -> f64 {
@@ -143,6 +155,8 @@ pub enum Cause {
     SlowLogminer,
     /// The engine's time goes to a transaction spilling to disk.
     Spilling,
+    /// Most of the window's rows are LOB pieces.
+    LobHeavy,
     Overloaded,
     ArchiverBehind,
     /// Behind, with no window timed yet to say where the time goes.
@@ -151,7 +165,7 @@ pub enum Cause {
 }
 
 impl Cause {
-    pub const ALL: [Cause; 11] = [
+    pub const ALL: [Cause; 12] = [
         Cause::SourceErrors,
         Cause::SnapshotChunk,
         Cause::SlowSink,
@@ -159,6 +173,7 @@ impl Cause {
         Cause::LogSwitchStorm,
         Cause::SlowLogminer,
         Cause::Spilling,
+        Cause::LobHeavy,
         Cause::Overloaded,
         Cause::ArchiverBehind,
         Cause::Unexplained,
@@ -175,6 +190,7 @@ impl Cause {
             Cause::LogSwitchStorm => "log_switch_storm",
             Cause::SlowLogminer => "slow_logminer",
             Cause::Spilling => "spilling",
+            Cause::LobHeavy => "lob_heavy",
             Cause::Overloaded => "overloaded",
             Cause::ArchiverBehind => "archiver_behind",
             Cause::Unexplained => "unexplained",
@@ -192,6 +208,7 @@ impl Cause {
             Cause::LogSwitchStorm => "log-switch storm",
             Cause::SlowLogminer => "LogMiner is slow",
             Cause::Spilling => "a huge transaction spills to disk",
+            Cause::LobHeavy => "LOB writes fill the redo",
             Cause::Overloaded => "redo arrives faster than the engine parses it",
             Cause::ArchiverBehind => "the archiver is behind",
             Cause::Unexplained => "behind, no window timed yet",
@@ -299,6 +316,9 @@ fn dominant_stage(f: &LagFacts) -> Option<Diagnosis> {
     }
     if let Some(t) = &f.spilling {
         return Some(spilling(t, &w));
+    }
+    if w.rows > 0 && w.share_of_rows(w.lob_rows) >= DOMINANT_SHARE {
+        return Some(lob_heavy(&w));
     }
     Some(overloaded(f, &w))
 }
@@ -416,6 +436,20 @@ fn spilling(t: &SpillingTxn, w: &WindowTimings) -> Diagnosis {
             t.xid,
             plural(t.events, "change", "changes"),
             t.bytes / (1024 * 1024),
+            pct(w.parse_s, w),
+            w.total_s
+        ),
+    )
+}
+
+fn lob_heavy(w: &WindowTimings) -> Diagnosis {
+    Diagnosis::new(
+        Cause::LobHeavy,
+        "LOB values come in many small LOB_WRITE rows: --lob placeholder skips their content (updates then carry the marker), or capture the LOB tables in a run of their own",
+        format!(
+            "{} of the window's {} rows are LOB pieces; parse {} of a {:.1}s window",
+            w.lob_rows,
+            w.rows,
             pct(w.parse_s, w),
             w.total_s
         ),

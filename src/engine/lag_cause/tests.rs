@@ -12,6 +12,7 @@ fn window(session: f64, query: f64, fetch: f64, parse: f64, sink: f64) -> Window
         scns: 1000,
         logs: 2,
         rows: 5000,
+        lob_rows: 0,
     }
 }
 
@@ -234,4 +235,22 @@ fn a_pinning_transactions_evidence_says_one_change_and_one_log_in_the_singular_i
         "{}",
         d.evidence
     );
+}
+
+#[test]
+fn lob_pieces_making_most_of_a_window_behind_are_named_issue35() {
+    let mut w = window(0.0, 0.1, 0.5, 3.0, 0.2);
+    w.lob_rows = 4000;
+    let d = diagnose(&behind(w));
+    assert_eq!(d.cause, Cause::LobHeavy);
+    assert!(
+        d.evidence
+            .starts_with("4000 of the window's 5000 rows are LOB pieces"),
+        "{}",
+        d.evidence
+    );
+    assert!(d.advice.contains("--lob placeholder"), "{}", d.advice);
+    // A third of the rows: parsing in general, not the LOBs.
+    w.lob_rows = 1500;
+    assert_eq!(diagnose(&behind(w)).cause, Cause::Overloaded);
 }

@@ -6,6 +6,7 @@ mod busy_workload;
 mod dm8;
 mod dm8_capture;
 mod hextoraw_text;
+mod lob_window;
 mod redo_forms;
 mod rendering;
 mod sessions;
