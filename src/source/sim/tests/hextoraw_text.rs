@@ -29,6 +29,13 @@ proptest! {
         set in prop::sample::select(&SETS[..]),
         national in any::<bool>(),
     ) {
+        // GBK private-use characters (U+E78D..U+E796, U+E7C7, U+E81E..)
+        // encode to codes that GB18030, which the engine decodes ZHS16GBK
+        // with, reads as standard characters (U+FE10.., U+1E3F..); Oracle's
+        // own table may keep them private. A known divergence, not tested.
+        prop_assume!(
+            !(set == "ZHS16GBK" && text.chars().any(|c| ('\u{E000}'..='\u{F8FF}').contains(&c)))
+        );
         let cs = Charset::from_oracle_name(set).unwrap();
         let nls = Nls {
             fraction: Fraction::Ff,
