@@ -272,6 +272,12 @@ impl RedoSource for Prefetch {
         self.call(move |s| s.segment_ids(&table))
     }
 
+    fn session_memory(
+        &mut self,
+    ) -> Result<Option<crate::engine::port::SessionMemory>, SourceError> {
+        self.call(|s| s.session_memory())
+    }
+
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.call(|s| s.reconnect())
     }

@@ -137,6 +137,9 @@ pub struct MiningFigures {
     pub redo: RedoFigures,
     /// Transactions the buffer dropped after `--abandon-after`.
     pub abandoned_transactions: u64,
+    /// The mining session's PGA, where the source can say.
+    #[serde(default)]
+    pub session_memory: Option<super::port::SessionMemory>,
 }
 
 /// The redo logs as the last inventory showed them.

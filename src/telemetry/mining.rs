@@ -32,6 +32,7 @@ pub(super) struct MiningFamilies {
     redo_log_bytes: Gauge,
     not_archived: Gauge,
     missing_ahead: Gauge,
+    session_pga: Family<Labels, Gauge>,
     cause: Family<Labels, Gauge>,
     /// Windows already observed in the histograms.
     observed: AtomicU64,
@@ -61,6 +62,7 @@ impl MiningFamilies {
             redo_log_bytes: Gauge::default(),
             not_archived: Gauge::default(),
             missing_ahead: Gauge::default(),
+            session_pga: Family::default(),
             cause: Family::default(),
             observed: AtomicU64::new(0),
         };
@@ -154,6 +156,12 @@ impl MiningFamilies {
             "Archived logs past the read position the database no longer has",
             f.missing_ahead.clone(),
         );
+        registry.register_with_unit(
+            "logminer_session_pga",
+            "PGA of the mining session's server process (kind: used, allocated, max), where V$PROCESS is granted",
+            Unit::Bytes,
+            f.session_pga.clone(),
+        );
         registry.register(
             "lag_cause",
             "1 for the cause cdcctl names for the lag (keeping_up when none)",
@@ -193,6 +201,17 @@ impl MiningFamilies {
             );
         }
         set_counter(&self.partial_rollbacks, s.counts.partial_rollbacks);
+        if let Some(pga) = m.session_memory {
+            for (kind, bytes) in [
+                ("used", pga.used),
+                ("allocated", pga.allocated),
+                ("max", pga.max),
+            ] {
+                self.session_pga
+                    .get_or_create(&labels(&[("kind", kind)]))
+                    .set(to_i64(bytes));
+            }
+        }
         self.held_logs.set(i64::from(m.held_logs));
         self.mined_logs.set(to_i64(s.logs.len() as u64));
         self.switches_per_hour

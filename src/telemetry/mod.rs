@@ -661,4 +661,32 @@ mod tests {
         }
         assert!(t.render().contains("cdcctl_logminer_rows_total 9\n"));
     }
+
+    #[test]
+    fn the_mining_sessions_pga_is_a_gauge_by_kind_once_known_issue35() {
+        let t = Telemetry::new(None, "file".into());
+        let mut status = CaptureStatus::default();
+        let update = |t: &Telemetry, s: &CaptureStatus| {
+            t.update(s, Volumes::default(), &mut Tally::default(), false, false);
+        };
+        update(&t, &status);
+        assert!(
+            !t.render().contains("cdcctl_logminer_session_pga_bytes{"),
+            "none before it is read"
+        );
+        status.mining.session_memory = Some(crate::engine::port::SessionMemory {
+            used: 50,
+            allocated: 64,
+            max: 90,
+        });
+        update(&t, &status);
+        let text = t.render();
+        for line in [
+            "cdcctl_logminer_session_pga_bytes{kind=\"used\"} 50",
+            "cdcctl_logminer_session_pga_bytes{kind=\"allocated\"} 64",
+            "cdcctl_logminer_session_pga_bytes{kind=\"max\"} 90",
+        ] {
+            assert!(text.contains(line), "{line} missing:\n{text}");
+        }
+    }
 }

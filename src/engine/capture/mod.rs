@@ -176,6 +176,8 @@ pub struct Capture<S: RedoSource> {
     findings: Vec<TxnFinding>,
     /// DM8 only: changes mined after a DDL they precede.
     drift: drift::DriftWatch,
+    /// When the session's memory was last asked for.
+    memory_at: Option<Instant>,
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
@@ -302,6 +304,7 @@ impl<S: RedoSource> Capture<S> {
             rows: Vec::new(),
             findings: Vec::new(),
             drift: drift::DriftWatch::default(),
+            memory_at: None,
             warnings,
             partial_reported: BTreeSet::new(),
             first_start,
@@ -626,6 +629,7 @@ impl<S: RedoSource> Capture<S> {
         let end = readable_end(&plan, last_row, dm, self.config.until_scn);
         self.buffer.finish_window(end, &mut timed_sink)?;
         self.drift.mined_to(end);
+        self.sample_session_memory();
         self.clock.sink = sink_time;
         self.clock.rows = at.elapsed();
         self.window_rows = Some(read);
@@ -648,6 +652,17 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Finished);
         }
         Ok(Progress::Advanced { rows: read })
+    }
+
+    /// The mining session's memory, at most every [`MEMORY_EVERY`]. A
+    /// figure only: a failed read leaves it unknown, and the next window
+    /// meets any real trouble with the connection.
+    fn sample_session_memory(&mut self) {
+        if self.memory_at.is_some_and(|t| t.elapsed() < MEMORY_EVERY) {
+            return;
+        }
+        self.memory_at = Some(Instant::now());
+        self.status.mining.session_memory = self.source.session_memory().ok().flatten();
     }
 
     /// DM8's open transactions (V$TRX), asked only while some are buffered
@@ -802,6 +817,9 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
 
 /// Counts a DM8 change for [`drift::DriftWatch`], or reports the
 /// changes a DDL row precedes that were mined after it.
+/// How often the mining session's memory is read.
+const MEMORY_EVERY: Duration = Duration::from_secs(30);
+
 /// A row of a LOB's pieces rather than of its row's DML.
 fn is_lob_piece(op: OperationCode) -> bool {
     matches!(

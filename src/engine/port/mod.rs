@@ -44,6 +44,16 @@ pub struct ScnTime {
     pub time: NaiveDateTime,
 }
 
+/// The PGA of the capture's own session, where LogMiner keeps its state
+/// (`V$PROCESS` of the session's server process), in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct SessionMemory {
+    pub used: u64,
+    pub allocated: u64,
+    /// The most it has allocated since the session began.
+    pub max: u64,
+}
+
 /// The redo side of a database: SCN clock, logs, LogMiner, snapshot reads.
 pub trait RedoSource: Send {
     /// A short description for headers and logs ("sim:demo", "oracle://host/svc").
@@ -152,6 +162,12 @@ pub trait RedoSource: Send {
         Ok(None)
     }
 
+    /// The memory of the session mining redo, where granted; `None`
+    /// where the source cannot say (no grant on the views, not modelled).
+    fn session_memory(&mut self) -> Result<Option<SessionMemory>, SourceError> {
+        Ok(None)
+    }
+
     /// Re-establishes the connection after `SourceError::is_transient` errors.
     fn reconnect(&mut self) -> Result<(), SourceError>;
 }
@@ -217,6 +233,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         (**self).segment_ids(table)
+    }
+    fn session_memory(&mut self) -> Result<Option<SessionMemory>, SourceError> {
+        (**self).session_memory()
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         (**self).reconnect()

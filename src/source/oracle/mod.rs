@@ -689,6 +689,17 @@ impl RedoSource for OracleSource {
         chunk_from_rows(&meta.columns, &meta.key, rows, limit)
     }
 
+    fn session_memory(
+        &mut self,
+    ) -> Result<Option<crate::engine::port::SessionMemory>, SourceError> {
+        match self.query_plain(sql::SESSION_MEMORY) {
+            Ok(rows) => rows::session_memory(&rows),
+            // Without SELECT on V$PROCESS or V$SESSION the figure is not there.
+            Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         self.enter_pdb()?;
         let rows = self.query_text(&BoundSql {

@@ -286,9 +286,38 @@ pub fn scn_time<R: RowAccess + ?Sized>(row: &R) -> Result<(Scn, NaiveDateTime), 
     Ok((scn, time))
 }
 
+/// Rows of [`super::sql::SESSION_MEMORY`]: `None` when the session's
+/// process is not listed.
+pub fn session_memory(
+    rows: &[Vec<Option<String>>],
+) -> Result<Option<crate::engine::port::SessionMemory>, SourceError> {
+    let Some(row) = rows.first() else {
+        return Ok(None);
+    };
+    let r = Reader::new(row, "V$PROCESS");
+    Ok(Some(crate::engine::port::SessionMemory {
+        used: r.u64(0, "PGA_USED_MEM")?,
+        allocated: r.u64(1, "PGA_ALLOC_MEM")?,
+        max: r.u64(2, "PGA_MAX_MEM")?,
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn session_memory_is_read_from_v_process_and_absent_without_a_row_issue35() {
+        let m = session_memory(&[row(&[Some("52428800"), Some("67108864"), Some("94371840")])])
+            .expect("mapped")
+            .expect("a row");
+        assert_eq!(
+            (m.used, m.allocated, m.max),
+            (52_428_800, 67_108_864, 94_371_840)
+        );
+        assert_eq!(session_memory(&[]).expect("mapped"), None);
+        assert!(session_memory(&[row(&[None, Some("1"), Some("1")])]).is_err());
+    }
 
     fn row(values: &[Option<&str>]) -> Vec<Option<String>> {
         values.iter().map(|v| v.map(str::to_string)).collect()

@@ -40,6 +40,13 @@ pub const SESSION_SETTINGS: &[&str] = &[
 pub const CURRENT_SCN: &str =
     "SELECT TO_CHAR(CURRENT_SCN), TO_CHAR(SYSDATE, 'YYYY-MM-DD HH24:MI:SS') FROM V$DATABASE";
 
+/// The PGA of this session's server process, where LogMiner keeps its
+/// state: used, allocated and the most allocated. Needs SELECT on
+/// V$PROCESS and V$SESSION (SELECT_CATALOG_ROLE gives both).
+pub const SESSION_MEMORY: &str = "SELECT TO_CHAR(P.PGA_USED_MEM), TO_CHAR(P.PGA_ALLOC_MEM), \
+TO_CHAR(P.PGA_MAX_MEM) FROM V$PROCESS P JOIN V$SESSION S ON S.PADDR = P.ADDR \
+WHERE S.SID = SYS_CONTEXT('USERENV', 'SID')";
+
 /// Online redo groups with their members, one row per member. A member
 /// Oracle marked INVALID (unreadable) or DELETED cannot be added to a
 /// LogMiner session, and standby log files hold no redo of this database;

@@ -208,6 +208,7 @@ fn catalog_statements_are_pinned() {
         ("TABLE_COLUMNS_11G", sql::TABLE_COLUMNS_11G.into()),
         ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into()),
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into()),
+        ("SESSION_MEMORY", sql::SESSION_MEMORY.into()),
         (
             "ORACLE_MAINTAINED_USERS",
             sql::ORACLE_MAINTAINED_USERS.into(),
@@ -363,6 +364,7 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         ("TABLE_COLUMNS_11G", sql::TABLE_COLUMNS_11G.into(), 10),
         ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into(), 5),
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into(), 1),
+        ("SESSION_MEMORY", sql::SESSION_MEMORY.into(), 3),
         ("SESSION_CONTAINER", sql::SESSION_CONTAINER.into(), 2),
         ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),
