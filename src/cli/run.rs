@@ -65,10 +65,11 @@ pub struct RunArgs {
     /// Extended strings are reassembled either way.
     #[arg(long, value_enum, default_value_t = crate::cli::redo_replay::LobArg::Placeholder)]
     pub lob: crate::cli::redo_replay::LobArg,
-    /// With --lob capture, MiB of LOB values kept per row (from inserts,
-    /// snapshot rows and updates that wrote them) to give to later updates
-    /// that leave the LOB alone, which the redo carries as the unavailable
-    /// marker; 0 keeps none. A row not seen by this run keeps the marker.
+    /// With --lob capture, the MiB of LOB values remembered in all, per
+    /// row, from inserts, snapshot rows and the changes that wrote them, to
+    /// give to later updates that leave the LOB alone (which the redo
+    /// carries as the unavailable marker); the oldest row goes first, 0
+    /// remembers none. A row not seen by this run keeps the marker.
     #[arg(long, value_name = "MIB", default_value_t = 64)]
     pub lob_memory_mb: u64,
     /// Schema-change (DDL) events: with the row changes (`inline`), left

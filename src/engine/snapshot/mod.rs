@@ -17,8 +17,10 @@
 //! overwritten) and ORA-08103 (a segment truncated, moved, exchanged or
 //! dropped) re-read the chunk at a fresher SCN, with half as many rows when
 //! ORA-01555 repeats; a dropped table (ORA-00942) stops that table alone; a
-//! dropped connection is handed back to the caller to reconnect. Progress
-//! per table is part of the checkpoint, so a restart resumes at the chunk.
+//! dropped connection is handed back to the caller to reconnect; a table
+//! without a key, read by ROWID, starts over when a segment it had passed
+//! is replaced (`segments`). Progress per table is part of the checkpoint,
+//! so a restart resumes at the chunk.
 
 use std::collections::BTreeMap;
 use std::str::FromStr;
