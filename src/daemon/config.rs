@@ -52,8 +52,9 @@ pub struct DaemonConfig {
     pub on_parse_error: OnParseError,
     pub relaxed_quotes: bool,
     pub lob: LobMode,
-    /// With [`LobMode::Capture`], MiB of LOB values remembered per row for
-    /// updates that leave a LOB alone (`engine::lob_memory`); 0: none.
+    /// With [`LobMode::Capture`], MiB of LOB values remembered in all (per
+    /// row) for updates that leave a LOB alone (`engine::lob_memory`); 0:
+    /// none.
     pub lob_memory_mb: u64,
     pub schema_changes: SchemaChanges,
     /// Where rows the parser rejects go with [`OnParseError::Warn`].

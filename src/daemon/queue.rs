@@ -87,14 +87,14 @@ impl Outbox {
         }
     }
 
-    /// Queues one event, unless the destination holds it already. Fails
-    /// once `limit` events were written, or when the sink stage stopped.
     /// Fills LOBs that events mark unavailable from the values `lobs`
     /// learns from the events before them.
     pub fn remember_lobs(&mut self, lobs: LobMemory) {
         self.lobs = Some(lobs);
     }
 
+    /// Queues one event, unless the destination holds it already. Fails
+    /// once `limit` events were written, or when the sink stage stopped.
     pub fn push(&mut self, mut event: CapturedEvent) -> Result<(), EmitError> {
         if self.written >= self.limit {
             return Err("event limit reached".into());

@@ -32,6 +32,15 @@ pub enum OperationCode {
 }
 
 impl OperationCode {
+    /// A row of a LOB's pieces (locator, write, trim, erase) rather than
+    /// of its row's DML.
+    pub fn is_lob_piece(self) -> bool {
+        matches!(
+            self,
+            Self::SelectLobLocator | Self::LobWrite | Self::LobTrim | Self::LobErase
+        )
+    }
+
     pub fn from_code(code: u16) -> Self {
         match code {
             0 => Self::Internal,

@@ -629,9 +629,10 @@ impl<S: RedoSource> Capture<S> {
         let end = readable_end(&plan, last_row, dm, self.config.until_scn);
         self.buffer.finish_window(end, &mut timed_sink)?;
         self.drift.mined_to(end);
-        self.sample_session_memory();
         self.clock.sink = sink_time;
         self.clock.rows = at.elapsed();
+        // After the clock: the query is not the window's parsing.
+        self.sample_session_memory();
         self.window_rows = Some(read);
         self.status.mining.held_logs = timing::held_logs(&plan);
         if let Some(check) = self.ended_check.take_if(|c| end >= c.listed_by) {
@@ -724,7 +725,7 @@ impl<S: RedoSource> Capture<S> {
             read += n as u64;
             for row in self.rows.drain(..) {
                 last_row = last_row.max(Some(row.scn));
-                if is_lob_piece(row.operation_code) {
+                if row.operation_code.is_lob_piece() {
                     self.clock.lob_rows += 1;
                 }
                 if row.scn > until {
@@ -815,22 +816,11 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
     until.map_or(end, |u| end.min(u))
 }
 
-/// Counts a DM8 change for [`drift::DriftWatch`], or reports the
-/// changes a DDL row precedes that were mined after it.
 /// How often the mining session's memory is read.
 const MEMORY_EVERY: Duration = Duration::from_secs(30);
 
-/// A row of a LOB's pieces rather than of its row's DML.
-fn is_lob_piece(op: OperationCode) -> bool {
-    matches!(
-        op,
-        OperationCode::SelectLobLocator
-            | OperationCode::LobWrite
-            | OperationCode::LobTrim
-            | OperationCode::LobErase
-    )
-}
-
+/// Counts a DM8 change for [`drift::DriftWatch`], or reports the
+/// changes a DDL row precedes that were mined after it.
 fn watch_drift(watch: &mut drift::DriftWatch, findings: &mut Vec<TxnFinding>, row: &LogMinerRow) {
     let (Some(owner), Some(table)) = (row.seg_owner.as_deref(), row.table_name.as_deref()) else {
         return;

@@ -99,14 +99,7 @@ pub use report::{BufferStats, DeadLetter, LongRunning, TxnError, TxnFinding, Txn
 use reported::ReportedOnce;
 
 fn is_lob_like(op: OperationCode) -> bool {
-    matches!(
-        op,
-        OperationCode::SelectLobLocator
-            | OperationCode::LobWrite
-            | OperationCode::LobTrim
-            | OperationCode::LobErase
-            | OperationCode::Other(_)
-    )
+    op.is_lob_piece() || matches!(op, OperationCode::Other(_))
 }
 
 /// A transaction being emitted (so a sink failure leaves a precise mark).

@@ -134,10 +134,7 @@ impl Model {
             )
             .scn;
         let ddl_time = self.now_sec();
-        match column.filter(|_| action == MaintenanceAction::AddColumn) {
-            Some(c) => self.add_column(t, c),
-            None => self.maintenance_effect(t, action, part, ddl_scn),
-        }
+        self.maintenance_effect(t, action, part, column, ddl_scn);
         let commit_scn = self
             .emit(1, &tag, Body::Commit { start_scn }, 40, false)
             .scn;
@@ -192,9 +189,16 @@ impl Model {
     /// new data object id from `new_id` on; every row gets a new ROWID.
     fn move_table(&mut self, t: usize, ddl_scn: Scn, new_id: u64) {
         self.new_segments(t, ddl_scn, new_id);
+        self.new_rowids(t, |_| true);
+    }
+
+    /// MOVE rewrites rows into a new segment: each row of table `t` in a
+    /// partition `moved` accepts gets a new ROWID there.
+    fn new_rowids(&mut self, t: usize, moved: impl Fn(usize) -> bool) {
         let rows: Vec<(i64, usize)> = self.tables[t]
             .rows
             .iter()
+            .filter(|(_, r)| moved(r.part))
             .map(|(k, r)| (*k, r.part))
             .collect();
         for (k, part) in rows {
@@ -320,14 +324,20 @@ impl Model {
 
     /// What the DDL does to the dictionary and the rows: a dropped table
     /// or partition, a new segment, rows gone without row redo (kept for
-    /// the ground truth) or given new ROWIDs.
+    /// the ground truth) or given new ROWIDs, a column added.
     fn maintenance_effect(
         &mut self,
         t: usize,
         action: MaintenanceAction,
         part: Option<usize>,
+        column: Option<&ColumnSpec>,
         ddl_scn: Scn,
     ) {
+        if let (MaintenanceAction::AddColumn, Some(c)) = (action, column) {
+            // No segment changes: no new data object id.
+            self.add_column(t, c);
+            return;
+        }
         let new_id = self.next_obj;
         self.next_obj += 1;
         let now = self.now_sec();
@@ -346,7 +356,7 @@ impl Model {
             (MaintenanceAction::TruncateTable, _) => self.truncate_table(t, ddl_scn, new_id),
             (MaintenanceAction::MoveTable, _) => self.move_table(t, ddl_scn, new_id),
             (action, Some(p)) => {
-                let mut moved = Vec::new();
+                let mut moved = false;
                 let mut removed = Vec::new();
                 {
                     let tb = &mut self.tables[t];
@@ -382,26 +392,15 @@ impl Model {
                             tb.rows.retain(|_, r| r.part != p);
                             removed = gone;
                         }
-                        _ => {
-                            moved = tb
-                                .rows
-                                .iter()
-                                .filter(|(_, r)| r.part == p)
-                                .map(|(k, _)| *k)
-                                .collect()
-                        }
+                        _ => moved = true,
                     }
                 }
                 for (k, values) in removed {
                     let key = self.key_texts(t, k, &values);
                     self.record_ddl_removed(ddl_scn, t, key);
                 }
-                // MOVE rewrites the rows into a new segment: new ROWIDs.
-                for k in moved {
-                    let rid = self.alloc_rowid(t, p);
-                    if let Some(r) = self.tables[t].rows.get_mut(&k) {
-                        r.rowid = Arc::from(rid.as_str());
-                    }
+                if moved {
+                    self.new_rowids(t, |part| part == p);
                 }
             }
             _ => {}

@@ -36,6 +36,19 @@ impl Scenario {
     /// Parses scenario text; `origin` names it in errors (a path or `built-in demo`).
     pub fn parse(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
         let mut s: Scenario = toml::from_str(text).map_err(|e| {
+            // A key or section missing from the top of the file is an
+            // error of the whole text, with no line or key to point at:
+            // toml gives it an empty span at the start, or none.
+            let whole = e.span().is_none_or(|r| r.is_empty() && r.start == 0);
+            if whole {
+                return ScenarioError::Invalid {
+                    origin: origin.to_string(),
+                    message: format!(
+                        "{} at the top level of the file (README's simulator section shows a scenario file)",
+                        e.message().trim()
+                    ),
+                };
+            }
             let offset = e.span().map_or(0, |r| r.start);
             let (line, column) = line_col(text, offset);
             ScenarioError::Syntax {

@@ -86,6 +86,14 @@ fn unknown_key_inside_an_inline_table_is_named() {
 }
 
 #[test]
+fn a_section_missing_from_the_file_is_named_without_a_line_or_a_comment_as_its_key() {
+    let text = "# my drill\nname = \"x\"\nseed = 1\n";
+    let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
+    assert!(s.starts_with("t.toml: missing field `instance`"), "{s}");
+    assert!(!s.contains("line 1") && !s.contains("# my drill"), "{s}");
+}
+
+#[test]
 fn bad_version_lists_the_versions() {
     let text = "[instance]\nversion = \"10g\"\n[connection]\nuser = \"U\"\n";
     let s = Scenario::parse(text, "t.toml").unwrap_err().to_string();
