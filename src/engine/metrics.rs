@@ -129,6 +129,11 @@ pub struct MiningFigures {
     /// many times its status is sent).
     pub windows: u64,
     pub last_window: Option<super::lag_cause::WindowTimings>,
+    /// The recent windows blended (about the last five): what the lag's
+    /// cause weighs, so one short window after a long one does not say
+    /// "keeping up" while the lag grows.
+    #[serde(default)]
+    pub recent_windows: Option<super::lag_cause::WindowTimings>,
     /// Share of recent wall time spent mining rather than waiting (0 to 1).
     pub busy_share: Option<f64>,
     /// Logs the last session read only because the oldest open

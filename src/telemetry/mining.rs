@@ -33,6 +33,7 @@ pub(super) struct MiningFamilies {
     not_archived: Gauge,
     missing_ahead: Gauge,
     session_pga: Family<Labels, Gauge>,
+    session_uga: Family<Labels, Gauge>,
     cause: Family<Labels, Gauge>,
     /// Windows already observed in the histograms.
     observed: AtomicU64,
@@ -63,6 +64,7 @@ impl MiningFamilies {
             not_archived: Gauge::default(),
             missing_ahead: Gauge::default(),
             session_pga: Family::default(),
+            session_uga: Family::default(),
             cause: Family::default(),
             observed: AtomicU64::new(0),
         };
@@ -162,6 +164,12 @@ impl MiningFamilies {
             Unit::Bytes,
             f.session_pga.clone(),
         );
+        registry.register_with_unit(
+            "logminer_session_uga",
+            "UGA of the mining session (kind: used, V$SESSTAT's 'session uga memory'), where V$SESSTAT is granted",
+            Unit::Bytes,
+            f.session_uga.clone(),
+        );
         registry.register(
             "lag_cause",
             "1 for the cause cdcctl names for the lag (keeping_up when none)",
@@ -210,6 +218,11 @@ impl MiningFamilies {
                 self.session_pga
                     .get_or_create(&labels(&[("kind", kind)]))
                     .set(to_i64(bytes));
+            }
+            if let Some(uga) = pga.uga {
+                self.session_uga
+                    .get_or_create(&labels(&[("kind", "used")]))
+                    .set(to_i64(uga));
             }
         }
         self.held_logs.set(i64::from(m.held_logs));

@@ -678,6 +678,7 @@ mod tests {
             used: 50,
             allocated: 64,
             max: 90,
+            uga: Some(7),
         });
         update(&t, &status);
         let text = t.render();
@@ -685,6 +686,7 @@ mod tests {
             "cdcctl_logminer_session_pga_bytes{kind=\"used\"} 50",
             "cdcctl_logminer_session_pga_bytes{kind=\"allocated\"} 64",
             "cdcctl_logminer_session_pga_bytes{kind=\"max\"} 90",
+            "cdcctl_logminer_session_uga_bytes{kind=\"used\"} 7",
         ] {
             assert!(text.contains(line), "{line} missing:\n{text}");
         }

@@ -549,6 +549,7 @@ impl<S: RedoSource> Capture<S> {
             };
             m.windows += 1;
             m.last_window = Some(t);
+            m.recent_windows = Some(timing::blend(m.recent_windows, &t));
         }
         Ok(progress)
     }

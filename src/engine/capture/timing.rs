@@ -88,6 +88,32 @@ impl WindowClock {
     }
 }
 
+/// Weight of the newest window in the recent windows' blend.
+const RECENT_WEIGHT: f64 = 0.2;
+
+/// `recent` with the window `t` blended in: each field a moving mean.
+pub(super) fn blend(recent: Option<WindowTimings>, t: &WindowTimings) -> WindowTimings {
+    let Some(r) = recent else { return *t };
+    let mix = |old: f64, new: f64| old * (1.0 - RECENT_WEIGHT) + new * RECENT_WEIGHT;
+    let mix_count = |old: u64, new: u64| mix(old as f64, new as f64).round() as u64;
+    WindowTimings {
+        session_start_s: mix(r.session_start_s, t.session_start_s),
+        contents_query_s: mix(r.contents_query_s, t.contents_query_s),
+        fetch_s: mix(r.fetch_s, t.fetch_s),
+        parse_s: mix(r.parse_s, t.parse_s),
+        sink_s: mix(r.sink_s, t.sink_s),
+        total_s: mix(r.total_s, t.total_s),
+        redo_s: match (r.redo_s, t.redo_s) {
+            (Some(a), Some(b)) => Some(mix(a, b)),
+            (_, b) => b,
+        },
+        scns: mix_count(r.scns, t.scns),
+        logs: u32::try_from(mix_count(u64::from(r.logs), u64::from(t.logs))).unwrap_or(u32::MAX),
+        rows: mix_count(r.rows, t.rows),
+        lob_rows: mix_count(r.lob_rows, t.lob_rows),
+    }
+}
+
 /// Times `f`, adding what it took to `into`.
 pub(super) fn timed<T>(into: &mut Duration, f: impl FnOnce() -> T) -> T {
     let at = Instant::now();
@@ -155,5 +181,58 @@ pub(super) fn redo_figures(inventory: &LogInventory, now: NaiveDateTime) -> Redo
         log_bytes: inventory.online.iter().map(|l| l.bytes).max(),
         online_not_archived: u32::try_from(not_archived).unwrap_or(u32::MAX),
         groups: u32::try_from(groups).unwrap_or(u32::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::lag_cause::{diagnose, Cause, LagFacts};
+
+    fn window(total_s: f64, redo_s: f64, fetch_s: f64) -> WindowTimings {
+        WindowTimings {
+            fetch_s,
+            parse_s: total_s - fetch_s,
+            total_s,
+            redo_s: Some(redo_s),
+            rows: 1000,
+            ..WindowTimings::default()
+        }
+    }
+
+    /// A long window (1.4 s of work for 0.9 s of redo) then a short one
+    /// (0.5 s for 0.7 s), over and over: the capture falls 0.3 s behind
+    /// every two windows, which the last window alone hides half the time.
+    #[test]
+    fn alternating_long_and_short_windows_falling_behind_stay_behind_issue35() {
+        let mut recent = None;
+        let mut causes = Vec::new();
+        for i in 0..20 {
+            let w = if i % 2 == 0 {
+                window(1.4, 0.9, 0.2)
+            } else {
+                window(0.5, 0.7, 0.1)
+            };
+            let blended = blend(recent, &w);
+            recent = Some(blended);
+            let f = |window| LagFacts {
+                lag_s: Some(6),
+                busy_share: Some(1.0),
+                window: Some(window),
+                redo_groups: 3,
+                ..LagFacts::default()
+            };
+            if i >= 10 {
+                causes.push(diagnose(&f(blended)).cause);
+                assert_eq!(diagnose(&f(w)).cause == Cause::KeepingUp, i % 2 == 1);
+            }
+        }
+        assert!(causes.iter().all(|c| *c == Cause::Overloaded), "{causes:?}");
+    }
+
+    #[test]
+    fn the_first_window_is_its_own_blend() {
+        let w = window(1.0, 2.0, 0.5);
+        assert_eq!(blend(None, &w), w);
     }
 }

@@ -13,7 +13,7 @@ pub fn from_status(status: &CaptureStatus, now: Instant) -> LagFacts {
     LagFacts {
         lag_s: status.time_lag_s_at(now),
         busy_share: m.busy_share,
-        window: m.last_window,
+        window: m.recent_windows.or(m.last_window),
         pinning: status.oldest_open.as_ref().map(|o| PinningTxn {
             xid: o.xid.clone(),
             start_scn: o.start_scn,

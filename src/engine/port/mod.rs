@@ -44,14 +44,19 @@ pub struct ScnTime {
     pub time: NaiveDateTime,
 }
 
-/// The PGA of the capture's own session, where LogMiner keeps its state
-/// (`V$PROCESS` of the session's server process), in bytes.
+/// The memory of the capture's own session, where LogMiner keeps its
+/// state: the PGA of its server process (`V$PROCESS`) and its UGA
+/// (`V$SESSTAT`), in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct SessionMemory {
     pub used: u64,
     pub allocated: u64,
     /// The most it has allocated since the session began.
     pub max: u64,
+    /// The session's UGA ('session uga memory'), where `V$SESSTAT` is
+    /// granted.
+    #[serde(default)]
+    pub uga: Option<u64>,
 }
 
 /// The redo side of a database: SCN clock, logs, LogMiner, snapshot reads.

@@ -692,12 +692,19 @@ impl RedoSource for OracleSource {
     fn session_memory(
         &mut self,
     ) -> Result<Option<crate::engine::port::SessionMemory>, SourceError> {
-        match self.query_plain(sql::SESSION_MEMORY) {
-            Ok(rows) => rows::session_memory(&rows),
+        let pga = match self.query_plain(sql::SESSION_MEMORY) {
+            Ok(rows) => rows::session_memory(&rows)?,
             // Without SELECT on V$PROCESS or V$SESSION the figure is not there.
-            Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => Ok(None),
-            Err(e) => Err(e),
-        }
+            Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => None,
+            Err(e) => return Err(e),
+        };
+        let Some(mut pga) = pga else { return Ok(None) };
+        pga.uga = match self.query_plain(sql::SESSION_UGA) {
+            Ok(rows) => rows::session_uga(&rows)?,
+            Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(Some(pga))
     }
 
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {

@@ -299,7 +299,16 @@ pub fn session_memory(
         used: r.u64(0, "PGA_USED_MEM")?,
         allocated: r.u64(1, "PGA_ALLOC_MEM")?,
         max: r.u64(2, "PGA_MAX_MEM")?,
+        uga: None,
     }))
+}
+
+/// Rows of [`super::sql::SESSION_UGA`]: `None` when the statistic is not
+/// listed.
+pub fn session_uga(rows: &[Vec<Option<String>>]) -> Result<Option<u64>, SourceError> {
+    rows.first()
+        .map(|row| Reader::new(row, "V$SESSTAT").u64(0, "VALUE"))
+        .transpose()
 }
 
 #[cfg(test)]
@@ -317,6 +326,16 @@ mod tests {
         );
         assert_eq!(session_memory(&[]).expect("mapped"), None);
         assert!(session_memory(&[row(&[None, Some("1"), Some("1")])]).is_err());
+    }
+
+    #[test]
+    fn session_uga_is_read_from_v_sesstat_and_absent_without_a_row_issue35() {
+        assert_eq!(
+            session_uga(&[row(&[Some("2097152")])]).expect("mapped"),
+            Some(2_097_152)
+        );
+        assert_eq!(session_uga(&[]).expect("mapped"), None);
+        assert!(session_uga(&[row(&[Some("x")])]).is_err());
     }
 
     fn row(values: &[Option<&str>]) -> Vec<Option<String>> {

@@ -47,6 +47,13 @@ pub const SESSION_MEMORY: &str = "SELECT TO_CHAR(P.PGA_USED_MEM), TO_CHAR(P.PGA_
 TO_CHAR(P.PGA_MAX_MEM) FROM V$PROCESS P JOIN V$SESSION S ON S.PADDR = P.ADDR \
 WHERE S.SID = SYS_CONTEXT('USERENV', 'SID')";
 
+/// The UGA of this session ('session uga memory' in V$SESSTAT). Asked
+/// apart from [`SESSION_MEMORY`]: a grant on V$PROCESS without one on
+/// V$SESSTAT still gives the PGA.
+pub const SESSION_UGA: &str = "SELECT TO_CHAR(T.VALUE) FROM V$SESSTAT T \
+JOIN V$STATNAME N ON N.STATISTIC# = T.STATISTIC# \
+WHERE T.SID = SYS_CONTEXT('USERENV', 'SID') AND N.NAME = 'session uga memory'";
+
 /// Online redo groups with their members, one row per member. A member
 /// Oracle marked INVALID (unreadable) or DELETED cannot be added to a
 /// LogMiner session, and standby log files hold no redo of this database;

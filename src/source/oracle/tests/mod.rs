@@ -209,6 +209,7 @@ fn catalog_statements_are_pinned() {
         ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into()),
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into()),
         ("SESSION_MEMORY", sql::SESSION_MEMORY.into()),
+        ("SESSION_UGA", sql::SESSION_UGA.into()),
         (
             "ORACLE_MAINTAINED_USERS",
             sql::ORACLE_MAINTAINED_USERS.into(),
@@ -365,6 +366,7 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         ("TABLE_EXTENTS", sql::TABLE_EXTENTS.into(), 5),
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into(), 1),
         ("SESSION_MEMORY", sql::SESSION_MEMORY.into(), 3),
+        ("SESSION_UGA", sql::SESSION_UGA.into(), 1),
         ("SESSION_CONTAINER", sql::SESSION_CONTAINER.into(), 2),
         ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),
