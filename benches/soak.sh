@@ -61,12 +61,13 @@ for ((s = SAMPLE_S; s <= DURATION_S; s += SAMPLE_S)); do
   ui0=$ui1 eng0=$eng1
   screen=$("$TMUX" -S "$SOCK" capture-pane -p -t soak)
   printf '%s\n' "$screen" >"$DIR/screen-$s.txt"
-    # The time-lag gauge's value ("... 0s│" at the end of the third line).
+  # The time-lag gauge's value ("... 0s│" at the end of the line under the
+  # "Time lag" box's top border; the cause line sits above the gauges).
   # Events received over the interval, from "Changes: 10,000 kept of N received".
   got=$(printf '%s\n' "$screen" | sed -n 's/.*kept of \([0-9,]*\) received.*/\1/p' | tr -d , | head -1)
   evs=$(( (${got:-0} - got0) / SAMPLE_S ))
   got0=${got:-0}
-  lag=$(printf '%s\n' "$screen" | sed -n 3p | sed 's/│$//; s/.*[░▒▓█ ]\([0-9][0-9a-z.]*\)$/\1/')
+  lag=$(printf '%s\n' "$screen" | awk '/Time lag/ {getline; print; exit}' | sed 's/│$//; s/.*[░▒▓█ ]\([0-9][0-9a-z.]*\)$/\1/')
   printf '%6s %10s %9s %9s %10s %8s\n' "$s" "$rss" "$ui" "$eng" "${evs:-?}" "${lag:-?}"
   echo "$s $rss $ui $eng ${evs:-0}" >>"$DIR/samples"
 done

@@ -366,6 +366,50 @@ fn issue31_idle_connections_to_metrics_cost_no_thread_each_and_huge_heads_are_re
     assert!(!scrape.is_empty(), "the server still answers");
 }
 
+/// What `/metrics`, `/status.json`, `status --format json` and `status`
+/// say once the run names `label` as the cause (waited for up to 60 s).
+struct Named {
+    scrape: BTreeMap<String, f64>,
+    report: serde_json::Value,
+    view: serde_json::Value,
+    human: String,
+}
+
+fn wait_until_named(dir: &Path, child: &mut Child, addr: &str, label: &str) -> Named {
+    let gauge = format!("cdcctl_lag_cause{{cause=\"{label}\"}}");
+    let mut scrape = BTreeMap::new();
+    for _ in 0..600 {
+        scrape = samples(&get(addr, "/metrics"));
+        if scrape.get(&gauge) == Some(&1.0) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&get(addr, "/status.json")).expect("status JSON");
+    let status_args = ["status", "--checkpoint", "cp.json", "--format", "json"];
+    let wanted = format!("\"cause\": \"{label}\"");
+    // The status file is rewritten every few seconds: read until it has
+    // caught up with the scrape.
+    let mut status = cdcctl(dir, &status_args);
+    for _ in 0..100 {
+        if String::from_utf8_lossy(&status.stdout).contains(&wanted) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        status = cdcctl(dir, &status_args);
+    }
+    let human = cdcctl(dir, &["status", "--checkpoint", "cp.json"]);
+    stop(child);
+    assert_eq!(scrape.get(&gauge), Some(&1.0), "{scrape:?}");
+    Named {
+        scrape,
+        report,
+        view: serde_json::from_slice(&status.stdout).expect("status --format json"),
+        human: String::from_utf8_lossy(&human.stdout).into_owned(),
+    }
+}
+
 /// The long-transaction drill: its transaction holds the window back long
 /// before the hour `--alert-txn-age` waits for, and `/metrics`,
 /// `/status.json` and `status` name it as the cause.
@@ -377,39 +421,8 @@ fn issue35_a_transaction_pinning_the_restart_scn_is_the_cause_everywhere() {
         "sim:long-transaction?clock=virtual",
         &["--snapshot", "never"],
     );
-    let mut scrape = BTreeMap::new();
-    for _ in 0..600 {
-        scrape = samples(&get(&addr, "/metrics"));
-        if scrape.get("cdcctl_lag_cause{cause=\"long_transaction\"}") == Some(&1.0) {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let report: serde_json::Value =
-        serde_json::from_str(&get(&addr, "/status.json")).expect("status JSON");
-    // The status file is rewritten every few seconds: read until it has
-    // caught up with the scrape.
-    let mut status = cdcctl(
-        dir.path(),
-        &["status", "--checkpoint", "cp.json", "--format", "json"],
-    );
-    for _ in 0..100 {
-        if String::from_utf8_lossy(&status.stdout).contains("\"cause\": \"long_transaction\"") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        status = cdcctl(
-            dir.path(),
-            &["status", "--checkpoint", "cp.json", "--format", "json"],
-        );
-    }
-    let human = cdcctl(dir.path(), &["status", "--checkpoint", "cp.json"]);
-    stop(&mut child);
-    assert_eq!(
-        scrape.get("cdcctl_lag_cause{cause=\"long_transaction\"}"),
-        Some(&1.0),
-        "{scrape:?}"
-    );
+    let n = wait_until_named(dir.path(), &mut child, &addr, "long_transaction");
+    let scrape = &n.scrape;
     assert_eq!(
         scrape.get("cdcctl_lag_cause{cause=\"keeping_up\"}"),
         Some(&0.0)
@@ -420,14 +433,47 @@ fn issue35_a_transaction_pinning_the_restart_scn_is_the_cause_everywhere() {
     assert!(scrape["cdcctl_contents_query_seconds_count"] >= 1.0);
     assert!(scrape["cdcctl_window_logs_count"] >= 1.0);
     assert!(scrape.contains_key("cdcctl_transactions_total{outcome=\"commit\"}"));
-    assert_eq!(report["cause"]["cause"], "long_transaction", "{report}");
-    let view: serde_json::Value =
-        serde_json::from_slice(&status.stdout).expect("status --format json");
-    assert_eq!(view["cause"]["cause"], "long_transaction", "{view}");
-    let text = String::from_utf8_lossy(&human.stdout);
+    assert_eq!(
+        n.report["cause"]["cause"], "long_transaction",
+        "{}",
+        n.report
+    );
+    assert_eq!(n.view["cause"]["cause"], "long_transaction", "{}", n.view);
     assert!(
-        text.contains("Cause                a long transaction pins the restart SCN"),
-        "{text}"
+        n.human
+            .contains("Cause                a long transaction pins the restart SCN"),
+        "{}",
+        n.human
+    );
+}
+
+/// The snapshot-holding drill: on the real clock `snapshot-under-fire`'s
+/// reads take their time (400 rows/s), so a 3,000-row chunk holds the
+/// stream for 7.5 s; past 5 s of lag every surface names the chunk.
+#[test]
+fn issue35_a_snapshot_chunk_holding_the_stream_is_the_cause_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut child, addr) = spawn_source_with_metrics(
+        dir.path(),
+        "sim:snapshot-under-fire",
+        &["--snapshot", "initial", "--snapshot-chunk-rows", "3000"],
+    );
+    let n = wait_until_named(dir.path(), &mut child, &addr, "snapshot_chunk");
+    assert!(n.scrape["cdcctl_lag_seconds"] >= 5.0, "{:?}", n.scrape);
+    assert_eq!(n.report["cause"]["cause"], "snapshot_chunk", "{}", n.report);
+    assert!(
+        n.report["cause"]["evidence"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("reading APP.")),
+        "{}",
+        n.report
+    );
+    assert_eq!(n.view["cause"]["cause"], "snapshot_chunk", "{}", n.view);
+    assert!(
+        n.human
+            .contains("Cause                a snapshot chunk holds the stream"),
+        "{}",
+        n.human
     );
 }
 

@@ -13,6 +13,9 @@ pub use facts::{from_status, snapshot_hold};
 
 /// Time lag (seconds) from which capture counts as behind.
 pub const BEHIND_LAG_S: i64 = 30;
+/// Stream lag (seconds) from which a snapshot chunk being read is named as
+/// holding the stream: the snapshot's promise is a stream lag under 5 s.
+pub const SNAPSHOT_HOLD_LAG_S: i64 = 5;
 /// Logs a session re-reads only for the oldest open transaction from which
 /// that transaction holds the window back.
 pub const PINNED_LOGS: u32 = 2;
@@ -256,7 +259,8 @@ pub fn diagnose(f: &LagFacts) -> Diagnosis {
         return source_errors(e);
     }
     let behind = is_behind(f);
-    if let (Some(s), true) = (&f.snapshot, behind) {
+    let held = behind || f.lag_s.unwrap_or(0) >= SNAPSHOT_HOLD_LAG_S;
+    if let (Some(s), true) = (&f.snapshot, held) {
         return snapshot_chunk(s, f.lag_s);
     }
     if behind {

@@ -158,6 +158,28 @@ fn a_snapshot_chunk_outranks_the_stages_while_behind() {
     assert_eq!(diagnose(&f).cause, Cause::KeepingUp);
 }
 
+/// The stream waits while a chunk is read: five seconds of lag, far below
+/// the thirty that make capture "behind", already break the snapshot's
+/// promise of a stream lag under 5 s.
+#[test]
+fn a_chunk_holding_the_stream_five_seconds_is_named_before_the_lag_threshold_issue35() {
+    let mut f = LagFacts {
+        lag_s: Some(SNAPSHOT_HOLD_LAG_S),
+        busy_share: Some(0.2),
+        window: Some(window(0.0, 0.1, 0.1, 0.1, 0.0)),
+        redo_groups: 3,
+        snapshot: Some(SnapshotHold {
+            table: "APP.ORDERS".into(),
+            rows_read: 1_500,
+        }),
+        ..LagFacts::default()
+    };
+    assert!(!is_behind(&f));
+    assert_eq!(diagnose(&f).cause, Cause::SnapshotChunk);
+    f.lag_s = Some(SNAPSHOT_HOLD_LAG_S - 1);
+    assert_eq!(diagnose(&f).cause, Cause::KeepingUp);
+}
+
 #[test]
 fn online_logs_waiting_for_the_archiver_are_archiver_behind() {
     let f = LagFacts {

@@ -477,16 +477,22 @@ impl Sim {
         self.model.advance_to(target);
     }
 
-    /// A read of `rows` rows takes database time (`read_rows_per_s`) on
-    /// the virtual clock; on the real clock it took whatever it took.
+    /// A read of `rows` rows takes time (`read_rows_per_s`): database time
+    /// on the virtual clock, wall time on the real one, as a database's
+    /// read would while its workload goes on.
     fn spend_read_time(&mut self, rows: usize) {
         let rate = self.model.scenario.instance.read_rows_per_s;
-        if rate == 0 || !matches!(self.clock, Clock::Virtual { .. }) {
+        if rate == 0 {
             return;
         }
         let ms = (rows as u64).saturating_mul(1000) / rate;
-        self.virtual_ms += i64::try_from(ms).unwrap_or(i64::MAX / 4);
-        self.model.advance_to(self.virtual_ms);
+        match self.clock {
+            Clock::Virtual { .. } => {
+                self.virtual_ms += i64::try_from(ms).unwrap_or(i64::MAX / 4);
+                self.model.advance_to(self.virtual_ms);
+            }
+            Clock::Real => std::thread::sleep(std::time::Duration::from_millis(ms)),
+        }
     }
 
     fn check_link(&mut self) -> Result<(), SourceError> {
