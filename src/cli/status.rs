@@ -140,9 +140,34 @@ pub fn assess(
         lag_seconds: lag,
         since_checkpoint_seconds: since,
         reason,
-        cause: r.cause.clone().filter(|_| running),
+        cause: running.then(|| cause_now(&r, lag)).flatten(),
         report: Some(r),
         snapshot: None,
+    }
+}
+
+/// The cause the daemon wrote, unless a snapshot chunk has held it since:
+/// the file is rewritten at checkpoints, and none is taken while a chunk
+/// is read, so a lag grown past the snapshot's 5 s with a table being read
+/// names the chunk.
+fn cause_now(r: &DaemonReport, lag: Option<i64>) -> Option<Diagnosis> {
+    use cdcctl::engine::lag_cause::{self, LagFacts, SNAPSHOT_HOLD_LAG_S};
+    let hold = r.snapshot.as_ref().and_then(lag_cause::snapshot_hold);
+    let written = r.cause.clone();
+    match hold {
+        Some(h)
+            if lag.unwrap_or(0) >= SNAPSHOT_HOLD_LAG_S
+                && written
+                    .as_ref()
+                    .is_none_or(|c| c.cause != lag_cause::Cause::SourceErrors) =>
+        {
+            Some(lag_cause::diagnose(&LagFacts {
+                lag_s: lag,
+                snapshot: Some(h),
+                ..LagFacts::default()
+            }))
+        }
+        _ => written,
     }
 }
 
@@ -521,6 +546,31 @@ mod tests {
         // A daemon that ended names no cause: nothing is mined any more.
         let ended = assess(Some(r), false, now, None, None);
         assert!(!render_human(&ended).contains("Cause"));
+    }
+
+    /// The status file is not rewritten while a chunk is read: the time
+    /// since its checkpoint is the stream's lag, and past 5 s with a table
+    /// being read the chunk is the cause, not what the file said before it.
+    #[test]
+    fn a_chunk_read_since_the_last_checkpoint_is_named_once_it_holds_5_s_issue35() {
+        let mut r = report();
+        r.lag_seconds = Some(0);
+        r.cause = Some(cdcctl::engine::lag_cause::diagnose(&Default::default()));
+        r.snapshot = Some(
+            serde_json::from_value(serde_json::json!({
+                "tables": [{"table": {"owner": "APP", "table": "ORDER_HIS"},
+                            "after_key": null, "chunks": 0, "rows": 0, "state": "reading"}],
+                "chunks": 0, "last_scn": 0
+            }))
+            .expect("progress"),
+        );
+        let cause = |now| {
+            assess(Some(r.clone()), true, at(now), None, None)
+                .cause
+                .map(|c| c.cause.label())
+        };
+        assert_eq!(cause("2026-11-30T10:05:02Z"), Some("keeping_up"));
+        assert_eq!(cause("2026-11-30T10:05:09Z"), Some("snapshot_chunk"));
     }
 
     #[test]

@@ -448,15 +448,22 @@ fn issue35_a_transaction_pinning_the_restart_scn_is_the_cause_everywhere() {
 }
 
 /// The snapshot-holding drill: on the real clock `snapshot-under-fire`'s
-/// reads take their time (400 rows/s), so a 3,000-row chunk holds the
-/// stream for 7.5 s; past 5 s of lag every surface names the chunk.
+/// reads take their time (400 rows/s), so a 6,000-row chunk of ORDER_HIS
+/// holds the stream for 15 s; past 5 s of lag every surface names the
+/// chunk (the status file, rewritten every few seconds, within those 10 s).
 #[test]
 fn issue35_a_snapshot_chunk_holding_the_stream_is_the_cause_everywhere() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (mut child, addr) = spawn_source_with_metrics(
         dir.path(),
         "sim:snapshot-under-fire",
-        &["--snapshot", "initial", "--snapshot-chunk-rows", "3000"],
+        &[
+            "--snapshot",
+            "initial",
+            "--snapshot-chunk-rows",
+            "6000",
+            "APP.ORDER_HIS",
+        ],
     );
     let n = wait_until_named(dir.path(), &mut child, &addr, "snapshot_chunk");
     assert!(n.scrape["cdcctl_lag_seconds"] >= 5.0, "{:?}", n.scrape);
@@ -472,6 +479,42 @@ fn issue35_a_snapshot_chunk_holding_the_stream_is_the_cause_everywhere() {
     assert!(
         n.human
             .contains("Cause                a snapshot chunk holds the stream"),
+        "{}",
+        n.human
+    );
+}
+
+/// `demo` with a LogMiner that returns 400 rows/s on the real clock, below
+/// the ~1,000 rows/s of redo its workload writes.
+pub(crate) fn slow_logminer_scenario(dir: &Path) -> String {
+    let demo = include_str!("../../src/source/sim/scenarios/demo.toml");
+    let text = demo
+        .replace("warmup_s = 600", "warmup_s = 5")
+        .replace("rate = 30.0", "rate = 300.0")
+        .replace(
+            "undo_retention_s = 3600",
+            "undo_retention_s = 3600\nmine_rows_per_s = 400",
+        );
+    assert!(text.contains("mine_rows_per_s"), "demo's instance changed");
+    let path = dir.join("slow-logminer.toml");
+    std::fs::write(&path, text).expect("scenario");
+    format!("sim:{}", path.display())
+}
+
+/// The slow-LogMiner drill: the contents' fetch takes most of every window
+/// and the lag grows, so every surface names LogMiner.
+#[test]
+fn issue35_a_logminer_slower_than_the_redo_is_the_cause_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = slow_logminer_scenario(dir.path());
+    let (mut child, addr) =
+        spawn_source_with_metrics(dir.path(), &source, &["--snapshot", "never"]);
+    let n = wait_until_named(dir.path(), &mut child, &addr, "slow_logminer");
+    assert!(n.scrape["cdcctl_lag_seconds"] >= 2.0, "{:?}", n.scrape);
+    assert_eq!(n.report["cause"]["cause"], "slow_logminer", "{}", n.report);
+    assert_eq!(n.view["cause"]["cause"], "slow_logminer", "{}", n.view);
+    assert!(
+        n.human.contains("Cause                LogMiner is slow"),
         "{}",
         n.human
     );

@@ -477,12 +477,12 @@ impl Sim {
         self.model.advance_to(target);
     }
 
-    /// A read of `rows` rows takes time (`read_rows_per_s`): database time
-    /// on the virtual clock, wall time on the real one, as a database's
-    /// read would while its workload goes on.
-    fn spend_read_time(&mut self, rows: usize) {
-        let rate = self.model.scenario.instance.read_rows_per_s;
-        if rate == 0 {
+    /// A read of `rows` rows at `rate` rows/s takes time (`read_rows_per_s`
+    /// for `AS OF` reads, `mine_rows_per_s` for LogMiner's rows): database
+    /// time on the virtual clock, wall time on the real one, as a
+    /// database's read would while its workload goes on.
+    fn spend_read_time(&mut self, rows: usize, rate: u64) {
+        if rate == 0 || rows == 0 {
             return;
         }
         let ms = (rows as u64).saturating_mul(1000) / rate;
@@ -833,6 +833,7 @@ impl RedoSource for Sim {
         };
         let n = max_rows.min(pending.len());
         out.extend(pending.drain(..n));
+        self.spend_read_time(n, self.model.scenario.instance.mine_rows_per_s);
         Ok(n)
     }
 
@@ -915,7 +916,7 @@ impl RedoSource for Sim {
             ));
         }
         let (rows, last_key) = self.read_rows(t, as_of_scn, after_key, limit)?;
-        self.spend_read_time(rows.len());
+        self.spend_read_time(rows.len(), self.model.scenario.instance.read_rows_per_s);
         // What happened while the rows were read: a segment replaced or
         // dropped under the reader, or undo it still needed overwritten.
         if self.model.tables[t].dropped || self.model.objd_changed_scn(t) > as_of_scn {

@@ -247,6 +247,10 @@ pub struct InstanceSpec {
     /// while a chunk is read, so DDL and undo loss can land mid-read.
     #[serde(default)]
     pub read_rows_per_s: u64,
+    /// Rows `V$LOGMNR_CONTENTS` returns per second (0: as fast as the
+    /// simulator renders them): a LogMiner slower than the redo it reads.
+    #[serde(default)]
+    pub mine_rows_per_s: u64,
     #[serde(default = "d_fra_size")]
     pub recovery_area_size: u64,
     /// Bytes used by files other than the archives the simulation writes.
