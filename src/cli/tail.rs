@@ -305,7 +305,6 @@ fn start_engine(
         });
     }
     let options = RunOptions {
-        idle_sleep: Duration::from_millis(250),
         max_events: args.count,
         detail: true,
         db_transactions_every: (!args.txn_refresh.is_zero()).then_some(args.txn_refresh),

@@ -278,6 +278,12 @@ impl RedoSource for Prefetch {
         self.call(|s| s.session_memory())
     }
 
+    fn recent_log_switches(
+        &mut self,
+    ) -> Result<Option<Vec<crate::engine::port::RecentSwitches>>, SourceError> {
+        self.call(|s| s.recent_log_switches())
+    }
+
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.call(|s| s.reconnect())
     }

@@ -21,8 +21,6 @@ use crate::source::RedoSource;
 /// How the engine thread paces itself.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    /// Sleep after a transient error, before the retry.
-    pub idle_sleep: Duration,
     /// Send a status at least this often.
     pub status_every: Duration,
     /// Events per `EngineMessage::Events` batch.
@@ -44,7 +42,6 @@ const DETAIL_MAX_BYTES: usize = 32 << 20;
 impl Default for RunOptions {
     fn default() -> Self {
         Self {
-            idle_sleep: Duration::from_millis(500),
             status_every: Duration::from_millis(250),
             batch: 512,
             max_events: None,
@@ -162,7 +159,7 @@ fn run_loop<S: RedoSource>(
                                 })
                                 .is_err();
                         }
-                        sleep_unless_stopped(stop, options.idle_sleep);
+                        sleep_unless_stopped(stop, capture.retry_pause());
                     }
                     Progress::Idle | Progress::Advanced { .. } => {
                         sleep_unless_stopped(stop, capture.pause())

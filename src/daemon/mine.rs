@@ -247,7 +247,7 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
             }
             Ok(Progress::Retrying) => {
                 self.report_retry();
-                self.pause(Duration::from_secs(1));
+                self.pause(self.capture.retry_pause());
                 Flow::Next
             }
             Err(CaptureError::Txn(TxnError::Sink(_))) if self.outbox.stopped() => {

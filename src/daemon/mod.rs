@@ -38,6 +38,7 @@ mod tests;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 pub use config::{DaemonConfig, SinkChoice};
 pub use error::DaemonError;
@@ -225,10 +226,15 @@ fn stages(
     };
     let limit = config.count.unwrap_or(u64::MAX);
     let mut outbox = Outbox::new(tx, started.destination_last, limit);
+    outbox.report_waits(Arc::clone(telemetry));
     if let Some(lobs) = started.lob_memory {
         outbox.remember_lobs(lobs);
     }
+    let stages_done = AtomicBool::new(false);
     std::thread::scope(|scope| {
+        let refreshing = std::thread::Builder::new()
+            .name("cdcctl-status".into())
+            .spawn_scoped(scope, || refresh_status_file(telemetry, &stages_done));
         let delivering = std::thread::Builder::new()
             .name("cdcctl-sink".into())
             .spawn_scoped(scope, move || sink_stage.run(&rx));
@@ -266,6 +272,9 @@ fn stages(
             }),
             Err(_) => Ok(Delivered::default()),
         };
+        stages_done.store(true, Ordering::Relaxed);
+        // A status file left unrefreshed is advice only.
+        let _ = refreshing.map(std::thread::ScopedJoinHandle::join);
         Ran {
             engine: end,
             delivered,
@@ -275,6 +284,20 @@ fn stages(
             skipped,
         }
     })
+}
+
+/// Rewrites the status file with the lag as of now until the stages end,
+/// so `cdcctl status` sees a stage that holds the engine.
+fn refresh_status_file(telemetry: &Telemetry, done: &AtomicBool) {
+    const STEP: Duration = Duration::from_millis(100);
+    let mut since = Instant::now();
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(STEP);
+        if since.elapsed() >= Duration::from_secs(1) {
+            telemetry.refresh_status_file();
+            since = Instant::now();
+        }
+    }
 }
 
 /// The outcome of the stages, what the operator is told of it, and the

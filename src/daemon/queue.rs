@@ -8,7 +8,8 @@
 //! written before a crash) are dropped here, before the queue, so that
 //! `--count` and the snapshot's position count only what is written.
 
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{SyncSender, TrySendError};
+use std::sync::Arc;
 
 use crate::engine::checkpoint::{Checkpoint, EventPosition};
 use crate::engine::emit::SinkError as EmitError;
@@ -17,7 +18,7 @@ use crate::engine::lob_memory::LobMemory;
 use crate::engine::metrics::CaptureStatus;
 use crate::engine::snapshot::SnapshotProgress;
 use crate::sink::{event_key, ResumeAfter};
-use crate::telemetry::Volumes;
+use crate::telemetry::{Telemetry, Volumes};
 
 /// Events per batch on the queue.
 pub const BATCH_EVENTS: usize = 1_024;
@@ -66,6 +67,8 @@ pub struct Outbox {
     limit: u64,
     stopped: bool,
     lobs: Option<LobMemory>,
+    /// Told when the engine starts and stops waiting on a full queue.
+    telemetry: Option<Arc<Telemetry>>,
 }
 
 impl Outbox {
@@ -84,7 +87,14 @@ impl Outbox {
             limit,
             lobs: None,
             stopped: false,
+            telemetry: None,
         }
+    }
+
+    /// Reports waits on a full queue to `telemetry`, so a sink that holds
+    /// the engine back is named while it does.
+    pub fn report_waits(&mut self, telemetry: Arc<Telemetry>) {
+        self.telemetry = Some(telemetry);
     }
 
     /// Fills LOBs that events mark unavailable from the values `lobs`
@@ -126,7 +136,18 @@ impl Outbox {
     }
 
     fn send(&mut self, message: ToSink) -> Result<(), SinkStopped> {
-        if self.stopped || self.tx.send(message).is_err() {
+        let sent = match (self.stopped, self.tx.try_send(message)) {
+            (true, _) | (_, Err(TrySendError::Disconnected(_))) => false,
+            (false, Ok(())) => true,
+            (false, Err(TrySendError::Full(message))) => {
+                let waits = self.telemetry.as_deref();
+                waits.inspect(|t| t.sink_waiting(true));
+                let sent = self.tx.send(message).is_ok();
+                waits.inspect(|t| t.sink_waiting(false));
+                sent
+            }
+        };
+        if !sent {
             self.stopped = true;
             return Err(SinkStopped);
         }

@@ -273,6 +273,8 @@ pub struct Telemetry {
 struct LagInputs {
     status: CaptureStatus,
     sink: SinkFacts,
+    /// Since when the engine waits on a full queue to the sink.
+    sink_waiting_since: Option<Instant>,
     snapshot: Option<SnapshotHold>,
 }
 
@@ -413,6 +415,13 @@ impl Telemetry {
         r.snapshot = Some(progress.clone());
     }
 
+    /// The engine starts (`true`) or stops waiting on a full queue to the
+    /// sink.
+    pub fn sink_waiting(&self, waiting: bool) {
+        let mut inputs = self.lag_inputs();
+        inputs.sink_waiting_since = waiting.then(Instant::now);
+    }
+
     /// Records one sink commit: its duration and what is still in flight.
     pub fn sink_committed(&self, took: Duration, in_flight: u64) {
         let took = took.as_secs_f64();
@@ -433,8 +442,12 @@ impl Telemetry {
     /// The lag's cause as of now, from the last status.
     pub fn diagnosis(&self) -> Diagnosis {
         let inputs = self.lag_inputs();
-        let mut facts = lag_cause::from_status(&inputs.status, Instant::now());
+        let now = Instant::now();
+        let mut facts = lag_cause::from_status(&inputs.status, now);
         facts.sink = inputs.sink;
+        facts.sink.waiting_s = inputs
+            .sink_waiting_since
+            .map(|since| now.saturating_duration_since(since).as_secs_f64());
         facts.snapshot.clone_from(&inputs.snapshot);
         lag_cause::diagnose(&facts)
     }
@@ -447,6 +460,19 @@ impl Telemetry {
         self.mining.cause(&d);
         r.lag_seconds = lag;
         r.cause = Some(d);
+    }
+
+    /// The lag and its cause as of now in the status file, between batches:
+    /// a sink or a call that holds the engine shows in `cdcctl status`
+    /// while it does, not once it lets go.
+    pub fn refresh_status_file(&self) {
+        let report = {
+            let _consistent = self.consistent.read().unwrap_or_else(|p| p.into_inner());
+            let mut r = self.report.lock().unwrap_or_else(|p| p.into_inner());
+            self.refresh_lag(&mut r);
+            r.clone()
+        };
+        self.maybe_write_file(&report, false);
     }
 
     /// Records a batch once its checkpoint is stored: the engine's state,

@@ -26,6 +26,8 @@ pub mod ui;
 pub mod widgets;
 
 #[cfg(test)]
+mod cause_screens;
+#[cfg(test)]
 mod snapshot_tests;
 
 pub use app::{App, AppEvent, HeaderInfo, ViewConfig};

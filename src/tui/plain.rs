@@ -260,7 +260,12 @@ impl Plain<'_> {
     /// head` keeps a quiet stderr; "keeping up" is said only once a cause
     /// before it was.
     fn say_cause(&mut self, st: &CaptureStatus) {
-        if matches!(st.state, MiningState::Connecting | MiningState::Finished) {
+        // A stop is said by its own line, with its error: "keeping up"
+        // before it would be wrong.
+        if matches!(
+            st.state,
+            MiningState::Connecting | MiningState::Finished | MiningState::Stopped { .. }
+        ) {
             return;
         }
         let d = lag_cause::diagnose(&lag_cause::from_status(st, Instant::now()));
@@ -500,6 +505,26 @@ mod tests {
             "{err}"
         );
         assert_eq!(err.matches("advice:").count(), 1, "{err}");
+    }
+
+    #[test]
+    fn a_stopped_capture_is_not_said_to_keep_up_issue35() {
+        let status = |st| EngineMessage::Status(Box::new(st));
+        let mut stopped = feed::steady_status(1);
+        stopped.state = MiningState::Stopped {
+            error: "ORA-12541: TNS:no listener".into(),
+            advice: None,
+        };
+        let rx = channel_of(vec![
+            status(feed::status_with_lag(3, 100, 75, 5_000)),
+            status(stopped),
+            EngineMessage::Stopped,
+        ]);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        run_plain(&rx, &mut out, &mut err, &opts()).unwrap();
+        let err = String::from_utf8(err).unwrap();
+        assert_eq!(err.matches("cdcctl tail: cause: ").count(), 1, "{err}");
+        assert!(!err.contains("keeping up"), "{err}");
     }
 
     #[test]

@@ -22,7 +22,11 @@ fn spawn_run_with_metrics(dir: &Path, extra: &[&str]) -> (Child, String) {
 }
 
 /// `run` on `source` with `extra` arguments and metrics on a free port.
-fn spawn_source_with_metrics(dir: &Path, source: &str, extra: &[&str]) -> (Child, String) {
+pub(crate) fn spawn_source_with_metrics(
+    dir: &Path,
+    source: &str,
+    extra: &[&str],
+) -> (Child, String) {
     let mut child = match Command::new(BIN)
         .args([
             "--source",
@@ -63,7 +67,7 @@ fn spawn_source_with_metrics(dir: &Path, source: &str, extra: &[&str]) -> (Child
     (child, addr)
 }
 
-fn get(addr: &str, path: &str) -> String {
+pub(crate) fn get(addr: &str, path: &str) -> String {
     let mut s = TcpStream::connect(addr).expect("connect");
     write!(s, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").expect("request");
     let mut text = String::new();
@@ -74,7 +78,7 @@ fn get(addr: &str, path: &str) -> String {
 }
 
 /// `name{labels} value` samples of one scrape.
-fn samples(text: &str) -> BTreeMap<String, f64> {
+pub(crate) fn samples(text: &str) -> BTreeMap<String, f64> {
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .filter_map(|l| {
@@ -92,7 +96,7 @@ fn output_events(dir: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
-fn stop(child: &mut Child) {
+pub(crate) fn stop(child: &mut Child) {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
@@ -368,14 +372,14 @@ fn issue31_idle_connections_to_metrics_cost_no_thread_each_and_huge_heads_are_re
 
 /// What `/metrics`, `/status.json`, `status --format json` and `status`
 /// say once the run names `label` as the cause (waited for up to 60 s).
-struct Named {
-    scrape: BTreeMap<String, f64>,
-    report: serde_json::Value,
-    view: serde_json::Value,
-    human: String,
+pub(crate) struct Named {
+    pub scrape: BTreeMap<String, f64>,
+    pub report: serde_json::Value,
+    pub view: serde_json::Value,
+    pub human: String,
 }
 
-fn wait_until_named(dir: &Path, child: &mut Child, addr: &str, label: &str) -> Named {
+pub(crate) fn wait_until_named(dir: &Path, child: &mut Child, addr: &str, label: &str) -> Named {
     let gauge = format!("cdcctl_lag_cause{{cause=\"{label}\"}}");
     let mut scrape = BTreeMap::new();
     for _ in 0..600 {

@@ -6,6 +6,7 @@ mod config;
 mod config_lint;
 mod daemon;
 mod dm_live;
+mod drills;
 mod flink;
 mod hostile;
 mod kafka;

@@ -76,7 +76,10 @@ pub struct CaptureConfig {
     /// Rows per fetch from `V$LOGMNR_CONTENTS`; safe to be large because
     /// every query is bounded by an end SCN.
     pub fetch_rows: usize,
-    /// Consecutive transient errors tolerated before giving up.
+    /// Consecutive transient errors tolerated before giving up; with the
+    /// pauses between them ([`Capture::retry_pause`]) the default of 10
+    /// rides out some three minutes of outage (a listener restart, a
+    /// service moving to another RAC instance).
     pub max_retries: u32,
     /// Key columns (primary key, else a unique key) of the captured tables,
     /// from the catalog. With them the engine tells a before image that
@@ -137,7 +140,7 @@ impl Default for CaptureConfig {
             start: StartAt::Now,
             until_scn: None,
             fetch_rows: 10_000,
-            max_retries: 5,
+            max_retries: 10,
             key_columns: BTreeMap::new(),
             polling: PollConfig::default(),
             lob_columns: BTreeMap::new(),
@@ -172,12 +175,20 @@ pub struct Capture<S: RedoSource> {
     last_plan: Option<SessionPlan>,
     status: CaptureStatus,
     retries: u32,
+    /// The last reconnect failed: the next poll begins with another, whose
+    /// error (ORA-12541 while the listener is down) is the one reported
+    /// rather than the "not connected" of the first call without it.
+    reconnect_due: bool,
     rows: Vec<LogMinerRow>,
     findings: Vec<TxnFinding>,
     /// DM8 only: changes mined after a DDL they precede.
     drift: drift::DriftWatch,
     /// When the session's memory was last asked for.
     memory_at: Option<Instant>,
+    switches_at: Option<Instant>,
+    /// Switches per hour from the log history, when the source has one:
+    /// the logs ahead of the reader tell little while it keeps up.
+    switch_rate: Option<f64>,
     warnings: Vec<TxnWarning>,
     /// Tables already reported with a partial before image (reported once).
     partial_reported: BTreeSet<TableName>,
@@ -301,10 +312,13 @@ impl<S: RedoSource> Capture<S> {
             last_plan: None,
             status,
             retries: 0,
+            reconnect_due: false,
             rows: Vec::new(),
             findings: Vec::new(),
             drift: drift::DriftWatch::default(),
             memory_at: None,
+            switches_at: None,
+            switch_rate: None,
             warnings,
             partial_reported: BTreeSet::new(),
             first_start,
@@ -341,6 +355,14 @@ impl<S: RedoSource> Capture<S> {
     /// How long to wait before the next poll: nothing after a window that
     /// returned rows, then a pause that doubles with each poll that read
     /// nothing, up to `PollConfig::max_idle_pause`.
+    /// How long to wait before the next attempt after a transient error:
+    /// 1 s, doubling with each failure in a row up to 30 s, so a short
+    /// blip costs a second and a long outage is not hammered.
+    pub fn retry_pause(&self) -> Duration {
+        let doublings = self.retries.saturating_sub(1).min(5);
+        Duration::from_secs(1u64 << doublings).min(MAX_RETRY_PAUSE)
+    }
+
     pub fn pause(&self) -> Duration {
         let p = &self.config.polling;
         if self.empty_polls == 0 {
@@ -509,9 +531,8 @@ impl<S: RedoSource> Capture<S> {
     }
 
     fn recover(&mut self) {
-        // A failed reconnect surfaces on the next poll as another transient error.
         let _ = self.source.end_session();
-        let _ = self.source.reconnect();
+        self.reconnect_due = self.source.reconnect().is_err();
         let cp = self.buffer.checkpoint();
         let mut fresh = TxnBuffer::resume(self.config.buffer.clone(), &cp);
         fresh.carry_totals_from(&self.buffer);
@@ -534,6 +555,10 @@ impl<S: RedoSource> Capture<S> {
         &mut self,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Progress, CaptureError> {
+        if self.reconnect_due {
+            self.source.reconnect()?;
+            self.reconnect_due = false;
+        }
         self.clock.begin();
         self.window_rows = None;
         let redo_from = self.status.mined_time;
@@ -634,6 +659,7 @@ impl<S: RedoSource> Capture<S> {
         self.clock.rows = at.elapsed();
         // After the clock: the query is not the window's parsing.
         self.sample_session_memory();
+        self.sample_switch_rate();
         self.window_rows = Some(read);
         self.status.mining.held_logs = timing::held_logs(&plan);
         if let Some(check) = self.ended_check.take_if(|c| end >= c.listed_by) {
@@ -654,6 +680,26 @@ impl<S: RedoSource> Capture<S> {
             return Ok(Progress::Finished);
         }
         Ok(Progress::Advanced { rows: read })
+    }
+
+    /// The switch rate from the database's log history, at most every
+    /// [`MEMORY_EVERY`]: the busiest thread's, once its logs of the last
+    /// hour span five minutes. A figure only, as the session's memory is.
+    fn sample_switch_rate(&mut self) {
+        if self.switches_at.is_some_and(|t| t.elapsed() < MEMORY_EVERY) {
+            return;
+        }
+        self.switches_at = Some(Instant::now());
+        if let Ok(Some(threads)) = self.source.recent_log_switches() {
+            self.switch_rate = threads
+                .iter()
+                .filter(|t| t.span_s >= 300)
+                .map(|t| f64::from(t.switches) * 3600.0 / t.span_s as f64)
+                .max_by(f64::total_cmp);
+            if self.switch_rate.is_some() {
+                self.status.mining.redo.switches_per_hour = self.switch_rate;
+            }
+        }
     }
 
     /// The mining session's memory, at most every [`MEMORY_EVERY`]. A
@@ -818,6 +864,8 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
 }
 
 /// How often the mining session's memory is read.
+/// The longest pause between attempts after transient errors.
+const MAX_RETRY_PAUSE: Duration = Duration::from_secs(30);
 const MEMORY_EVERY: Duration = Duration::from_secs(30);
 
 /// Counts a DM8 change for [`drift::DriftWatch`], or reports the

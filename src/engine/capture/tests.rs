@@ -33,6 +33,9 @@ struct ScriptedSource {
     fail_on_start: Vec<u32>,
     /// Reads of the log inventory (V$THREAD alone not counted).
     inventories: u32,
+    /// Reconnects that fail with ORA-12541 (the listener down) before one
+    /// succeeds.
+    listener_down_for: u32,
 }
 
 fn ts() -> chrono::NaiveDateTime {
@@ -122,6 +125,7 @@ impl ScriptedSource {
             open: Vec::new(),
             fail_on_start: Vec::new(),
             inventories: 0,
+            listener_down_for: 0,
         }
     }
 
@@ -243,6 +247,9 @@ impl RedoSource for ScriptedSource {
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.reconnects += 1;
+        if self.reconnects <= self.listener_down_for {
+            return Err(SourceError::oracle(12541, "TNS:no listener"));
+        }
         Ok(())
     }
 }
@@ -571,6 +578,50 @@ fn too_many_consecutive_transient_errors_stop_capture() {
     let err = outcome.expect("capture must give up");
     assert_eq!(err.ora_code(), Some(3113));
     assert!(matches!(cap.status().state, MiningState::Stopped { .. }));
+}
+
+#[test]
+fn a_failed_reconnect_is_the_error_retried_and_the_pause_doubles_issue35() {
+    let mut source = ScriptedSource::new(20);
+    source.fail_on_fetch = vec![1];
+    source.listener_down_for = 2;
+    let config = CaptureConfig {
+        start: StartAt::Scn(100),
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(source, config).expect("start");
+    let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+    assert_eq!(cap.poll(&mut sink).ok(), Some(Progress::Retrying));
+    assert_eq!(cap.retry_pause(), Duration::from_secs(1));
+    // The reconnect after ORA-03113 failed: the next poll tries again and
+    // reports why, not the "not connected" of a call without a session.
+    assert_eq!(cap.poll(&mut sink).ok(), Some(Progress::Retrying));
+    let MiningState::Retrying { code, attempt, .. } = &cap.status().state else {
+        panic!("{:?}", cap.status().state);
+    };
+    assert_eq!((code.as_deref(), *attempt), (Some("ORA-12541"), 2));
+    assert_eq!(cap.retry_pause(), Duration::from_secs(2));
+    assert!(matches!(cap.poll(&mut sink), Ok(Progress::Advanced { .. })));
+    assert_eq!(cap.retry_pause(), Duration::from_secs(1));
+}
+
+#[test]
+fn the_pause_between_retries_stops_doubling_at_30_s() {
+    let mut source = ScriptedSource::new(20);
+    source.fail_on_fetch = (1..=50).collect();
+    let config = CaptureConfig {
+        start: StartAt::Scn(100),
+        max_retries: 20,
+        ..CaptureConfig::default()
+    };
+    let mut cap = Capture::new(source, config).expect("start");
+    let mut sink = |_: CapturedEvent| -> Result<(), SinkError> { Ok(()) };
+    let mut pauses = Vec::new();
+    for _ in 0..8 {
+        assert_eq!(cap.poll(&mut sink).ok(), Some(Progress::Retrying));
+        pauses.push(cap.retry_pause().as_secs());
+    }
+    assert_eq!(pauses, [1, 2, 4, 8, 16, 30, 30, 30]);
 }
 
 #[test]

@@ -158,7 +158,9 @@ impl<S: RedoSource> Capture<S> {
         }
         self.note_archives_ahead(&inventory);
         if let Some(now) = self.status.current_time {
-            self.status.mining.redo = super::timing::redo_figures(&inventory, now);
+            let mut redo = super::timing::redo_figures(&inventory, now);
+            redo.switches_per_hour = self.switch_rate.or(redo.switches_per_hour);
+            self.status.mining.redo = redo;
         }
         self.inventory = Some(CachedInventory {
             key: threads_key(threads),

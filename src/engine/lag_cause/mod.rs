@@ -23,6 +23,9 @@ pub const PINNED_LOGS: u32 = 2;
 /// guidance is a switch every 15 to 20 minutes, LogMiner starts a session
 /// over a new log set at every switch.
 pub const SWITCH_STORM_PER_HOUR: f64 = 30.0;
+/// Seconds the engine must have waited on the sink, in one wait, for the
+/// sink to be named while no window ends.
+pub const SINK_STALL_S: f64 = 5.0;
 /// Share of a window a stage must take to be named as the one that dominates.
 const DOMINANT_SHARE: f64 = 0.5;
 
@@ -123,6 +126,9 @@ pub struct SinkFacts {
     /// Mean time of recent durable commits.
     pub commit_s: Option<f64>,
     pub in_flight: u64,
+    /// How long the engine has been waiting, now, on a full queue to the
+    /// sink: no window ends meanwhile, so no window's timings show it.
+    pub waiting_s: Option<f64>,
 }
 
 /// Everything [`diagnose`] weighs.
@@ -263,6 +269,9 @@ pub fn diagnose(f: &LagFacts) -> Diagnosis {
     if let (Some(s), true) = (&f.snapshot, held) {
         return snapshot_chunk(s, f.lag_s);
     }
+    if f.sink.waiting_s.is_some_and(|w| w >= SINK_STALL_S) {
+        return sink_stalled(&f.sink, f.lag_s);
+    }
     if behind {
         return dominant_stage(f).unwrap_or_else(|| {
             Diagnosis::new(
@@ -362,14 +371,18 @@ fn snapshot_chunk(s: &SnapshotHold, lag: Option<i64>) -> Diagnosis {
     )
 }
 
-fn slow_sink(w: &WindowTimings, s: &SinkFacts) -> Diagnosis {
-    let commit = s
-        .commit_s
+/// ", commits take N ms" once a commit was timed.
+fn commit_time(s: &SinkFacts) -> String {
+    s.commit_s
         .map(|c| format!(", commits take {:.0} ms", c * 1000.0))
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+fn slow_sink(w: &WindowTimings, s: &SinkFacts) -> Diagnosis {
+    let commit = commit_time(s);
     Diagnosis::new(
         Cause::SlowSink,
-        "the destination does not keep up: check its disk (fsync) or the Kafka brokers' latency",
+        SLOW_SINK_ADVICE,
         format!(
             "sink {} of the window, {} in flight{commit}",
             pct(w.sink_s, w),
@@ -377,6 +390,24 @@ fn slow_sink(w: &WindowTimings, s: &SinkFacts) -> Diagnosis {
         ),
     )
 }
+
+/// The engine blocked on a full queue: whatever the last window said, the
+/// sink is what holds capture now.
+fn sink_stalled(s: &SinkFacts, lag: Option<i64>) -> Diagnosis {
+    let commit = commit_time(s);
+    Diagnosis::new(
+        Cause::SlowSink,
+        SLOW_SINK_ADVICE,
+        format!(
+            "the engine has waited {:.0}s on the sink's full queue, lag {}s{commit}",
+            s.waiting_s.unwrap_or(0.0),
+            lag.unwrap_or(0)
+        ),
+    )
+}
+
+const SLOW_SINK_ADVICE: &str =
+    "the destination does not keep up: check its disk (fsync) or the Kafka brokers' latency";
 
 fn long_transaction(p: &PinningTxn) -> Diagnosis {
     let who = [&p.username, &p.program, &p.machine]
@@ -408,7 +439,10 @@ fn long_transaction(p: &PinningTxn) -> Diagnosis {
 fn log_switch_storm(f: &LagFacts) -> Diagnosis {
     let size = f
         .redo_log_bytes
-        .map(|b| format!(" of {} MiB", b / (1024 * 1024)))
+        .map(|b| match b / (1024 * 1024) {
+            0 => format!(" of {} KiB", b / 1024),
+            mib => format!(" of {mib} MiB"),
+        })
         .unwrap_or_default();
     Diagnosis::new(
         Cause::LogSwitchStorm,

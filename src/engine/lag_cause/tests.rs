@@ -68,10 +68,32 @@ fn a_sink_taking_most_of_the_window_is_a_slow_sink() {
     f.sink = SinkFacts {
         commit_s: Some(0.8),
         in_flight: 12,
+        waiting_s: None,
     };
     let d = diagnose(&f);
     assert_eq!(d.cause, Cause::SlowSink);
     assert!(d.evidence.contains("commits take 800 ms"), "{}", d.evidence);
+}
+
+#[test]
+fn an_engine_waiting_on_a_full_sink_queue_names_the_sink_before_any_window_ends_issue35() {
+    // The last window ended quick and light: only the wait going on says
+    // where the time goes.
+    let mut f = LagFacts {
+        lag_s: Some(7),
+        window: Some(window(0.0, 0.001, 0.0, 0.001, 0.0)),
+        ..LagFacts::default()
+    };
+    f.sink.waiting_s = Some(4.9);
+    assert_eq!(diagnose(&f).cause, Cause::KeepingUp);
+    f.sink.waiting_s = Some(6.2);
+    f.sink.commit_s = Some(0.4);
+    let d = diagnose(&f);
+    assert_eq!(d.cause, Cause::SlowSink);
+    assert_eq!(
+        d.evidence,
+        "the engine has waited 6s on the sink's full queue, lag 7s, commits take 400 ms"
+    );
 }
 
 #[test]
@@ -89,6 +111,19 @@ fn slow_logminer_over_frequent_log_switches_is_a_log_switch_storm() {
     let d = diagnose(&f);
     assert_eq!(d.cause, Cause::LogSwitchStorm);
     assert_eq!(d.evidence, "45 log switches per hour of 50 MiB");
+}
+
+#[test]
+fn online_logs_under_a_mebibyte_are_sized_in_kibibytes_not_zero_mebibytes() {
+    let f = LagFacts {
+        lag_s: Some(0),
+        log_switches_per_hour: Some(326.0),
+        redo_log_bytes: Some(128 * 1024),
+        ..LagFacts::default()
+    };
+    let d = diagnose(&f);
+    assert_eq!(d.cause, Cause::LogSwitchStorm);
+    assert_eq!(d.evidence, "326 log switches per hour of 128 KiB");
 }
 
 #[test]

@@ -59,6 +59,16 @@ pub struct SessionMemory {
     pub uga: Option<u64>,
 }
 
+/// One redo thread's log switches over the last hour (`V$LOG_HISTORY`
+/// rows whose log began then) and the seconds since the first of those
+/// logs began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub struct RecentSwitches {
+    pub thread: u16,
+    pub switches: u32,
+    pub span_s: u64,
+}
+
 /// The redo side of a database: SCN clock, logs, LogMiner, snapshot reads.
 pub trait RedoSource: Send {
     /// A short description for headers and logs ("sim:demo", "oracle://host/svc").
@@ -173,6 +183,13 @@ pub trait RedoSource: Send {
         Ok(None)
     }
 
+    /// Each redo thread's log switches over the last hour, from the
+    /// database's own history (not the logs ahead of the reader); `None`
+    /// where the source cannot say.
+    fn recent_log_switches(&mut self) -> Result<Option<Vec<RecentSwitches>>, SourceError> {
+        Ok(None)
+    }
+
     /// Re-establishes the connection after `SourceError::is_transient` errors.
     fn reconnect(&mut self) -> Result<(), SourceError>;
 }
@@ -241,6 +258,9 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn session_memory(&mut self) -> Result<Option<SessionMemory>, SourceError> {
         (**self).session_memory()
+    }
+    fn recent_log_switches(&mut self) -> Result<Option<Vec<RecentSwitches>>, SourceError> {
+        (**self).recent_log_switches()
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         (**self).reconnect()

@@ -707,6 +707,17 @@ impl RedoSource for OracleSource {
         Ok(Some(pga))
     }
 
+    fn recent_log_switches(
+        &mut self,
+    ) -> Result<Option<Vec<crate::engine::port::RecentSwitches>>, SourceError> {
+        match self.query_plain(sql::RECENT_LOG_SWITCHES) {
+            Ok(rows) => rows::recent_switches(&rows).map(Some),
+            // Without SELECT on V$LOG_HISTORY the rate is not there.
+            Err(e) if matches!(e.ora_code(), Some(942 | 1031)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         self.enter_pdb()?;
         let rows = self.query_text(&BoundSql {

@@ -311,9 +311,42 @@ pub fn session_uga(rows: &[Vec<Option<String>>]) -> Result<Option<u64>, SourceEr
         .transpose()
 }
 
+/// Rows of [`super::sql::RECENT_LOG_SWITCHES`], one per redo thread.
+pub fn recent_switches(
+    rows: &[Vec<Option<String>>],
+) -> Result<Vec<crate::engine::port::RecentSwitches>, SourceError> {
+    rows.iter()
+        .map(|row| {
+            let r = Reader::new(row, "V$LOG_HISTORY");
+            Ok(crate::engine::port::RecentSwitches {
+                thread: r.small(0, "THREAD#")?,
+                switches: r.small(1, "COUNT")?,
+                span_s: r.u64(2, "SPAN")?,
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recent_switches_are_read_per_thread_from_v_log_history_issue35() {
+        let got = recent_switches(&[
+            row(&[Some("1"), Some("42"), Some("3540")]),
+            row(&[Some("2"), Some("7"), Some("900")]),
+        ])
+        .expect("mapped");
+        assert_eq!(got.len(), 2);
+        assert_eq!(
+            (got[0].thread, got[0].switches, got[0].span_s),
+            (1, 42, 3540)
+        );
+        assert_eq!((got[1].thread, got[1].switches, got[1].span_s), (2, 7, 900));
+        assert!(recent_switches(&[]).expect("mapped").is_empty());
+        assert!(recent_switches(&[row(&[Some("1"), Some("x"), Some("1")])]).is_err());
+    }
 
     #[test]
     fn session_memory_is_read_from_v_process_and_absent_without_a_row_issue35() {

@@ -54,6 +54,13 @@ pub const SESSION_UGA: &str = "SELECT TO_CHAR(T.VALUE) FROM V$SESSTAT T \
 JOIN V$STATNAME N ON N.STATISTIC# = T.STATISTIC# \
 WHERE T.SID = SYS_CONTEXT('USERENV', 'SID') AND N.NAME = 'session uga memory'";
 
+/// Per redo thread, the logs begun over the last hour (a switch each) and
+/// the seconds since the first of them began: the switch rate whatever
+/// the reader's position.
+pub const RECENT_LOG_SWITCHES: &str = "SELECT TO_CHAR(THREAD#), TO_CHAR(COUNT(*)), \
+TO_CHAR(ROUND((SYSDATE - MIN(FIRST_TIME)) * 86400)) FROM V$LOG_HISTORY \
+WHERE FIRST_TIME > SYSDATE - 1/24 GROUP BY THREAD# ORDER BY THREAD#";
+
 /// Online redo groups with their members, one row per member. A member
 /// Oracle marked INVALID (unreadable) or DELETED cannot be added to a
 /// LogMiner session, and standby log files hold no redo of this database;

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use chrono::NaiveDateTime;
+
 use crate::source::catalog::*;
 use crate::source::inventory::*;
 
@@ -232,10 +234,35 @@ fn services(i: &InstanceSpec) -> Vec<ServiceFacts> {
     services
 }
 
+/// `V$LOG_HISTORY` over the last hour, per thread: a row per closed log
+/// (its FIRST_TIME the switch that began it) begun within the hour.
+pub(super) fn recent_switches(m: &Model) -> Vec<crate::engine::port::RecentSwitches> {
+    let now = m.now();
+    let hour_ago = now - chrono::Duration::hours(1);
+    let mut threads: BTreeMap<u16, Vec<NaiveDateTime>> = BTreeMap::new();
+    for (thread, t) in &m.switches {
+        threads.entry(*thread).or_default().push(*t);
+    }
+    threads
+        .into_iter()
+        .filter_map(|(thread, times)| {
+            // The last switch began the CURRENT log, not a closed one.
+            let closed = &times[..times.len().saturating_sub(1)];
+            let begun: Vec<_> = closed.iter().filter(|t| **t > hour_ago).collect();
+            let first = begun.iter().min()?;
+            Some(crate::engine::port::RecentSwitches {
+                thread,
+                switches: u32::try_from(begun.len()).unwrap_or(u32::MAX),
+                span_s: u64::try_from((now - **first).num_seconds()).unwrap_or(0),
+            })
+        })
+        .collect()
+}
+
 /// Log switches per hour: the peak and the hours seen.
 fn switch_history(m: &Model) -> SwitchHistory {
     let mut per_hour: BTreeMap<String, u32> = BTreeMap::new();
-    for t in &m.switches {
+    for (_, t) in &m.switches {
         *per_hour
             .entry(t.format("%Y%m%d%H").to_string())
             .or_default() += 1;

@@ -966,6 +966,17 @@ impl RedoSource for Sim {
         })
     }
 
+    fn recent_log_switches(
+        &mut self,
+    ) -> Result<Option<Vec<crate::engine::port::RecentSwitches>>, SourceError> {
+        self.check_link()?;
+        self.sent(1);
+        if self.model.scenario.is_dm() {
+            return Ok(None);
+        }
+        Ok(Some(facts::recent_switches(&self.model)))
+    }
+
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         self.check_link()?;
         self.sent(1);
@@ -981,6 +992,17 @@ impl RedoSource for Sim {
                 257,
                 "archiver error. Connect AS SYSDBA only until resolved.",
             ));
+        }
+        self.tick(false);
+        if self
+            .model
+            .listener_down_until_ms
+            .is_some_and(|until| self.model.now_ms < until)
+        {
+            if self.model.scenario.is_dm() {
+                return Err(dm::connection_dropped());
+            }
+            return Err(SourceError::oracle(12541, "TNS:no listener"));
         }
         self.model.connection_dropped = false;
         self.link = Link::Up;

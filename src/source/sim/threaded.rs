@@ -172,6 +172,11 @@ impl RedoSource for Threaded {
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         self.sim().segment_ids(table)
     }
+    fn recent_log_switches(
+        &mut self,
+    ) -> Result<Option<Vec<crate::engine::port::RecentSwitches>>, SourceError> {
+        self.sim().recent_log_switches()
+    }
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.sim().reconnect()
     }

@@ -210,6 +210,7 @@ fn catalog_statements_are_pinned() {
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into()),
         ("SESSION_MEMORY", sql::SESSION_MEMORY.into()),
         ("SESSION_UGA", sql::SESSION_UGA.into()),
+        ("RECENT_LOG_SWITCHES", sql::RECENT_LOG_SWITCHES.into()),
         (
             "ORACLE_MAINTAINED_USERS",
             sql::ORACLE_MAINTAINED_USERS.into(),
@@ -367,6 +368,7 @@ fn every_catalog_query_selects_as_many_columns_as_its_mapping_reads() {
         ("TABLE_SEGMENT_IDS", sql::TABLE_SEGMENT_IDS.into(), 1),
         ("SESSION_MEMORY", sql::SESSION_MEMORY.into(), 3),
         ("SESSION_UGA", sql::SESSION_UGA.into(), 1),
+        ("RECENT_LOG_SWITCHES", sql::RECENT_LOG_SWITCHES.into(), 3),
         ("SESSION_CONTAINER", sql::SESSION_CONTAINER.into(), 2),
         ("TABLE_KEYS", sql::TABLE_KEYS.into(), 4),
         ("TABLE_INDEXES", sql::TABLE_INDEXES.into(), 7),

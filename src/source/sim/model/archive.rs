@@ -23,6 +23,63 @@ pub(super) struct ClosedLog {
 }
 
 impl Model {
+    /// Hands a closed log to the archiver: copied now, or, when copies take
+    /// `redo.archive_copy_s`, once the copies queued before it and its own
+    /// are done (one ARCn, so one copy at a time).
+    pub(super) fn queue_archive(&mut self, log: ClosedLog) {
+        let copy_ms = (self.scenario.redo.archive_copy_s * 1000.0).round() as i64;
+        if copy_ms <= 0 {
+            self.archive_log(&log);
+            return;
+        }
+        let start = self
+            .archive_queue
+            .back()
+            .map_or(self.now_ms, |(due, _)| (*due).max(self.now_ms));
+        self.archive_queue.push_back((start + copy_ms, log));
+    }
+
+    /// Whether the archiver still has to copy this online group.
+    pub(super) fn copy_queued(&self, thread_index: usize, group: usize) -> bool {
+        self.archive_queue
+            .iter()
+            .any(|(_, l)| l.thread_index == thread_index && l.group == group)
+    }
+
+    /// Finishes the copies due by now; a switch that waited for one of them
+    /// then goes ahead.
+    pub(super) fn archive_due(&mut self) {
+        let mut copied = false;
+        while self
+            .archive_queue
+            .front()
+            .is_some_and(|(due, _)| *due <= self.now_ms)
+        {
+            if let Some((_, log)) = self.archive_queue.pop_front() {
+                self.archive_log(&log);
+                copied = true;
+            }
+        }
+        if !copied {
+            return;
+        }
+        self.after_archive();
+        if std::mem::take(&mut self.switch_waiting) {
+            for ti in 0..self.threads.len() {
+                if self.threads[ti].bytes_used >= self.scenario.redo.group_bytes {
+                    self.switch_log(ti);
+                }
+            }
+        }
+    }
+
+    /// Retention and the memory cap, which a new archived copy may trigger.
+    pub(super) fn after_archive(&mut self) {
+        self.apply_retention();
+        self.prune_records();
+        self.bound_memory();
+    }
+
     /// Copies the log a switch just closed to every valid destination. A
     /// pending archive-gap fault deletes the copies as soon as they exist;
     /// a full recovery area fails its destination with ORA-19809. The group

@@ -8,7 +8,7 @@ use crate::engine::event::{
     CapturedEvent, ChangeEvent, DdlEvent, Op, SnapshotMark, SourcePosition,
 };
 use crate::engine::row::Scn;
-use crate::source::sim::scenario::{ColumnSpec, FaultKind, MaintenanceAction, Scenario};
+use crate::source::sim::scenario::{ColumnSpec, FaultKind, FaultSpec, MaintenanceAction, Scenario};
 use crate::source::sim::value::{ColType, Value};
 
 use super::dictionary::{bound_cmp, Column};
@@ -17,7 +17,7 @@ use super::workload::{Event, Scheduled};
 use super::{ms, secs_ms, Model};
 
 /// A fault that fires once the SCN reaches the first field.
-pub(super) type ScnFault = (Scn, FaultKind, Option<u64>, Option<u32>);
+pub(super) type ScnFault = (Scn, FaultSpec);
 
 /// Appends the scenario's time-triggered faults to `scheduled` and returns
 /// the SCN-triggered ones.
@@ -27,14 +27,10 @@ pub(super) fn schedule(scenario: &Scenario, scheduled: &mut Vec<Scheduled>) -> V
         if let Some(at) = f.at_s {
             scheduled.push(Scheduled {
                 at_ms: secs_ms(at),
-                what: Event::Fault {
-                    kind: f.kind,
-                    sequence: f.sequence,
-                    count: f.count,
-                },
+                what: Event::Fault(f.clone()),
             });
         } else if let Some(scn) = f.at_scn {
-            scn_faults.push((scn, f.kind, f.sequence, f.count));
+            scn_faults.push((scn, f.clone()));
         }
     }
     scn_faults
@@ -57,9 +53,14 @@ fn truncate_event(pos: &SourcePosition, commit_ts_ms: i64) -> ChangeEvent {
 }
 
 impl Model {
-    pub(super) fn fault(&mut self, kind: FaultKind, sequence: Option<u64>, count: Option<u32>) {
-        match kind {
-            FaultKind::ConnectionDrop => self.connection_dropped = true,
+    pub(super) fn fault(&mut self, f: &FaultSpec) {
+        let (sequence, count) = (f.sequence, f.count);
+        match f.kind {
+            FaultKind::ConnectionDrop => {
+                self.connection_dropped = true;
+                self.listener_down_until_ms =
+                    f.duration_s.map(|d| self.now_ms.saturating_add(secs_ms(d)));
+            }
             FaultKind::ArchiveDeleted => {
                 let target = sequence.or_else(|| {
                     self.archived

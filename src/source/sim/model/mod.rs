@@ -99,13 +99,22 @@ pub struct Model {
     gap_pending: u32,
     /// A connection-drop fault fired and the session has not seen it yet.
     pub connection_dropped: bool,
+    /// Until then (ms) the listener is down: a reconnect raises ORA-12541.
+    pub listener_down_until_ms: Option<i64>,
     pub fra_archive_bytes: u64,
     /// Archive destinations that failed, with the error they show.
     pub dest_errors: BTreeMap<u32, String>,
     /// A log could not be archived and no online log can be reused: the
     /// database generates no redo until space is freed.
     pub archiver_stuck: bool,
-    pub switches: Vec<NaiveDateTime>,
+    /// A log switch waits for the archiver to finish copying the group it
+    /// would reuse; no redo is generated meanwhile.
+    pub switch_waiting: bool,
+    /// Closed logs the archiver has yet to copy, with the time (ms) each
+    /// copy completes.
+    archive_queue: std::collections::VecDeque<(i64, archive::ClosedLog)>,
+    /// Log switches: the thread and the time of each.
+    pub switches: Vec<(u16, NaiveDateTime)>,
     pub rows_generated: u64,
     pub snapshot_too_old_errors: u64,
     /// Bytes of committed undo held (see `undo::prune_undo`).
@@ -177,9 +186,12 @@ impl Model {
             scn_faults,
             gap_pending: 0,
             connection_dropped: false,
+            listener_down_until_ms: None,
             fra_archive_bytes: 0,
             dest_errors: BTreeMap::new(),
             archiver_stuck: false,
+            switch_waiting: false,
+            archive_queue: std::collections::VecDeque::new(),
             switches: Vec::new(),
             rows_generated: 0,
             snapshot_too_old_errors: scenario.instance.snapshot_too_old_errors,

@@ -551,7 +551,14 @@ impl Model {
             let lt = &self.threads[ti];
             let next = &lt.groups[(lt.current + 1) % lt.groups.len()];
             if archivelog && next.seq.is_some() && !next.archived {
-                self.archiver_stuck = true;
+                // A copy under way makes the switch wait for it (`log file
+                // switch (archiving needed)`); none coming hangs the database.
+                let group = (lt.current + 1) % lt.groups.len();
+                if self.copy_queued(ti, group) {
+                    self.switch_waiting = true;
+                } else {
+                    self.archiver_stuck = true;
+                }
                 self.scn -= 1;
                 return;
             }
@@ -584,12 +591,12 @@ impl Model {
         g.next_change = MAX_NEXT_CHANGE;
         g.first_time = Some(now);
         let thread = lt.thread;
-        self.switches.push(now);
+        self.switches.push((thread, now));
         if self.switches.len() > 2000 {
             self.switches.drain(..1000);
         }
         if archivelog {
-            self.archive_log(&ClosedLog {
+            self.queue_archive(ClosedLog {
                 thread_index: ti,
                 group: cur,
                 thread,
@@ -600,9 +607,7 @@ impl Model {
                 next_time: now,
             });
         }
-        self.apply_retention();
-        self.prune_records();
-        self.bound_memory();
+        self.after_archive();
     }
 
     /// Whether any copy of (thread, seq) can still be read.

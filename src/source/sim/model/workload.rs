@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::{Duration, Timelike};
 
 use crate::engine::event::CapturedEvent;
-use crate::source::sim::scenario::{ColumnSpec, FaultKind, MaintenanceAction, Scenario};
+use crate::source::sim::scenario::{ColumnSpec, FaultSpec, MaintenanceAction, Scenario};
 
 use super::dictionary::Table;
 use super::redo::{Body, TxnTag};
@@ -41,11 +41,7 @@ pub(super) enum Event {
         every_s: Option<u64>,
         column: Option<ColumnSpec>,
     },
-    Fault {
-        kind: FaultKind,
-        sequence: Option<u64>,
-        count: Option<u32>,
-    },
+    Fault(FaultSpec),
 }
 
 /// The scenario's timed events (long and big transactions, maintenance),
@@ -128,7 +124,8 @@ impl Model {
 
     fn step(&mut self) {
         self.fire_due();
-        if self.archiver_stuck {
+        self.archive_due();
+        if self.archiver_stuck || self.switch_waiting {
             return;
         }
         let has_big = self.open.iter().any(|t| t.kind == TxnKind::Big);
@@ -232,11 +229,7 @@ impl Model {
                         });
                     }
                 }
-                Event::Fault {
-                    kind,
-                    sequence,
-                    count,
-                } => self.fault(kind, sequence, count),
+                Event::Fault(f) => self.fault(&f),
             }
         }
         let scn = self.scn;
@@ -247,8 +240,8 @@ impl Model {
             .cloned()
             .collect();
         self.scn_faults.retain(|f| f.0 > scn);
-        for (_, kind, seq, count) in fired {
-            self.fault(kind, seq, count);
+        for (_, f) in fired {
+            self.fault(&f);
         }
     }
 

@@ -394,6 +394,12 @@ pub struct RedoSpec {
     /// is waiting), on every commit, and every three seconds.
     #[serde(default = "d_log_buffer")]
     pub log_buffer_bytes: u64,
+    /// Seconds the archiver takes to copy one closed online log (0: at the
+    /// switch). Until its copy is done a group shows ARCHIVED = NO in
+    /// V$LOG, and a switch that would reuse it waits (`log file switch
+    /// (archiving needed)`), generating no redo meanwhile.
+    #[serde(default)]
+    pub archive_copy_s: f64,
 }
 
 fn d_log_buffer() -> u64 {
@@ -416,6 +422,7 @@ impl Default for RedoSpec {
             archive_retention_s: None,
             memory_records: d_memory_records(),
             log_buffer_bytes: d_log_buffer(),
+            archive_copy_s: 0.0,
         }
     }
 }

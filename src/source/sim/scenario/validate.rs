@@ -403,6 +403,12 @@ impl Scenario {
         if self.redo.memory_records < 10_000 {
             return Err(invalid("redo.memory_records must be at least 10000".into()));
         }
+        let copy = self.redo.archive_copy_s;
+        if !(0.0..=3600.0).contains(&copy) {
+            return Err(invalid(format!(
+                "redo.archive_copy_s must be between 0 and 3600 seconds (got {copy})"
+            )));
+        }
         Ok(())
     }
 
@@ -412,6 +418,12 @@ impl Scenario {
         for f in &self.faults {
             if f.at_s.is_none() && f.at_scn.is_none() {
                 return Err(invalid(format!("fault {:?} needs at_s or at_scn", f.kind)));
+            }
+            if f.duration_s.is_some() && f.kind != super::FaultKind::ConnectionDrop {
+                return Err(invalid(format!(
+                    "fault {:?}: duration_s goes with kind = \"connection_drop\" only",
+                    f.kind
+                )));
             }
         }
         let names: Vec<String> = self

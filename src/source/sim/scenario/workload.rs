@@ -193,4 +193,8 @@ pub struct FaultSpec {
     pub sequence: Option<u64>,
     #[serde(default)]
     pub count: Option<u32>,
+    /// `connection_drop` only: the listener stays down this long, so each
+    /// reconnect meanwhile raises ORA-12541 (an outage, not a blip).
+    #[serde(default)]
+    pub duration_s: Option<u64>,
 }

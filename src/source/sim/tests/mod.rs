@@ -2,6 +2,7 @@
 //! reference examples byte for byte, and the log/redo bookkeeping. This
 //! module holds the scenario and row builders the topics share.
 
+mod archiver;
 mod busy_workload;
 mod dm8;
 mod dm8_capture;
