@@ -62,11 +62,12 @@ pub(crate) fn listener_outage(dir: &Path) -> String {
     scenario(dir, "listener-outage", &text, "")
 }
 
-/// `demo` at 300 changes/s on the real clock.
+/// `demo` at 3,000 changes/s on the real clock: the queue to the sink (8
+/// batches of 1,024 events) fills within seconds of the sink stalling.
 fn busy_demo(dir: &Path) -> String {
     let text = demo_with(&[
         ("warmup_s = 600", "warmup_s = 5"),
-        ("rate = 30.0", "rate = 300.0"),
+        ("rate = 30.0", "rate = 3000.0"),
     ]);
     scenario(dir, "busy", &text, "")
 }
@@ -131,7 +132,7 @@ fn issue35_a_listener_outage_is_the_cause_everywhere_with_its_own_error() {
 }
 
 /// A FIFO as the output, read 20 KB/s while the workload writes some
-/// 300 KB/s: the queue to the sink fills and the engine waits on it.
+/// 3 MB/s: the queue to the sink fills and the engine waits on it.
 #[test]
 fn issue35_a_sink_slower_than_the_redo_is_the_cause_everywhere() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -251,6 +252,13 @@ fn issue35_plain_names_a_log_switch_storm() {
         "log-switch storm",
         "make the online redo logs larger",
     );
+}
+
+#[test]
+fn issue35_plain_names_a_logminer_slower_than_the_redo() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let source = crate::daemon::slow_logminer_scenario(dir.path());
+    assert_plain_names(&source, "LogMiner is slow", "LogMiner reads slowly");
 }
 
 #[test]

@@ -26,6 +26,14 @@ pub const SWITCH_STORM_PER_HOUR: f64 = 30.0;
 /// Seconds the engine must have waited on the sink, in one wait, for the
 /// sink to be named while no window ends.
 pub const SINK_STALL_S: f64 = 5.0;
+/// Lag (seconds) from which windows slower than their redo count as
+/// falling behind: below it, a busy capture's short windows, whose redo
+/// times have a resolution of one second, flip between slower and faster.
+pub const FALLING_LAG_S: i64 = 5;
+/// How much longer than their redo the recent windows must take to count
+/// as falling behind: a capture just keeping up has windows as long as
+/// their redo, longer or shorter by turns, and is not named behind.
+pub const FALLING_MARGIN: f64 = 1.1;
 /// Share of a window a stage must take to be named as the one that dominates.
 const DOMINANT_SHARE: f64 = 0.5;
 
@@ -299,14 +307,16 @@ pub fn diagnose(f: &LagFacts) -> Diagnosis {
     )
 }
 
-/// Behind: the lag is past [`BEHIND_LAG_S`], or a window took longer to
-/// read than the redo it covers while the engine never waited.
+/// Behind: the lag is past [`BEHIND_LAG_S`], or the recent windows took
+/// clearly longer to read than the redo they cover ([`FALLING_MARGIN`])
+/// while the engine never waited.
 pub fn is_behind(f: &LagFacts) -> bool {
     let lag = f.lag_s.unwrap_or(0);
     let falling = f.window.is_some_and(|w| {
-        w.redo_s.is_some_and(|r| w.total_s > r) && f.busy_share.is_some_and(|b| b >= 0.9)
+        w.redo_s.is_some_and(|r| w.total_s > r * FALLING_MARGIN)
+            && f.busy_share.is_some_and(|b| b >= 0.9)
     });
-    lag >= BEHIND_LAG_S || (falling && lag >= 2)
+    lag >= BEHIND_LAG_S || (falling && lag >= FALLING_LAG_S)
 }
 
 /// While behind: the sink, LogMiner (a pinned restart SCN or a log-switch

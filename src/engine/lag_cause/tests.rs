@@ -236,7 +236,7 @@ fn online_logs_waiting_for_the_archiver_are_archiver_behind() {
 #[test]
 fn a_window_slower_than_its_redo_is_behind_before_the_lag_threshold() {
     let mut f = behind(window(0.0, 0.1, 0.2, 2.0, 0.1));
-    f.lag_s = Some(3);
+    f.lag_s = Some(FALLING_LAG_S);
     assert!(is_behind(&f));
     assert_eq!(diagnose(&f).cause, Cause::Overloaded);
     // The same window with the engine waiting for redo in between is not.
@@ -310,4 +310,23 @@ fn lob_pieces_making_most_of_a_window_behind_are_named_issue35() {
     // A third of the rows: parsing in general, not the LOBs.
     w.lob_rows = 1500;
     assert_eq!(diagnose(&behind(w)).cause, Cause::Overloaded);
+}
+
+#[test]
+fn windows_about_as_long_as_their_redo_are_keeping_up_not_falling_behind_issue35() {
+    // A busy capture that just keeps up: 2 s of lag, windows 5% longer
+    // than their redo one time, shorter the next.
+    let mut f = LagFacts {
+        lag_s: Some(2),
+        busy_share: Some(1.0),
+        window: Some(window(0.0, 0.2, 0.5, 0.35, 0.0)),
+        ..LagFacts::default()
+    };
+    assert_eq!(diagnose(&f).cause, Cause::KeepingUp);
+    // A fifth longer than the redo is falling behind, once the lag is
+    // more than a short window's rounding.
+    f.window = Some(window(0.0, 0.2, 0.6, 0.4, 0.0));
+    assert_eq!(diagnose(&f).cause, Cause::KeepingUp);
+    f.lag_s = Some(FALLING_LAG_S);
+    assert_eq!(diagnose(&f).cause, Cause::SlowLogminer);
 }
