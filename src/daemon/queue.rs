@@ -136,10 +136,13 @@ impl Outbox {
     }
 
     fn send(&mut self, message: ToSink) -> Result<(), SinkStopped> {
-        let sent = match (self.stopped, self.tx.try_send(message)) {
-            (true, _) | (_, Err(TrySendError::Disconnected(_))) => false,
-            (false, Ok(())) => true,
-            (false, Err(TrySendError::Full(message))) => {
+        if self.stopped {
+            return Err(SinkStopped);
+        }
+        let sent = match self.tx.try_send(message) {
+            Ok(()) => true,
+            Err(TrySendError::Disconnected(_)) => false,
+            Err(TrySendError::Full(message)) => {
                 let waits = self.telemetry.as_deref();
                 waits.inspect(|t| t.sink_waiting(true));
                 let sent = self.tx.send(message).is_ok();

@@ -352,9 +352,6 @@ impl<S: RedoSource> Capture<S> {
         self.book.as_mut().map(RedoBook::take).unwrap_or_default()
     }
 
-    /// How long to wait before the next poll: nothing after a window that
-    /// returned rows, then a pause that doubles with each poll that read
-    /// nothing, up to `PollConfig::max_idle_pause`.
     /// How long to wait before the next attempt after a transient error:
     /// 1 s, doubling with each failure in a row up to 30 s, so a short
     /// blip costs a second and a long outage is not hammered.
@@ -363,6 +360,9 @@ impl<S: RedoSource> Capture<S> {
         Duration::from_secs(1u64 << doublings).min(MAX_RETRY_PAUSE)
     }
 
+    /// How long to wait before the next poll: nothing after a window that
+    /// returned rows, then a pause that doubles with each poll that read
+    /// nothing, up to `PollConfig::max_idle_pause`.
     pub fn pause(&self) -> Duration {
         let p = &self.config.polling;
         if self.empty_polls == 0 {
@@ -863,9 +863,9 @@ fn readable_end(plan: &SessionPlan, last_row: Option<Scn>, dm: bool, until: Opti
     until.map_or(end, |u| end.min(u))
 }
 
-/// How often the mining session's memory is read.
 /// The longest pause between attempts after transient errors.
 const MAX_RETRY_PAUSE: Duration = Duration::from_secs(30);
+/// How often the mining session's memory and the switch rate are read.
 const MEMORY_EVERY: Duration = Duration::from_secs(30);
 
 /// Counts a DM8 change for [`drift::DriftWatch`], or reports the
