@@ -380,6 +380,18 @@ pub(crate) struct Named {
 }
 
 pub(crate) fn wait_until_named(dir: &Path, child: &mut Child, addr: &str, label: &str) -> Named {
+    wait_until_named_then(dir, child, addr, label, || {})
+}
+
+/// As [`wait_until_named`], calling `before_stop` once every surface was
+/// read and before the run is stopped.
+pub(crate) fn wait_until_named_then(
+    dir: &Path,
+    child: &mut Child,
+    addr: &str,
+    label: &str,
+    before_stop: impl FnOnce(),
+) -> Named {
     let gauge = format!("cdcctl_lag_cause{{cause=\"{label}\"}}");
     let mut scrape = BTreeMap::new();
     for _ in 0..600 {
@@ -404,6 +416,7 @@ pub(crate) fn wait_until_named(dir: &Path, child: &mut Child, addr: &str, label:
         status = cdcctl(dir, &status_args);
     }
     let human = cdcctl(dir, &["status", "--checkpoint", "cp.json"]);
+    before_stop();
     stop(child);
     assert_eq!(scrape.get(&gauge), Some(&1.0), "{scrape:?}");
     Named {

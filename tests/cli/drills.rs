@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::daemon::{spawn_source_with_metrics, wait_until_named, Named};
+use crate::daemon::{spawn_source_with_metrics, wait_until_named, wait_until_named_then, Named};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cdcctl");
 const DEMO: &str = include_str!("../../src/source/sim/scenarios/demo.toml");
@@ -147,8 +147,10 @@ fn issue35_a_sink_slower_than_the_redo_is_the_cause_everywhere() {
     let source = busy_demo(dir.path());
     let (mut child, addr) =
         spawn_source_with_metrics(dir.path(), &source, &["--snapshot", "never"]);
-    let n = wait_until_named(dir.path(), &mut child, &addr, "slow_sink");
-    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    // The reader drains the queue at once when the run is stopped: a stop
+    // delivers what the queue holds first.
+    let drain = || done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let n = wait_until_named_then(dir.path(), &mut child, &addr, "slow_sink", drain);
     let _ = reader.join();
     assert_named_everywhere(&n, "slow_sink", "the sink is slow");
     let evidence = n.report["cause"]["evidence"].as_str().unwrap_or_default();
