@@ -136,3 +136,24 @@ fn initial_rows_past_the_memory_bound_are_refused_issue31() {
     Scenario::parse(&with_rows(&[1_000_000, 500_000]), "t.toml")
         .expect("rows up to the bound load");
 }
+
+#[test]
+fn a_fault_is_named_as_the_file_names_it_issue35() {
+    let fault = |body: &str| with_rows(&[1]) + &format!("[[faults]]\n{body}\n");
+    let e = Scenario::parse(&fault("kind = \"archive_gap\""), "t.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("fault archive_gap: needs at_s or at_scn"), "{e}");
+    let e = Scenario::parse(
+        &fault("kind = \"archive_gap\"\nat_s = 5\nduration_s = 3"),
+        "t.toml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("fault archive_gap: duration_s goes with kind = \"connection_drop\" only"),
+        "{e}"
+    );
+    let outage = fault("kind = \"connection_drop\"\nat_s = 5\nduration_s = 3");
+    assert!(Scenario::parse(&outage, "t.toml").is_ok());
+}

@@ -417,12 +417,15 @@ impl Scenario {
         let invalid = ScenarioError::invalid_in(origin);
         for f in &self.faults {
             if f.at_s.is_none() && f.at_scn.is_none() {
-                return Err(invalid(format!("fault {:?} needs at_s or at_scn", f.kind)));
+                return Err(invalid(format!(
+                    "fault {}: needs at_s or at_scn",
+                    f.kind.name()
+                )));
             }
             if f.duration_s.is_some() && f.kind != super::FaultKind::ConnectionDrop {
                 return Err(invalid(format!(
-                    "fault {:?}: duration_s goes with kind = \"connection_drop\" only",
-                    f.kind
+                    "fault {}: duration_s goes with kind = \"connection_drop\" only",
+                    f.kind.name()
                 )));
             }
         }

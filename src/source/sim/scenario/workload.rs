@@ -179,6 +179,20 @@ pub enum FaultKind {
     MemberInvalid,
 }
 
+impl FaultKind {
+    /// The name a scenario file gives the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::ConnectionDrop => "connection_drop",
+            FaultKind::ArchiveDeleted => "archive_deleted",
+            FaultKind::UndoOverwritten => "undo_overwritten",
+            FaultKind::ArchiveGap => "archive_gap",
+            FaultKind::Resetlogs => "resetlogs",
+            FaultKind::MemberInvalid => "member_invalid",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FaultSpec {
