@@ -115,6 +115,9 @@ pub struct SinkStage<'a> {
     pub store: Option<FileCheckpointStore>,
     pub telemetry: Arc<Telemetry>,
     pub hangup: Arc<AtomicBool>,
+    /// SIGTERM or SIGINT: end at the next commit, leaving what the queue
+    /// still holds to be mined again, so a slow sink cannot hold a stop.
+    pub stop: Arc<AtomicBool>,
     /// The output's name, for the rotation notice.
     pub output: String,
     /// The event after which the output was last reopened.
@@ -135,14 +138,23 @@ impl SinkStage<'_> {
     /// pays its commit once per group, not once per window, while a sink
     /// that keeps up still commits each window as it comes. A snapshot
     /// chunk's rows are never grouped with what came before or after them.
-    /// A window larger than [`CommitBound`] is committed in parts.
+    /// A window larger than [`CommitBound`] is committed in parts. Once
+    /// the run is stopped, the stage ends at the first commit: the events
+    /// still queued are not in any checkpoint, and a restart mines them
+    /// again.
     pub fn run(mut self, queue: &Receiver<ToSink>) -> Result<Delivered, Undelivered> {
         let mut group = Group::default();
         loop {
+            if self.stop.load(Ordering::Relaxed) && group.pending.is_none() && group.events == 0 {
+                break;
+            }
             match queue.recv_timeout(TICK) {
                 Ok(message) => {
                     self.take(message, &mut group)?;
-                    while group.pending.is_some() && !group.must_commit(self.bound.events) {
+                    while group.pending.is_some()
+                        && !group.must_commit(self.bound.events)
+                        && !self.stop.load(Ordering::Relaxed)
+                    {
                         let Ok(next) = queue.try_recv() else { break };
                         self.take(next, &mut group)?;
                     }

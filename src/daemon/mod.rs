@@ -215,6 +215,7 @@ fn stages(
         store: started.store,
         telemetry: Arc::clone(telemetry),
         hangup: Arc::clone(&signals.hangup),
+        stop: Arc::clone(&signals.stop),
         output: match &config.sink {
             SinkChoice::File { output } => output.clone(),
             SinkChoice::Kafka(_) => String::new(),

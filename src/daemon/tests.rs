@@ -273,6 +273,8 @@ fn an_oracle_capture_in_noarchivelog_mode_warns_at_the_start_and_goes_on_issue34
 #[derive(Default)]
 struct Counting {
     written: Arc<std::sync::Mutex<(u64, Vec<Option<u64>>)>>,
+    /// Set at the first commit: a signal arriving while the sink works.
+    stop_at_commit: Option<Arc<AtomicBool>>,
 }
 
 impl crate::sink::EventSink for Counting {
@@ -294,6 +296,9 @@ impl crate::sink::EventSink for Counting {
     ) -> Result<(), crate::sink::SinkError> {
         let scn = checkpoint.map(|c| c.commit_scn);
         self.written.lock().expect("lock").1.push(scn);
+        if let Some(stop) = &self.stop_at_commit {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(())
     }
 }
@@ -350,7 +355,7 @@ fn delivered_within(
         tx.send(m).expect("queued");
     }
     drop(tx);
-    counted_run(&rx, bound)
+    counted_run(&rx, bound, None)
 }
 
 /// Runs a sink stage over a [`Counting`] sink until `rx` hangs up: events
@@ -358,8 +363,12 @@ fn delivered_within(
 fn counted_run(
     rx: &std::sync::mpsc::Receiver<queue::ToSink>,
     bound: deliver::CommitBound,
+    stop: Option<Arc<AtomicBool>>,
 ) -> (u64, Vec<Option<u64>>) {
-    let sink = Counting::default();
+    let sink = Counting {
+        stop_at_commit: stop.clone(),
+        ..Counting::default()
+    };
     let seen = Arc::clone(&sink.written);
     let notices = notice::Collected::default();
     let stage = SinkStage {
@@ -367,6 +376,7 @@ fn counted_run(
         store: None,
         telemetry: Telemetry::new(None, "test".into()),
         hangup: Arc::new(AtomicBool::new(false)),
+        stop: stop.unwrap_or_default(),
         output: String::new(),
         rotated_after: None,
         durable: Arc::new(AtomicU64::new(0)),
@@ -411,6 +421,37 @@ fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
         window_commit(40),
     ];
     assert_eq!(delivered(queued), (6, vec![Some(10), Some(20), Some(40)]));
+}
+
+/// A stop ends the stage at its next commit: what the queue still holds is
+/// in no checkpoint and is mined again by the next run, so a slow sink
+/// cannot hold a stopped run for as long as it takes to drain the queue.
+#[test]
+fn a_stop_ends_delivery_at_the_next_commit_leaving_the_queue_to_be_mined_again() {
+    use crate::engine::event::Op;
+    // Without a stop these are delivered as (6, [10, 20, 40]): a chunk's
+    // rows are committed alone. The stop comes with the first commit, made
+    // as the chunk's rows arrive; the chunk is the last thing delivered.
+    let queued = vec![
+        queue::ToSink::Events(vec![event(Op::Create)]),
+        window_commit(10),
+        queue::ToSink::Events(vec![event(Op::Read); 3]),
+        window_commit(20),
+        queue::ToSink::Events(vec![event(Op::Update)]),
+        window_commit(30),
+        queue::ToSink::Events(vec![event(Op::Update)]),
+        window_commit(40),
+    ];
+    let (tx, rx) = sync_channel(queued.len());
+    for m in queued {
+        tx.send(m).expect("queued");
+    }
+    drop(tx);
+    let stop = Arc::new(AtomicBool::new(false));
+    assert_eq!(
+        counted_run(&rx, deliver::CommitBound::default(), Some(stop)),
+        (4, vec![Some(10), Some(20)])
+    );
 }
 
 fn resume_point(commit_scn: u64) -> queue::ToSink {
@@ -503,7 +544,7 @@ fn an_open_commit_is_closed_when_it_is_due_even_while_no_event_comes_issue32() {
         std::thread::sleep(std::time::Duration::from_millis(1_200));
         tx.send(window_commit(20)).expect("queued");
     });
-    let done = counted_run(&rx, bound);
+    let done = counted_run(&rx, bound, None);
     feeder.join().expect("feeder");
     assert_eq!(done, (3, vec![Some(10), Some(20)]));
 }
