@@ -148,6 +148,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "ROWS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub snapshot_chunk_rows: u64,
+    /// Database sessions reading snapshot chunks beside the stream's
+    /// mining, each its own chunk of the table at the same SCN (0: read on
+    /// the mining session, between windows). A table without a key is read
+    /// by one of them.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(0..=8))]
+    pub snapshot_readers: u64,
     /// How `source.snapshot` marks read rows: `positions` (Debezium's
     /// initial-snapshot marks: first, first_in_data_collection, true,
     /// last_in_data_collection, last) or `incremental` (every row, as
@@ -266,6 +273,7 @@ fn daemon_config(global: &GlobalArgs, args: &RunArgs) -> Result<DaemonConfig, St
     c.snapshot = args.snapshot;
     c.snapshot_chunk_rows = usize::try_from(args.snapshot_chunk_rows).unwrap_or(usize::MAX);
     c.snapshot_marks = args.snapshot_marks;
+    c.snapshot_readers = usize::try_from(args.snapshot_readers).unwrap_or(1);
     c.status_every = args.status_every;
     c.metrics.clone_from(&args.metrics);
     Ok(c)

@@ -342,12 +342,13 @@ impl CaptureSource {
                 }
                 let db_name = sim.db_name().to_string();
                 let scenario = sim.scenario().name.clone();
-                let mut o = if sim.on_real_clock() {
-                    let sim = crate::source::sim::threaded::Threaded::spawn(sim);
-                    opened(sim, spec, Some(db_name), self)?
+                // Shared, so snapshot readers can open sessions of their own.
+                let sim = if sim.on_real_clock() {
+                    crate::source::sim::threaded::Threaded::spawn(sim)
                 } else {
-                    opened(sim, spec, Some(db_name), self)?
+                    crate::source::sim::threaded::Threaded::shared(sim)
                 };
+                let mut o = opened(sim, spec, Some(db_name), self)?;
                 o.simulator = Some(scenario);
                 Ok(o)
             }

@@ -79,6 +79,10 @@ pub struct DaemonConfig {
     /// `None`: `initial` on a fresh start without `from_scn`, else `never`.
     pub snapshot: Option<SnapshotMode>,
     pub snapshot_chunk_rows: usize,
+    /// Sessions reading snapshot chunks beside the stream, each a
+    /// consecutive chunk of one table at one SCN; 0 reads them on the
+    /// stream's own session between windows.
+    pub snapshot_readers: usize,
     /// How read rows are marked in `source.snapshot`.
     pub snapshot_marks: SnapshotMarks,
     pub status_every: Duration,
@@ -115,6 +119,7 @@ impl DaemonConfig {
             rewind: false,
             snapshot: None,
             snapshot_chunk_rows: 10_000,
+            snapshot_readers: 1,
             snapshot_marks: SnapshotMarks::default(),
             status_every: Duration::from_secs(10),
             metrics: None,

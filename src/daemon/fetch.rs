@@ -258,6 +258,17 @@ impl RedoSource for Prefetch {
         self.call(move |s| s.snapshot_chunk(&table, as_of_scn, after_key.as_deref(), limit))
     }
 
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        let (table, after_key) = (table.clone(), after_key.map(<[String]>::to_vec));
+        self.call(move |s| s.snapshot_key_after(&table, as_of_scn, after_key.as_deref(), n))
+    }
+
     fn forget_segments(&mut self, table: &TableName) {
         let table = table.clone();
         // Nothing to answer; a thread that is gone has nothing to forget.
@@ -286,6 +297,15 @@ impl RedoSource for Prefetch {
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.call(|s| s.reconnect())
+    }
+
+    /// Opened on the fetch thread, after any query read ahead there.
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        let (tx, rx) = sync_channel(1);
+        self.send(Box::new(move |s| {
+            let _ = tx.send(s.another_session());
+        }))?;
+        rx.recv().map_err(|_| gone())?
     }
 }
 

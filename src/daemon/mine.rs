@@ -25,6 +25,7 @@ use crate::telemetry::{Telemetry, Volumes};
 use super::error::DaemonError;
 use super::notice::{Level, Notice, Reporter};
 use super::queue::{Commit, Outbox, SinkStopped};
+use super::readers::Readers;
 
 /// How the engine stage ended.
 #[derive(Debug)]
@@ -94,6 +95,9 @@ pub(super) enum Flow {
 pub struct EngineStage<'a, S: RedoSource> {
     pub capture: Capture<S>,
     pub snapshot: Option<Snapshotter>,
+    /// Sessions reading the snapshot's chunks beside the stream; without
+    /// them chunks are read on the stream's session between windows.
+    pub readers: Option<Readers>,
     pub mode: SnapshotMode,
     pub outbox: Outbox,
     pub stamp: Stamp,
@@ -130,6 +134,7 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
         Self {
             capture,
             snapshot,
+            readers: None,
             mode,
             outbox,
             stamp,

@@ -13,10 +13,14 @@
 //!                                                                       checkpoint)
 //! ```
 //!
+//! Snapshot chunks are read by `readers`, sessions of their own on
+//! threads of their own, beside the fetch stage's mining; the engine stage
+//! hands them orders and emits their chunks once the stream reaches them.
+//!
 //! [`run`] only connects the stages: the processing is in [`fetch`]
 //! (the source's thread), `mine` and `snapshot` (the engine stage),
-//! `deliver` (the sink stage) and `start` (what happens before the first
-//! window). The checkpoint moves only after the sink stage made the events
+//! `readers`, `deliver` (the sink stage) and `start` (what happens before
+//! the first window). The checkpoint moves only after the sink stage made the events
 //! before it durable; a full queue holds the engine back.
 
 pub mod config;
@@ -29,6 +33,7 @@ mod deliver;
 mod mine;
 mod output;
 mod queue;
+mod readers;
 mod snapshot;
 mod start;
 mod stoppable;
@@ -249,6 +254,7 @@ fn stages(
             reporter,
             telemetry,
         );
+        engine.readers = started.readers;
         engine.dead_letter.clone_from(&config.dead_letter);
         engine.status_every = config.status_every;
         engine.durable = Arc::clone(&durable);

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Duration;
 
 use crate::engine::event::ValueForms;
 use crate::engine::snapshot::{
@@ -203,6 +204,9 @@ impl<S: RedoSource> EngineStage<'_, S> {
     /// the next one at the newest SCN and holds the stream there until
     /// then; each emitted chunk is closed by a commit of its own.
     fn chunk(&mut self) -> Result<Step, ChunkEnd> {
+        if self.readers.is_some() {
+            return self.chunk_beside();
+        }
         let Some(snap) = self.snapshot.as_mut() else {
             return Err(ChunkEnd::NotNow);
         };
@@ -249,10 +253,121 @@ impl<S: RedoSource> EngineStage<'_, S> {
         if step == Step::Reconnect {
             self.capture.reconnect();
         }
-        if matches!(step, Step::Chunk { .. }) {
-            self.capture.hold_at(Some(scn));
-        }
+        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
         Ok(step)
+    }
+
+    /// With reader sessions: takes their answers in, orders the next
+    /// chunks at the newest SCN while those wait for the stream, and emits
+    /// what the stream has reached. The stream mines on meanwhile, up to
+    /// the SCN of the first chunk not emitted.
+    fn chunk_beside(&mut self) -> Result<Step, ChunkEnd> {
+        let Some(consistent) = self.capture.consistent_scn() else {
+            return Err(ChunkEnd::NotNow);
+        };
+        let answered = self.take_answers(consistent)?;
+        self.order_chunks()?;
+        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
+        match self.release_chunk(consistent) {
+            Err(ChunkEnd::NotNow) => answered.ok_or(ChunkEnd::NotNow),
+            other => other,
+        }
+    }
+
+    /// The readers' answers, once all are in: waited for only when the
+    /// stream has reached their SCN, since it can mine no further before
+    /// them.
+    fn take_answers(&mut self, consistent: u64) -> Result<Option<Step>, ChunkEnd> {
+        let (Some(snap), Some(readers)) = (self.snapshot.as_mut(), self.readers.as_mut()) else {
+            return Ok(None);
+        };
+        let Some(scn) = snap.in_flight() else {
+            return Ok(None);
+        };
+        let wait = if consistent >= scn {
+            Duration::from_millis(100)
+        } else {
+            Duration::ZERO
+        };
+        let answers = match readers.answers(wait) {
+            Ok(Some(a)) => a,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(self.readers_failed(&e)),
+        };
+        let ts_ms = self
+            .capture
+            .status()
+            .current_time
+            .map_or(0, |t| t.and_utc().timestamp_millis());
+        let step = snap.complete(answers, ts_ms);
+        self.say_snapshot_notices();
+        match step {
+            // The reader opened its session again, or will try at the
+            // next read: a second's pause, so an outage is not hammered.
+            Ok(Step::Reconnect) => {
+                self.pause(Duration::from_secs(1));
+                Ok(Some(Step::Retry))
+            }
+            Ok(step) => Ok(Some(step)),
+            Err(e) => Err(self.chunk_failed(e)),
+        }
+    }
+
+    /// Hands the readers the next chunks, read at the newest SCN the
+    /// database had at the stream's last poll.
+    fn order_chunks(&mut self) -> Result<(), ChunkEnd> {
+        let output_end = self.outbox.last().map_or(0, |p| p.commit_scn);
+        let (Some(snap), Some(readers)) = (self.snapshot.as_mut(), self.readers.as_mut()) else {
+            return Ok(());
+        };
+        let Some(scn) = self
+            .capture
+            .snapshot_read_scn()
+            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+        else {
+            return Ok(());
+        };
+        let orders = snap.orders(scn, readers.count());
+        if orders.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = readers.submit(orders) {
+            return Err(self.readers_failed(&e));
+        }
+        Ok(())
+    }
+
+    /// Takes in the answers still owed and closes the reader sessions.
+    fn settle_readers(&mut self) -> Result<(), EngineEnd> {
+        while self
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.in_flight().is_some())
+        {
+            if self.stopped() {
+                break;
+            }
+            match self.take_answers(u64::MAX) {
+                Ok(_) => {}
+                Err(ChunkEnd::NotNow) => break,
+                Err(ChunkEnd::Stop(end)) => return Err(end),
+            }
+        }
+        self.readers = None;
+        if let Some(snap) = self.snapshot.as_mut() {
+            // Orders not answered are read again on the stream's session.
+            if snap.in_flight().is_some() {
+                snap.forget_held();
+            }
+        }
+        Ok(())
+    }
+
+    fn readers_failed(&mut self, e: &crate::source::SourceError) -> ChunkEnd {
+        if let Some(snap) = self.snapshot.as_mut() {
+            snap.forget_held();
+        }
+        ChunkEnd::Stop(EngineEnd::Failed(DaemonError::Untrusted(e.to_string())))
     }
 
     /// Emits the held chunk when the stream has emitted every commit up
@@ -269,7 +384,7 @@ impl<S: RedoSource> EngineStage<'_, S> {
             Ok(Some(step)) => step,
             Err(e) => return Err(self.chunk_failed(e)),
         };
-        self.capture.hold_at(None);
+        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
         self.commit()
             .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
         Ok(step)
@@ -307,6 +422,8 @@ impl<S: RedoSource> EngineStage<'_, S> {
     /// stopped.
     pub(super) fn finish_snapshot_at_until(&mut self) -> Result<(), EngineEnd> {
         const RETRIES: u32 = 5;
+        // The stream stands still now: the rest is read on its session.
+        self.settle_readers()?;
         let mut retries = 0;
         while self.snapshot.as_ref().is_some_and(|s| !s.finished())
             && !self.stopped()
@@ -355,5 +472,15 @@ impl<S: RedoSource> EngineStage<'_, S> {
              a later one, to finish it",
             snap.progress().rows()
         )));
+    }
+}
+
+/// Where the stream must stop: at the first chunk read and not emitted,
+/// or at the SCN of chunks being read.
+fn snap_hold(snap: Option<&Snapshotter>) -> Option<u64> {
+    let snap = snap?;
+    match (snap.held_scn(), snap.in_flight()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
 }

@@ -30,6 +30,7 @@ use super::fetch::Prefetch;
 use super::mine::{Origin, Stamp};
 use super::notice::{Level, Notice, Reporter};
 use super::output::{open_output, take_writer_locks, OpenedOutput};
+use super::readers::Readers;
 use super::snapshot::{self, SnapshotPlan, SnapshotTables};
 use super::stoppable;
 
@@ -57,6 +58,8 @@ impl Prepared {
 pub struct Started {
     pub capture: Capture<Prefetch>,
     pub snapshot: Option<Snapshotter>,
+    /// Sessions reading the snapshot's chunks beside the stream.
+    pub readers: Option<Readers>,
     pub mode: SnapshotMode,
     pub sink: Box<dyn EventSink>,
     /// Where checkpoints go; `None` when the sink keeps them.
@@ -311,7 +314,7 @@ pub fn begin(
         &tables,
         reporter,
     )?;
-    let capture = Capture::new(source, capture_config).map_err(DaemonError::Capture)?;
+    let mut capture = Capture::new(source, capture_config).map_err(DaemonError::Capture)?;
     let plan = SnapshotPlan {
         mode,
         asked: config.snapshot.is_some(),
@@ -322,6 +325,12 @@ pub fn begin(
         forms: config.forms,
     };
     let snapshot = snapshot::plan(&plan, stored_snapshot, &tables, reporter)?;
+    let readers = match &snapshot {
+        Some(s) if !s.finished() && config.snapshot_readers > 0 => {
+            open_readers(&*capture.source_mut(), config.snapshot_readers, reporter)?
+        }
+        _ => None,
+    };
     let store = (!sink.keeps_checkpoint()).then_some(prepared.store);
     let mut started = Started {
         // An empty output that continues a rotated copy holds nothing yet:
@@ -329,6 +338,7 @@ pub fn begin(
         destination_last: sink.last_position().or(rotated),
         capture,
         snapshot,
+        readers,
         mode,
         sink,
         store,
@@ -340,6 +350,27 @@ pub fn begin(
         store_first_checkpoint(&mut started, resnapshot)?;
     }
     Ok(started)
+}
+
+/// The sessions that read the snapshot beside the stream; `None` where
+/// the source has no second session, whose chunks are then read between
+/// windows on the stream's.
+fn open_readers(
+    source: &dyn RedoSource,
+    n: usize,
+    reporter: &dyn Reporter,
+) -> Result<Option<Readers>, DaemonError> {
+    let readers =
+        Readers::open(source, n).map_err(|e| DaemonError::Open(OpenError::from_source(&e)))?;
+    if readers.is_none() {
+        say(
+            reporter,
+            "the source has no second session: snapshot chunks are read on the mining session, \
+             between windows"
+                .into(),
+        );
+    }
+    Ok(readers)
 }
 
 /// The tables in scope, for the snapshot.

@@ -578,12 +578,14 @@ fn issue35_snapshot_reads_tried_again_are_counted_by_table_and_code() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     stop(&mut child);
+    // Which table's read meets the segment change depends on when the
+    // reader sessions read; each count names its table.
     assert!(
-        counted
+        counted.iter().any(|(k, v)| ["ORDER_HIS", "AUDIT_TMP"]
             .iter()
-            .any(|(k, v)| k.contains("table=\"ORDER_HIS\"")
-                && k.contains("ORA-08103")
-                && *v >= 1.0),
+            .any(|t| k.contains(&format!("table=\"{t}\"")))
+            && k.contains("ORA-08103")
+            && *v >= 1.0),
         "{counted:?}"
     );
 }

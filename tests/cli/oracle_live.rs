@@ -286,10 +286,18 @@ fn snapshot_reads_the_test_table_as_of_an_scn() {
     let mut after: Option<Vec<String>> = None;
     let mut seen = false;
     loop {
+        // Where a reader beside this one would start: the chunk's end.
+        let end = src
+            .snapshot_key_after(&table, scn, after.as_deref(), 50)
+            .expect("key after");
         let chunk = src
             .snapshot_chunk(&table, scn, after.as_deref(), 50)
             .expect("snapshot chunk");
         assert_eq!(chunk.columns, vec!["ID", "NOTE", "AT"]);
+        assert_eq!(
+            end, chunk.last_key,
+            "the key index's n-th row is the chunk's last"
+        );
         seen |= chunk
             .rows
             .iter()

@@ -119,6 +119,19 @@ fn issue33_under_fire_each_key_is_one_r_then_its_later_changes() {
     crate::snapshot::assert_reduced_output_is_the_table_state(dir.path(), &events);
 }
 
+/// Three readers side by side, each a session reading its own chunk of a
+/// table at one SCN, killed at random moments of the snapshot: the same
+/// history per key, and the table's contents in the end.
+#[test]
+fn issue33_readers_side_by_side_killed_under_fire_give_each_key_one_r_then_its_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let args = crate::snapshot::snapshot_run(&["--snapshot-readers", "3"]);
+    let (_, _, events) =
+        crate::snapshot::killed_then_run_to_the_end(dir.path(), &args, 0x3333_5EED_0000_0003);
+    assert_each_key_is_one_r_then_its_later_changes(&events);
+    crate::snapshot::assert_reduced_output_is_the_table_state(dir.path(), &events);
+}
+
 /// An `r` row's value of a column and a streamed value of it, as written.
 fn forms_of(events: &[serde_json::Value], table: &str, column: &str) -> (Vec<String>, Vec<String>) {
     let mut read = Vec::new();

@@ -620,16 +620,24 @@ impl<S: RedoSource> Capture<S> {
         if let Some(flushed) = flushed_redo_end(&threads) {
             upper = upper.min(flushed);
         }
+        // Held by a snapshot read below the redo on disk, the stream is
+        // not caught up: its redo clock stays where mining stopped, and
+        // the lag grows while the read goes on.
+        let held = self.hold_scn.is_some_and(|h| h < now.scn);
         if self.window_is_idle(upper) {
             self.status.state = MiningState::Idle;
             // Caught up with the redo on disk: the redo clock is the database's.
-            self.status.mined_time = Some(now.time);
+            if !held {
+                self.status.mined_time = Some(now.time);
+            }
             return Ok(Progress::Idle);
         }
         let plan = self.plan_window(&threads, upper)?;
         if plan.is_empty() {
             self.status.state = MiningState::Idle;
-            self.status.mined_time = Some(now.time);
+            if !held {
+                self.status.mined_time = Some(now.time);
+            }
             return Ok(Progress::Idle);
         }
         let at = Instant::now();

@@ -159,6 +159,30 @@ pub trait RedoSource: Send {
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError>;
 
+    /// The key of the `n`-th row past `after_key` `AS OF SCN` in key
+    /// order, `None` when fewer rows follow: where the chunk after the
+    /// next `n` rows starts, so that readers can read consecutive chunks
+    /// of one table at one SCN side by side. A database answers from the
+    /// key's index alone; this default reads the rows.
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        Ok(self
+            .snapshot_chunk(table, as_of_scn, after_key, n)?
+            .last_key)
+    }
+
+    /// Another session on the same database, for snapshot reads beside
+    /// the stream's mining; `None` where the source has no second session
+    /// (a replayed file), and reads then share the stream's.
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        Ok(None)
+    }
+
     /// Drops what is remembered about the segments of `table` (extents,
     /// partitions), after ORA-08103 said one of them changed: the next
     /// snapshot read looks them up again.
@@ -252,6 +276,18 @@ impl<T: RedoSource + ?Sized> RedoSource for Box<T> {
     }
     fn forget_segments(&mut self, table: &TableName) {
         (**self).forget_segments(table)
+    }
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        (**self).snapshot_key_after(table, as_of_scn, after_key, n)
+    }
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        (**self).another_session()
     }
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
         (**self).segment_ids(table)

@@ -22,11 +22,12 @@
 //! is replaced (`segments`). Progress per table is part of the checkpoint,
 //! so a restart resumes at the chunk.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::str::FromStr;
 
 mod gate;
 mod keyorder;
+mod order;
 mod progress;
 mod read_forms;
 mod resume_key;
@@ -40,6 +41,7 @@ use super::port::{Dialect, RedoSource, SnapshotChunk, SourceError, TableName};
 use super::row::Scn;
 pub use gate::SnapshotKey;
 pub use keyorder::KeyKind;
+pub use order::{ReadAnswer, ReadOrder};
 #[cfg(test)]
 pub(crate) use progress::sample_progress;
 pub use progress::{SnapshotProgress, TableProgress, TableState};
@@ -369,13 +371,15 @@ pub struct SnapshotConfig {
 }
 
 /// A chunk read and not emitted yet: its rows wait until the stream has
-/// emitted every commit up to the SCN it was read at.
+/// emitted every commit up to the SCN it was read at. Its events are made
+/// when it is emitted, after the chunks before it.
 #[derive(Debug)]
 struct Held {
     table: usize,
-    chunk_no: u64,
     scn: Scn,
-    rows: Vec<ChangeEvent>,
+    /// The database time at `scn`.
+    ts_ms: i64,
+    chunk: SnapshotChunk,
     exhausted: bool,
     last_key: Option<Vec<String>>,
     /// Tables after this one found empty at `scn`: done with the chunk.
@@ -400,7 +404,10 @@ pub struct Snapshotter {
     /// The previous attempt at the current chunk hit ORA-01555.
     too_old_before: bool,
     notices: Vec<SnapshotNotice>,
-    held: Option<Held>,
+    /// Chunks read, in key order, waiting for the stream.
+    held: VecDeque<Held>,
+    /// The SCN of orders out and not answered yet.
+    in_flight: Option<Scn>,
     /// Streamed changes left out because a read holds them.
     folded: u64,
 }
@@ -414,7 +421,8 @@ impl Snapshotter {
             chunk_rows,
             too_old_before: false,
             notices: Vec::new(),
-            held: None,
+            held: VecDeque::new(),
+            in_flight: None,
             folded: 0,
         }
     }
@@ -441,7 +449,7 @@ impl Snapshotter {
     /// Reads the next chunk `AS OF SCN scn` and emits its rows at once:
     /// `scn` must be an SCN the change stream has emitted every commit up
     /// to, and `ts_ms` the database time at it.
-    pub fn step<S: RedoSource + ?Sized>(
+    pub fn step<S: RedoSource>(
         &mut self,
         source: &mut S,
         scn: Scn,
@@ -456,7 +464,7 @@ impl Snapshotter {
     /// The SCN of the chunk read and not yet emitted, if any: the stream
     /// must not mine past it before [`Self::release`].
     pub fn held_scn(&self) -> Option<Scn> {
-        self.held.as_ref().map(|h| h.scn)
+        self.held.front().map(|h| h.scn)
     }
 
     /// Reads the next chunk `AS OF SCN scn` (at or above every commit the
@@ -464,98 +472,78 @@ impl Snapshotter {
     /// read) and holds its rows until [`Self::release`]. Changes of its
     /// keys up to `scn` are inside the read, and the stream leaves them out
     /// ([`Self::admit`]). `ts_ms` is the database time at `scn`.
-    pub fn read<S: RedoSource + ?Sized>(
+    pub fn read<S: RedoSource>(
         &mut self,
         source: &mut S,
         scn: Scn,
         ts_ms: i64,
     ) -> Result<Step, SnapshotError> {
-        if self.held.is_some() {
+        if !self.held.is_empty() || self.in_flight.is_some() {
             return Ok(Step::Retry);
         }
-        let Some(t) = self.progress.current() else {
+        let orders = self.orders(scn, 1);
+        if orders.is_empty() {
             return Ok(Step::Finished);
-        };
-        let table = self.progress.tables[t].table.clone();
-        let chunk_no = self.progress.tables[t].chunks + 1;
-        if let Err(e) = self.check_segments(source, t) {
-            return self.failed_read(t, chunk_no, scn, e, source);
         }
-        let after = self.progress.tables[t].after_key.clone();
-        let read = source.snapshot_chunk(&table, scn, after.as_deref(), self.chunk_rows);
-        let chunk = match read {
-            Ok(c) => c,
-            Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
-        };
-        let mut exhausted = chunk.last_key.is_none();
-        if !exhausted && self.config.marks == SnapshotMarks::Positions {
-            // A full chunk may hold its table's final rows (a table of
-            // exactly so many chunks); the table's end mark belongs on this
-            // chunk's last row then, since the next read would come back
-            // empty. One row past it, read at the same SCN, is the same
-            // consistent read: nothing can be inserted or deleted between.
-            match source.snapshot_chunk(&table, scn, chunk.last_key.as_deref(), 1) {
-                Ok(next) => exhausted = next.rows.is_empty(),
-                Err(e) => return self.failed_read(t, chunk_no, scn, e, source),
-            }
-        }
-        self.too_old_before = false;
-        let empty_after = if exhausted && !chunk.rows.is_empty() {
-            self.empty_tables_after(source, t, scn)
-        } else {
-            Vec::new()
-        };
-        let last_key = chunk.last_key.clone();
-        let place = ChunkPlace {
-            exhausted,
-            empty_after: &empty_after,
-        };
-        let mut rows = self.chunk_events(&table, t, (scn, ts_ms), chunk, place);
-        let n = rows.len();
-        if self.progress.tables[t].starts_over {
-            let seq = self.progress.chunks + 1;
-            rows.insert(0, self.truncate_event(&table, scn, ts_ms, seq));
-        }
-        self.held = Some(Held {
-            table: t,
-            chunk_no,
-            scn,
-            rows,
-            exhausted,
-            last_key,
-            empty_after,
-        });
-        Ok(Step::Chunk { table, rows: n })
+        let answers = orders.into_iter().map(|o| o.carry_out(source)).collect();
+        self.complete(answers, ts_ms)
     }
 
-    /// Emits the held chunk once the stream has emitted every commit up
-    /// to its SCN (`emitted_to`), and moves the snapshot past it. Returns
-    /// the chunk emitted, if any.
+    /// Emits the held chunks the stream has reached (it has emitted every
+    /// commit up to their SCN, `emitted_to`), in order, and moves the
+    /// snapshot past them. Returns what was emitted, if anything.
     pub fn release(
         &mut self,
         emitted_to: Scn,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Option<Step>, SnapshotError> {
-        if self.held.as_ref().is_none_or(|h| h.scn > emitted_to) {
-            return Ok(None);
+        let mut step = None;
+        while self.held.front().is_some_and(|h| h.scn <= emitted_to) {
+            let Some(held) = self.held.pop_front() else {
+                break;
+            };
+            let (table, n) = self.emit_held(held, sink)?;
+            step = Some(match step {
+                Some(Step::Chunk { rows, .. }) => Step::Chunk {
+                    table,
+                    rows: rows + n,
+                },
+                _ => Step::Chunk { table, rows: n },
+            });
         }
-        let Some(held) = self.held.take() else {
-            return Ok(None);
+        Ok(step)
+    }
+
+    /// Emits one held chunk's events and counts it.
+    fn emit_held(
+        &mut self,
+        held: Held,
+        sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
+    ) -> Result<(TableName, usize), SnapshotError> {
+        let t = held.table;
+        let table = self.progress.tables[t].table.clone();
+        let place = ChunkPlace {
+            exhausted: held.exhausted,
+            empty_after: &held.empty_after,
         };
-        let n = held.rows.iter().filter(|r| r.op == Op::Read).count();
-        for row in held.rows {
+        let mut rows = self.chunk_events(&table, t, (held.scn, held.ts_ms), held.chunk, place);
+        let n = rows.len();
+        if self.progress.tables[t].starts_over {
+            let seq = self.progress.chunks + 1;
+            rows.insert(0, self.truncate_event(&table, held.scn, held.ts_ms, seq));
+        }
+        for row in rows {
             sink(CapturedEvent::Change(row)).map_err(SnapshotError::Sink)?;
         }
         let p = &mut self.progress;
         p.chunks += 1;
         p.last_scn = held.scn;
-        let tp = &mut p.tables[held.table];
-        tp.chunks = held.chunk_no;
+        let tp = &mut p.tables[t];
+        tp.chunks += 1;
         tp.rows += n as u64;
         tp.starts_over = false;
         // A chunk read whole: the size ORA-01555 cut grows back.
         self.chunk_rows = (self.chunk_rows * 2).min(self.config.chunk_rows.max(1));
-        let table = tp.table.clone();
         if held.exhausted {
             tp.state = TableState::Done;
             self.notices.push(SnapshotNotice::TableDone {
@@ -573,49 +561,22 @@ impl Snapshotter {
                 rows: tp.rows,
             });
         }
-        Ok(Some(Step::Chunk { table, rows: n }))
-    }
-
-    /// The tables after `t`, in reading order, found empty at `scn` up to
-    /// the first that is not: with positions marks, the row ending table
-    /// `t` is the snapshot's `last` when only empty tables follow it. Each
-    /// costs a one-row read at the chunk's SCN; a read that fails leaves
-    /// its table to be read in turn.
-    fn empty_tables_after<S: RedoSource + ?Sized>(
-        &self,
-        source: &mut S,
-        t: usize,
-        scn: Scn,
-    ) -> Vec<usize> {
-        if self.config.marks != SnapshotMarks::Positions {
-            return Vec::new();
-        }
-        let mut empty = Vec::new();
-        for (j, tp) in self.progress.tables.iter().enumerate().skip(t + 1) {
-            if tp.state != TableState::Reading {
-                continue;
-            }
-            match source.snapshot_chunk(&tp.table, scn, tp.after_key.as_deref(), 1) {
-                Ok(probe) if probe.rows.is_empty() => empty.push(j),
-                _ => break,
-            }
-        }
-        empty
+        Ok((table, n))
     }
 
     /// Drops a held chunk the stream cannot reach (its run ends): it is
     /// read again after a restart.
     pub fn forget_held(&mut self) {
-        self.held = None;
+        self.held.clear();
+        self.in_flight = None;
     }
 
-    fn failed_read<S: RedoSource + ?Sized>(
+    fn failed_read(
         &mut self,
         t: usize,
         chunk: u64,
         scn: Scn,
         e: SourceError,
-        source: &mut S,
     ) -> Result<Step, SnapshotError> {
         let table = self.progress.tables[t].table.clone();
         match snapshot_fault(&e) {
@@ -641,8 +602,8 @@ impl Snapshotter {
                 });
                 Ok(Step::Retry)
             }
+            // The session that read forgot its segments (`order`).
             Some(8103) => {
-                source.forget_segments(&table);
                 self.notices
                     .push(SnapshotNotice::ObjectNoLongerExists { table, chunk, scn });
                 Ok(Step::Retry)
@@ -650,7 +611,6 @@ impl Snapshotter {
             // DDL committed after the read's SCN: the connection is fine
             // (reconnecting would only re-mine); read after the DDL.
             Some(1466) => {
-                source.forget_segments(&table);
                 self.notices
                     .push(SnapshotNotice::DefinitionChanged { table, chunk, scn });
                 Ok(Step::Retry)

@@ -10,52 +10,42 @@
 //! one replaced ahead of it only needs fresh extents.
 
 use super::{SnapshotNotice, Snapshotter};
-use crate::engine::port::{RedoSource, SourceError};
 use crate::engine::rowid::decode_rowid;
 
 impl Snapshotter {
-    /// Compares table `t`'s segments with those its read saw last (tables
-    /// read by key are not checked).
-    pub(super) fn check_segments<S: RedoSource + ?Sized>(
-        &mut self,
-        source: &mut S,
-        t: usize,
-    ) -> Result<(), SourceError> {
+    /// Takes the segments a read of table `t` found: when some it had
+    /// passed were replaced, the read started over (see [`replaced_behind`]).
+    pub(super) fn segments_seen(&mut self, t: usize, now: Vec<u64>) {
         let table = self.progress.tables[t].table.clone();
-        if self.config.keys.contains_key(&table) {
-            return Ok(());
-        }
-        let Some(now) = source.segment_ids(&table)? else {
-            return Ok(());
-        };
         let tp = &mut self.progress.tables[t];
         let Some(before) = tp.segments.replace(now.clone()) else {
-            return Ok(());
+            return;
         };
-        if before == now {
-            return Ok(());
-        }
-        source.forget_segments(&table);
-        let reached = tp
-            .after_key
-            .as_ref()
-            .and_then(|k| k.first())
-            .and_then(|k| decode_rowid(k))
-            .map(|p| p.data_object_id);
-        let Some(reached) = reached else {
-            return Ok(());
-        };
-        let replaced: Vec<u64> = before
-            .into_iter()
-            .filter(|id| *id <= reached && !now.contains(id))
-            .collect();
+        let replaced = replaced_behind(&before, &now, tp.after_key.as_deref());
         if replaced.is_empty() {
-            return Ok(());
+            return;
         }
         tp.after_key = None;
         tp.starts_over = true;
         self.notices
             .push(SnapshotNotice::SegmentsReplaced { table, replaced });
-        Ok(())
     }
+}
+
+/// The segments of `before` that a read by ROWID standing after `after`
+/// had passed and that are gone from `now`: its rows there have new
+/// ROWIDs, so the read starts over.
+pub(super) fn replaced_behind(before: &[u64], now: &[u64], after: Option<&[String]>) -> Vec<u64> {
+    let reached = after
+        .and_then(<[String]>::first)
+        .and_then(|k| decode_rowid(k))
+        .map(|p| p.data_object_id);
+    let Some(reached) = reached else {
+        return Vec::new();
+    };
+    before
+        .iter()
+        .copied()
+        .filter(|id| *id <= reached && !now.contains(id))
+        .collect()
 }

@@ -412,6 +412,10 @@ impl RedoSource for DmSource {
         self.snapshot_meta.remove(table);
     }
 
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        Ok(Some(Box::new(Self::connect(self.options.clone())?)))
+    }
+
     fn reconnect(&mut self) -> Result<(), SourceError> {
         self.pending.clear();
         self.session_files.clear();

@@ -689,6 +689,52 @@ impl RedoSource for OracleSource {
         chunk_from_rows(&meta.columns, &meta.key, rows, limit)
     }
 
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        let meta = self.snapshot_meta(table)?;
+        let sql::SnapshotKey::Columns(key) = &meta.key else {
+            // By ROWID: extents, not an index, bound the reads.
+            return Ok(self
+                .snapshot_chunk(table, as_of_scn, after_key, n)?
+                .last_key);
+        };
+        check_after_key(table, &meta.key, after_key)?;
+        self.enter_pdb()?;
+        let read = sql::SnapshotRead {
+            owner: &table.owner,
+            table: &table.table,
+            columns: key,
+            key: &meta.key,
+            after_key,
+            limit: n,
+            as_of_scn,
+            extent: None,
+        };
+        let bound = sql::snapshot_key_after(&read, n).ok_or_else(|| {
+            SourceError::Unsupported(format!(
+                "cannot snapshot {table}: a name contains a double quote and cannot be quoted safely"
+            ))
+        })?;
+        let rows = self.query_text(&bound)?;
+        Ok(rows.into_iter().next().map(|row| {
+            row.into_iter()
+                .take(key.len())
+                .map(Option::unwrap_or_default)
+                .collect()
+        }))
+    }
+
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        let mut other = Self::connect(self.options.clone())?;
+        other.pdb.clone_from(&self.pdb);
+        Ok(Some(Box::new(other)))
+    }
+
     fn session_memory(
         &mut self,
     ) -> Result<Option<crate::engine::port::SessionMemory>, SourceError> {

@@ -15,18 +15,17 @@ pub mod logminer;
 pub mod model;
 pub mod rng;
 pub mod scenario;
+pub mod snapshot_read;
 pub mod sql_redo;
 pub mod threaded;
 pub mod value;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::Timelike;
 
 use crate::engine::event::CapturedEvent;
 use crate::engine::row::{LogMinerRow, Scn};
-use crate::engine::rowid::decode_rowid;
 use crate::source::{
     ArchivedLog, Catalog, ContentsQuery, Incarnation, InstanceFacts, LogInventory, OpenTransaction,
     RedoSource, RedoThread, ScnTime, SessionFacts, SessionRequest, SessionTransaction,
@@ -38,7 +37,7 @@ pub use model::Model;
 pub use scenario::{Scenario, ScenarioError, BUILTINS};
 
 use logminer::{Connection, Pending, Session};
-use value::Value;
+use snapshot_read::ReadSession;
 
 /// How database time advances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -495,7 +494,30 @@ impl Sim {
         }
     }
 
-    fn check_link(&mut self) -> Result<(), SourceError> {
+    /// Whether a new session gets in now: not while the archiver is
+    /// stuck (ORA-00257) or the listener is down (ORA-12541).
+    pub(super) fn can_connect(&mut self) -> Result<(), SourceError> {
+        if self.model.archiver_stuck {
+            return Err(SourceError::oracle(
+                257,
+                "archiver error. Connect AS SYSDBA only until resolved.",
+            ));
+        }
+        self.tick(false);
+        if self
+            .model
+            .listener_down_until_ms
+            .is_some_and(|until| self.model.now_ms < until)
+        {
+            if self.model.scenario.is_dm() {
+                return Err(dm::connection_dropped());
+            }
+            return Err(SourceError::oracle(12541, "TNS:no listener"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_link(&mut self) -> Result<(), SourceError> {
         let dm = self.model.scenario.is_dm();
         if self.model.connection_dropped {
             self.model.connection_dropped = false;
@@ -633,59 +655,6 @@ impl Sim {
             .tables
             .iter()
             .position(|t| !t.dropped && t.name == *table && t.visible_in(cdb, container))
-    }
-
-    /// The rows of one snapshot read of table `t` and the key the next
-    /// read continues after (none past the last row): in key order, or in
-    /// ROWID order for an Oracle table without a key, whose key is then
-    /// the last row's ROWID as `ROWIDTOCHAR` prints it.
-    #[allow(clippy::type_complexity)]
-    fn read_rows(
-        &self,
-        t: usize,
-        as_of_scn: Scn,
-        after_key: Option<&[String]>,
-        limit: usize,
-    ) -> Result<(Vec<Arc<Vec<Value>>>, Option<Vec<String>>), SourceError> {
-        let tb = &self.model.tables[t];
-        let full = |n: usize| n >= limit && limit > 0;
-        if tb.pk.is_empty() && !self.model.scenario.is_dm() {
-            let after = match after_key.and_then(<[String]>::first) {
-                Some(k) => Some(
-                    decode_rowid(k)
-                        .ok_or_else(|| SourceError::oracle(1410, format!("invalid ROWID ({k})")))?,
-                ),
-                None => None,
-            };
-            let rows = self
-                .model
-                .snapshot_rows_by_rowid(t, as_of_scn, after, limit);
-            let last_key = full(rows.len())
-                .then(|| rows.last().map(|(rid, _)| vec![rid.to_string()]))
-                .flatten();
-            return Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key));
-        }
-        if !tb.pk.is_empty() && tb.key_value(0).is_none() {
-            // The key is not the row number: Oracle's order of its values.
-            let rows = self
-                .model
-                .snapshot_rows_by_key(t, as_of_scn, after_key, limit);
-            let last_key = full(rows.len())
-                .then(|| rows.last().map(|(k, _)| k.clone()))
-                .flatten();
-            return Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key));
-        }
-        let after = match after_key {
-            Some(k) => Some(self.model.key_from_texts(t, k).ok_or_else(|| {
-                SourceError::Invalid(format!("after_key {k:?} is not a key of {}", tb.name))
-            })?),
-            None => None,
-        };
-        let rows = self.model.snapshot_rows(t, as_of_scn, after, limit);
-        let last_key = full(rows.len())
-            .then(|| rows.last().map(|(k, v)| self.model.key_texts(t, *k, v)))
-            .flatten();
-        Ok((rows.into_iter().map(|(_, v)| v).collect(), last_key))
     }
 }
 
@@ -853,117 +822,20 @@ impl RedoSource for Sim {
         after_key: Option<&[String]>,
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
-        self.tick(false);
-        self.check_link()?;
-        let is_dm = self.model.scenario.is_dm();
-        if is_dm {
-            if let Some(e) = dm::flashback_refusal(&self.model, table, as_of_scn) {
-                return Err(e);
-            }
-        }
-        let found = self.visible_table(table);
-        let no_table = || {
-            if is_dm {
-                dm::no_table(table)
-            } else {
-                SourceError::oracle(942, format!("table or view does not exist ({table})"))
-            }
-        };
-        let Some(t) = found else {
-            return Err(no_table());
-        };
-        let tb = &self.model.tables[t];
-        let dba = self.has_role("DBA");
-        let grant = |g: &str| tb.grants.iter().any(|x| x.eq_ignore_ascii_case(g));
-        if !(dba || self.has_priv("SELECT ANY TABLE") || grant("SELECT")) {
-            return Err(no_table());
-        }
-        // DM8's flashback query asks for SELECT alone.
-        let flashback = dba || self.has_priv("FLASHBACK ANY TABLE") || grant("FLASHBACK");
-        if !is_dm && !flashback {
-            return Err(SourceError::oracle(
-                1031,
-                format!("insufficient privileges (FLASHBACK on {table})"),
-            ));
-        }
-        if as_of_scn > self.model.scn {
-            return Err(SourceError::oracle(
-                8181,
-                format!("specified number is not a valid system change number ({as_of_scn})"),
-            ));
-        }
-        // A query parsed after DDL that replaced a segment (TRUNCATE, MOVE,
-        // EXCHANGE) cannot read as of an SCN before it; a segment replaced
-        // while the read runs is ORA-08103 instead (below).
-        if self.model.objd_changed_scn(t) > as_of_scn {
-            return Err(SourceError::oracle(
-                1466,
-                format!("unable to read data - table definition has changed ({table}: a segment got a new data object id after SCN {as_of_scn})"),
-            ));
-        }
-        if as_of_scn < self.model.undo_floor(t) {
-            self.model.snapshot_too_old_errors += 1;
-            if is_dm {
-                return Err(self.dm_expired(table, as_of_scn));
-            }
-            return Err(SourceError::oracle(
-                1555,
-                format!(
-                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten; undo_retention = {}, undo_tablespace_mb = {})",
-                    self.model.scenario.instance.undo_retention_s,
-                    self.model.scenario.instance.undo_tablespace_mb
-                ),
-            ));
-        }
-        let (rows, last_key) = self.read_rows(t, as_of_scn, after_key, limit)?;
-        self.spend_read_time(rows.len(), self.model.scenario.instance.read_rows_per_s);
-        // What happened while the rows were read: a segment replaced or
-        // dropped under the reader, or undo it still needed overwritten.
-        if self.model.tables[t].dropped || self.model.objd_changed_scn(t) > as_of_scn {
-            return Err(SourceError::oracle(
-                8103,
-                format!("object no longer exists: a segment of {table} changed while it was read AS OF SCN {as_of_scn}"),
-            ));
-        }
-        if as_of_scn < self.model.undo_floor(t) {
-            self.model.snapshot_too_old_errors += 1;
-            if is_dm {
-                return Err(self.dm_expired(table, as_of_scn));
-            }
-            return Err(SourceError::oracle(
-                1555,
-                format!(
-                    "snapshot too old: rollback segment too small (undo for {table} AS OF SCN {as_of_scn} was overwritten while it was read; undo_retention = {}, undo_tablespace_mb = {})",
-                    self.model.scenario.instance.undo_retention_s,
-                    self.model.scenario.instance.undo_tablespace_mb
-                ),
-            ));
-        }
-        let tb = &self.model.tables[t];
-        Ok(SnapshotChunk {
-            columns: tb.columns.iter().map(|c| c.name.clone()).collect(),
-            rows: rows
-                .into_iter()
-                .map(|v| {
-                    // Undo from before an ADD COLUMN lacks the new one: NULL.
-                    let value = |i: usize| v.get(i).unwrap_or(&Value::Null);
-                    tb.columns
-                        .iter()
-                        .enumerate()
-                        .map(|(i, c)| (value(i), c))
-                        .map(|(x, c)| {
-                            if is_dm {
-                                return dm::snapshot_text(x, &c.ty);
-                            }
-                            // The SQL's text, then the backend's conversion of it.
-                            x.read_text()
-                                .map(|t| crate::engine::snapshot::in_stream_form(x.read_form(), t))
-                        })
-                        .collect()
-                })
-                .collect(),
-            last_key,
-        })
+        let picked = self.pick_rows(ReadSession::Mining, table, as_of_scn, after_key, limit)?;
+        picked.wait();
+        self.check_after_read(&picked)?;
+        Ok(picked.render())
+    }
+
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        self.key_after(ReadSession::Mining, table, as_of_scn, after_key, n)
     }
 
     fn recent_log_switches(
@@ -987,23 +859,7 @@ impl RedoSource for Sim {
     }
 
     fn reconnect(&mut self) -> Result<(), SourceError> {
-        if self.model.archiver_stuck {
-            return Err(SourceError::oracle(
-                257,
-                "archiver error. Connect AS SYSDBA only until resolved.",
-            ));
-        }
-        self.tick(false);
-        if self
-            .model
-            .listener_down_until_ms
-            .is_some_and(|until| self.model.now_ms < until)
-        {
-            if self.model.scenario.is_dm() {
-                return Err(dm::connection_dropped());
-            }
-            return Err(SourceError::oracle(12541, "TNS:no listener"));
-        }
+        self.can_connect()?;
         self.model.connection_dropped = false;
         self.link = Link::Up;
         self.added_logs.clear();

@@ -3,17 +3,21 @@
 //! and faults) while the capture engine reads from it, as a real database
 //! runs in its own processes beside the client mining it.
 //!
-//! Reads lock the simulator for as long as they take, as LogMiner's
-//! server-side work does; generation between reads no longer runs on the
-//! reader's thread. On the virtual clock database time moves only with the
-//! reader's calls, so nothing is gained there and [`Threaded::spawn`] is
-//! not used (tests and benchmarks stay deterministic).
+//! LogMiner's reads lock the simulator for as long as they take, as its
+//! server-side work does; snapshot reads lock it only to pick and check
+//! their rows (see `snapshot_read`); generation between reads no longer
+//! runs on the reader's thread. On the virtual clock database time moves only with the
+//! reader's calls, so nothing is gained there and [`Threaded::shared`]
+//! shares the simulator without a thread (tests and benchmarks stay
+//! deterministic). Each [`RedoSource::another_session`] is one more
+//! session on the same simulated database, as snapshot readers open.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use super::snapshot_read::{ReadSession, ReaderLink};
 use super::Sim;
 use crate::engine::row::{LogMinerRow, Scn};
 use crate::source::{
@@ -33,6 +37,9 @@ pub struct Threaded {
     thread: Option<JoinHandle<()>>,
     description: String,
     dialect: Dialect,
+    /// Another session's link (`another_session`); the mining session's
+    /// is the simulator's own.
+    reader: Option<ReaderLink>,
 }
 
 impl Threaded {
@@ -61,11 +68,35 @@ impl Threaded {
             thread,
             description,
             dialect,
+            reader: None,
+        }
+    }
+
+    /// The simulator shared by sessions but with no thread of its own:
+    /// on the virtual clock database time moves only with the calls.
+    pub fn shared(sim: Sim) -> Threaded {
+        let description = sim.describe();
+        let dialect = RedoSource::dialect(&sim);
+        Threaded {
+            sim: Arc::new(Mutex::new(sim)),
+            stop: Arc::new(AtomicBool::new(false)),
+            thread: None,
+            description,
+            dialect,
+            reader: None,
         }
     }
 
     fn sim(&self) -> MutexGuard<'_, Sim> {
         lock(&self.sim)
+    }
+}
+
+/// Which session a handle reads as.
+fn session(reader: &mut Option<ReaderLink>) -> ReadSession<'_> {
+    match reader {
+        Some(link) => ReadSession::Reader(link),
+        None => ReadSession::Mining,
     }
 }
 
@@ -78,8 +109,9 @@ fn lock(sim: &Mutex<Sim>) -> MutexGuard<'_, Sim> {
 
 impl Drop for Threaded {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        // Another session (no thread of its own) leaves the database up.
         if let Some(t) = self.thread.take() {
+            self.stop.store(true, Ordering::Relaxed);
             let _ = t.join();
         }
     }
@@ -163,14 +195,49 @@ impl RedoSource for Threaded {
         after_key: Option<&[String]>,
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
-        self.sim()
-            .snapshot_chunk(table, as_of_scn, after_key, limit)
+        // Locked while rows are picked and checked only: the read's time
+        // passes and its text is made with other sessions going on.
+        let picked = lock(&self.sim).pick_rows(
+            session(&mut self.reader),
+            table,
+            as_of_scn,
+            after_key,
+            limit,
+        )?;
+        picked.wait();
+        self.sim().check_after_read(&picked)?;
+        Ok(picked.render())
+    }
+    fn snapshot_key_after(
+        &mut self,
+        table: &TableName,
+        as_of_scn: Scn,
+        after_key: Option<&[String]>,
+        n: usize,
+    ) -> Result<Option<Vec<String>>, SourceError> {
+        let mut sim = lock(&self.sim);
+        sim.key_after(session(&mut self.reader), table, as_of_scn, after_key, n)
+    }
+    fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
+        let link = self.sim().reader_link();
+        Ok(Some(Box::new(Threaded {
+            sim: Arc::clone(&self.sim),
+            stop: Arc::clone(&self.stop),
+            thread: None,
+            description: self.description.clone(),
+            dialect: self.dialect,
+            reader: Some(link),
+        })))
     }
     fn forget_segments(&mut self, table: &TableName) {
         self.sim().forget_segments(table)
     }
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
-        self.sim().segment_ids(table)
+        let mut sim = lock(&self.sim);
+        match &mut self.reader {
+            Some(link) => sim.reader_segment_ids(link, table),
+            None => sim.segment_ids(table),
+        }
     }
     fn recent_log_switches(
         &mut self,
@@ -178,7 +245,11 @@ impl RedoSource for Threaded {
         self.sim().recent_log_switches()
     }
     fn reconnect(&mut self) -> Result<(), SourceError> {
-        self.sim().reconnect()
+        let mut sim = lock(&self.sim);
+        match &mut self.reader {
+            Some(link) => sim.reconnect_reader(link),
+            None => sim.reconnect(),
+        }
     }
 }
 

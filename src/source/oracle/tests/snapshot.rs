@@ -65,6 +65,29 @@ fn snapshot_chunk_statements_are_pinned() {
     snap!("oracle_snapshot_chunk", out);
 }
 
+/// Where a reader side by side starts: the key of the n-th row past the
+/// group's start, read from the key columns alone (the index), with the
+/// same access predicate as the chunk, and ROWNUM since 11g has no OFFSET.
+#[test]
+fn snapshot_key_after_statements_are_pinned_issue33() {
+    let key_columns = vec![
+        col("ORDER_ID", ValueKind::Number),
+        col("LINE", ValueKind::Number),
+    ];
+    let key = SnapshotKey::Columns(key_columns.clone());
+    let after = ["1001".to_string(), "3".to_string()];
+    let mut out = String::new();
+    for (title, after_key) in [
+        ("from the table's start", None),
+        ("after a key", Some(&after[..])),
+    ] {
+        let read = read("APP", "ORDERS", &key_columns, &key, after_key, 5000);
+        let b = sql::snapshot_key_after(&read, 10000).expect("quotable names");
+        out.push_str(&format!("-- {title}\n{}\n", bound_text(&b)));
+    }
+    snap!("oracle_snapshot_key_after", out);
+}
+
 #[test]
 fn snapshot_chunk_refuses_unquotable_names() {
     let columns = vec![col("A", ValueKind::Number)];

@@ -58,6 +58,7 @@ impl Model {
         match f.kind {
             FaultKind::ConnectionDrop => {
                 self.connection_dropped = true;
+                self.connection_drops += 1;
                 self.listener_down_until_ms =
                     f.duration_s.map(|d| self.now_ms.saturating_add(secs_ms(d)));
             }

@@ -99,6 +99,9 @@ pub struct Model {
     gap_pending: u32,
     /// A connection-drop fault fired and the session has not seen it yet.
     pub connection_dropped: bool,
+    /// Connection drops so far: each ends every other session too, which
+    /// finds out at its next call (`snapshot_read::ReaderLink`).
+    pub connection_drops: u64,
     /// Until then (ms) the listener is down: a reconnect raises ORA-12541.
     pub listener_down_until_ms: Option<i64>,
     pub fra_archive_bytes: u64,
@@ -186,6 +189,7 @@ impl Model {
             scn_faults,
             gap_pending: 0,
             connection_dropped: false,
+            connection_drops: 0,
             listener_down_until_ms: None,
             fra_archive_bytes: 0,
             dest_errors: BTreeMap::new(),

@@ -33,6 +33,11 @@ pub struct Scenario {
     /// have switched and archives exist.
     #[serde(default)]
     pub warmup_s: u64,
+    /// MB of memory the tables' initial rows may take (about 1.2 KB a row;
+    /// by default 1,800: 1,500,000 rows). A benchmark that needs a larger
+    /// table raises it, on a machine that has the memory.
+    #[serde(default)]
+    pub memory_mb: Option<u64>,
     pub instance: InstanceSpec,
     pub connection: ConnectionSpec,
     #[serde(default)]

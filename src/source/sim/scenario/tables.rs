@@ -25,7 +25,8 @@ pub struct TableSpec {
     #[serde(default)]
     pub supplemental_logging: Option<SuppLevel>,
     /// Rows loaded before the simulation starts (all tables together: at
-    /// most 1,500,000, which the simulator holds in memory).
+    /// most 1,500,000, which the simulator holds in memory, unless the
+    /// scenario's `memory_mb` says more).
     #[serde(default = "d_rows")]
     pub rows: u64,
     /// Share of the workload's changes.

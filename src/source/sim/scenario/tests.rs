@@ -125,6 +125,9 @@ fn initial_rows_past_the_memory_bound_are_refused_issue31() {
         s.contains("A.T0") && s.contains("10000000") && s.contains("1500000"),
         "{s}"
     );
+    // A scenario that says it may take the memory gets the rows.
+    let big = format!("memory_mb = 13000\n{}", with_rows(&[10_000_000]));
+    assert!(Scenario::parse(&big, "t.toml").is_ok());
     // The table whose rows cross the bound is the one named.
     let s = Scenario::parse(&with_rows(&[1_000_000, 400_000, 200_000]), "t.toml")
         .unwrap_err()

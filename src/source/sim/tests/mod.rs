@@ -11,6 +11,7 @@ mod lob_window;
 mod redo_forms;
 mod rendering;
 mod sessions;
+mod snapshot_readers;
 
 use std::sync::Arc;
 
