@@ -25,6 +25,8 @@ pub struct Readers {
     answers: Receiver<ReadAnswer>,
     /// Orders handed out and not answered yet.
     owed: usize,
+    /// When the orders owed were handed out.
+    since: std::time::Instant,
     got: Vec<ReadAnswer>,
 }
 
@@ -44,6 +46,7 @@ impl Readers {
             workers,
             answers,
             owed: 0,
+            since: std::time::Instant::now(),
             got: Vec::new(),
         }))
     }
@@ -52,8 +55,14 @@ impl Readers {
         self.workers.len()
     }
 
+    /// How long the orders handed out last have taken so far.
+    pub fn elapsed(&self) -> Duration {
+        self.since.elapsed()
+    }
+
     /// Hands order `i` to reader `i`.
     pub fn submit(&mut self, orders: Vec<ReadOrder>) -> Result<(), SourceError> {
+        self.since = std::time::Instant::now();
         for (order, worker) in orders.into_iter().zip(&self.workers) {
             let sent = worker
                 .orders

@@ -244,7 +244,10 @@ impl<S: RedoSource> EngineStage<'_, S> {
             .status()
             .current_time
             .map_or(0, |t| t.and_utc().timestamp_millis());
+        let at = std::time::Instant::now();
         let step = snap.read(self.capture.source_mut(), scn, ts_ms);
+        self.telemetry
+            .snapshot_chunk_read(at.elapsed(), snap.chunk_rows());
         self.say_snapshot_notices();
         let step = match step {
             Ok(step) => step,
@@ -294,12 +297,14 @@ impl<S: RedoSource> EngineStage<'_, S> {
             Ok(None) => return Ok(None),
             Err(e) => return Err(self.readers_failed(&e)),
         };
+        let took = readers.elapsed();
         let ts_ms = self
             .capture
             .status()
             .current_time
             .map_or(0, |t| t.and_utc().timestamp_millis());
         let step = snap.complete(answers, ts_ms);
+        self.telemetry.snapshot_chunk_read(took, snap.chunk_rows());
         self.say_snapshot_notices();
         match step {
             // The reader opened its session again, or will try at the

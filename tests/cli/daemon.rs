@@ -193,6 +193,17 @@ fn issue14_snapshot_progress_is_served_per_table_and_matches_the_rows_written() 
         chunks >= (read / 500.0).floor(),
         "{chunks} chunks for {read} rows"
     );
+    // The chunk size asked for, and a read timed per group of chunks.
+    assert_eq!(
+        scrape.get("cdcctl_snapshot_chunk_rows"),
+        Some(&500.0),
+        "{scrape:?}"
+    );
+    let reads = scrape["cdcctl_snapshot_chunk_read_seconds_count"];
+    assert!(
+        reads >= 1.0 && reads <= chunks + 1.0,
+        "{reads} reads timed, {chunks} chunks"
+    );
     let table = &report["snapshot"]["tables"][0];
     assert_eq!(table["rows"].as_f64(), Some(read), "{report}");
     assert_eq!(table["state"], "done", "{report}");

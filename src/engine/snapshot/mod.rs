@@ -431,6 +431,12 @@ impl Snapshotter {
         &self.progress
     }
 
+    /// Rows the next chunk asks for: the configured size, halved by
+    /// repeated ORA-01555 and grown back after whole reads.
+    pub fn chunk_rows(&self) -> usize {
+        self.chunk_rows
+    }
+
     pub fn finished(&self) -> bool {
         self.progress.finished()
     }
