@@ -256,7 +256,8 @@ impl<S: RedoSource> EngineStage<'_, S> {
         if step == Step::Reconnect {
             self.capture.reconnect();
         }
-        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
+        self.capture
+            .hold_at(self.snapshot.as_ref().and_then(Snapshotter::hold_scn));
         Ok(step)
     }
 
@@ -270,7 +271,8 @@ impl<S: RedoSource> EngineStage<'_, S> {
         };
         let answered = self.take_answers(consistent)?;
         self.order_chunks()?;
-        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
+        self.capture
+            .hold_at(self.snapshot.as_ref().and_then(Snapshotter::hold_scn));
         match self.release_chunk(consistent) {
             Err(ChunkEnd::NotNow) => answered.ok_or(ChunkEnd::NotNow),
             other => other,
@@ -389,7 +391,8 @@ impl<S: RedoSource> EngineStage<'_, S> {
             Ok(Some(step)) => step,
             Err(e) => return Err(self.chunk_failed(e)),
         };
-        self.capture.hold_at(snap_hold(self.snapshot.as_ref()));
+        self.capture
+            .hold_at(self.snapshot.as_ref().and_then(Snapshotter::hold_scn));
         self.commit()
             .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
         Ok(step)
@@ -477,15 +480,5 @@ impl<S: RedoSource> EngineStage<'_, S> {
              a later one, to finish it",
             snap.progress().rows()
         )));
-    }
-}
-
-/// Where the stream must stop: at the first chunk read and not emitted,
-/// or at the SCN of chunks being read.
-fn snap_hold(snap: Option<&Snapshotter>) -> Option<u64> {
-    let snap = snap?;
-    match (snap.held_scn(), snap.in_flight()) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
     }
 }

@@ -403,14 +403,11 @@ fn windows_already_queued_behind_a_commit_are_made_durable_in_one_group_issue31(
     );
 }
 
-/// A restart accounts for at most one snapshot chunk past the checkpoint
-/// (from the output's last row), so a chunk's rows are committed alone:
-/// the windows before them first, and nothing after them joins their
-/// commit.
-#[test]
-fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
+/// A window, a snapshot chunk's three rows, then two more windows, each
+/// closed by its commit (at SCN 10, 20, 30, 40).
+fn chunk_between_windows() -> Vec<queue::ToSink> {
     use crate::engine::event::Op;
-    let queued = vec![
+    vec![
         queue::ToSink::Events(vec![event(Op::Create)]),
         window_commit(10),
         queue::ToSink::Events(vec![event(Op::Read); 3]),
@@ -419,7 +416,16 @@ fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
         window_commit(30),
         queue::ToSink::Events(vec![event(Op::Update)]),
         window_commit(40),
-    ];
+    ]
+}
+
+/// A restart accounts for at most one snapshot chunk past the checkpoint
+/// (from the output's last row), so a chunk's rows are committed alone:
+/// the windows before them first, and nothing after them joins their
+/// commit.
+#[test]
+fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
+    let queued = chunk_between_windows();
     assert_eq!(delivered(queued), (6, vec![Some(10), Some(20), Some(40)]));
 }
 
@@ -428,20 +434,10 @@ fn a_snapshot_chunk_is_never_grouped_with_the_windows_around_it_issue31() {
 /// cannot hold a stopped run for as long as it takes to drain the queue.
 #[test]
 fn a_stop_ends_delivery_at_the_next_commit_leaving_the_queue_to_be_mined_again() {
-    use crate::engine::event::Op;
     // Without a stop these are delivered as (6, [10, 20, 40]): a chunk's
     // rows are committed alone. The stop comes with the first commit, made
     // as the chunk's rows arrive; the chunk is the last thing delivered.
-    let queued = vec![
-        queue::ToSink::Events(vec![event(Op::Create)]),
-        window_commit(10),
-        queue::ToSink::Events(vec![event(Op::Read); 3]),
-        window_commit(20),
-        queue::ToSink::Events(vec![event(Op::Update)]),
-        window_commit(30),
-        queue::ToSink::Events(vec![event(Op::Update)]),
-        window_commit(40),
-    ];
+    let queued = chunk_between_windows();
     let (tx, rx) = sync_channel(queued.len());
     for m in queued {
         tx.send(m).expect("queued");

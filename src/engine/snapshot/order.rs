@@ -212,6 +212,15 @@ impl Snapshotter {
         self.in_flight
     }
 
+    /// Where the stream must stop: at the first chunk read and not
+    /// emitted, or at the SCN of chunks being read.
+    pub fn hold_scn(&self) -> Option<Scn> {
+        match (self.held_scn(), self.in_flight) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     /// Takes back the answers to the orders out, in any order: the chunks
     /// read are held for the stream in key order, up to the first that
     /// failed or ended its table. Says what to do next as [`Self::read`]
