@@ -3,8 +3,8 @@
 //! its Kafka Connect schema (`--envelope connect-json`, read with
 //! `'debezium-json.schema-include'`), with LOBs captured, and of a snapshot,
 //! and its changelog and final state equal the simulator's ground truth.
-//! One Flink session reads all the runs of a test (a Flink start costs more
-//! than most checks). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
+//! A few Flink sessions side by side read the runs of a test (a Flink
+//! start costs more than most checks, and a session mostly waits). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
 //! `cdcctl_flink` cfg; `.ci/run` sets it) the tests run, installing PyFlink
 //! into `target/flink-venv` on first use (Java 11+); otherwise `cargo test`
 //! lists them as ignored, with that reason.
@@ -257,9 +257,32 @@ fn builtin(name: &str) -> Scenario {
     Scenario::parse(builtin.text, name).expect("built-in scenario parses")
 }
 
-/// Has one Flink session read every case against its truth; the check's
-/// report, or a failure with it.
+/// Flink sessions a check runs side by side: a session waits on its
+/// jobs' scheduling far more than it computes (one alone keeps under half
+/// of a 2-core machine busy), so cases split across a few finish sooner.
+const FLINK_SESSIONS: usize = 4;
+
+/// Has Flink read every case against its truth, the cases split across up
+/// to [`FLINK_SESSIONS`] sessions side by side; the sessions' reports in
+/// the cases' order, or a failure with them.
 fn flink_check(python: &Path, cases: &[Case]) -> String {
+    let per_session = cases.len().div_ceil(FLINK_SESSIONS).max(1);
+    std::thread::scope(|scope| {
+        let sessions: Vec<_> = cases
+            .chunks(per_session)
+            .map(|group| scope.spawn(move || flink_session(python, group)))
+            .collect();
+        sessions
+            .into_iter()
+            .map(|s| s.join().expect("a Flink session's thread"))
+            .collect::<Vec<_>>()
+            .join("")
+    })
+}
+
+/// One Flink session reads `cases` (a Flink start costs more than most
+/// checks): its report, or a failure with it.
+fn flink_session(python: &Path, cases: &[Case]) -> String {
     let check = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flink/check_changelog.py");
     let list = tempfile::tempdir().expect("tempdir");
     let cases_json: Vec<serde_json::Value> = cases.iter().map(Case::to_json).collect();
@@ -294,10 +317,15 @@ const LOBS_AS_LOGGED: &[&str] = &["--lob", "capture", "--lob-memory-mb", "0"];
 )]
 fn issue16_issue32_flink_reads_every_scenario_lobs_and_snapshot_typed_and_ends_in_the_truth() {
     let python = pyflink();
-    let mut cases: Vec<Case> = CAPTURING
-        .iter()
-        .map(|name| Case::window(name, &[], &[]))
-        .collect();
+    let mut cases: Vec<Case> = std::thread::scope(|scope| {
+        let runs: Vec<_> = CAPTURING
+            .iter()
+            .map(|name| scope.spawn(move || Case::window(name, &[], &[])))
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("a case's run"))
+            .collect()
+    });
     cases.push(Case::window("lobs", LOBS_AS_LOGGED, &["--lob", "capture"]));
     cases.push(Case::snapshot(&[]));
     eprintln!("{}", flink_check(&python, &cases));
