@@ -4,7 +4,8 @@
 //! `'debezium-json.schema-include'`), with LOBs captured, and of a snapshot,
 //! and its changelog and final state equal the simulator's ground truth.
 //! A few Flink sessions side by side read the runs of a test (a Flink
-//! start costs more than most checks, and a session mostly waits). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
+//! start costs more than most checks, and a session mostly waits on the
+//! JVM's answers). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
 //! `cdcctl_flink` cfg; `.ci/run` sets it) the tests run, installing PyFlink
 //! into `target/flink-venv` on first use (Java 11+); otherwise `cargo test`
 //! lists them as ignored, with that reason.
@@ -257,27 +258,34 @@ fn builtin(name: &str) -> Scenario {
     Scenario::parse(builtin.text, name).expect("built-in scenario parses")
 }
 
-/// Flink sessions a check runs side by side: a session waits on its
-/// jobs' scheduling far more than it computes (one alone keeps under half
-/// of a 2-core machine busy), so cases split across a few finish sooner.
+/// Flink sessions a check runs side by side: a session waits on the JVM's
+/// answers far more than it computes (one alone keeps under half of a
+/// 2-core machine busy), so cases split across a few finish sooner.
 const FLINK_SESSIONS: usize = 4;
+
+/// `work` on each item on threads of their own; the answers in the items'
+/// order.
+fn side_by_side<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|scope| {
+        let work = &work;
+        let threads: Vec<_> = items
+            .iter()
+            .map(|item| scope.spawn(move || work(item)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().expect("a thread of side_by_side"))
+            .collect()
+    })
+}
 
 /// Has Flink read every case against its truth, the cases split across up
 /// to [`FLINK_SESSIONS`] sessions side by side; the sessions' reports in
 /// the cases' order, or a failure with them.
 fn flink_check(python: &Path, cases: &[Case]) -> String {
     let per_session = cases.len().div_ceil(FLINK_SESSIONS).max(1);
-    std::thread::scope(|scope| {
-        let sessions: Vec<_> = cases
-            .chunks(per_session)
-            .map(|group| scope.spawn(move || flink_session(python, group)))
-            .collect();
-        sessions
-            .into_iter()
-            .map(|s| s.join().expect("a Flink session's thread"))
-            .collect::<Vec<_>>()
-            .join("")
-    })
+    let groups: Vec<&[Case]> = cases.chunks(per_session).collect();
+    side_by_side(&groups, |group| flink_session(python, group)).join("")
 }
 
 /// One Flink session reads `cases` (a Flink start costs more than most
@@ -317,15 +325,7 @@ const LOBS_AS_LOGGED: &[&str] = &["--lob", "capture", "--lob-memory-mb", "0"];
 )]
 fn issue16_issue32_flink_reads_every_scenario_lobs_and_snapshot_typed_and_ends_in_the_truth() {
     let python = pyflink();
-    let mut cases: Vec<Case> = std::thread::scope(|scope| {
-        let runs: Vec<_> = CAPTURING
-            .iter()
-            .map(|name| scope.spawn(move || Case::window(name, &[], &[])))
-            .collect();
-        runs.into_iter()
-            .map(|r| r.join().expect("a case's run"))
-            .collect()
-    });
+    let mut cases = side_by_side(CAPTURING, |name| Case::window(name, &[], &[]));
     cases.push(Case::window("lobs", LOBS_AS_LOGGED, &["--lob", "capture"]));
     cases.push(Case::snapshot(&[]));
     eprintln!("{}", flink_check(&python, &cases));

@@ -219,7 +219,8 @@ def bulk_rows(rows):
     """(row kind, values) of a collect() iterator, as PyFlink's own
     iterator converts them, with each row's fields crossing from the JVM in
     one pickle: PyFlink's iterator asks for every field separately, which
-    makes a changelog of tens of thousands of rows take minutes."""
+    makes a changelog of tens of thousands of rows take minutes. It reads
+    the iterator's fields as PyFlink 2.3 (the release installed) names them."""
     gateway = get_gateway()
     pickler = gateway.jvm.org.apache.flink.api.python.shaded.net.razorvine.pickle.Pickler()
     j_rows = rows._j_closeable_iterator
