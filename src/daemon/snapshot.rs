@@ -141,6 +141,10 @@ fn account_for_output(
                  {table} has no key to go on after; its read starts over, after a truncate \
                  event that drops the rows written so far from a consumer"
             ))),
+            Some(OutputTail::Ended(table)) => reporter.notice(Notice::info(format!(
+                "the output holds the end of {table}'s read past the checkpoint; \
+                 the snapshot goes on after {table}"
+            ))),
             None => {}
         }
     }

@@ -3,9 +3,8 @@
 //! its Kafka Connect schema (`--envelope connect-json`, read with
 //! `'debezium-json.schema-include'`), with LOBs captured, and of a snapshot,
 //! and its changelog and final state equal the simulator's ground truth.
-//! A few Flink sessions side by side read the runs of a test (a Flink
-//! start costs more than most checks, and a session mostly waits on the
-//! JVM's answers). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
+//! One Flink session reads the runs of a test (a Flink start costs more
+//! than most checks). Built with `CDCCTL_TEST_FLINK=1` (build.rs: the
 //! `cdcctl_flink` cfg; `.ci/run` sets it) the tests run, installing PyFlink
 //! into `target/flink-venv` on first use (Java 11+); otherwise `cargo test`
 //! lists them as ignored, with that reason.
@@ -258,11 +257,6 @@ fn builtin(name: &str) -> Scenario {
     Scenario::parse(builtin.text, name).expect("built-in scenario parses")
 }
 
-/// Flink sessions a check runs side by side: a session waits on the JVM's
-/// answers far more than it computes (one alone keeps under half of a
-/// 2-core machine busy), so cases split across a few finish sooner.
-const FLINK_SESSIONS: usize = 4;
-
 /// `work` on each item on threads of their own; the answers in the items'
 /// order.
 fn side_by_side<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
@@ -279,18 +273,10 @@ fn side_by_side<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) ->
     })
 }
 
-/// Has Flink read every case against its truth, the cases split across up
-/// to [`FLINK_SESSIONS`] sessions side by side; the sessions' reports in
-/// the cases' order, or a failure with them.
+/// Has Flink read `cases` in one session (a Flink start costs more than
+/// most checks, and its changelogs cross from the JVM in Arrow batches):
+/// its report, or a failure with it.
 fn flink_check(python: &Path, cases: &[Case]) -> String {
-    let per_session = cases.len().div_ceil(FLINK_SESSIONS).max(1);
-    let groups: Vec<&[Case]> = cases.chunks(per_session).collect();
-    side_by_side(&groups, |group| flink_session(python, group)).join("")
-}
-
-/// One Flink session reads `cases` (a Flink start costs more than most
-/// checks): its report, or a failure with it.
-fn flink_session(python: &Path, cases: &[Case]) -> String {
     let check = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/flink/check_changelog.py");
     let list = tempfile::tempdir().expect("tempdir");
     let cases_json: Vec<serde_json::Value> = cases.iter().map(Case::to_json).collect();

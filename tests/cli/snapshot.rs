@@ -208,6 +208,7 @@ fn assert_chunks_are_the_table_at_their_scn(events: &[serde_json::Value]) {
         BTreeMap::new();
     let mut seen = HashSet::new();
     let mut last_markers = 0;
+    let mut first_markers = 0;
     for e in events.iter().filter(|e| e["op"] == "r") {
         let table = str_of(&e["source"]["table"]);
         let key: i64 = first_value(&e["after"])
@@ -219,6 +220,9 @@ fn assert_chunks_are_the_table_at_their_scn(events: &[serde_json::Value]) {
         );
         if e["source"]["snapshot"] == "last" {
             last_markers += 1;
+        }
+        if e["source"]["snapshot"] == "first" {
+            first_markers += 1;
         }
         let chunk = e["source"]["snapshot_chunk"]
             .as_u64()
@@ -235,6 +239,7 @@ fn assert_chunks_are_the_table_at_their_scn(events: &[serde_json::Value]) {
         entry.2.insert(key, e["after"].clone());
     }
     assert_eq!(last_markers, 1, "one row marked last");
+    assert_eq!(first_markers, 1, "one row marked first");
     // A table's chunk ends at its highest key, except the table's last
     // chunk, which ends nowhere (the table ended there).
     let mut last_chunk: BTreeMap<&str, u64> = BTreeMap::new();

@@ -157,19 +157,26 @@ impl SnapshotProgress {
             .as_str()
             .and_then(|s| s.parse::<Scn>().ok())
             .unwrap_or(0);
-        let Some(t) = self.tables.iter_mut().find(|t| t.table == name) else {
+        let Some(i) = self.tables.iter().position(|t| t.table == name) else {
             return Err(SnapshotError::Resume(format!(
                 "the output ends with a snapshot row of {name}, which this snapshot does not read"
             )));
         };
+        self.chunks = chunk;
+        self.last_scn = self.last_scn.max(scn);
+        if let Some(ended) = self.end_at_marked_row(i, source["snapshot"].as_str()) {
+            return Ok(Some(ended));
+        }
+        let t = &mut self.tables[i];
+        // The row written is the first row emitted, whatever else the
+        // cut chunk held: no later row may be marked `first` again.
+        t.rows += 1;
         if key_columns.is_empty() {
             // No key to resume after: the read starts over, and its
             // truncate event drops the part of the chunk written.
             t.after_key = None;
             t.starts_over = true;
             t.state = TableState::Reading;
-            self.chunks = chunk;
-            self.last_scn = self.last_scn.max(scn);
             return Ok(Some(OutputTail::StartsOver(name)));
         }
         let key = tail_key(row, key_columns, kinds, forms).map_err(|why| {
@@ -182,9 +189,33 @@ impl SnapshotProgress {
         t.after_key = Some(key.clone());
         t.chunks += 1;
         t.state = TableState::Reading;
-        self.chunks = chunk;
-        self.last_scn = self.last_scn.max(scn);
         Ok(Some(OutputTail::After(name, key)))
+    }
+
+    /// A written row marked as its table's last (`mark`) ended table `i`
+    /// in the run that wrote it; the snapshot's `last` also says the
+    /// tables still to read after it were empty at its SCN. Reading them
+    /// again at a later SCN would emit those marks a second time.
+    fn end_at_marked_row(&mut self, i: usize, mark: Option<&str>) -> Option<OutputTail> {
+        let ends_snapshot = match mark {
+            Some("last") => true,
+            Some("last_in_data_collection") => false,
+            _ => return None,
+        };
+        let t = &mut self.tables[i];
+        t.state = TableState::Done;
+        t.chunks += 1;
+        t.rows += 1;
+        t.starts_over = false;
+        let name = t.table.clone();
+        if ends_snapshot {
+            for later in &mut self.tables[i + 1..] {
+                if later.state == TableState::Reading {
+                    later.state = TableState::Done;
+                }
+            }
+        }
+        Some(OutputTail::Ended(name))
     }
 }
 
@@ -195,6 +226,9 @@ pub enum OutputTail {
     After(TableName, Vec<String>),
     /// The table has no key: its read starts over, after a truncate event.
     StartsOver(TableName),
+    /// The row written was the table's last (and maybe the snapshot's):
+    /// its read is done.
+    Ended(TableName),
 }
 
 /// The source's text of the key of a written snapshot row.

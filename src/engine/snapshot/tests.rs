@@ -408,6 +408,82 @@ fn a_chunk_the_output_holds_beyond_the_checkpoint_is_resumed_after_its_last_row(
     assert_eq!(p, before);
 }
 
+/// Accounts for an output ending at `tail`, a row of a table keyed by a
+/// numeric `ID`.
+fn resume_by_id(p: &mut SnapshotProgress, tail: &serde_json::Value) -> Option<OutputTail> {
+    p.account_for_output_tail(
+        tail,
+        &["ID".into()],
+        &[KeyKind::Number],
+        ValueForms::default(),
+    )
+    .expect("resumable")
+}
+
+/// A run killed after writing the snapshot's `last` row and before its
+/// checkpoint: the tables after it were empty at that row's SCN, so a
+/// restart must not read them again (rows inserted since would carry a
+/// second `last`).
+#[test]
+fn an_output_ending_at_the_snapshots_last_row_ends_the_snapshot_issue31() {
+    let mut p = SnapshotProgress::new(vec![(name("A"), None), (name("B"), None)]);
+    p.chunks = 3;
+    let tail = serde_json::json!({
+        "after": {"ID": "41", "NOTE": null},
+        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 4,
+                   "snapshot": "last"},
+        "op": "r"
+    });
+    let resumed = resume_by_id(&mut p, &tail);
+    assert_eq!(resumed, Some(OutputTail::Ended(name("A"))));
+    assert!(p.tables.iter().all(|t| t.state == TableState::Done));
+    assert_eq!((p.chunks, p.last_scn, p.tables[0].chunks), (4, 900, 1));
+    assert_eq!(p.current(), None, "nothing left to read");
+}
+
+/// A kill inside the snapshot's first chunk, after its first rows were
+/// written: the rows read after the restart are not `first` again.
+#[test]
+fn rows_after_a_cut_first_chunk_are_not_marked_first_again_issue31() {
+    let mut s = snapshotter(&["A"], 2);
+    let tail = serde_json::json!({
+        "after": {"ID": "1", "NOTE": null},
+        "source": {"schema": "APP", "table": "A", "scn": "90", "snapshot_chunk": 1,
+                   "snapshot": "first"},
+        "op": "r"
+    });
+    resume_by_id(&mut s.progress, &tail);
+    let mut src = ScriptedReads::default();
+    // A full chunk, and one row past it: the table goes on.
+    src.answers
+        .extend([chunk(&[2, 3], true), chunk(&[4], false)]);
+    let (_, rows) = step(&mut s, &mut src, 100);
+    assert_eq!(markers(&[&rows]), ["true", "true"]);
+}
+
+/// The last row of a table before the last one ends only that table.
+#[test]
+fn an_output_ending_at_a_tables_last_row_ends_that_table_only_issue31() {
+    let mut p = SnapshotProgress::new(vec![(name("A"), None), (name("B"), None)]);
+    let tail = serde_json::json!({
+        "after": {"NOTE": "x"},
+        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 1,
+                   "snapshot": "last_in_data_collection"},
+        "op": "r"
+    });
+    let resumed = p
+        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
+        .expect("resumable");
+    assert_eq!(resumed, Some(OutputTail::Ended(name("A"))));
+    assert_eq!(p.tables[0].state, TableState::Done);
+    assert!(
+        !p.tables[0].starts_over,
+        "a table read whole does not start over"
+    );
+    assert_eq!(p.tables[1].state, TableState::Reading);
+    assert_eq!(p.current(), Some(1));
+}
+
 #[test]
 fn a_chunk_of_a_table_without_a_key_cut_by_a_kill_starts_its_read_over_issue33() {
     let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
