@@ -44,6 +44,10 @@ pub enum Undelivered {
 pub const GROUP_EVENTS: usize = 50_000;
 /// How long the first event of a group waits at most for its commit.
 pub const GROUP_WINDOW: std::time::Duration = std::time::Duration::from_millis(500);
+/// A group stays open for this many times what the last commit took
+/// (up to [`GROUP_WINDOW`]) while more arrives: the commits then take at
+/// most about a fifth of the sink's time, however slow each one is.
+const GROUP_PER_COMMIT: u32 = 4;
 
 /// How often an idle sink stage looks whether an open commit is due.
 const TICK: Duration = Duration::from_millis(500);
@@ -90,6 +94,8 @@ struct Group {
     /// Where a restart resumes for the events written since the last
     /// commit, when the engine said so.
     resume_point: Option<Box<Checkpoint>>,
+    /// What the last commit took.
+    last_commit: Duration,
 }
 
 impl Group {
@@ -101,6 +107,15 @@ impl Group {
         self.snapshot_rows
             || self.events >= GROUP_EVENTS.min(bound)
             || self.started.is_some_and(|t| t.elapsed() >= GROUP_WINDOW)
+    }
+
+    /// How long to wait for the next message before committing the
+    /// pending commit: until the group has been open [`GROUP_PER_COMMIT`]
+    /// times the last commit's length; nothing once it has.
+    fn wait_for_more(&self) -> Duration {
+        let open_for = (self.last_commit * GROUP_PER_COMMIT).min(GROUP_WINDOW);
+        self.started
+            .map_or(Duration::ZERO, |t| open_for.saturating_sub(t.elapsed()))
     }
 }
 
@@ -131,12 +146,14 @@ pub struct SinkStage<'a> {
 impl SinkStage<'_> {
     /// Delivers what arrives until the engine stage hangs up.
     ///
-    /// Commits are grouped: a commit whose successors are already queued
-    /// waits for them (up to [`GROUP_EVENTS`] events or [`GROUP_WINDOW`]),
-    /// and the last checkpoint of the group is stored after one flush and
-    /// fsync, or one Kafka transaction. A sink slower than the engine thus
-    /// pays its commit once per group, not once per window, while a sink
-    /// that keeps up still commits each window as it comes. A snapshot
+    /// Commits are grouped: a commit whose successors are already queued,
+    /// or arrive while the group is younger than a few times what the last
+    /// commit took, waits for them (up to [`GROUP_EVENTS`] events or
+    /// [`GROUP_WINDOW`]), and the last checkpoint of the group is stored
+    /// after one flush and fsync, or one Kafka transaction. A sink whose
+    /// commits are slow (a transaction's round trips) thus pays them once
+    /// per group, not once per window, while a quiet source's window is
+    /// committed a few commit lengths after its first event. A snapshot
     /// chunk's rows are never grouped with what came before or after them.
     /// A window larger than [`CommitBound`] is committed in parts. Once
     /// the run is stopped, the stage ends at the first commit: the events
@@ -155,7 +172,9 @@ impl SinkStage<'_> {
                         && !group.must_commit(self.bound.events)
                         && !self.stop.load(Ordering::Relaxed)
                     {
-                        let Ok(next) = queue.try_recv() else { break };
+                        let Ok(next) = queue.recv_timeout(group.wait_for_more()) else {
+                            break;
+                        };
                         self.take(next, &mut group)?;
                     }
                     self.commit_group(&mut group)?;
@@ -174,7 +193,9 @@ impl SinkStage<'_> {
     /// Makes the group's pending commit durable, if it has one.
     fn commit_group(&mut self, group: &mut Group) -> Result<(), Undelivered> {
         if let Some(commit) = group.pending.take() {
+            let committing = Instant::now();
             self.commit(*commit, &mut group.tally)?;
+            group.last_commit = committing.elapsed();
             self.durable.store(group.written, Ordering::Relaxed);
             group.started = None;
             group.events = 0;

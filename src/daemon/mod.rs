@@ -41,9 +41,9 @@ mod stoppable;
 mod tests;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::sync_channel;
+use std::sync::mpsc::{channel, sync_channel, Receiver, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use config::{DaemonConfig, SinkChoice};
 pub use error::DaemonError;
@@ -236,11 +236,12 @@ fn stages(
     if let Some(lobs) = started.lob_memory {
         outbox.remember_lobs(lobs);
     }
-    let stages_done = AtomicBool::new(false);
+    // Dropped when the stages end: the refresher stops at once.
+    let (stages_running, stages_done) = channel::<()>();
     std::thread::scope(|scope| {
         let refreshing = std::thread::Builder::new()
             .name("cdcctl-status".into())
-            .spawn_scoped(scope, || refresh_status_file(telemetry, &stages_done));
+            .spawn_scoped(scope, move || refresh_status_file(telemetry, &stages_done));
         let delivering = std::thread::Builder::new()
             .name("cdcctl-sink".into())
             .spawn_scoped(scope, move || sink_stage.run(&rx));
@@ -279,7 +280,7 @@ fn stages(
             }),
             Err(_) => Ok(Delivered::default()),
         };
-        stages_done.store(true, Ordering::Relaxed);
+        drop(stages_running);
         // A status file left unrefreshed is advice only.
         let _ = refreshing.map(std::thread::ScopedJoinHandle::join);
         Ran {
@@ -295,15 +296,9 @@ fn stages(
 
 /// Rewrites the status file with the lag as of now until the stages end,
 /// so `cdcctl status` sees a stage that holds the engine.
-fn refresh_status_file(telemetry: &Telemetry, done: &AtomicBool) {
-    const STEP: Duration = Duration::from_millis(100);
-    let mut since = Instant::now();
-    while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(STEP);
-        if since.elapsed() >= Duration::from_secs(1) {
-            telemetry.refresh_status_file();
-            since = Instant::now();
-        }
+fn refresh_status_file(telemetry: &Telemetry, done: &Receiver<()>) {
+    while let Err(RecvTimeoutError::Timeout) = done.recv_timeout(Duration::from_secs(1)) {
+        telemetry.refresh_status_file();
     }
 }
 

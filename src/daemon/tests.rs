@@ -275,6 +275,8 @@ struct Counting {
     written: Arc<std::sync::Mutex<(u64, Vec<Option<u64>>)>>,
     /// Set at the first commit: a signal arriving while the sink works.
     stop_at_commit: Option<Arc<AtomicBool>>,
+    /// How long each commit takes (a Kafka transaction's round trips).
+    commit_takes: std::time::Duration,
 }
 
 impl crate::sink::EventSink for Counting {
@@ -295,6 +297,7 @@ impl crate::sink::EventSink for Counting {
         checkpoint: Option<&crate::engine::checkpoint::Checkpoint>,
     ) -> Result<(), crate::sink::SinkError> {
         let scn = checkpoint.map(|c| c.commit_scn);
+        std::thread::sleep(self.commit_takes);
         self.written.lock().expect("lock").1.push(scn);
         if let Some(stop) = &self.stop_at_commit {
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -369,6 +372,17 @@ fn counted_run(
         stop_at_commit: stop.clone(),
         ..Counting::default()
     };
+    run_into(rx, bound, stop, sink)
+}
+
+/// Runs a sink stage over `sink` until `rx` hangs up: events written, and
+/// the commit SCN of each commit.
+fn run_into(
+    rx: &std::sync::mpsc::Receiver<queue::ToSink>,
+    bound: deliver::CommitBound,
+    stop: Option<Arc<AtomicBool>>,
+    sink: Counting,
+) -> (u64, Vec<Option<u64>>) {
     let seen = Arc::clone(&sink.written);
     let notices = notice::Collected::default();
     let stage = SinkStage {
@@ -401,6 +415,33 @@ fn windows_already_queued_behind_a_commit_are_made_durable_in_one_group_issue31(
         (6, vec![Some(30)]),
         "one commit, with the last checkpoint"
     );
+}
+
+/// A sink whose commits are slow holds a commit open a few commit lengths
+/// for the windows that follow, though none was queued when it looked:
+/// the round trips are paid once for them all.
+#[test]
+fn a_slow_sink_groups_windows_arriving_within_a_few_commit_lengths_issue31() {
+    use crate::engine::event::Op;
+    use std::time::Duration;
+    let (tx, rx) = sync_channel(16);
+    let feeder = std::thread::spawn(move || {
+        // The first commit takes 100 ms; the second window comes during
+        // it, the third 100 ms after the sink took the second.
+        for (scn, after) in [(10u64, 0u64), (20, 50), (30, 150)] {
+            std::thread::sleep(Duration::from_millis(after));
+            tx.send(queue::ToSink::Events(vec![event(Op::Create)]))
+                .expect("queued");
+            tx.send(window_commit(scn)).expect("queued");
+        }
+    });
+    let sink = Counting {
+        commit_takes: Duration::from_millis(100),
+        ..Counting::default()
+    };
+    let got = run_into(&rx, deliver::CommitBound::default(), None, sink);
+    feeder.join().expect("feeder");
+    assert_eq!(got, (3, vec![Some(10), Some(30)]));
 }
 
 /// A window, a snapshot chunk's three rows, then two more windows, each

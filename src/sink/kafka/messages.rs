@@ -5,6 +5,9 @@
 //! tombstone, a create under the new key), so compacted topics and upsert
 //! consumers do not keep the old row alive.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 
 use super::{topic, KafkaConfig, SinkError};
@@ -40,12 +43,18 @@ fn key_of(
     if key_columns.is_empty() {
         return None;
     }
-    let mut key = serde_json::Map::new();
-    for col in key_columns {
-        let value = image.get(col)?;
-        key.insert(col.clone(), forms.field_json(value));
+    // The struct's fields in the key's column order.
+    let mut key = String::from("{");
+    for (i, col) in key_columns.iter().enumerate() {
+        let value = forms.field_json(image.get(col)?);
+        if i > 0 {
+            key.push(',');
+        }
+        key.push_str(&serde_json::to_string(col).ok()?);
+        key.push(':');
+        key.push_str(&serde_json::to_string(&value).ok()?);
     }
-    let key = serde_json::to_string(&key).ok()?;
+    key.push('}');
     Some(match forms.envelope {
         EnvelopeForm::Plain => key,
         EnvelopeForm::ConnectJson => {
@@ -152,16 +161,53 @@ impl ChunkRows {
     }
 }
 
+/// The topic and key columns of each table met, worked out once per
+/// table rather than per event: the routes, the server name and the keys
+/// stay as they are for the sink's life.
+#[derive(Debug, Default)]
+pub(super) struct Routes(HashMap<String, HashMap<String, Route>>);
+
+#[derive(Debug, Clone)]
+struct Route {
+    topic: Option<Arc<str>>,
+    key_columns: Arc<[String]>,
+}
+
+impl Routes {
+    fn route(&mut self, config: &KafkaConfig, schema: &str, table: &str) -> Route {
+        if let Some(route) = self.0.get(schema).and_then(|t| t.get(table)) {
+            return route.clone();
+        }
+        let name = TableName {
+            owner: schema.to_string(),
+            table: table.to_string(),
+        };
+        let route = Route {
+            topic: config.topic_for(schema, table).map(Arc::from),
+            key_columns: config
+                .key_columns
+                .get(&name)
+                .map_or_else(|| Arc::from([]), |k| Arc::from(k.as_slice())),
+        };
+        self.0
+            .entry(name.owner)
+            .or_default()
+            .insert(name.table, route.clone());
+        route
+    }
+}
+
 /// How an event is turned into messages.
 pub(super) struct Framing<'a> {
     pub config: &'a KafkaConfig,
+    pub routes: &'a mut Routes,
     pub kinds: Option<&'a ColumnKinds>,
     /// The row's place in its snapshot chunk, for a snapshot row.
     pub snapshot_row: u64,
 }
 
 impl Framing<'_> {
-    pub fn messages(&self, event: &CapturedEvent) -> Result<Vec<Outgoing>, SinkError> {
+    pub fn messages(&mut self, event: &CapturedEvent) -> Result<Vec<Outgoing>, SinkError> {
         match event {
             CapturedEvent::Change(c) => self.change_messages(c),
             // Debezium's schema change topic is the bare prefix, keyed by
@@ -192,32 +238,29 @@ impl Framing<'_> {
         event.to_json_line_typed(self.config.forms, self.kinds)
     }
 
-    fn change_messages(&self, c: &ChangeEvent) -> Result<Vec<Outgoing>, SinkError> {
+    fn change_messages(&mut self, c: &ChangeEvent) -> Result<Vec<Outgoing>, SinkError> {
         let (schema, table) = (&c.source.schema, &c.source.table);
-        let topic = self
-            .config
-            .topic_for(schema, table)
+        let route = self.routes.route(self.config, schema, table);
+        let topic = route
+            .topic
+            .as_deref()
             .ok_or_else(|| topic::no_topic_for(schema, table, c.source.commit_scn))?;
-        let name = TableName {
-            owner: schema.clone(),
-            table: table.clone(),
-        };
-        let columns = self.config.key_columns.get(&name).map(Vec::as_slice);
-        let columns = columns.unwrap_or_default();
-        if let Some((old, new)) = changed_key(c, columns, self.config.forms) {
-            return Ok(self.key_change_messages(c, &topic, old, new));
+        let forms = self.config.forms;
+        let key = message_key(c, &route.key_columns, forms);
+        if let Some(old) = changed_from(c, &route.key_columns, forms, key.as_deref()) {
+            let new = key.unwrap_or_default();
+            return Ok(self.key_change_messages(c, topic, old, new));
         }
-        let key = message_key(c, columns, self.config.forms);
         let id = self.id(c, String::new());
         let mut out = vec![Outgoing {
-            topic: topic.clone(),
+            topic: topic.to_string(),
             key: key.clone(),
-            value: Some(self.value(&CapturedEvent::Change(c.clone()))),
+            value: Some(c.to_json_line_typed(forms, self.kinds)),
             id: id.clone(),
             key_change: None,
         }];
         if c.op == Op::Delete {
-            out.extend(self.tombstone(&topic, key, &id, None));
+            out.extend(self.tombstone(topic, key, &id, None));
         }
         Ok(out)
     }
@@ -290,12 +333,18 @@ impl Framing<'_> {
     }
 }
 
-/// The old and new key of an update that changed its key.
-fn changed_key(c: &ChangeEvent, columns: &[String], forms: ValueForms) -> Option<(String, String)> {
-    if c.op != Op::Update {
+/// The old key of an update that changed its key to `new` (its message
+/// key, from the after image).
+fn changed_from(
+    c: &ChangeEvent,
+    columns: &[String],
+    forms: ValueForms,
+    new: Option<&str>,
+) -> Option<String> {
+    if c.op != Op::Update || c.after.is_none() {
         return None;
     }
+    let new = new?;
     let old = key_of(c, c.before.as_ref()?, columns, forms)?;
-    let new = key_of(c, c.after.as_ref()?, columns, forms)?;
-    (old != new).then_some((old, new))
+    (old != new).then_some(old)
 }

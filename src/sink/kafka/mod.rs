@@ -42,7 +42,7 @@ mod wait;
 
 use delivery::DeliveryLedger;
 pub use messages::{message_key, EventId};
-use messages::{ChunkRows, Framing, Outgoing};
+use messages::{ChunkRows, Framing, Outgoing, Routes};
 
 /// How the sink reaches Kafka and names what it writes.
 #[derive(Debug, Clone, Default)]
@@ -176,6 +176,8 @@ pub struct KafkaSink {
     watch: wait::WaitWatch,
     /// The topics created or found so far, and which are compacted.
     topics: topics::Topics,
+    /// Each table's topic and key columns.
+    routes: Routes,
 }
 
 impl KafkaSink {
@@ -245,12 +247,14 @@ impl KafkaSink {
             chunk_rows: ChunkRows::default(),
             watch,
             topics: topics::Topics::default(),
+            routes: Routes::default(),
         })
     }
 
     /// The primary key columns per table, known once the source is open.
     pub fn set_key_columns(&mut self, key_columns: BTreeMap<TableName, Vec<String>>) {
         self.config.key_columns = key_columns;
+        self.routes = Routes::default();
     }
 
     /// The checkpoint of the last committed Kafka transaction, if any.
@@ -271,12 +275,12 @@ impl KafkaSink {
     /// Hands a message to the producer, waiting while its queue is full:
     /// back-pressure, never a dropped message.
     fn produce(&self, m: &Outgoing, partition: Option<i32>) -> Result<(), SinkError> {
-        let headers = m.headers();
+        let mut headers = Some(m.headers());
         let mut pause = Duration::from_millis(5);
         let mut waiting = None;
         loop {
-            let mut record: BaseRecord<'_, str, str> =
-                BaseRecord::to(&m.topic).headers(headers.clone());
+            let mut record: BaseRecord<'_, str, str> = BaseRecord::to(&m.topic);
+            record.headers = headers.take();
             if let Some(k) = &m.key {
                 record = record.key(k.as_str());
             }
@@ -288,7 +292,9 @@ impl KafkaSink {
             }
             match self.producer.send(record) {
                 Ok(()) => return Ok(()),
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), record)) => {
+                    // The record comes back whole: send its headers again.
+                    headers = record.headers;
                     waiting.get_or_insert_with(|| {
                         self.watch.on("take more messages (its queue is full)")
                     });
@@ -509,8 +515,9 @@ impl EventSink for KafkaSink {
         if !self.resume.admits(&key) {
             return Ok(());
         }
-        let framing = Framing {
+        let mut framing = Framing {
             config: &self.config,
+            routes: &mut self.routes,
             kinds: self.kinds.as_deref(),
             snapshot_row,
         };

@@ -143,11 +143,13 @@ fn topics_follow_debezium_naming_unless_routed() {
 
 fn framed(config: &KafkaConfig, events: &[CapturedEvent]) -> Vec<messages::Outgoing> {
     let mut rows = messages::ChunkRows::default();
+    let mut routes = messages::Routes::default();
     let mut out = Vec::new();
     for e in events {
         let row = rows.place(e);
-        let framing = messages::Framing {
+        let mut framing = messages::Framing {
             config,
+            routes: &mut routes,
             kinds: None,
             snapshot_row: row,
         };
