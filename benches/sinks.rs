@@ -5,8 +5,8 @@
 //!   line, on one thread, nothing written;
 //! - pipeline into the file sink: `daemon::run_on` over a replay of the
 //!   rows (fetch, engine and sink stages on their threads; a sink commit
-//!   with fsync and a checkpoint per window, or per group of windows
-//!   already queued when the sink is behind, as `run` commits);
+//!   with fsync and a checkpoint per window, or per group of the windows
+//!   that come while a commit is young, as `run` commits);
 //! - pipeline into the Kafka sink (one producer transaction with its
 //!   checkpoint per window or group), when a broker is at hand.
 //!
@@ -17,7 +17,8 @@
 //!
 //! `cargo bench --bench sinks [-- N]` (default 300000 changes). Kafka: the
 //! broker at CDCCTL_KAFKA_BROKERS, else tansu from `.ci/install-tansu`
-//! started on 127.0.0.1:19392; skipped with a message when neither exists.
+//! started on a free port of 127.0.0.1; skipped with a message when
+//! neither exists.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -128,17 +129,26 @@ fn broker() -> Option<(String, Option<Child>)> {
         );
         return None;
     }
-    let url = "tcp://127.0.0.1:19392";
-    let child = Command::new(bin)
-        .args(["broker", "--listener-url", url])
-        .args(["--advertised-listener-url", url])
+    // A port no one listens on: a broker left by an interrupted run would
+    // otherwise answer instead, with its earlier rounds' topics.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| fail("a free port for tansu", e));
+    let url = format!("tcp://127.0.0.1:{port}");
+    let mut child = Command::new(bin)
+        .args(["broker", "--listener-url", &url])
+        .args(["--advertised-listener-url", &url])
         .args(["--storage-engine", "memory://tansu/"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
         .unwrap_or_else(|e| fail("tansu", e));
     std::thread::sleep(Duration::from_millis(500));
-    Some(("127.0.0.1:19392".to_string(), Some(child)))
+    if let Ok(Some(status)) = child.try_wait() {
+        fail("tansu", format!("ended at start ({status})"));
+    }
+    Some((format!("127.0.0.1:{port}"), Some(child)))
 }
 
 fn kafka_sink(brokers: &str, round: usize) -> SinkChoice {
@@ -232,7 +242,7 @@ fn main() {
     file.print("pipeline -> file sink");
     if let Some((brokers, child)) = kafka {
         produce.print("pipeline -> Kafka sink");
-        println!("  (Kafka at {brokers}, lz4, a transaction per window)");
+        println!("  (Kafka at {brokers}, lz4, a transaction per window or group of windows)");
         if let Some(mut c) = child {
             let _ = c.kill();
             let _ = c.wait();
