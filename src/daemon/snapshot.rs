@@ -143,7 +143,7 @@ fn account_for_output(
             ))),
             Some(OutputTail::Ended(table)) => reporter.notice(Notice::info(format!(
                 "the output holds the end of {table}'s read past the checkpoint; \
-                 the snapshot goes on after {table}"
+                 {table} is not read again"
             ))),
             None => {}
         }

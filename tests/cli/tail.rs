@@ -779,8 +779,8 @@ fn issue11_a_real_stop_on_an_archive_gap_takes_the_screen_once_at_every_size() {
             filters => vec![
                 (r"\d{2},\d{3} CRIT", "[lag] CRIT"),
                 (r"mined (\d+) of \d+", "mined $1 of [current SCN]"),
-                // Which transactions were open at the stop, how many and for how
-                // long, depends on timing too.
+                // Which transactions were open at the stop, how many,
+                // and for how long, depends on timing too.
                 (r"oldest +\d+[smh] +[0-9A-F]{16}", "oldest [age] [xid]"),
                 (r"Open transactions: \d", "Open transactions: n"),
             ],

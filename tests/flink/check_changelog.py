@@ -214,24 +214,18 @@ def flink_changelog(t_env, table, folder, columns, kinds, wrapped):
         f"FROM TO_CHANGELOG(input => TABLE {table}, op => DESCRIPTOR(`{OP}`))"
     )
     for values in arrow_rows(query):
-        kind = ROW_KINDS[values[0]]
-        yield kind, {c: values[1 + i] for i, (c, _) in enumerate(columns)}
+        # TO_CHANGELOG names each row's kind as RowKind does.
+        yield RowKind[values[0]], {c: values[1 + i] for i, (c, _) in enumerate(columns)}
 
 
 # The changelog's row kind, as a column of its own (Flink's TO_CHANGELOG):
 # an append-only table crosses from the JVM in Arrow batches, where
 # collecting a changelog asks the JVM for each field of each row.
 OP = "cdcctl_row_kind"
-ROW_KINDS = {
-    "INSERT": RowKind.INSERT,
-    "UPDATE_BEFORE": RowKind.UPDATE_BEFORE,
-    "UPDATE_AFTER": RowKind.UPDATE_AFTER,
-    "DELETE": RowKind.DELETE,
-}
 
 
 def arrow_rows(query):
-    """The rows of an append-only table in order, each a list of Python
+    """The rows of an append-only table in order, each a tuple of Python
     values: PyFlink's to_pandas() collection (Arrow batches, PyFlink's own
     serializer), read without pandas, which would turn an integer column
     holding NULL into floats."""
@@ -251,7 +245,7 @@ def arrow_rows(query):
     )
     for batch in serializer.load_from_iterator(batches):
         columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
-        yield from (list(row) for row in zip(*columns))
+        yield from zip(*columns)
 
 
 def check_case(t_env, number, case):
