@@ -1,15 +1,20 @@
-//! The fetch stage: a redo source served from a thread of its own. Every
-//! call is carried out there, in order; a `V$LOGMNR_CONTENTS` query is read
-//! ahead there in batches through a bounded queue, so the engine parses one
-//! batch while the next is fetched (a database's round trips, the
-//! simulator's rendering of SQL_REDO). The queue's bound holds memory to a
-//! few batches when the engine is slower than the source.
+//! The fetch stage: a redo source whose `V$LOGMNR_CONTENTS` queries are
+//! read ahead on a thread of its own, in batches through a bounded queue,
+//! so the engine parses one batch while the next is fetched (a database's
+//! round trips, the simulator's rendering of SQL_REDO). The queue's bound
+//! holds memory to a few batches when the engine is slower than the source.
 //!
-//! Any other call closes the query first: LogMiner answers one thing at a
-//! time on a session, and the engine asks for nothing else until a query is
-//! read to its end, except after an error.
+//! Every other call, and a query's execution and first batch, run on the
+//! caller's thread under the source's lock: the engine waits for their
+//! answers anyway, and handing each to another thread cost two thread
+//! wake-ups a call (a few hundred microseconds a window on a small
+//! machine). Any other call closes the query first: LogMiner answers one
+//! thing at a time on a session, and the engine asks for nothing else
+//! until a query is read to its end, except after an error.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::engine::row::{LogMinerRow, Scn};
@@ -20,36 +25,54 @@ use crate::source::{
 
 /// Rows per batch a query is read ahead in.
 pub const BATCH_ROWS: usize = 2_000;
+/// Rows of a query's first batch, fetched by the caller itself: few, so the
+/// engine starts parsing while the fetch thread reads the rest.
+pub const FIRST_BATCH_ROWS: usize = 200;
 /// Batches read ahead at most.
 pub const DEPTH: usize = 4;
 
-type Job = Box<dyn FnOnce(&mut dyn RedoSource) + Send>;
+type Shared = Arc<Mutex<Box<dyn RedoSource>>>;
 
-/// What the worker sends of an open query.
+/// What the fetch thread sends of a query it reads ahead.
 enum Fetched {
-    /// The query's execution: rows follow only after `Ok`.
-    Opened(Result<(), SourceError>),
     Rows(Vec<LogMinerRow>),
     End,
     Failed(SourceError),
 }
 
-/// A query being read ahead; dropped, it ends the worker's reading at
-/// its next send.
-struct OpenQuery {
-    rows: Receiver<Fetched>,
-    /// Rows of the last batch not handed out yet.
-    pending: std::vec::IntoIter<LogMinerRow>,
+/// A query the fetch thread is asked to read ahead from where the caller
+/// left it.
+struct ReadAhead {
+    out: SyncSender<Fetched>,
+    /// Cleared when the query is closed, so the thread fetches no more of
+    /// it, even between a batch it sent and the next.
+    open: Arc<AtomicBool>,
 }
 
-/// A redo source whose calls run on the fetch thread.
+/// An open query.
+struct OpenQuery {
+    /// The read-ahead batches; `None` until the first batch is fetched.
+    rows: Option<Receiver<Fetched>>,
+    /// Rows of the last batch not handed out yet.
+    pending: std::vec::IntoIter<LogMinerRow>,
+    open: Arc<AtomicBool>,
+}
+
+impl Drop for OpenQuery {
+    fn drop(&mut self) {
+        self.open.store(false, Ordering::Release);
+    }
+}
+
+/// A redo source whose queries are read ahead on the fetch thread.
 pub struct Prefetch {
-    jobs: Option<Sender<Job>>,
+    source: Shared,
+    jobs: Option<Sender<ReadAhead>>,
     worker: Option<JoinHandle<()>>,
     query: Option<OpenQuery>,
     describe: String,
     dialect: Dialect,
-    batch_rows: usize,
+    first_rows: usize,
     depth: usize,
 }
 
@@ -58,88 +81,142 @@ fn gone() -> SourceError {
 }
 
 impl Prefetch {
-    /// Moves `source` to a new fetch thread; queries are read ahead by
+    /// Starts the fetch thread for `source`; queries are read ahead by
     /// [`BATCH_ROWS`] up to [`DEPTH`] batches.
     pub fn spawn<S: RedoSource + 'static>(source: S) -> std::io::Result<Self> {
         Self::with_batches(source, BATCH_ROWS, DEPTH)
     }
 
     pub fn with_batches<S: RedoSource + 'static>(
-        mut source: S,
+        source: S,
         batch_rows: usize,
         depth: usize,
     ) -> std::io::Result<Self> {
         let describe = source.describe();
         let dialect = source.dialect();
-        let (jobs, inbox) = std::sync::mpsc::channel::<Job>();
+        let batch_rows = batch_rows.max(1);
+        let source: Shared = Arc::new(Mutex::new(Box::new(source)));
+        let (jobs, inbox) = std::sync::mpsc::channel::<ReadAhead>();
+        let shared = Arc::clone(&source);
         let worker = std::thread::Builder::new()
             .name("cdcctl-fetch".into())
             .spawn(move || {
                 for job in inbox {
-                    job(&mut source);
+                    read_ahead(&shared, &job, FIRST_BATCH_ROWS.min(batch_rows), batch_rows);
                 }
             })?;
         Ok(Self {
+            source,
             jobs: Some(jobs),
             worker: Some(worker),
             query: None,
             describe,
             dialect,
-            batch_rows: batch_rows.max(1),
+            first_rows: FIRST_BATCH_ROWS.min(batch_rows),
             depth: depth.max(1),
         })
     }
 
-    fn send(&self, job: Job) -> Result<(), SourceError> {
+    fn lock(&self) -> Result<MutexGuard<'_, Box<dyn RedoSource>>, SourceError> {
+        // Poisoned only by a source that panicked on the fetch thread.
+        self.source.lock().map_err(|_| gone())
+    }
+
+    /// Runs `call` on the source once any query is closed.
+    fn call<T>(
+        &mut self,
+        call: impl FnOnce(&mut dyn RedoSource) -> Result<T, SourceError>,
+    ) -> Result<T, SourceError> {
+        self.close_query();
+        let mut source = self.lock()?;
+        call(&mut **source)
+    }
+
+    /// Stops reading ahead: the fetch thread fetches no more of the query.
+    fn close_query(&mut self) {
+        self.query = None;
+    }
+
+    /// The query's first batch, fetched here, after which the fetch thread
+    /// reads the rest ahead.
+    fn first_batch(&mut self, max_rows: usize) -> Result<Vec<LogMinerRow>, SourceError> {
+        let mut rows = Vec::with_capacity(self.first_rows.min(max_rows));
+        let n = {
+            let mut source = self.lock()?;
+            source.fetch(self.first_rows.min(max_rows), &mut rows)?
+        };
+        let Some(q) = self.query.as_mut() else {
+            return Ok(rows);
+        };
+        if n == 0 {
+            self.query = None;
+            return Ok(rows);
+        }
+        let (out, batches) = sync_channel(self.depth);
+        let job = ReadAhead {
+            out,
+            open: Arc::clone(&q.open),
+        };
         self.jobs
             .as_ref()
             .ok_or_else(gone)?
             .send(job)
-            .map_err(|_| gone())
+            .map_err(|_| gone())?;
+        q.rows = Some(batches);
+        Ok(rows)
     }
 
-    /// Runs `call` on the fetch thread and waits for its answer.
-    fn call<T: Send + 'static>(
-        &mut self,
-        call: impl FnOnce(&mut dyn RedoSource) -> Result<T, SourceError> + Send + 'static,
-    ) -> Result<T, SourceError> {
-        self.close_query();
-        let (tx, rx) = sync_channel(1);
-        self.send(Box::new(move |s| {
-            let _ = tx.send(call(s));
-        }))?;
-        rx.recv().map_err(|_| gone())?
-    }
-
-    /// Stops reading ahead: the worker ends the query at its next send.
-    fn close_query(&mut self) {
-        self.query = None;
+    /// The next batch the fetch thread read ahead; empty at the query's end.
+    fn next_batch(&mut self) -> Result<Vec<LogMinerRow>, SourceError> {
+        let Some(rows) = self.query.as_ref().and_then(|q| q.rows.as_ref()) else {
+            return Ok(Vec::new());
+        };
+        let fetched = rows.recv();
+        match fetched {
+            Ok(Fetched::Rows(rows)) => Ok(rows),
+            Ok(Fetched::End) => {
+                self.query = None;
+                Ok(Vec::new())
+            }
+            Ok(Fetched::Failed(e)) => {
+                self.query = None;
+                Err(e)
+            }
+            Err(_) => {
+                self.query = None;
+                Err(gone())
+            }
+        }
     }
 }
 
-/// The fetch thread's side of a query: executes it, then fetches batches
-/// until the query ends, fails, or the reader closes it.
-fn read_ahead(
-    source: &mut dyn RedoSource,
-    query: &ContentsQuery,
-    out: &SyncSender<Fetched>,
-    batch_rows: usize,
-) {
-    let opened = source.query_contents(query);
-    let ok = opened.is_ok();
-    if out.send(Fetched::Opened(opened)).is_err() || !ok {
-        return;
-    }
+/// The fetch thread's side of a query: fetches batches until the query
+/// ends, fails, or the reader closes it. The lock is held for a fetch
+/// only, never while a batch waits for room in the queue.
+fn read_ahead(source: &Mutex<Box<dyn RedoSource>>, job: &ReadAhead, first: usize, most: usize) {
+    let mut batch_rows = first;
     loop {
+        batch_rows = (batch_rows * 2).min(most);
         let mut rows = Vec::with_capacity(batch_rows);
-        let sent = match source.fetch(batch_rows, &mut rows) {
-            Ok(0) => {
-                let _ = out.send(Fetched::End);
+        let fetched = {
+            let Ok(mut source) = source.lock() else {
+                return;
+            };
+            // Checked under the lock: a call made since the query closed
+            // may have changed the session.
+            if !job.open.load(Ordering::Acquire) {
                 return;
             }
-            Ok(_) => out.send(Fetched::Rows(rows)),
+            source.fetch(batch_rows, &mut rows)
+        };
+        let sent = match fetched {
+            Ok(0) => {
+                let _ = job.out.send(Fetched::End);
+                return;
+            }
+            Ok(_) => job.out.send(Fetched::Rows(rows)),
             Err(e) => {
-                let _ = out.send(Fetched::Failed(e));
+                let _ = job.out.send(Fetched::Failed(e));
                 return;
             }
         };
@@ -191,53 +268,44 @@ impl RedoSource for Prefetch {
         from_scn: Scn,
         dest_id: u32,
     ) -> Result<Vec<ArchivedLog>, SourceError> {
-        self.call(move |s| s.archived_logs_from(from_scn, dest_id))
+        self.call(|s| s.archived_logs_from(from_scn, dest_id))
     }
 
     fn start_session(&mut self, request: &SessionRequest) -> Result<(), SourceError> {
-        let request = request.clone();
-        self.call(move |s| s.start_session(&request))
+        self.call(|s| s.start_session(request))
     }
 
     fn query_contents(&mut self, query: &ContentsQuery) -> Result<(), SourceError> {
         self.close_query();
-        let (tx, rows) = sync_channel(self.depth);
-        let (query, batch_rows) = (query.clone(), self.batch_rows);
-        self.send(Box::new(move |s| read_ahead(s, &query, &tx, batch_rows)))?;
-        match rows.recv() {
-            Ok(Fetched::Opened(Ok(()))) => {
-                self.query = Some(OpenQuery {
-                    rows,
-                    pending: Vec::new().into_iter(),
-                });
-                Ok(())
-            }
-            Ok(Fetched::Opened(Err(e)) | Fetched::Failed(e)) => Err(e),
-            Ok(Fetched::Rows(_) | Fetched::End) | Err(_) => Err(gone()),
-        }
+        self.lock()?.query_contents(query)?;
+        self.query = Some(OpenQuery {
+            rows: None,
+            pending: Vec::new().into_iter(),
+            open: Arc::new(AtomicBool::new(true)),
+        });
+        Ok(())
     }
 
     fn fetch(&mut self, max_rows: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
-        let Some(q) = self.query.as_mut() else {
+        let Some(q) = self.query.as_ref() else {
             return Ok(0);
         };
         if q.pending.len() == 0 {
-            match q.rows.recv() {
-                Ok(Fetched::Rows(rows)) => q.pending = rows.into_iter(),
-                Ok(Fetched::End) => {
-                    self.query = None;
-                    return Ok(0);
-                }
-                Ok(Fetched::Failed(e)) => {
-                    self.query = None;
-                    return Err(e);
-                }
-                Ok(Fetched::Opened(_)) | Err(_) => {
-                    self.query = None;
-                    return Err(gone());
-                }
-            }
+            let batch = if q.rows.is_none() {
+                self.first_batch(max_rows)
+            } else {
+                self.next_batch()
+            };
+            let batch = batch.inspect_err(|_| self.query = None)?;
+            // Gone when the batch was the query's end.
+            let Some(q) = self.query.as_mut() else {
+                return Ok(0);
+            };
+            q.pending = batch.into_iter();
         }
+        let Some(q) = self.query.as_mut() else {
+            return Ok(0);
+        };
         let before = out.len();
         out.extend(q.pending.by_ref().take(max_rows));
         Ok(out.len() - before)
@@ -254,8 +322,7 @@ impl RedoSource for Prefetch {
         after_key: Option<&[String]>,
         limit: usize,
     ) -> Result<SnapshotChunk, SourceError> {
-        let (table, after_key) = (table.clone(), after_key.map(<[String]>::to_vec));
-        self.call(move |s| s.snapshot_chunk(&table, as_of_scn, after_key.as_deref(), limit))
+        self.call(|s| s.snapshot_chunk(table, as_of_scn, after_key, limit))
     }
 
     fn snapshot_key_after(
@@ -265,22 +332,19 @@ impl RedoSource for Prefetch {
         after_key: Option<&[String]>,
         n: usize,
     ) -> Result<Option<Vec<String>>, SourceError> {
-        let (table, after_key) = (table.clone(), after_key.map(<[String]>::to_vec));
-        self.call(move |s| s.snapshot_key_after(&table, as_of_scn, after_key.as_deref(), n))
+        self.call(|s| s.snapshot_key_after(table, as_of_scn, after_key, n))
     }
 
     fn forget_segments(&mut self, table: &TableName) {
-        let table = table.clone();
-        // Nothing to answer; a thread that is gone has nothing to forget.
-        let _ = self.call(move |s| {
-            s.forget_segments(&table);
+        // Nothing to answer; a source that is gone has nothing to forget.
+        let _ = self.call(|s| {
+            s.forget_segments(table);
             Ok(())
         });
     }
 
     fn segment_ids(&mut self, table: &TableName) -> Result<Option<Vec<u64>>, SourceError> {
-        let table = table.clone();
-        self.call(move |s| s.segment_ids(&table))
+        self.call(|s| s.segment_ids(table))
     }
 
     fn session_memory(
@@ -299,13 +363,9 @@ impl RedoSource for Prefetch {
         self.call(|s| s.reconnect())
     }
 
-    /// Opened on the fetch thread, after any query read ahead there.
+    /// Opened between two batches of a query read ahead, if one is.
     fn another_session(&self) -> Result<Option<Box<dyn RedoSource>>, SourceError> {
-        let (tx, rx) = sync_channel(1);
-        self.send(Box::new(move |s| {
-            let _ = tx.send(s.another_session());
-        }))?;
-        rx.recv().map_err(|_| gone())?
+        self.lock()?.another_session()
     }
 }
 
@@ -317,5 +377,210 @@ impl Drop for Prefetch {
         if let Some(w) = self.worker.take() {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fetch stage against a source that logs its calls: rows in
+    //! order across the batches, calls answered on the caller's thread,
+    //! nothing fetched after a call that closed the query.
+
+    use std::sync::{Arc, Mutex};
+    use std::thread::ThreadId;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A query of `rows` numbered rows, each fetch taking `fetch_takes`;
+    /// `fail_at` makes the fetch that reaches that row fail.
+    #[derive(Default)]
+    struct Logged {
+        rows: u64,
+        next: Option<u64>,
+        fetch_takes: Duration,
+        fail_at: Option<u64>,
+        log: Arc<Mutex<Vec<(String, ThreadId)>>>,
+    }
+
+    impl Logged {
+        fn note(&self, call: &str) {
+            let mut log = self.log.lock().expect("the log");
+            log.push((call.to_string(), std::thread::current().id()));
+        }
+    }
+
+    impl RedoSource for Logged {
+        fn describe(&self) -> String {
+            "logged".into()
+        }
+        fn current_scn(&mut self) -> Result<ScnTime, SourceError> {
+            self.note("current_scn");
+            Ok(ScnTime {
+                scn: 1,
+                time: chrono::NaiveDateTime::default(),
+            })
+        }
+        fn log_inventory(&mut self) -> Result<LogInventory, SourceError> {
+            Ok(LogInventory::default())
+        }
+        fn incarnation(&mut self) -> Result<Incarnation, SourceError> {
+            Err(SourceError::Unsupported("incarnation".into()))
+        }
+        fn open_transactions(&mut self) -> Result<Vec<OpenTransaction>, SourceError> {
+            Ok(Vec::new())
+        }
+        fn start_session(&mut self, _: &SessionRequest) -> Result<(), SourceError> {
+            Ok(())
+        }
+        fn query_contents(&mut self, _: &ContentsQuery) -> Result<(), SourceError> {
+            self.note("query");
+            self.next = Some(1);
+            Ok(())
+        }
+        fn fetch(&mut self, max: usize, out: &mut Vec<LogMinerRow>) -> Result<usize, SourceError> {
+            self.note("fetch");
+            std::thread::sleep(self.fetch_takes);
+            let Some(next) = self.next else {
+                return Ok(0);
+            };
+            let until = (next + max as u64).min(self.rows + 1);
+            if self.fail_at.is_some_and(|f| (next..until).contains(&f)) {
+                return Err(SourceError::Invalid("ORA-03113".into()));
+            }
+            out.extend((next..until).map(|scn| LogMinerRow {
+                scn,
+                ..LogMinerRow::default()
+            }));
+            self.next = Some(until);
+            Ok((until - next) as usize)
+        }
+        fn end_session(&mut self) -> Result<(), SourceError> {
+            self.note("end_session");
+            self.next = None;
+            Ok(())
+        }
+        fn snapshot_chunk(
+            &mut self,
+            table: &TableName,
+            _: Scn,
+            _: Option<&[String]>,
+            _: usize,
+        ) -> Result<SnapshotChunk, SourceError> {
+            Err(SourceError::Unsupported(table.to_string()))
+        }
+        fn reconnect(&mut self) -> Result<(), SourceError> {
+            Ok(())
+        }
+    }
+
+    fn query() -> ContentsQuery {
+        ContentsQuery {
+            from_scn: 1,
+            to_scn: 100_000,
+            owners: Vec::new(),
+            pdb: None,
+        }
+    }
+
+    /// Every row `fetch` hands out, `max` at a time, until it returns 0.
+    fn read_all(p: &mut Prefetch, max: usize) -> Result<Vec<Scn>, SourceError> {
+        let mut scns = Vec::new();
+        loop {
+            let mut rows = Vec::new();
+            if p.fetch(max, &mut rows)? == 0 {
+                return Ok(scns);
+            }
+            assert!(
+                rows.len() <= max,
+                "{} rows where {max} were asked",
+                rows.len()
+            );
+            scns.extend(rows.iter().map(|r| r.scn));
+        }
+    }
+
+    #[test]
+    fn rows_come_in_order_across_the_first_batch_and_the_batches_read_ahead() {
+        let source = Logged {
+            rows: 9_999,
+            ..Logged::default()
+        };
+        let mut p = Prefetch::with_batches(source, 1_000, 2).expect("the fetch thread");
+        p.query_contents(&query()).expect("the query");
+        let scns = read_all(&mut p, 333).expect("the rows");
+        assert_eq!(scns, (1..=9_999).collect::<Vec<_>>());
+        // A query read to its end is closed: nothing more comes.
+        assert_eq!(read_all(&mut p, 333).expect("no rows"), Vec::<Scn>::new());
+    }
+
+    #[test]
+    fn calls_and_a_querys_first_batch_are_answered_on_the_callers_thread() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let source = Logged {
+            rows: 5_000,
+            log: Arc::clone(&log),
+            ..Logged::default()
+        };
+        let mut p = Prefetch::spawn(source).expect("the fetch thread");
+        p.current_scn().expect("the SCN");
+        p.query_contents(&query()).expect("the query");
+        assert_eq!(read_all(&mut p, 10_000).expect("the rows").len(), 5_000);
+        let here = std::thread::current().id();
+        let log = log.lock().expect("the log").clone();
+        let calls: Vec<&str> = log.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(&calls[..3], ["current_scn", "query", "fetch"]);
+        assert!(log[..3].iter().all(|(_, t)| *t == here), "{log:?}");
+        // The rest of the query is read ahead on the fetch thread.
+        assert!(log[3..].iter().all(|(_, t)| *t != here), "{log:?}");
+    }
+
+    #[test]
+    fn a_call_closes_the_query_read_ahead_and_no_fetch_follows_it() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let source = Logged {
+            rows: 100_000,
+            fetch_takes: Duration::from_millis(2),
+            log: Arc::clone(&log),
+            ..Logged::default()
+        };
+        let mut p = Prefetch::with_batches(source, 100, 2).expect("the fetch thread");
+        p.query_contents(&query()).expect("the query");
+        let mut rows = Vec::new();
+        p.fetch(10, &mut rows).expect("the first rows");
+        // Let the fetch thread read ahead until the queue is full.
+        std::thread::sleep(Duration::from_millis(30));
+        p.end_session().expect("the session ended");
+        std::thread::sleep(Duration::from_millis(30));
+        let calls: Vec<String> = log
+            .lock()
+            .expect("the log")
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect();
+        let ended = calls
+            .iter()
+            .position(|c| c == "end_session")
+            .expect("end_session");
+        assert!(
+            calls[1..ended].iter().filter(|c| *c == "fetch").count() > 1,
+            "{calls:?}"
+        );
+        assert_eq!(calls.len(), ended + 1, "a fetch after the call: {calls:?}");
+        assert_eq!(p.fetch(10, &mut rows).expect("nothing open"), 0);
+    }
+
+    #[test]
+    fn a_failed_fetch_read_ahead_ends_the_query_with_its_error() {
+        let source = Logged {
+            rows: 10_000,
+            fail_at: Some(3_000),
+            ..Logged::default()
+        };
+        let mut p = Prefetch::with_batches(source, 500, 2).expect("the fetch thread");
+        p.query_contents(&query()).expect("the query");
+        let e = read_all(&mut p, 100).expect_err("the fetch failed");
+        assert!(e.to_string().contains("ORA-03113"), "{e}");
+        assert_eq!(read_all(&mut p, 100).expect("closed"), Vec::<Scn>::new());
     }
 }

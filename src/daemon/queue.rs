@@ -22,8 +22,11 @@ use crate::telemetry::{Telemetry, Volumes};
 
 /// Events per batch on the queue.
 pub const BATCH_EVENTS: usize = 1_024;
-/// Batches (and commits) the queue holds at most.
-pub const QUEUE_DEPTH: usize = 8;
+/// Messages the queue holds at most. A window sends a resume point, its
+/// batches and a commit: 24 is eight windows of one batch, so a sink
+/// pausing on an fsync or a transaction's round trips does not stop the
+/// engine after two or three windows, and memory stays at 24 batches.
+pub const QUEUE_DEPTH: usize = 24;
 
 /// What the engine stage sends the sink stage.
 pub enum ToSink {

@@ -15,16 +15,10 @@ use crate::engine::txn::TxnFinding;
 /// BLOB from an unlogged CLOB; the dictionary can.
 pub(super) fn mark_binary_columns(
     binary: &BTreeMap<TableName, Vec<String>>,
+    name: &TableName,
     change: &mut ChangeEvent,
 ) {
-    if binary.is_empty() {
-        return;
-    }
-    let name = TableName {
-        owner: change.source.schema.clone(),
-        table: change.source.table.clone(),
-    };
-    let Some(columns) = binary.get(&name) else {
+    let Some(columns) = binary.get(name) else {
         return;
     };
     for image in [change.before.as_mut(), change.after.as_mut()]
@@ -47,6 +41,15 @@ pub(super) fn mark_binary_columns(
     }
 }
 
+/// The table a change belongs to, as the dictionary's maps name it: made
+/// once per change for all the checks.
+pub(super) fn table_of(change: &ChangeEvent) -> TableName {
+    TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    }
+}
+
 /// What the catalog says of the captured tables' columns.
 #[derive(Clone, Copy)]
 pub(super) struct Dictionary<'a> {
@@ -64,17 +67,14 @@ pub(super) fn fill_unlogged_columns(
     dict: Dictionary<'_>,
     reported: &mut BTreeSet<(TableName, String)>,
     findings: &mut Vec<TxnFinding>,
+    name: &TableName,
     change: &mut ChangeEvent,
 ) {
     if !matches!(change.op, Op::Update | Op::Delete) {
         return;
     }
-    let name = TableName {
-        owner: change.source.schema.clone(),
-        table: change.source.table.clone(),
-    };
-    let lobs = dict.lobs.get(&name).map_or(&[][..], Vec::as_slice);
-    let all = dict.columns.get(&name).map_or(&[][..], Vec::as_slice);
+    let lobs = dict.lobs.get(name).map_or(&[][..], Vec::as_slice);
+    let all = dict.columns.get(name).map_or(&[][..], Vec::as_slice);
     // LOBs first: a table the catalog lists without columns still has them.
     for column in lobs.iter().chain(all.iter().filter(|c| !lobs.contains(c))) {
         let mut filled = false;
@@ -119,16 +119,13 @@ pub(super) fn check_before_image(
     dialect: Dialect,
     reported: &mut BTreeSet<TableName>,
     findings: &mut Vec<TxnFinding>,
+    name: &TableName,
     change: &ChangeEvent,
 ) {
     if !matches!(change.op, Op::Update | Op::Delete) {
         return;
     }
-    let name = TableName {
-        owner: change.source.schema.clone(),
-        table: change.source.table.clone(),
-    };
-    let Some(key) = keys.get(&name) else {
+    let Some(key) = keys.get(name) else {
         return;
     };
     let Some(before) = &change.before else {
@@ -139,7 +136,8 @@ pub(super) fn check_before_image(
     // RLOG_APPEND_LOGIC = 1, the key alone. (A table of key columns only
     // is reported too: no finer test tells the two apart from the row.)
     if dialect == Dialect::Dm && !key.is_empty() && has_key && before.len() == key.len() {
-        if reported.insert(name) {
+        if !reported.contains(name) {
+            reported.insert(name.clone());
             findings.push(TxnFinding {
                 xid: change.source.xid.clone(),
                 scn: change.source.scn,
@@ -154,7 +152,8 @@ pub(super) fn check_before_image(
     if key.is_empty() || has_key {
         return;
     }
-    if reported.insert(name) {
+    if !reported.contains(name) {
+        reported.insert(name.clone());
         findings.push(TxnFinding {
             xid: change.source.xid.clone(),
             scn: change.source.scn,

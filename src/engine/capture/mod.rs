@@ -46,7 +46,9 @@ use super::port::{
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{PlannerConfig, SessionPlan};
 use super::txn::{BufferConfig, TxnBuffer, TxnFinding, TxnWarning};
-use checks::{check_before_image, fill_unlogged_columns, mark_binary_columns, Dictionary};
+use checks::{
+    check_before_image, fill_unlogged_columns, mark_binary_columns, table_of, Dictionary,
+};
 pub use error::CaptureError;
 
 /// Where capture begins.
@@ -810,25 +812,32 @@ impl<S: RedoSource> Capture<S> {
                         if let Some(book) = book.as_mut() {
                             book.emitted(c);
                         }
-                        // Before the marker fills them: a key the redo
-                        // lacks is its own finding.
-                        check_before_image(
-                            &self.config.key_columns,
-                            dialect,
-                            &mut self.partial_reported,
-                            &mut self.findings,
-                            c,
-                        );
-                        fill_unlogged_columns(
-                            Dictionary {
-                                lobs: &self.config.lob_columns,
-                                columns: &self.config.columns,
-                            },
-                            &mut self.lob_reported,
-                            &mut self.findings,
-                            c,
-                        );
-                        mark_binary_columns(&self.config.binary_columns, c);
+                        let checked = matches!(c.op, Op::Update | Op::Delete)
+                            || !self.config.binary_columns.is_empty();
+                        if checked {
+                            let name = table_of(c);
+                            // Before the marker fills them: a key the redo
+                            // lacks is its own finding.
+                            check_before_image(
+                                &self.config.key_columns,
+                                dialect,
+                                &mut self.partial_reported,
+                                &mut self.findings,
+                                &name,
+                                c,
+                            );
+                            fill_unlogged_columns(
+                                Dictionary {
+                                    lobs: &self.config.lob_columns,
+                                    columns: &self.config.columns,
+                                },
+                                &mut self.lob_reported,
+                                &mut self.findings,
+                                &name,
+                                c,
+                            );
+                            mark_binary_columns(&self.config.binary_columns, &name, c);
+                        }
                     }
                     sink(e)
                 };
