@@ -23,7 +23,9 @@ use crate::source::{
     RedoThread, ScnTime, SessionRequest, SessionTransaction, SnapshotChunk, SourceError, TableName,
 };
 
-/// Rows per batch a query is read ahead in.
+/// Rows per batch a query is read ahead in, at most: the batches after
+/// the first start at twice its size and double, so the engine waits
+/// little for the second while a long query still costs few round trips.
 pub const BATCH_ROWS: usize = 2_000;
 /// Rows of a query's first batch, fetched by the caller itself: few, so the
 /// engine starts parsing while the fetch thread reads the rest.
