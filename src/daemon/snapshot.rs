@@ -13,6 +13,7 @@ use crate::engine::snapshot::{
     OutputTail, SnapshotConfig, SnapshotKey, SnapshotMarks, SnapshotMode, SnapshotProgress,
     Snapshotter, Step,
 };
+use crate::output::count;
 use crate::source::{Dialect, RedoSource, TableName};
 
 use super::error::DaemonError;
@@ -70,9 +71,9 @@ pub fn plan(
     let progress = match stored {
         Some(p) if !p.finished() && plan.mode == SnapshotMode::Never && plan.asked => {
             say(format!(
-                "warning: the checkpoint holds an unfinished snapshot ({} rows so far); \
+                "warning: the checkpoint holds an unfinished snapshot ({} so far); \
                  --snapshot never leaves the rest of it unread",
-                p.rows()
+                count(p.rows(), "row", "rows")
             ));
             return Ok(None);
         }
@@ -85,9 +86,9 @@ pub fn plan(
             let started = p.rows() > 0 || p.tables.iter().any(|t| t.after_key.is_some());
             if !p.finished() && started {
                 say(format!(
-                    "resuming the snapshot ({} rows so far, {} chunks)",
-                    p.rows(),
-                    p.chunks
+                    "resuming the snapshot ({} in {} so far)",
+                    count(p.rows(), "row", "rows"),
+                    count(p.chunks, "chunk", "chunks")
                 ));
             } else if !p.finished() {
                 say(format!(
@@ -478,11 +479,11 @@ impl<S: RedoSource> EngineStage<'_, S> {
             .map(|scn| format!(" (read at SCN {scn})"))
             .unwrap_or_default();
         self.reporter.notice(Notice::info(format!(
-            "warning: the snapshot is not finished at --until-scn ({} rows so far): its next \
+            "warning: the snapshot is not finished at --until-scn ({} so far): its next \
              chunk{read_at} cannot be written before the stream passes --until-scn, and \
              changes of keys not read yet wait for it; run again without --until-scn, or with \
              a later one, to finish it",
-            snap.progress().rows()
+            count(snap.progress().rows(), "row", "rows")
         )));
     }
 }

@@ -13,7 +13,7 @@ use crate::engine::txn::TxnFinding;
 /// Marks the values of binary columns as bytes. The parser cannot tell a
 /// RAW value from character data LogMiner printed as hex, nor an unlogged
 /// BLOB from an unlogged CLOB; the dictionary can.
-pub(super) fn mark_binary_columns(
+fn mark_binary_columns(
     binary: &BTreeMap<TableName, Vec<String>>,
     name: &TableName,
     change: &mut ChangeEvent,
@@ -41,29 +41,55 @@ pub(super) fn mark_binary_columns(
     }
 }
 
-/// The table a change belongs to, as the dictionary's maps name it: made
-/// once per change for all the checks.
-pub(super) fn table_of(change: &ChangeEvent) -> TableName {
-    TableName {
-        owner: change.source.schema.clone(),
-        table: change.source.table.clone(),
-    }
-}
-
 /// What the catalog says of the captured tables' columns.
 #[derive(Clone, Copy)]
 pub(super) struct Dictionary<'a> {
+    /// Primary key columns.
+    pub keys: &'a BTreeMap<TableName, Vec<String>>,
     /// LOB, XMLType and JSON columns.
     pub lobs: &'a BTreeMap<TableName, Vec<String>>,
     /// Every column, in table order.
     pub columns: &'a BTreeMap<TableName, Vec<String>>,
+    /// RAW, LONG RAW and BLOB columns.
+    pub binary: &'a BTreeMap<TableName, Vec<String>>,
+}
+
+/// Every check of one change the buffer emits. The table's name is made
+/// once, and not at all for an insert unless some table has binary
+/// columns: the other checks look at updates and deletes only.
+pub(super) fn check_change(
+    dict: Dictionary<'_>,
+    dialect: Dialect,
+    partial_reported: &mut BTreeSet<TableName>,
+    unlogged_reported: &mut BTreeSet<(TableName, String)>,
+    findings: &mut Vec<TxnFinding>,
+    change: &mut ChangeEvent,
+) {
+    if !matches!(change.op, Op::Update | Op::Delete) && dict.binary.is_empty() {
+        return;
+    }
+    let name = TableName {
+        owner: change.source.schema.clone(),
+        table: change.source.table.clone(),
+    };
+    // Before the marker fills them: a key the redo lacks is its own finding.
+    check_before_image(
+        dict.keys,
+        dialect,
+        partial_reported,
+        findings,
+        &name,
+        change,
+    );
+    fill_unlogged_columns(dict, unlogged_reported, findings, &name, change);
+    mark_binary_columns(dict.binary, &name, change);
 }
 
 /// Puts the unavailable marker in UPDATE and DELETE images for every
 /// column the redo did not carry — LOBs (LogMiner logs a LOB apart from
 /// the row) and columns supplemental logging left out — so a consumer
 /// never reads a missing field as NULL. Reported once per column.
-pub(super) fn fill_unlogged_columns(
+fn fill_unlogged_columns(
     dict: Dictionary<'_>,
     reported: &mut BTreeSet<(TableName, String)>,
     findings: &mut Vec<TxnFinding>,
@@ -114,7 +140,7 @@ pub(super) fn fill_unlogged_columns(
 /// Reports, once per table, an UPDATE or DELETE whose before image lacks a
 /// key column the dictionary says the table has: only minimal supplemental
 /// logging reached the redo, so before images hold just what changed.
-pub(super) fn check_before_image(
+fn check_before_image(
     keys: &BTreeMap<TableName, Vec<String>>,
     dialect: Dialect,
     reported: &mut BTreeSet<TableName>,

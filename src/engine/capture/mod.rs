@@ -46,9 +46,7 @@ use super::port::{
 use super::row::{LogMinerRow, OperationCode, Scn};
 use super::session::{PlannerConfig, SessionPlan};
 use super::txn::{BufferConfig, TxnBuffer, TxnFinding, TxnWarning};
-use checks::{
-    check_before_image, fill_unlogged_columns, mark_binary_columns, table_of, Dictionary,
-};
+use checks::{check_change, Dictionary};
 pub use error::CaptureError;
 
 /// Where capture begins.
@@ -812,32 +810,19 @@ impl<S: RedoSource> Capture<S> {
                         if let Some(book) = book.as_mut() {
                             book.emitted(c);
                         }
-                        let checked = matches!(c.op, Op::Update | Op::Delete)
-                            || !self.config.binary_columns.is_empty();
-                        if checked {
-                            let name = table_of(c);
-                            // Before the marker fills them: a key the redo
-                            // lacks is its own finding.
-                            check_before_image(
-                                &self.config.key_columns,
-                                dialect,
-                                &mut self.partial_reported,
-                                &mut self.findings,
-                                &name,
-                                c,
-                            );
-                            fill_unlogged_columns(
-                                Dictionary {
-                                    lobs: &self.config.lob_columns,
-                                    columns: &self.config.columns,
-                                },
-                                &mut self.lob_reported,
-                                &mut self.findings,
-                                &name,
-                                c,
-                            );
-                            mark_binary_columns(&self.config.binary_columns, &name, c);
-                        }
+                        check_change(
+                            Dictionary {
+                                keys: &self.config.key_columns,
+                                lobs: &self.config.lob_columns,
+                                columns: &self.config.columns,
+                                binary: &self.config.binary_columns,
+                            },
+                            dialect,
+                            &mut self.partial_reported,
+                            &mut self.lob_reported,
+                            &mut self.findings,
+                            c,
+                        );
                     }
                     sink(e)
                 };
