@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use crate::engine::capture::{Capture, CaptureError, Progress};
 use crate::engine::checkpoint::{Checkpoint, RewindPoint};
 use crate::engine::metrics::{CaptureStatus, MiningState};
+use crate::engine::row::Scn;
 use crate::engine::snapshot::{SnapshotMode, Snapshotter};
 use crate::engine::txn::TxnError;
 use crate::output::count;
@@ -116,6 +117,8 @@ pub struct EngineStage<'a, S: RedoSource> {
     pub(super) snapshot_rows_before: u64,
     /// The reporter draws the snapshot's progress itself.
     pub(super) snapshot_drawn: bool,
+    /// The snapshot's `read_at` in the last checkpoint committed.
+    pub(super) stored_read_at: Option<Scn>,
 }
 
 impl<'a, S: RedoSource> EngineStage<'a, S> {
@@ -131,6 +134,7 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
         telemetry: &'a Telemetry,
     ) -> Self {
         let rows_before = snapshot.as_ref().map_or(0, |s| s.progress().rows());
+        let stored_read_at = snapshot.as_ref().and_then(|s| s.progress().read_at);
         Self {
             capture,
             snapshot,
@@ -150,6 +154,7 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
             snapshot_started: Instant::now(),
             snapshot_rows_before: rows_before,
             snapshot_drawn: false,
+            stored_read_at,
         }
     }
 
@@ -224,6 +229,9 @@ impl<'a, S: RedoSource> EngineStage<'a, S> {
         &mut self,
         checkpoint: Option<Checkpoint>,
     ) -> Result<(), SinkStopped> {
+        if checkpoint.is_some() {
+            self.stored_read_at = self.snapshot.as_ref().and_then(|s| s.progress().read_at);
+        }
         let commit = Commit {
             checkpoint,
             status: self.capture.status().clone(),

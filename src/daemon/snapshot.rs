@@ -227,7 +227,7 @@ impl<S: RedoSource> EngineStage<'_, S> {
             let Some(scn) = self
                 .capture
                 .snapshot_read_scn()
-                .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+                .and_then(|newest| snap.next_read_scn(newest, output_end))
             else {
                 return Err(ChunkEnd::NotNow);
             };
@@ -335,7 +335,7 @@ impl<S: RedoSource> EngineStage<'_, S> {
         let Some(scn) = self
             .capture
             .snapshot_read_scn()
-            .filter(|s| snap.can_read_at(*s) && *s >= output_end)
+            .and_then(|newest| snap.next_read_scn(newest, output_end))
         else {
             return Ok(());
         };
@@ -385,6 +385,7 @@ impl<S: RedoSource> EngineStage<'_, S> {
     /// Emits the held chunk when the stream has emitted every commit up
     /// to its SCN, and lets the stream go on.
     fn release_chunk(&mut self, consistent: u64) -> Result<Step, ChunkEnd> {
+        self.store_read_at(consistent)?;
         let Some(snap) = self.snapshot.as_mut() else {
             return Err(ChunkEnd::NotNow);
         };
@@ -401,6 +402,22 @@ impl<S: RedoSource> EngineStage<'_, S> {
         self.commit()
             .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
         Ok(step)
+    }
+
+    /// Commits the SCN the chunks about to be emitted were read at before
+    /// any of their rows is sent, unless a commit since their read did: a
+    /// restart after a crash that cut those rows short reads them again at
+    /// that SCN, so they repeat what a consumer may have seen of them.
+    fn store_read_at(&mut self, consistent: u64) -> Result<(), ChunkEnd> {
+        let Some(snap) = self.snapshot.as_ref() else {
+            return Ok(());
+        };
+        let due = snap.held_scn().is_some_and(|s| s <= consistent);
+        if due && snap.progress().read_at != self.stored_read_at {
+            self.commit()
+                .map_err(|_| ChunkEnd::Stop(EngineEnd::SinkStopped))?;
+        }
+        Ok(())
     }
 
     fn say_snapshot_notices(&mut self) {

@@ -325,6 +325,9 @@ pub fn begin(
         forms: config.forms,
     };
     let snapshot = snapshot::plan(&plan, stored_snapshot, &tables, reporter)?;
+    // A chunk a crash may have cut short is read again where it was read:
+    // the stream must not pass that SCN first.
+    capture.hold_at(snapshot.as_ref().and_then(Snapshotter::hold_scn));
     let readers = match &snapshot {
         Some(s) if !s.finished() && config.snapshot_readers > 0 => {
             open_readers(&*capture.source_mut(), config.snapshot_readers, reporter)?

@@ -5,7 +5,10 @@
 //! row again after it. Changes of keys already read come after their
 //! chunk's SCN (a chunk is emitted once the stream has passed it) and go
 //! through. Per key, a consumer sees one `r`, then exactly the later
-//! changes.
+//! changes. One exception: after a restart whose chunk could not be read
+//! again at the SCN a crashed run may have sent part of it at, deletes of
+//! unread keys committed since go through (`TableProgress::deletes_since`),
+//! so a consumer holding rows of the part sent drops those deleted.
 //!
 //! Tables without a key are read in ROWID order and gated by the ROWID
 //! LogMiner gives each change: a row moved by row movement leaves as a
@@ -74,6 +77,46 @@ impl Snapshotter {
     }
 
     fn gate(&self, change: &ChangeEvent) -> Gate {
+        let gate = self.gate_by_place(change);
+        if !matches!(gate, Gate::Fold) || !self.deletes_pass(change) {
+            return gate;
+        }
+        match change.op {
+            Op::Delete => Gate::Pass,
+            Op::Update if self.key_changed(change) => Gate::AsDelete,
+            _ => gate,
+        }
+    }
+
+    /// Whether a change removing an unread key goes through: its table's
+    /// `deletes_since` (see [`super::TableProgress`]) is below its commit.
+    fn deletes_pass(&self, change: &ChangeEvent) -> bool {
+        self.progress
+            .tables
+            .iter()
+            .find(|t| t.table.owner == change.source.schema && t.table.table == change.source.table)
+            .and_then(|t| t.deletes_since)
+            .is_some_and(|since| change.source.commit_scn > since)
+    }
+
+    /// Whether an update gave its row another key (a table read by ROWID
+    /// has none to change).
+    fn key_changed(&self, change: &ChangeEvent) -> bool {
+        let table = TableName {
+            owner: change.source.schema.clone(),
+            table: change.source.table.clone(),
+        };
+        let (Some(key), Some(before)) = (self.config.keys.get(&table), change.before.as_ref())
+        else {
+            return false;
+        };
+        key.columns.iter().any(|c| {
+            let after = change.after.as_ref().and_then(|a| a.get(c));
+            after.is_some_and(|a| before.get(c) != Some(a))
+        })
+    }
+
+    fn gate_by_place(&self, change: &ChangeEvent) -> Gate {
         if change.snapshot.is_read() {
             return Gate::Pass;
         }

@@ -20,7 +20,9 @@
 //! dropped connection is handed back to the caller to reconnect; a table
 //! without a key, read by ROWID, starts over when a segment it had passed
 //! is replaced (`segments`). Progress per table is part of the checkpoint,
-//! so a restart resumes at the chunk.
+//! so a restart resumes at the chunk; a chunk read and not yet emitted has
+//! its SCN in the checkpoint before its rows are sent, and is read there
+//! again (`SnapshotProgress::read_at`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::str::FromStr;
@@ -164,6 +166,9 @@ impl SnapshotProgress {
         };
         self.chunks = chunk;
         self.last_scn = self.last_scn.max(scn);
+        // The output itself says how much of the chunk was written: the
+        // read goes on from there at the newest SCN, not again where it was.
+        self.read_at = None;
         if let Some(ended) = self.end_at_marked_row(i, source["snapshot"].as_str()) {
             return Ok(Some(ended));
         }
@@ -444,11 +449,15 @@ pub struct Snapshotter {
     in_flight: Option<Scn>,
     /// Streamed changes left out because a read holds them.
     folded: u64,
+    /// The SCN a crash may have left a chunk's rows sent at, as the
+    /// checkpoint this run started from had it.
+    resumed_read_at: Option<Scn>,
 }
 
 impl Snapshotter {
     pub fn new(progress: SnapshotProgress, config: SnapshotConfig) -> Self {
         let chunk_rows = config.chunk_rows.max(1);
+        let resumed_read_at = progress.read_at;
         Self {
             progress,
             config,
@@ -458,6 +467,7 @@ impl Snapshotter {
             held: VecDeque::new(),
             in_flight: None,
             folded: 0,
+            resumed_read_at,
         }
     }
 
@@ -484,6 +494,30 @@ impl Snapshotter {
     /// so positions in the output only grow.
     pub fn can_read_at(&self, scn: Scn) -> bool {
         scn >= self.progress.last_scn
+    }
+
+    /// The SCN the next chunks are read at, `newest` being the newest the
+    /// stream allows and `floor` the output's end: the SCN a chunk whose
+    /// rows may have been sent was read at before a restart
+    /// ([`SnapshotProgress::read_at`]) while it can still be read at, else
+    /// `newest`. `None` when neither may be read at.
+    pub fn next_read_scn(&mut self, newest: Scn, floor: Scn) -> Option<Scn> {
+        let readable = |s: &Self, scn: Scn| scn >= floor && s.can_read_at(scn);
+        if let (None, Some(at)) = (self.reading_scn(), self.progress.read_at) {
+            if !readable(self, at) {
+                // Below the output's end or the last chunk: no row read
+                // there can be written any more.
+                self.progress.read_at = None;
+            } else if at <= newest {
+                return Some(at);
+            }
+        }
+        readable(self, newest).then_some(newest)
+    }
+
+    /// Keeps [`SnapshotProgress::read_at`] at the first chunk not emitted.
+    fn track_read_at(&mut self) {
+        self.progress.read_at = self.reading_scn();
     }
 
     /// Reads the next chunk `AS OF SCN scn` and emits its rows at once:
@@ -529,16 +563,26 @@ impl Snapshotter {
         self.complete(answers, ts_ms)
     }
 
-    /// Emits the held chunks the stream has reached (it has emitted every
-    /// commit up to their SCN, `emitted_to`), in order, and moves the
-    /// snapshot past them. Returns what was emitted, if anything.
+    /// Emits the held chunks read at the first SCN held once the stream has
+    /// reached it (it has emitted every commit up to `emitted_to`), in
+    /// order, and moves the snapshot past them. Returns what was emitted,
+    /// if anything.
     pub fn release(
         &mut self,
         emitted_to: Scn,
         sink: &mut dyn FnMut(CapturedEvent) -> Result<(), SinkError>,
     ) -> Result<Option<Step>, SnapshotError> {
         let mut step = None;
-        while self.held.front().is_some_and(|h| h.scn <= emitted_to) {
+        // One read SCN at a time: the next one's is then stored by a
+        // commit before its rows are sent (`SnapshotProgress::read_at`).
+        let Some(scn) = self.held.front().map(|h| h.scn) else {
+            return Ok(None);
+        };
+        while self
+            .held
+            .front()
+            .is_some_and(|h| h.scn == scn && h.scn <= emitted_to)
+        {
             let Some(held) = self.held.pop_front() else {
                 break;
             };
@@ -551,6 +595,7 @@ impl Snapshotter {
                 _ => Step::Chunk { table, rows: n },
             });
         }
+        self.track_read_at();
         Ok(step)
     }
 
@@ -619,6 +664,12 @@ impl Snapshotter {
         e: SourceError,
     ) -> Result<Step, SnapshotError> {
         let table = self.progress.tables[t].table.clone();
+        if self.resumed_read_at == Some(scn) {
+            // Read at a newer SCN now: the deletes in between must reach
+            // a consumer that saw the rows sent at `scn`.
+            let since = &mut self.progress.tables[t].deletes_since;
+            *since = Some(since.map_or(scn, |s| s.min(scn)));
+        }
         match snapshot_fault(&e) {
             Some(1555) => {
                 // Once may be the stream lagging behind undo; twice in a row

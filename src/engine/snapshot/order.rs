@@ -172,6 +172,7 @@ impl Snapshotter {
         let segments_before = (!keyed).then(|| self.progress.tables[t].segments.clone());
         let group = if keyed { readers.max(1) } else { 1 };
         self.in_flight = Some(scn);
+        self.track_read_at();
         (0..group)
             .map(|place| ReadOrder {
                 table: t,
@@ -213,8 +214,14 @@ impl Snapshotter {
     }
 
     /// Where the stream must stop: at the first chunk read and not
-    /// emitted, or at the SCN of chunks being read.
+    /// emitted, at the SCN of chunks being read, or where a restart is to
+    /// read again a chunk whose rows may have been sent.
     pub fn hold_scn(&self) -> Option<Scn> {
+        self.reading_scn().or(self.progress.read_at)
+    }
+
+    /// The SCN of the first chunk read or being read and not emitted.
+    pub(super) fn reading_scn(&self) -> Option<Scn> {
         match (self.held_scn(), self.in_flight) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -227,10 +234,22 @@ impl Snapshotter {
     /// does.
     pub fn complete(
         &mut self,
-        mut answers: Vec<ReadAnswer>,
+        answers: Vec<ReadAnswer>,
         ts_ms: i64,
     ) -> Result<Step, SnapshotError> {
         self.in_flight = None;
+        let step = self.hold_answers(answers, ts_ms);
+        // A failed read is made again at a newer SCN: its rows were never
+        // sent.
+        self.track_read_at();
+        step
+    }
+
+    fn hold_answers(
+        &mut self,
+        mut answers: Vec<ReadAnswer>,
+        ts_ms: i64,
+    ) -> Result<Step, SnapshotError> {
         answers.sort_by_key(|a| a.order.place);
         let mut read: Option<(TableName, usize)> = None;
         for answer in answers {

@@ -40,6 +40,12 @@ pub struct TableProgress {
     /// goes before its next chunk, so a consumer drops the rows read before.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub starts_over: bool,
+    /// Deletes of its keys not read yet committed after this SCN go
+    /// through instead of being left to the read: a run a crash stopped
+    /// may have sent part of a chunk read at this SCN, which could not be
+    /// read again there, so a consumer may hold rows of it deleted since.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletes_since: Option<Scn>,
 }
 
 /// The whole snapshot's progress, as the checkpoint stores it.
@@ -51,6 +57,13 @@ pub struct SnapshotProgress {
     pub chunks: u64,
     /// SCN of the last chunk read: the next one is read at or above it.
     pub last_scn: Scn,
+    /// The SCN the first chunk not emitted yet is read at, stored before
+    /// its rows are sent. A restart reads it again there, so rows a crash
+    /// cut short (in a Kafka transaction it aborted, which a consumer may
+    /// still see) come again with the same ids, rather than from a newer
+    /// read that leaves out the rows deleted in between.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<Scn>,
 }
 
 impl SnapshotProgress {
@@ -68,10 +81,12 @@ impl SnapshotProgress {
                     state: TableState::Reading,
                     segments: None,
                     starts_over: false,
+                    deletes_since: None,
                 })
                 .collect(),
             chunks: 0,
             last_scn: 0,
+            read_at: None,
         }
     }
 

@@ -461,6 +461,31 @@ fn rows_after_a_cut_first_chunk_are_not_marked_first_again_issue31() {
     assert_eq!(markers(&[&rows]), ["true", "true"]);
 }
 
+/// An output holding part of a chunk past the checkpoint says itself what
+/// was sent: a table without a key starts over at the newest SCN, after a
+/// truncate positioned past the rows written, not again at the SCN stored
+/// for the chunk (where the truncate would sort below them).
+#[test]
+fn an_output_holding_part_of_a_chunk_is_read_on_at_the_newest_scn_issue31() {
+    let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
+    p.read_at = Some(90);
+    let tail = serde_json::json!({
+        "after": {"NOTE": "x"},
+        "source": {"schema": "APP", "table": "A", "scn": "90", "snapshot_chunk": 1,
+                   "snapshot": "first"},
+        "op": "r"
+    });
+    let resumed = p
+        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
+        .expect("resumable");
+    assert_eq!(resumed, Some(OutputTail::StartsOver(name("A"))));
+    assert_eq!(p.read_at, None);
+    let mut s = snapshotter(&["A"], 2);
+    s.progress = p;
+    assert_eq!(s.hold_scn(), None);
+    assert_eq!(s.next_read_scn(150, 90), Some(150));
+}
+
 /// The last row of a table before the last one ends only that table.
 #[test]
 fn an_output_ending_at_a_tables_last_row_ends_that_table_only_issue31() {
@@ -668,6 +693,119 @@ mod gate {
             None
         );
         assert_eq!(s.folded(), 3);
+    }
+
+    /// The SCN a chunk was read at is in the progress a checkpoint stores
+    /// until its rows are emitted: a restart holds the stream there and
+    /// reads the chunk again at that SCN, not at the newest.
+    #[test]
+    fn a_restart_reads_the_chunk_not_emitted_again_at_the_scn_it_was_read_at_issue31() {
+        let mut s = keyed(&["A"], 2);
+        let mut src = ScriptedReads::default();
+        // Each full chunk, then the one-row probe past it.
+        src.answers
+            .extend([chunk(&[1, 2], true), chunk(&[3], false)]);
+        s.read(&mut src, 120, 0).expect("read");
+        let stored = s.progress().clone();
+        assert_eq!(stored.read_at, Some(120));
+        let mut restarted = keyed(&["A"], 2);
+        restarted.progress = stored;
+        assert_eq!(restarted.hold_scn(), Some(120), "the stream waits there");
+        assert_eq!(restarted.next_read_scn(150, 100), Some(120));
+        src.answers
+            .extend([chunk(&[1, 2], true), chunk(&[3], false)]);
+        restarted.read(&mut src, 120, 0).expect("read");
+        assert_eq!(src.asked[2].1, 120);
+        release(&mut restarted, 120);
+        assert_eq!(restarted.progress().read_at, None);
+        assert_eq!(restarted.hold_scn(), None);
+        assert_eq!(restarted.next_read_scn(150, 100), Some(150));
+    }
+
+    /// Where the SCN a restart was to read at can no longer be read at
+    /// (its undo is gone, or the output ends past it), the chunk is read
+    /// at the newest SCN and the stream is no longer held.
+    #[test]
+    fn a_restart_that_cannot_read_at_the_stored_scn_reads_at_the_newest_issue31() {
+        let mut s = keyed(&["A"], 2);
+        s.progress.read_at = Some(120);
+        let mut src = ScriptedReads::default();
+        src.answers
+            .push_back(Err(SourceError::oracle(1555, "snapshot too old")));
+        assert_eq!(s.read(&mut src, 120, 0).expect("read"), Step::Retry);
+        assert_eq!((s.progress().read_at, s.hold_scn()), (None, None));
+        assert_eq!(s.next_read_scn(150, 100), Some(150));
+        let mut behind_the_output = keyed(&["A"], 2);
+        behind_the_output.progress.read_at = Some(120);
+        assert_eq!(behind_the_output.next_read_scn(150, 130), Some(150));
+        assert_eq!(behind_the_output.hold_scn(), None);
+    }
+
+    /// A snapshotter resumed from a checkpoint that stored `read_at`,
+    /// whose read there fails as undo gone does.
+    fn resumed_where_undo_is_gone(read_at: Scn) -> Snapshotter {
+        let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
+        p.read_at = Some(read_at);
+        let mut s = Snapshotter::new(p, keyed(&["A"], 2).config.clone());
+        let mut src = ScriptedReads::default();
+        src.answers
+            .push_back(Err(SourceError::oracle(1555, "snapshot too old")));
+        let at = s.next_read_scn(200, 0).expect("readable");
+        assert_eq!(s.read(&mut src, at, 0).expect("read"), Step::Retry);
+        s
+    }
+
+    /// A chunk a crash may have sent part of, which cannot be read again
+    /// at its SCN, is read at a newer one: the deletes of keys not read yet
+    /// committed after the first SCN then go through (and an update that
+    /// moves such a key, as the delete of the old key), so a consumer that
+    /// saw the rows sent keeps none deleted since.
+    #[test]
+    fn a_resumed_read_that_cannot_be_made_again_lets_later_deletes_through_issue31() {
+        let mut s = resumed_where_undo_is_gone(120);
+        assert_eq!(s.progress().tables[0].deletes_since, Some(120));
+        let deleted = admitted(&mut s, change("A", Op::Delete, Some("7"), None));
+        assert_eq!(deleted.map(|c| c.0), Some(Op::Delete));
+        let moved = admitted(&mut s, change("A", Op::Update, Some("7"), Some("8")));
+        assert_eq!(moved, Some((Op::Delete, Some(image("7")), None)));
+        assert_eq!(
+            admitted(&mut s, change("A", Op::Update, Some("7"), Some("7"))),
+            None,
+            "an update in place is the read's"
+        );
+        assert_eq!(
+            admitted(&mut s, change("A", Op::Create, None, Some("9"))),
+            None
+        );
+        // Committed at or below that SCN: inside the rows sent.
+        let mut at_150 = resumed_where_undo_is_gone(150);
+        assert_eq!(
+            admitted(&mut at_150, change("A", Op::Delete, Some("7"), None)),
+            None
+        );
+    }
+
+    /// Two reads held at two SCNs are emitted one SCN at a time, so the
+    /// second SCN is stored by a commit before its rows are sent.
+    #[test]
+    fn held_reads_at_two_scns_are_released_one_scn_at_a_time_issue31() {
+        let mut s = keyed(&["A"], 1);
+        let mut src = ScriptedReads::default();
+        let probe = || chunk(&[9], false);
+        src.answers
+            .extend([chunk(&[1], true), probe(), chunk(&[2], true), probe()]);
+        let first = s.orders(100, 1);
+        let answers = first.into_iter().map(|o| o.carry_out(&mut src)).collect();
+        s.complete(answers, 0).expect("first");
+        let second = s.orders(110, 1);
+        let answers = second.into_iter().map(|o| o.carry_out(&mut src)).collect();
+        s.complete(answers, 0).expect("second");
+        assert_eq!(s.progress().read_at, Some(100));
+        assert!(release(&mut s, 200).is_some());
+        assert_eq!(s.progress().tables[0].after_key, Some(vec!["1".into()]));
+        assert_eq!(s.progress().read_at, Some(110));
+        assert!(release(&mut s, 200).is_some());
+        assert_eq!(s.progress().read_at, None);
     }
 
     #[test]
