@@ -420,6 +420,23 @@ fn resume_by_id(p: &mut SnapshotProgress, tail: &serde_json::Value) -> Option<Ou
     .expect("resumable")
 }
 
+/// Resumes from an output whose last line is a row of table A, which has
+/// no key, read at `scn` in chunk `chunk` and marked `mark` if given.
+fn resume_keyless(
+    p: &mut SnapshotProgress,
+    (scn, chunk): (&str, u64),
+    mark: Option<&str>,
+) -> Option<OutputTail> {
+    let mut source =
+        serde_json::json!({"schema": "APP", "table": "A", "scn": scn, "snapshot_chunk": chunk});
+    if let Some(mark) = mark {
+        source["snapshot"] = mark.into();
+    }
+    let tail = serde_json::json!({"after": {"NOTE": "x"}, "source": source, "op": "r"});
+    p.account_for_output_tail(&tail, &[], &[], ValueForms::default())
+        .expect("resumable")
+}
+
 /// A run killed after writing the snapshot's `last` row and before its
 /// checkpoint: the tables after it were empty at that row's SCN, so a
 /// restart must not read them again (rows inserted since would carry a
@@ -467,21 +484,11 @@ fn rows_after_a_cut_first_chunk_are_not_marked_first_again_issue31() {
 /// for the chunk (where the truncate would sort below them).
 #[test]
 fn an_output_holding_part_of_a_chunk_is_read_on_at_the_newest_scn_issue31() {
-    let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
-    p.read_at = Some(90);
-    let tail = serde_json::json!({
-        "after": {"NOTE": "x"},
-        "source": {"schema": "APP", "table": "A", "scn": "90", "snapshot_chunk": 1,
-                   "snapshot": "first"},
-        "op": "r"
-    });
-    let resumed = p
-        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
-        .expect("resumable");
-    assert_eq!(resumed, Some(OutputTail::StartsOver(name("A"))));
-    assert_eq!(p.read_at, None);
     let mut s = snapshotter(&["A"], 2);
-    s.progress = p;
+    s.progress.read_at = Some(90);
+    let resumed = resume_keyless(&mut s.progress, ("90", 1), Some("first"));
+    assert_eq!(resumed, Some(OutputTail::StartsOver(name("A"))));
+    assert_eq!(s.progress.read_at, None);
     assert_eq!(s.hold_scn(), None);
     assert_eq!(s.next_read_scn(150, 90), Some(150));
 }
@@ -490,15 +497,7 @@ fn an_output_holding_part_of_a_chunk_is_read_on_at_the_newest_scn_issue31() {
 #[test]
 fn an_output_ending_at_a_tables_last_row_ends_that_table_only_issue31() {
     let mut p = SnapshotProgress::new(vec![(name("A"), None), (name("B"), None)]);
-    let tail = serde_json::json!({
-        "after": {"NOTE": "x"},
-        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 1,
-                   "snapshot": "last_in_data_collection"},
-        "op": "r"
-    });
-    let resumed = p
-        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
-        .expect("resumable");
+    let resumed = resume_keyless(&mut p, ("900", 1), Some("last_in_data_collection"));
     assert_eq!(resumed, Some(OutputTail::Ended(name("A"))));
     assert_eq!(p.tables[0].state, TableState::Done);
     assert!(
@@ -514,14 +513,7 @@ fn a_chunk_of_a_table_without_a_key_cut_by_a_kill_starts_its_read_over_issue33()
     let mut p = SnapshotProgress::new(vec![(name("A"), None)]);
     p.chunks = 3;
     p.tables[0].after_key = Some(vec!["AAASEQAAMAAAACkAAA".into()]);
-    let tail = serde_json::json!({
-        "after": {"NOTE": "x"},
-        "source": {"schema": "APP", "table": "A", "scn": "900", "snapshot_chunk": 4},
-        "op": "r"
-    });
-    let resumed = p
-        .account_for_output_tail(&tail, &[], &[], ValueForms::default())
-        .expect("resumable");
+    let resumed = resume_keyless(&mut p, ("900", 4), None);
     assert_eq!(resumed, Some(OutputTail::StartsOver(name("A"))));
     let t = &p.tables[0];
     assert_eq!((t.after_key.as_ref(), t.starts_over), (None, true));
