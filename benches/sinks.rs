@@ -8,17 +8,22 @@
 //!   with fsync and a checkpoint per window, or per group of the windows
 //!   that come while a commit is young, as `run` commits);
 //! - pipeline into the Kafka sink (one producer transaction with its
-//!   checkpoint per window or group), when a broker is at hand.
+//!   checkpoint per window or group; lz4 and a tombstone after each
+//!   delete, as `run` sends them), when a broker is at hand.
 //!
 //! The three alternate in each of `$CDCCTL_BENCH_RUNS` rounds (default 5);
 //! each figure is the median over rounds, and each pipeline's ratio to the
 //! engine is the median of the rounds' own ratios, which a shared host's
-//! phases disturb less than bare rates.
+//! phases disturb less than bare rates. Beside the rates, the CPU-seconds
+//! a run takes (all of cdcctl's threads, and the broker's when it runs
+//! here): on a host of few cores they bound the wall time from below.
 //!
-//! `cargo bench --bench sinks [-- N]` (default 300000 changes). Kafka: the
-//! broker at CDCCTL_KAFKA_BROKERS, else tansu from `.ci/install-tansu`
-//! started on a free port of 127.0.0.1; skipped with a message when
-//! neither exists.
+//! `cargo bench --bench sinks [-- N]` (default 300000 changes).
+//! `CDCCTL_BENCH_ONLY=file` or `=kafka` runs the engine and that pipeline
+//! alone, to profile it; `CDCCTL_BENCH_COMPRESSION` sets another codec.
+//! Kafka: the broker at CDCCTL_KAFKA_BROKERS, else tansu from
+//! `.ci/install-tansu` started on a free port of 127.0.0.1; skipped with a
+//! message when neither exists.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -93,9 +98,48 @@ fn demo_source() -> CaptureSource {
     }
 }
 
-/// The daemon over a replay of `rows` into `sink`: (events, seconds), from
-/// the start of the run to the last durable commit.
-fn pipeline(rows: &[LogMinerRow], sink: SinkChoice, dir: &Path) -> (u64, f64) {
+/// CPU-seconds this process has used, all threads (those ended too).
+fn own_cpu() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// CPU-seconds a child (the broker) has used, from /proc; 0 where unknown.
+fn child_cpu(child: Option<&Child>) -> f64 {
+    let Some(stat) =
+        child.and_then(|c| std::fs::read_to_string(format!("/proc/{}/stat", c.id())).ok())
+    else {
+        return 0.0;
+    };
+    // The fields after the command's closing parenthesis; utime and
+    // stime are the 12th and 13th of them.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: f64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<f64>().ok())
+        .sum();
+    // SAFETY: sysconf reads a constant.
+    ticks / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// What one pipeline run took.
+struct Run {
+    events: u64,
+    secs: f64,
+    /// This process's CPU-seconds over the run.
+    cpu: f64,
+}
+
+/// The daemon over a replay of `rows` into `sink`, from the start of the
+/// run to the last durable commit.
+fn pipeline(rows: &[LogMinerRow], sink: SinkChoice, dir: &Path) -> Run {
     let source = demo_source();
     let mut opened = source
         .open(None)
@@ -109,10 +153,14 @@ fn pipeline(rows: &[LogMinerRow], sink: SinkChoice, dir: &Path) -> (u64, f64) {
     config.from_scn = Some(first.saturating_sub(1));
     config.until_scn = Some(until);
     config.status_every = Duration::from_secs(3600);
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), own_cpu());
     let outcome = run_on(&config, opened, &Signals::default(), &Collected::default())
         .unwrap_or_else(|e| fail("run", e));
-    (outcome.written, t.elapsed().as_secs_f64())
+    Run {
+        events: outcome.written,
+        secs: t.elapsed().as_secs_f64(),
+        cpu: own_cpu() - cpu,
+    }
 }
 
 /// A broker to produce to: CDCCTL_KAFKA_BROKERS, or tansu started here
@@ -151,11 +199,18 @@ fn broker() -> Option<(String, Option<Child>)> {
     Some((format!("127.0.0.1:{port}"), Some(child)))
 }
 
+/// The codec `run` uses unless told otherwise, or CDCCTL_BENCH_COMPRESSION.
+fn compression() -> String {
+    std::env::var("CDCCTL_BENCH_COMPRESSION").unwrap_or_else(|_| "lz4".into())
+}
+
 fn kafka_sink(brokers: &str, round: usize) -> SinkChoice {
     SinkChoice::Kafka(KafkaConfig {
         brokers: brokers.to_string(),
         server_name: format!("bench{}r{round}", std::process::id()),
-        compression: "lz4".into(),
+        compression: compression(),
+        // As `run` sends them unless told --no-tombstones.
+        tombstones: true,
         ..KafkaConfig::default()
     })
 }
@@ -165,10 +220,15 @@ fn kafka_sink(brokers: &str, round: usize) -> SinkChoice {
 struct Figures {
     rates: Vec<f64>,
     ratios: Vec<f64>,
+    /// CPU-seconds per run: cdcctl's, and the broker's when it runs here.
+    cpu: Vec<f64>,
+    broker_cpu: Vec<f64>,
 }
 
 impl Figures {
-    fn add(&mut self, (events, secs): (u64, f64), engine_rate: f64, expected: u64) {
+    fn add(&mut self, run: Run, engine_rate: f64, expected: u64) {
+        let Run { events, secs, cpu } = run;
+        self.cpu.push(cpu);
         if events != expected {
             fail(
                 "pipeline",
@@ -191,6 +251,16 @@ impl Figures {
                 .collect::<Vec<_>>()
                 .join(" ")
         );
+        let broker = if self.broker_cpu.iter().any(|&c| c > 0.0) {
+            format!(", the broker on this host {:.2}", median(self.broker_cpu))
+        } else {
+            String::new()
+        };
+        println!(
+            "  {:<22} CPU-seconds a run: cdcctl {:.2}{broker}",
+            "",
+            median(self.cpu)
+        );
     }
 }
 
@@ -211,38 +281,60 @@ fn main() {
     s.pregenerate(n);
     let rows = s.all_rows();
     drop(s);
-    let kafka = broker();
+    // One pipeline alone (`file` or `kafka`), to profile it.
+    let only = std::env::var("CDCCTL_BENCH_ONLY").ok();
+    let kafka = if only.as_deref() == Some("file") {
+        None
+    } else {
+        broker()
+    };
     println!(
         "run's pipeline against the engine alone, {} pre-generated rows of `demo`, {rounds} rounds",
         rows.len()
     );
-    let mut engine = Vec::new();
+    let (mut engine, mut engine_secs) = (Vec::new(), Vec::new());
     let (mut file, mut produce) = (Figures::default(), Figures::default());
     for round in 0..rounds {
         let (events, secs) = engine_only(&rows, &db);
         let engine_rate = events as f64 / secs;
         engine.push(engine_rate);
+        engine_secs.push(secs);
         let dir = tempfile::tempdir().unwrap_or_else(|e| fail("tempdir", e));
         let output = dir.path().join("out.jsonl").display().to_string();
-        file.add(
-            pipeline(&rows, SinkChoice::File { output }, dir.path()),
-            engine_rate,
-            events,
-        );
-        if let Some((brokers, _)) = &kafka {
+        if only.as_deref().is_none_or(|o| o == "file") {
+            file.add(
+                pipeline(&rows, SinkChoice::File { output }, dir.path()),
+                engine_rate,
+                events,
+            );
+        }
+        if let (Some((brokers, _)), true) = (&kafka, only.as_deref().is_none_or(|o| o == "kafka")) {
             let dir = tempfile::tempdir().unwrap_or_else(|e| fail("tempdir", e));
+            let child = kafka.as_ref().and_then(|(_, c)| c.as_ref());
+            let broker_cpu = child_cpu(child);
             produce.add(
                 pipeline(&rows, kafka_sink(brokers, round), dir.path()),
                 engine_rate,
                 events,
             );
+            produce.broker_cpu.push(child_cpu(child) - broker_cpu);
         }
     }
-    println!("  {:<22} {:>9.0} events/s", "engine only", median(engine));
-    file.print("pipeline -> file sink");
+    println!(
+        "  {:<22} {:>9.0} events/s, {:.2} s a run on one thread",
+        "engine only",
+        median(engine),
+        median(engine_secs)
+    );
+    if !file.rates.is_empty() {
+        file.print("pipeline -> file sink");
+    }
     if let Some((brokers, child)) = kafka {
         produce.print("pipeline -> Kafka sink");
-        println!("  (Kafka at {brokers}, lz4, a transaction per window or group of windows)");
+        println!(
+            "  (Kafka at {brokers}, {}, a transaction per window or group of windows)",
+            compression()
+        );
         if let Some(mut c) = child {
             let _ = c.kill();
             let _ = c.wait();

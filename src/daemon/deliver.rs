@@ -88,7 +88,12 @@ struct Group {
     started: Option<Instant>,
     /// Events written in all, for the status line.
     written: u64,
+    /// The events the pending commit covers, published with it.
     tally: Tally,
+    /// Events written since the pending commit arrived: a later window's,
+    /// published with the commit that closes it, never with an earlier
+    /// one (a scrape would count events past the commit SCN it shows).
+    after_pending: Tally,
     /// The group holds a snapshot chunk's rows: it ends at their commit.
     snapshot_rows: bool,
     /// Where a restart resumes for the events written since the last
@@ -244,7 +249,7 @@ impl SinkStage<'_> {
                 group.snapshot_rows |= rows;
                 for event in &batch {
                     self.sink.write(event).map_err(|e| failure(&e))?;
-                    group.tally.count(event);
+                    group.after_pending.count(event);
                 }
                 group.written += batch.len() as u64;
                 group.events += batch.len();
@@ -254,6 +259,7 @@ impl SinkStage<'_> {
             ToSink::Commit(commit) => {
                 group.pending = Some(commit);
                 group.resume_point = None;
+                group.tally.absorb(std::mem::take(&mut group.after_pending));
             }
             ToSink::ResumePoint(checkpoint) => group.resume_point = Some(checkpoint),
         }

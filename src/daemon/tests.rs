@@ -383,12 +383,24 @@ fn run_into(
     stop: Option<Arc<AtomicBool>>,
     sink: Counting,
 ) -> (u64, Vec<Option<u64>>) {
+    let telemetry = Telemetry::new(None, "test".into());
+    run_observed(rx, bound, stop, sink, telemetry)
+}
+
+/// [`run_into`] publishing to `telemetry`.
+fn run_observed(
+    rx: &std::sync::mpsc::Receiver<queue::ToSink>,
+    bound: deliver::CommitBound,
+    stop: Option<Arc<AtomicBool>>,
+    sink: Counting,
+    telemetry: Arc<Telemetry>,
+) -> (u64, Vec<Option<u64>>) {
     let seen = Arc::clone(&sink.written);
     let notices = notice::Collected::default();
     let stage = SinkStage {
         sink: Box::new(sink),
         store: None,
-        telemetry: Telemetry::new(None, "test".into()),
+        telemetry,
         hangup: Arc::new(AtomicBool::new(false)),
         stop: stop.unwrap_or_default(),
         output: String::new(),
@@ -415,6 +427,38 @@ fn windows_already_queued_behind_a_commit_are_made_durable_in_one_group_issue31(
         (6, vec![Some(30)]),
         "one commit, with the last checkpoint"
     );
+}
+
+/// Events of a window whose commit has not come yet are written with
+/// the group, but published with their own commit: a scrape never counts
+/// an event past the commit SCN it shows.
+#[test]
+fn events_after_the_pending_commit_are_not_published_with_it_issue31() {
+    use crate::engine::event::Op;
+    let (tx, rx) = sync_channel(4);
+    tx.send(queue::ToSink::Events(vec![event(Op::Create); 2]))
+        .expect("queued");
+    tx.send(window_commit(10)).expect("queued");
+    tx.send(queue::ToSink::Events(vec![event(Op::Update); 3]))
+        .expect("queued");
+    drop(tx);
+    let telemetry = Telemetry::new(None, "test".into());
+    let sink = Counting::default();
+    let got = run_observed(
+        &rx,
+        deliver::CommitBound::default(),
+        None,
+        sink,
+        Arc::clone(&telemetry),
+    );
+    assert_eq!(got, (5, vec![Some(10)]), "all written, one commit");
+    let counted: f64 = telemetry
+        .render()
+        .lines()
+        .filter(|l| l.starts_with("cdcctl_events_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(counted, 2.0, "only the committed window's events");
 }
 
 /// A sink whose commits are slow holds a commit open a few commit lengths

@@ -240,6 +240,14 @@ impl Tally {
             .or_default() += 1;
         self.total += 1;
     }
+
+    /// Adds what `other` counted.
+    pub fn absorb(&mut self, other: Tally) {
+        for (key, n) in other.by_table {
+            *self.by_table.entry(key).or_default() += n;
+        }
+        self.total += other.total;
+    }
 }
 
 /// Engine totals kept outside [`CaptureStatus`].

@@ -544,15 +544,7 @@ pub(super) mod tests {
             }
         }
         for e in &variants {
-            for binary in [
-                BinaryHandling::Base64,
-                BinaryHandling::Base64UrlSafe,
-                BinaryHandling::Hex,
-            ] {
-                let forms = ValueForms {
-                    binary,
-                    ..ValueForms::default()
-                };
+            for forms in ValueForms::in_each_binary_form() {
                 let by_serde = serde_json::to_string(&ChangeRef(e, forms, None)).unwrap();
                 assert_eq!(e.to_json_line_with(forms), by_serde);
             }

@@ -159,6 +159,23 @@ impl ValueForms {
     }
 }
 
+#[cfg(test)]
+impl ValueForms {
+    /// The default forms in each binary handling, for tests that compare
+    /// two writers of the same values.
+    pub(crate) fn in_each_binary_form() -> [ValueForms; 3] {
+        [
+            BinaryHandling::Base64,
+            BinaryHandling::Base64UrlSafe,
+            BinaryHandling::Hex,
+        ]
+        .map(|binary| ValueForms {
+            binary,
+            ..ValueForms::default()
+        })
+    }
+}
+
 /// Milliseconds since the epoch of an ISO date-time as the envelope writes
 /// it (`2025-03-01T09:00:00.123456789`).
 fn epoch_millis(text: &str) -> Option<i64> {

@@ -127,7 +127,11 @@ impl Image {
     }
 
     fn position(&self, column: &str) -> Option<usize> {
-        self.cols.iter().position(|c| self.str(&c.name) == column)
+        // Lengths first: most names differ in length, and slicing the
+        // text checks character boundaries.
+        self.cols
+            .iter()
+            .position(|c| c.name.len() == column.len() && self.str(&c.name) == column)
     }
 
     /// Appends `text` to the buffer (copying the buffer first when another

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use rdkafka::message::{Header, Headers, OwnedHeaders};
 
 use super::{topic, KafkaConfig, SinkError};
+use crate::engine::event::json::{push_field_json, push_json_string};
 use crate::engine::event::{
     key_with_schema, schema_change_key_with_schema, CapturedEvent, ChangeEvent, ColumnKinds,
     EnvelopeForm, Op, ValueForms,
@@ -43,16 +44,18 @@ fn key_of(
     if key_columns.is_empty() {
         return None;
     }
-    // The struct's fields in the key's column order.
-    let mut key = String::from("{");
+    // The struct's fields in the key's column order, written as the
+    // envelope writes an image's members.
+    let mut key = String::with_capacity(2 + 32 * key_columns.len());
+    key.push('{');
     for (i, col) in key_columns.iter().enumerate() {
-        let value = forms.field_json(image.get(col)?);
+        let value = image.get(col)?;
         if i > 0 {
             key.push(',');
         }
-        key.push_str(&serde_json::to_string(col).ok()?);
+        push_json_string(&mut key, col);
         key.push(':');
-        key.push_str(&serde_json::to_string(&value).ok()?);
+        push_field_json(&mut key, value, forms);
     }
     key.push('}');
     Some(match forms.envelope {
@@ -98,7 +101,7 @@ impl EventId {
 
 /// A message ready to produce.
 pub(super) struct Outgoing {
-    pub topic: String,
+    pub topic: Arc<str>,
     pub key: Option<String>,
     pub value: Option<String>,
     pub id: EventId,
@@ -165,7 +168,11 @@ impl ChunkRows {
 /// table rather than per event: the routes, the server name and the keys
 /// stay as they are for the sink's life.
 #[derive(Debug, Default)]
-pub(super) struct Routes(HashMap<String, HashMap<String, Route>>);
+pub(super) struct Routes(FastMap<String, FastMap<String, Route>>);
+
+/// Looked up for every event by names the sink chose, so a fast hash
+/// rather than one that resists chosen keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 #[derive(Debug, Clone)]
 struct Route {
@@ -213,7 +220,7 @@ impl Framing<'_> {
             // Debezium's schema change topic is the bare prefix, keyed by
             // the database the change belongs to.
             CapturedEvent::Ddl(d) => Ok(vec![Outgoing {
-                topic: self.config.server_name.clone(),
+                topic: Arc::from(self.config.server_name.as_str()),
                 key: Some(self.schema_change_key(&d.source.db)),
                 value: Some(self.value(event)),
                 id: EventId {
@@ -243,7 +250,7 @@ impl Framing<'_> {
         let route = self.routes.route(self.config, schema, table);
         let topic = route
             .topic
-            .as_deref()
+            .as_ref()
             .ok_or_else(|| topic::no_topic_for(schema, table, c.source.commit_scn))?;
         let forms = self.config.forms;
         let key = message_key(c, &route.key_columns, forms);
@@ -251,17 +258,19 @@ impl Framing<'_> {
             let new = key.unwrap_or_default();
             return Ok(self.key_change_messages(c, topic, old, new));
         }
-        let id = self.id(c, String::new());
-        let mut out = vec![Outgoing {
-            topic: topic.to_string(),
-            key: key.clone(),
+        let id = self.id(c, "");
+        let tombstone = (c.op == Op::Delete)
+            .then(|| self.tombstone(topic, key.clone(), &id, None))
+            .flatten();
+        let mut out = Vec::with_capacity(1 + usize::from(tombstone.is_some()));
+        out.push(Outgoing {
+            topic: Arc::clone(topic),
+            key,
             value: Some(c.to_json_line_typed(forms, self.kinds)),
-            id: id.clone(),
+            id,
             key_change: None,
-        }];
-        if c.op == Op::Delete {
-            out.extend(self.tombstone(topic, key, &id, None));
-        }
+        });
+        out.extend(tombstone);
         Ok(out)
     }
 
@@ -269,7 +278,7 @@ impl Framing<'_> {
     fn key_change_messages(
         &self,
         c: &ChangeEvent,
-        topic: &str,
+        topic: &Arc<str>,
         old: String,
         new: String,
     ) -> Vec<Outgoing> {
@@ -279,9 +288,9 @@ impl Framing<'_> {
         let mut create = c.clone();
         create.op = Op::Create;
         create.before = None;
-        let delete_id = self.id(c, ".delete".into());
+        let delete_id = self.id(c, ".delete");
         let mut out = vec![Outgoing {
-            topic: topic.to_string(),
+            topic: Arc::clone(topic),
             key: Some(old.clone()),
             value: Some(self.value(&CapturedEvent::Change(delete))),
             id: delete_id.clone(),
@@ -289,10 +298,10 @@ impl Framing<'_> {
         }];
         out.extend(self.tombstone(topic, Some(old.clone()), &delete_id, Some(new.clone())));
         out.push(Outgoing {
-            topic: topic.to_string(),
+            topic: Arc::clone(topic),
             key: Some(new),
             value: Some(self.value(&CapturedEvent::Change(create))),
-            id: self.id(c, String::new()),
+            id: self.id(c, ""),
             key_change: Some(("__debezium.oldkey", old)),
         });
         out
@@ -300,7 +309,7 @@ impl Framing<'_> {
 
     fn tombstone(
         &self,
-        topic: &str,
+        topic: &Arc<str>,
         key: Option<String>,
         deleted: &EventId,
         new_key: Option<String>,
@@ -308,7 +317,7 @@ impl Framing<'_> {
         let key = key.filter(|_| self.config.tombstones)?;
         let index = format!("{}.tombstone", deleted.index.trim_end_matches(".delete"));
         Some(Outgoing {
-            topic: topic.to_string(),
+            topic: Arc::clone(topic),
             key: Some(key),
             value: None,
             id: EventId {
@@ -319,14 +328,19 @@ impl Framing<'_> {
         })
     }
 
-    fn id(&self, c: &ChangeEvent, suffix: String) -> EventId {
-        let index = if c.op == Op::Read {
-            format!("{}.{}", c.index, self.snapshot_row)
+    fn id(&self, c: &ChangeEvent, suffix: &str) -> EventId {
+        // Per message: itoa rather than the formatting machinery.
+        let mut digits = itoa::Buffer::new();
+        let mut index = String::with_capacity(24);
+        index.push_str(digits.format(c.index));
+        if c.op == Op::Read {
+            index.push('.');
+            index.push_str(digits.format(self.snapshot_row));
         } else {
-            format!("{}{suffix}", c.index)
-        };
+            index.push_str(suffix);
+        }
         EventId {
-            commit_scn: c.source.commit_scn.to_string(),
+            commit_scn: digits.format(c.source.commit_scn).to_string(),
             xid: c.source.xid.clone(),
             index,
         }

@@ -364,7 +364,7 @@ impl KafkaSink {
         self.deliver_all()?;
         self.abort_if_undelivered()?;
         let m = Outgoing {
-            topic: self.config.offsets_topic(),
+            topic: Arc::from(self.config.offsets_topic()),
             key: Some(self.config.server_name.clone()),
             value: Some(cp.to_json()),
             id: EventId {

@@ -36,7 +36,7 @@ pub(super) fn set_aside(path: &Path, m: &Outgoing, why: &str) -> Result<(), Sink
     let letter = serde_json::json!({
         "commit_scn": m.id.commit_scn,
         "xid": m.id.xid,
-        "topic": m.topic,
+        "topic": &*m.topic,
         "key": m.key,
         "error": why,
         "event": event,

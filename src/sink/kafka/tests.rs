@@ -182,7 +182,7 @@ fn a_truncate_is_one_message_on_the_tables_topic_with_no_key_and_no_tombstone_is
     t.after = None;
     let messages = framed(&keyed_config(true), &[CapturedEvent::Change(t)]);
     assert_eq!(messages.len(), 1);
-    assert_eq!(messages[0].topic, "erp.APP.ORDERS");
+    assert_eq!(&*messages[0].topic, "erp.APP.ORDERS");
     assert_eq!(messages[0].key, None);
     let v: serde_json::Value =
         serde_json::from_str(messages[0].value.as_deref().expect("a value")).expect("JSON");
@@ -278,7 +278,7 @@ fn a_ddl_message_is_keyed_by_its_database_as_debezium_keys_it_issue32() {
     });
     let m = framed(&keyed_config(true), &[ddl]);
     assert_eq!(m.len(), 1);
-    assert_eq!(m[0].topic, "erp");
+    assert_eq!(&*m[0].topic, "erp");
     assert_eq!(m[0].key.as_deref(), Some(r#"{"databaseName":"ORCLPDB1"}"#));
 }
 

@@ -60,7 +60,8 @@ impl TopicSettings {
 #[derive(Default)]
 pub(super) struct Topics {
     admin: Option<AdminClient<DefaultClientContext>>,
-    known: HashMap<String, bool>,
+    /// Looked up for every message: a fast hash of names the sink chose.
+    known: HashMap<String, bool, foldhash::fast::RandomState>,
 }
 
 impl Topics {
